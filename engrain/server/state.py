@@ -1,0 +1,110 @@
+"""Process-wide state: settings, clock, database, embedder, background tasks.
+
+Created once per server process and shared by every session (stdio, HTTP, SSE).
+Nothing slow happens on construction: the database and the model come up in the
+background, so `initialize` and `tools/list` answer at once; calls that need them wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from engrain.config import Settings
+from engrain.providers.embedder_manager import EmbedderManager
+from engrain.providers.embeddings import Embedder
+from engrain.services.links import LinkService
+from engrain.services.memories import MemoryService
+from engrain.services.search import SearchService
+from engrain.storage.db import Database
+
+log = logging.getLogger(__name__)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class AppState:
+    def __init__(self, settings: Settings, clock: Callable[[], datetime] = utcnow) -> None:
+        self.settings = settings
+        self.clock = clock
+        self.embeddings = EmbedderManager(settings)
+        self.embeddings.on_switch = self._on_embedder_switch
+        self._db: Database | None = None
+        self._db_error: BaseException | None = None
+        self._db_ready = asyncio.Event()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._started = False
+        self.memories = MemoryService(self)
+        self.search = SearchService(self)
+        self.links = LinkService(self)
+
+    # ---- lifecycle -------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Kick off the database and the embedder in the background (idempotent)."""
+        if self._started:
+            return
+        self._started = True
+        self.spawn(self._open_database())
+        self.embeddings.start()
+
+    async def _open_database(self) -> None:
+        try:
+            self._db = await Database.open(self.settings)
+            log.info("database ready (%s)", "embedded" if self._db.embedded else "external")
+        except Exception as exc:
+            self._db_error = exc
+            log.error("database unavailable: %s", exc)
+        finally:
+            self._db_ready.set()
+
+    async def database(self) -> Database:
+        await self._db_ready.wait()
+        if self._db is None:
+            raise RuntimeError(f"database unavailable: {self._db_error}")
+        return self._db
+
+    def spawn(self, coro: Awaitable[Any]) -> None:
+        """Run work that must not delay the answer (access tracking, re-embedding)."""
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("background task failed: %r", task.exception())
+
+    async def drain(self) -> None:
+        """Wait for pending background writes (at shutdown, and in tests)."""
+        while pending := [t for t in self._tasks if not t.done()]:
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    async def close(self) -> None:
+        """Stop background work and release the database; `start` may be called again later."""
+        await self.embeddings.close()
+        await self.drain()
+        if self._db is not None:
+            await self._db.close()
+        self._db, self._db_error, self._started = None, None, False
+        self._db_ready = asyncio.Event()
+
+    async def _on_embedder_switch(self, embedder: Embedder) -> None:
+        done = await self.memories.reembed_stale()
+        log.info("re-embedded %d memories with %s", done, embedder.id)
+
+    # ---- identity --------------------------------------------------------------------
+
+    def user(self) -> str:
+        """The caller: the bearer token's subject over HTTP, ENGRAIN_USER on stdio."""
+        from mcp.server.auth.middleware.auth_context import get_access_token
+
+        token = get_access_token()
+        if token is not None:
+            return token.subject or token.client_id
+        return self.settings.user

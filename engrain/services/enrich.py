@@ -1,0 +1,160 @@
+"""Write-time enrichment without an LLM (SPEC §5.2): dates, temporality, procedures, category.
+
+Deterministic and fast (about a millisecond): dateparser only runs when a cheap regex
+sees something date-like, and its matches are kept only if they contain a real date
+cue, which drops its false positives ("We", "may").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from dateparser.search import search_dates
+
+_MONTHS = (r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|jun(?:e)?|jul(?:y)?|aug(?:ust)?|"
+           r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
+_WEEKDAYS = r"mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:rs(?:day)?)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?"
+_RELATIVE = (r"yesterday|today|tonight|tomorrow|ago|next|last|this|weekend|"
+             r"in\s+(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+"
+             r"(?:minute|hour|day|week|month|year)s?")
+# A match must contain one of these to count as a date (so "We" or a bare "may" do not).
+_DATE_CUE = re.compile(rf"\d|\b(?:{_MONTHS}|{_WEEKDAYS}|{_RELATIVE})\b", re.IGNORECASE)
+_DATE_GATE = re.compile(rf"\d|\b(?:{_MONTHS}|may|{_WEEKDAYS}|{_RELATIVE})\b", re.IGNORECASE)
+_BARE_NUMBER = re.compile(r"^\s*(?:on|at|in)?\s*\d{1,3}\s*$", re.IGNORECASE)
+
+_INTENT = re.compile(
+    r"\b(?:will|shall|going to|gonna|plan(?:ning)? to|plans? to|intend(?:s|ing)? to|want to|hope to|"
+    r"remind me|need to|have to|has to|must|should|upcoming|scheduled|appointment|deadline|due)\b",
+    re.IGNORECASE,
+)
+_PAST = re.compile(r"\b(?:was|were|did|had|went|got|met|saw|made|took|came|began|bought|"
+                   r"ate|spent|left|won|lost|[a-z]{2,}ed)\b", re.IGNORECASE)
+
+_ARROW = re.compile(r"\s*(?:→|->|=>|⟶|⇒)\s*")
+_SEQUENCE_WORD = re.compile(
+    r"(?:^|[,;.]\s*|\s+)(?:and\s+)?\b(?:first(?:ly)?|then|next|after that|afterwards|finally|lastly)\b[,:]?\s*",
+    re.IGNORECASE,
+)
+_FIRST = re.compile(r"\bfirst(?:ly)?\b", re.IGNORECASE)
+_THEN = re.compile(r"\b(?:then|finally|lastly)\b", re.IGNORECASE)
+_NUMBERED = re.compile(r"(?:^|\s)(?:\d{1,2}[.)]|step\s+\d{1,2}:?)\s+", re.IGNORECASE)
+
+_CATEGORIES: list[tuple[str, re.Pattern[str]]] = [
+    ("workflow", re.compile(r"\b(?:workflow|process|procedure|steps?|how to|deploy|routine)\b", re.I)),
+    ("health", re.compile(r"\b(?:doctor|dentist|allerg\w*|medication|sick|ill|diet|therapy|"
+                          r"hospital|symptom\w*|injur\w*)\b", re.I)),
+    ("relationship", re.compile(r"\b(?:wife|husband|partner|girlfriend|boyfriend|mom|mother|dad|father|"
+                                r"sister|brother|daughter|son|friend|kids?|children|family)\b", re.I)),
+    ("work", re.compile(r"\b(?:work(?:s|ing)?|job|office|boss|colleague|coworker|manager|team|project|"
+                        r"meeting|client|company|employer|career|startup)\b", re.I)),
+    ("location", re.compile(r"\b(?:live[sd]? in|living in|moved to|moving to|based in|relocat\w+|"
+                            r"hometown|address|city|country|neighbo(?:u)?rhood)\b", re.I)),
+    ("skill", re.compile(r"\b(?:know how|skilled|expert|fluent|speak|learn(?:ing|ed|t)?|proficient|"
+                         r"programming|certified|practice)\b", re.I)),
+    ("preference", re.compile(r"\b(?:like[sd]?|love[sd]?|adore[sd]?|prefer\w*|favou?rite|hate[sd]?|"
+                              r"dislike[sd]?|enjoy\w*|fan of|can't stand)\b", re.I)),
+]
+
+
+def normalize(content: str) -> str:
+    """The form two memories must share to count as the same text."""
+    text = unicodedata.normalize("NFKC", content).casefold()
+    text = re.sub(r"\s+", " ", text).strip()
+    return text.rstrip(".!?;, ")
+
+
+def content_hash(content: str) -> str:
+    return hashlib.sha256(normalize(content).encode()).hexdigest()
+
+
+@dataclass
+class Enrichment:
+    kind: str
+    temporality: str
+    event_time: datetime | None
+    category: str
+    procedure_steps: list[str] = field(default_factory=list)
+    date_text: str | None = None
+
+
+def find_event_time(content: str, now: datetime, tz: ZoneInfo | None) -> tuple[datetime | None, str | None]:
+    """The first explicit or relative date in `content`, resolved against `now` in `tz`."""
+    if not _DATE_GATE.search(content):
+        return None, None
+    local_now = now.astimezone(tz) if tz else now.astimezone()
+    settings = {
+        "RELATIVE_BASE": local_now.replace(tzinfo=None),
+        "PREFER_DAY_OF_MONTH": "first",
+        "RETURN_AS_TIMEZONE_AWARE": False,
+    }
+    try:
+        found = search_dates(content, languages=["en"], settings=settings) or []
+    except Exception:  # dateparser can trip on odd unicode; a date is a bonus, never a failure
+        return None, None
+    for text, value in found:
+        if _DATE_CUE.search(text) and not _BARE_NUMBER.match(text):
+            return value.replace(tzinfo=local_now.tzinfo), text
+    return None, None
+
+
+def procedure_steps(content: str) -> list[str]:
+    """Steps of a workflow written as "A → B → C", "first…, then…, finally…" or "1. … 2. …"."""
+    parts = [p.strip(" .;") for p in _ARROW.split(content)]
+    if len(parts) >= 3 and all(parts):
+        if ":" in parts[0]:
+            parts[0] = parts[0].split(":", 1)[1].strip()
+        return [p for p in parts if p]
+    first = _FIRST.search(content)
+    if first and _THEN.search(content, first.end()):
+        body = content[first.start():]
+        steps = [s.strip(" ,.;:") for s in _SEQUENCE_WORD.split(body)]
+        steps = [s for s in steps if s]
+        if len(steps) >= 2:
+            return steps
+    if len(_NUMBERED.findall(content)) >= 2:
+        steps = [s.strip(" ,.;:") for s in _NUMBERED.split(content)[1:]]
+        steps = [s for s in steps if s]
+        if len(steps) >= 2:
+            return steps
+    return []
+
+
+def category_of(content: str, steps: list[str]) -> str:
+    if steps:
+        return "workflow"
+    for name, pattern in _CATEGORIES:
+        if pattern.search(content):
+            return name
+    return "general"
+
+
+def enrich(content: str, now: datetime, tz: ZoneInfo | None, event_time: datetime | None = None) -> Enrichment:
+    """Infer kind, temporality, event_time, category and procedure steps from the text alone.
+    A client-given `event_time` wins over a date found in the text."""
+    date_text: str | None = None
+    if event_time is None:
+        event_time, date_text = find_event_time(content, now, tz)
+    steps = procedure_steps(content)
+    without_date = content.replace(date_text, " ") if date_text else content
+    past = bool(_PAST.search(without_date))
+    intent = bool(_INTENT.search(without_date))
+    if event_time is not None and event_time > now + timedelta(minutes=1):
+        temporality = "prospective"
+    elif event_time is not None and past:
+        temporality = "historical"
+    elif event_time is None and intent and not past:
+        temporality = "prospective"
+    else:
+        temporality = "current"
+    if steps:
+        kind = "procedural"
+    elif event_time is not None and past:
+        kind = "episodic"
+    else:
+        kind = "fact"
+    return Enrichment(kind, temporality, event_time, category_of(content, steps), steps, date_text)

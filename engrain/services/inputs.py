@@ -1,0 +1,116 @@
+"""Checking what clients send: every error names the field and the limit it broke.
+
+Checks run before anything is written, so a rejected call leaves no trace.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import dateparser
+
+MAX_CONTENT_CHARS = 8_000
+MAX_QUERY_CHARS = 2_000
+MAX_LIMIT = 100
+MAX_TAGS = 20
+MAX_TAG_CHARS = 40
+MAX_CATEGORY_CHARS = 40
+MAX_RELATION_CHARS = 40
+MAX_REASON_CHARS = 500
+MAX_NAMESPACE_CHARS = 64
+WRITABLE_KINDS = ("fact", "episodic", "procedural")
+ALL_KINDS = (*WRITABLE_KINDS, "trait")
+_NAMESPACE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]*$")
+
+
+class EngrainError(Exception):
+    """A failure the caller can act on; its text is shown to the client as is."""
+
+
+class InvalidInput(EngrainError):
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(f"{field}: {problem}")
+        self.field = field
+
+
+class NotFound(EngrainError):
+    def __init__(self, field: str, value: object) -> None:
+        super().__init__(f"{field}: no memory with id {value}")
+        self.field = field
+
+
+def text_field(field: str, value: str, max_chars: int, *, allow_empty: bool = False) -> str:
+    """Trimmed text without NUL bytes and within `max_chars`."""
+    if not isinstance(value, str):
+        raise InvalidInput(field, f"must be a string, got {type(value).__name__}")
+    if "\x00" in value:
+        raise InvalidInput(field, "contains a NUL byte (\\x00), which cannot be stored")
+    value = value.strip()
+    if not value and not allow_empty:
+        raise InvalidInput(field, "must not be empty")
+    if len(value) > max_chars:
+        raise InvalidInput(field, f"is {len(value):,} characters long; the limit is {max_chars:,}")
+    return value
+
+
+def memory_id(field: str, value: str) -> uuid.UUID:
+    if not isinstance(value, str) or "\x00" in value:
+        raise InvalidInput(field, "must be a memory id (a UUID string)")
+    try:
+        return uuid.UUID(value.strip())
+    except ValueError:
+        raise InvalidInput(field, f"{value[:60]!r} is not a valid memory id (expected a UUID)") from None
+
+
+def int_range(field: str, value: int, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInput(field, f"must be an integer from {low} to {high}")
+    if not low <= value <= high:
+        raise InvalidInput(field, f"{value} is out of range; it must be from {low} to {high}")
+    return value
+
+
+def kind(field: str, value: str, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise InvalidInput(field, f"{str(value)[:40]!r} is not one of {', '.join(allowed)}")
+    return value
+
+
+def namespace(value: str) -> str:
+    value = text_field("namespace", value, MAX_NAMESPACE_CHARS)
+    if not _NAMESPACE.match(value):
+        raise InvalidInput("namespace", "may hold only letters, digits and . _ : / - and must start with a letter or digit")
+    return value
+
+
+def tags(values: list[str]) -> list[str]:
+    if len(values) > MAX_TAGS:
+        raise InvalidInput("tags", f"{len(values)} tags; the limit is {MAX_TAGS}")
+    out: list[str] = []
+    for tag in values:
+        tag = text_field("tags", tag, MAX_TAG_CHARS)
+        if tag not in out:
+            out.append(tag)
+    return out
+
+
+def when(field: str, value: str, now: datetime, tz: ZoneInfo | None) -> datetime:
+    """An ISO date/datetime or a relative phrase ("yesterday", "in 3 days"), aware in the user's zone."""
+    value = text_field(field, value, 100)
+    local_now = now.astimezone(tz) if tz else now.astimezone()
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        parsed = dateparser.parse(
+            value,
+            languages=["en"],
+            settings={"RELATIVE_BASE": local_now.replace(tzinfo=None), "PREFER_DAY_OF_MONTH": "first"},
+        )
+        if parsed is None:
+            raise InvalidInput(field, f"{value!r} is neither an ISO date nor a date phrase like 'last week'") from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=local_now.tzinfo)
+    return parsed

@@ -1,0 +1,44 @@
+"""Links between memories (SPEC §5 `link`): bidirectional, idempotent, both ends the user's own."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel
+
+from engrain.services import inputs
+from engrain.storage import memories as repo
+
+if TYPE_CHECKING:
+    from engrain.server.state import AppState
+
+RELATIONS = ("elaborates", "contradicts", "same_topic", "causal", "related")
+
+
+class LinkResult(BaseModel):
+    source_id: str
+    target_id: str
+    relation: str
+    status: Literal["created", "exists"]
+
+
+class LinkService:
+    def __init__(self, app: AppState) -> None:
+        self.app = app
+
+    async def link(self, user_id: str, source_id: str, target_id: str, relation: str = "related",
+                   created_by: str = "user") -> LinkResult:
+        a = inputs.memory_id("source_id", source_id)
+        b = inputs.memory_id("target_id", target_id)
+        relation = inputs.text_field("relation", relation, inputs.MAX_RELATION_CHARS)
+        if a == b:
+            raise inputs.InvalidInput("target_id", "a memory cannot be linked to itself")
+        db = await self.app.database()
+        async with db.sessions.begin() as s:
+            found = {m.id for m in await repo.get_many(s, user_id, [a, b])}
+            for field, mid in (("source_id", a), ("target_id", b)):
+                if mid not in found:
+                    raise inputs.NotFound(field, mid)
+            created = await repo.add_link_pair(s, user_id, a, b, relation, created_by)
+        return LinkResult(source_id=str(a), target_id=str(b), relation=relation,
+                          status="created" if created else "exists")

@@ -1,0 +1,164 @@
+"""Recall (SPEC §6): validate, embed the query, run the one scoring statement, trim to budget."""
+
+from __future__ import annotations
+
+import logging
+import math
+import uuid
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field
+from sqlalchemy.exc import DBAPIError
+
+from engrain.services import inputs
+from engrain.storage import memories as repo
+from engrain.storage.recall import RecallFilter, run_recall
+
+if TYPE_CHECKING:
+    from engrain.server.state import AppState
+
+log = logging.getLogger(__name__)
+MIN_POOL = 50
+
+
+class RecallTimeout(inputs.EngrainError):
+    pass
+
+
+class Breakdown(BaseModel):
+    vector: float
+    text: bool
+    recency: float
+    importance: float
+    trait_boost: float
+    penalty: float
+
+
+class LinkRef(BaseModel):
+    id: str
+    relation: str
+
+
+class RecallHit(BaseModel):
+    id: str
+    content: str
+    kind: str
+    score: float
+    breakdown: Breakdown
+    event_time: datetime | None
+    created_at: datetime
+    temporality: str
+    stage: str | None = None
+    namespace: str
+    category: str | None = None
+    importance: int
+    source: str = Field(description="'search' for a ranked hit, 'linked' for a 1-hop expansion.")
+    linked_from: str | None = None
+    relation: str | None = None
+    links: list[LinkRef] = Field(default_factory=list)
+
+
+class RecallResult(BaseModel):
+    query: str
+    results: list[RecallHit]
+    embedder: str | None = Field(description="Model that embedded the query; null means full text only.")
+    truncated_by_tokens: bool = False
+
+
+def estimate_tokens(content: str) -> int:
+    """About four characters a token: cheap and close enough for budgeting context."""
+    return max(1, math.ceil(len(content) / 4))
+
+
+def _hit(row: dict[str, Any]) -> RecallHit:
+    return RecallHit(
+        id=str(row["id"]), content=row["content"], kind=row["kind"], score=round(float(row["score"]), 6),
+        breakdown=Breakdown(
+            vector=float(row["vector"]), text=bool(row["text"]), recency=float(row["recency"]),
+            importance=float(row["importance"]), trait_boost=float(row["trait_boost"]),
+            penalty=float(row["penalty"]),
+        ),
+        event_time=row["event_time"], created_at=row["created_at"], temporality=row["temporality"],
+        stage=row["stage"], namespace=row["namespace"], category=row["category"],
+        importance=int(row["importance_raw"]), source=row["source"],
+        linked_from=str(row["linked_from"]) if row["linked_from"] else None, relation=row["relation"],
+        links=[LinkRef(id=str(link["id"]), relation=link["relation"]) for link in row["links"] or []],
+    )
+
+
+class SearchService:
+    def __init__(self, app: AppState) -> None:
+        self.app = app
+
+    async def recall(
+        self,
+        user_id: str,
+        query: str,
+        *,
+        limit: int = 10,
+        kinds: list[str] | None = None,
+        namespace: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        include_traits: bool = True,
+        include_links: bool = True,
+        max_tokens: int | None = None,
+    ) -> RecallResult:
+        settings, now = self.app.settings, self.app.clock()
+        query = inputs.text_field("query", query, inputs.MAX_QUERY_CHARS)
+        limit = inputs.int_range("limit", limit, 1, inputs.MAX_LIMIT)
+        kind_filter = tuple(inputs.kind("kinds", k, inputs.ALL_KINDS) for k in kinds) if kinds else None
+        flt = RecallFilter(
+            kinds=kind_filter,
+            namespace=inputs.namespace(namespace) if namespace is not None else None,
+            since=inputs.when("since", since, now, settings.tz) if since else None,
+            until=inputs.when("until", until, now, settings.tz) if until else None,
+            include_traits=include_traits,
+        )
+        if max_tokens is not None:
+            max_tokens = inputs.int_range("max_tokens", max_tokens, 1, 1_000_000)
+
+        vector: list[float] | None = None
+        embedder_id, dim = "", 0
+        try:
+            model, vector = await self.app.embeddings.embed_one(query)
+            embedder_id, dim = model.id, model.dim
+        except Exception as exc:  # no model: full text still answers
+            log.warning("recall without vectors: %s", exc)
+        db = await self.app.database()
+        try:
+            async with db.sessions.begin() as s:
+                rows = await run_recall(
+                    s, user_id=user_id, query=query, vector=vector, embedder_id=embedder_id, dim=dim, flt=flt,
+                    now=now, decay_seconds=settings.decay_rate_days * 86400, limit=limit,
+                    pool=max(MIN_POOL, limit * 5), timeout_ms=settings.recall_timeout_ms,
+                )
+        except DBAPIError as exc:
+            if "statement timeout" in str(exc.orig) or "canceling statement" in str(exc.orig):
+                raise RecallTimeout(
+                    f"query: recall took longer than ENGRAIN_RECALL_TIMEOUT_MS={settings.recall_timeout_ms} ms"
+                ) from None
+            raise
+        if not include_links:
+            rows = [r for r in rows if r["source"] == "search"]
+        hits = [_hit(r) for r in rows]
+        truncated = False
+        if max_tokens is not None:
+            kept, used = [], 0
+            for hit in hits:
+                cost = estimate_tokens(hit.content)
+                if used + cost <= max_tokens:
+                    kept.append(hit)
+                    used += cost
+                else:
+                    truncated = True
+            hits = kept
+        if hits:
+            self.app.spawn(self._touch(user_id, [uuid.UUID(h.id) for h in hits], now))
+        return RecallResult(query=query, results=hits, embedder=embedder_id or None, truncated_by_tokens=truncated)
+
+    async def _touch(self, user_id: str, ids: list[Any], now: datetime) -> None:
+        db = await self.app.database()
+        async with db.sessions.begin() as s:
+            await repo.touch(s, user_id, ids, now)

@@ -1,0 +1,42 @@
+"""What `engrain://status` reports: database, embedder, LLM, scheduler, counts."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from engrain.storage import jobs
+from engrain.storage import memories as repo
+from engrain.storage.db import redact
+
+if TYPE_CHECKING:
+    from engrain.server.state import AppState
+
+
+async def status(app: AppState, user_id: str) -> dict[str, Any]:
+    report: dict[str, Any] = {
+        "user": user_id,
+        "embedder": app.embeddings.status(),
+        # No LLM is used by remember/recall/link/forget; reflection (the LLM's user) is not built yet.
+        "llm": {"provider": "none", "used_by": []},
+    }
+    try:
+        db = await app.database()
+    except RuntimeError as exc:
+        report["database"] = {"ok": False, "error": str(exc)}
+        return report
+    async with db.sessions() as s:
+        report["database"] = {
+            "ok": True,
+            "embedded": db.embedded,
+            "location": str(app.settings.pgdata) if db.embedded else redact(db.url),
+        }
+        report["counts"] = await repo.counts(s, user_id, app.clock())
+        report["scheduler"] = {"running": False, "last_runs": await jobs.last_runs(s)}
+    current = app.embeddings.current
+    stale = {e: n for e, n in report["counts"]["by_embedder"].items() if current and e != current.id}
+    if stale:
+        report["embedder"]["stale_rows"] = stale
+        note = (f"{sum(stale.values())} memories were embedded by another model; recall finds them by full "
+                "text only until they are re-embedded")
+        report["embedder"]["message"] = "; ".join(filter(None, [report["embedder"]["message"], note]))
+    return report

@@ -1,0 +1,109 @@
+"""Engine creation, schema migrations and per-embedder vector indexes."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import anyio
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import text
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+
+from engrain.config import Settings
+from engrain.storage.embedded import start_embedded
+from engrain.storage.sqltext import sql_literal
+
+log = logging.getLogger(__name__)
+
+MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+# Any fixed 64-bit key: serialises migrations (and index creation) across processes.
+_MIGRATION_LOCK = 0x656E677261696E01
+
+
+def async_url(url: str) -> str:
+    """Accept the URLs users paste (postgres://, postgresql://) and pick the asyncpg driver."""
+    parsed = make_url(url.replace("postgres://", "postgresql://", 1))
+    return parsed.set(drivername="postgresql+asyncpg").render_as_string(hide_password=False)
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for logs and the status resource."""
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def _alembic_upgrade(conn: Connection) -> None:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    cfg.attributes["connection"] = conn
+    command.upgrade(cfg, "head")
+
+
+def vector_index_name(embedder_id: str) -> str:
+    """A stable, valid (≤ 63 chars) index name for one embedder's HNSW index."""
+    slug = re.sub(r"[^a-z0-9]+", "_", embedder_id.lower()).strip("_")[:30]
+    digest = hashlib.sha1(embedder_id.encode()).hexdigest()[:8]
+    return f"ix_memories_hnsw_{slug}_{digest}"
+
+
+@dataclass
+class Database:
+    """The process-wide engine plus what we know about the server it talks to."""
+
+    engine: AsyncEngine
+    url: str
+    embedded: bool
+    sessions: async_sessionmaker[AsyncSession] = field(init=False)
+    _indexed: set[str] = field(default_factory=set, init=False)
+
+    def __post_init__(self) -> None:
+        self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+
+    @classmethod
+    async def open(cls, settings: Settings) -> Database:
+        """Connect (starting the embedded server if no URL is configured) and migrate."""
+        embedded = settings.database_url is None
+        if embedded:
+            url = await anyio.to_thread.run_sync(start_embedded, settings.pgdata)
+        else:
+            url = async_url(settings.database_url)
+        engine = create_async_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+        db = cls(engine=engine, url=url, embedded=embedded)
+        await db.migrate()
+        return db
+
+    async def migrate(self) -> None:
+        """Bring the schema to head; idempotent and safe when several servers start at once."""
+        async with self.engine.begin() as conn:
+            await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
+            await conn.run_sync(_alembic_upgrade)
+
+    async def ensure_vector_index(self, embedder_id: str, dim: int) -> None:
+        """Create the HNSW index for one embedder's vectors, once.
+
+        Vectors are stored untyped (`vector`), so that any embedder and dimension fits the
+        same column; each embedder gets a partial expression index cast to its dimension,
+        which the recall query uses by filtering on `embedder` and casting the same way.
+        """
+        if embedder_id in self._indexed:
+            return
+        name = vector_index_name(embedder_id)
+        async with self.engine.begin() as conn:
+            await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
+            await conn.execute(
+                text(
+                    f"CREATE INDEX IF NOT EXISTS {name} ON memories USING hnsw "
+                    f"((embedding::vector({int(dim)})) vector_cosine_ops) "
+                    f"WHERE embedder = {sql_literal(embedder_id)}"
+                )
+            )
+        self._indexed.add(embedder_id)
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+

@@ -1,0 +1,192 @@
+"""The recall statement (SPEC §6): candidates, scoring and 1-hop link expansion in one query.
+
+Candidates are the union of the HNSW top-N by cosine (only rows of the current
+embedder: vectors of two models are never compared) and the full-text matches
+(every embedder, so rows awaiting a reindex stay findable by text). Each candidate
+is scored with the SPEC formula in SQL; the best `limit` are returned together with
+up to 3 memories linked to them, and each row's own links.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from engrain.storage.sqltext import sql_literal, vector_literal
+
+LINK_EXPANSION = 3
+TS_CONFIG = "english"
+
+
+@dataclass(frozen=True)
+class RecallFilter:
+    kinds: tuple[str, ...] | None = None
+    namespace: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    include_traits: bool = True
+
+
+def _where(f: RecallFilter, alias: str = "m") -> str:
+    """Live, visible rows of the user matching the filters (only the filters in use are emitted,
+    so each combination gets its own well-planned statement)."""
+    m = alias
+    parts = [
+        f"{m}.user_id = :user",
+        f"({m}.valid_until IS NULL OR {m}.valid_until > :now)",
+        f"({m}.kind <> 'trait' OR {m}.trait_stage IN ('emerging', 'established', 'core'))"
+        if f.include_traits else f"{m}.kind <> 'trait'",
+    ]
+    if f.kinds:
+        parts.append(f"{m}.kind = ANY(:kinds)")
+    if f.namespace is not None:
+        parts.append(f"{m}.namespace = :ns")
+    if f.since is not None:
+        parts.append(f"coalesce({m}.event_time, {m}.created_at) >= :since")
+    if f.until is not None:
+        parts.append(f"coalesce({m}.event_time, {m}.created_at) <= :until")
+    return " AND ".join(parts)
+
+
+def _score_columns(dim: int | None, emb: str) -> str:
+    """The breakdown terms of one row `m` against the query vector :qv and tsquery `q.tsq`.
+    Without a query vector (`dim` None) the vector term is 0 for every row."""
+    if dim is None:
+        vector = "0.0::float8"
+    else:
+        vector = (f"CASE WHEN m.embedder = {emb} THEN greatest(0.0, 1 - (m.embedding::vector({dim})"
+                  f" <=> CAST(:qv AS vector({dim})))) ELSE 0.0 END")
+    return f"""
+        {vector} AS vector,
+        coalesce(m.tsv @@ q.tsq, false) AS text,
+        exp(-greatest(0.0, extract(epoch FROM (:now - coalesce(m.event_time, m.created_at))))
+            / (:decay * (1 + 0.5 * coalesce((m.metadata #>> '{{emotion,arousal}}')::float8, 0.0)))) AS recency,
+        m.importance / 10.0 AS importance,
+        CASE m.trait_stage WHEN 'core' THEN 0.25 WHEN 'established' THEN 0.15
+             WHEN 'emerging' THEN 0.05 ELSE 0.0 END AS trait_boost,
+        CASE WHEN m.temporality = 'prospective' AND m.event_time < :now THEN 0.5 ELSE 1.0 END AS penalty"""
+
+
+_SCORE = ("penalty * least(1.0, vector + CASE WHEN text THEN 0.05 ELSE 0.0 END)"
+          " * (1 + 0.15 * recency + 0.15 * importance + trait_boost)")
+
+_ROW_COLUMNS = """m.id, m.content, m.kind, m.namespace, m.event_time, m.created_at, m.temporality,
+    m.trait_stage AS stage, m.importance AS importance_raw, m.category, m.tags, m.pinned,
+    m.metadata"""
+
+
+@lru_cache(maxsize=256)
+def recall_sql(embedder_id: str, dim: int, f: RecallFilter, with_vector: bool) -> str:
+    emb = sql_literal(embedder_id)
+    where = _where(f)
+    vector_cte = (
+        f"""vec AS (
+        SELECT m.id FROM memories m
+        WHERE m.embedder = {emb} AND {where}
+        ORDER BY m.embedding::vector({int(dim)}) <=> CAST(:qv AS vector({int(dim)}))
+        LIMIT :pool
+    ),"""
+        if with_vector
+        else "vec AS (SELECT NULL::uuid AS id WHERE false),"
+    )
+    score_cols = _score_columns(int(dim) if with_vector else None, emb)
+    return f"""
+    WITH q AS (SELECT websearch_to_tsquery('{TS_CONFIG}', :query) AS tsq),
+    {vector_cte}
+    txt AS (
+        SELECT m.id FROM memories m, q
+        WHERE m.tsv @@ q.tsq AND {where}
+        ORDER BY ts_rank_cd(m.tsv, q.tsq) DESC
+        LIMIT :pool
+    ),
+    cand AS (SELECT id FROM vec UNION SELECT id FROM txt),
+    terms AS (
+        SELECT {_ROW_COLUMNS}, {score_cols}
+        FROM cand JOIN memories m ON m.id = cand.id CROSS JOIN q
+    ),
+    top AS (
+        SELECT t.*, {_SCORE} AS score, 'search'::text AS source,
+               NULL::uuid AS linked_from, NULL::text AS relation
+        FROM terms t ORDER BY score DESC, t.id LIMIT :limit
+    ),
+    hop AS (
+        SELECT DISTINCT ON (l.target_id) l.target_id AS id, l.source_id AS linked_from, l.relation,
+               top.score AS from_score
+        FROM top JOIN memory_links l ON l.source_id = top.id
+        JOIN memories m ON m.id = l.target_id
+        WHERE l.user_id = :user AND {where} AND l.target_id NOT IN (SELECT id FROM top)
+        ORDER BY l.target_id, top.score DESC, l.relation
+    ),
+    expansion AS (SELECT * FROM hop ORDER BY from_score DESC, id LIMIT {LINK_EXPANSION}),
+    linked AS (
+        SELECT x.*, {_SCORE} AS score, 'linked'::text AS source, e.linked_from, e.relation
+        FROM expansion e JOIN LATERAL (
+            SELECT {_ROW_COLUMNS}, {score_cols}
+            FROM memories m CROSS JOIN q WHERE m.id = e.id
+        ) x ON true
+        ORDER BY e.from_score DESC, x.id
+    ),
+    result AS (
+        SELECT *, 0 AS part FROM top
+        UNION ALL
+        SELECT *, 1 AS part FROM linked
+    )
+    SELECT r.*,
+        coalesce((SELECT json_agg(json_build_object('id', l.target_id, 'relation', l.relation)
+                                  ORDER BY l.created_at, l.target_id)
+                  FROM memory_links l WHERE l.source_id = r.id AND l.user_id = :user), '[]'::json) AS links
+    FROM result r
+    ORDER BY r.part, r.score DESC, r.id
+    """
+
+
+async def run_recall(
+    session: AsyncSession,
+    *,
+    user_id: str,
+    query: str,
+    vector: list[float] | None,
+    embedder_id: str,
+    dim: int,
+    flt: RecallFilter,
+    now: datetime,
+    decay_seconds: float,
+    limit: int,
+    pool: int,
+    timeout_ms: int,
+) -> list[dict[str, Any]]:
+    """One round trip of settings, one recall statement. Runs inside the caller's transaction."""
+    await session.execute(
+        text(
+            "SELECT set_config('statement_timeout', :t, true), set_config('hnsw.ef_search', :ef, true),"
+            " set_config('hnsw.iterative_scan', 'relaxed_order', true)"
+        ),
+        {"t": str(int(timeout_ms)), "ef": str(max(40, min(1000, pool)))},
+    )
+    params: dict[str, Any] = {
+        "user": user_id,
+        "query": query,
+        "now": now,
+        "decay": decay_seconds,
+        "limit": limit,
+        "pool": pool,
+    }
+    if vector is not None:
+        params["qv"] = vector_literal(vector)
+    if flt.kinds:
+        params["kinds"] = list(flt.kinds)
+    if flt.namespace is not None:
+        params["ns"] = flt.namespace
+    if flt.since is not None:
+        params["since"] = flt.since
+    if flt.until is not None:
+        params["until"] = flt.until
+    sql = recall_sql(embedder_id, dim, flt, vector is not None)
+    rows = await session.execute(text(sql), params)
+    return [dict(r._mapping) for r in rows]
+

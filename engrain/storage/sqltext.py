@@ -1,0 +1,16 @@
+"""The two places we put values into SQL text instead of bind parameters, and why."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def vector_literal(vector: Sequence[float]) -> str:
+    """pgvector's text form; sent as a string and cast in SQL, so no driver codec is needed."""
+    return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+
+
+def sql_literal(value: str) -> str:
+    """Quote a constant we own (an embedder id), so the planner can match partial indexes on it;
+    a bind parameter would hide the value from a generic plan."""
+    return "'" + value.replace("'", "''") + "'"

@@ -1,0 +1,33 @@
+"""`forget`: delete a memory for good (SPEC §5)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, ToolAnnotations
+from pydantic import Field
+
+from engrain.server.state import AppState
+from engrain.services import inputs
+from engrain.services.memories import ForgetResult
+from engrain.tools.common import structured, tool_errors
+
+DESCRIPTION = (
+    "Delete a memory, its links and its vector. Only the fact that a deletion happened is kept in the "
+    "history, never the content. Traits left without any supporting memory are dissolved."
+)
+
+
+def register(server: MCPServer, app: AppState) -> None:
+    @server.tool(name="forget", title="Forget", description=DESCRIPTION,
+                 annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False))
+    @tool_errors
+    async def forget(
+        memory_id: Annotated[str, Field(description="Id of the memory to delete.")],
+        reason: Annotated[str | None, Field(description=f"Why (≤ {inputs.MAX_REASON_CHARS} characters); "
+                                                        "kept in the history.")] = None,
+    ) -> Annotated[CallToolResult, ForgetResult]:
+        result = await app.memories.forget(app.user(), memory_id, reason)
+        extra = f"; dissolved {len(result.traits_dissolved)} trait(s)" if result.traits_dissolved else ""
+        return structured(f"forgot {result.id}{extra}", result)
