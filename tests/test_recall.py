@@ -1,0 +1,254 @@
+"""recall through a real MCP client: each scoring term on crafted rows, filters, links, budget, errors."""
+
+from __future__ import annotations
+
+import math
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import anyio
+import pytest
+
+from tests.conftest import Clock, call, call_error, connect, execute, scalar
+
+pytestmark = pytest.mark.anyio
+NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+DAY = timedelta(days=1)
+
+
+def expected_score(b: dict) -> float:
+    base = min(1.0, b["vector"] + (0.05 if b["text"] else 0.0))
+    return b["penalty"] * base * (1 + 0.15 * b["recency"] + 0.15 * b["importance"] + b["trait_boost"])
+
+
+async def twin(app, template_id: str, content: str, **columns) -> str:
+    """A crafted row with exactly the template's vector, so only the named columns differ."""
+    new_id = uuid.uuid4()
+    sets = ", ".join(f"{k} = :{k}" for k in columns)
+    await execute(
+        app,
+        "INSERT INTO memories (id, user_id, namespace, kind, content, content_hash, embedding, embedder, "
+        "importance, temporality, created_at, updated_at) "
+        "SELECT :new, user_id, namespace, kind, :content, md5(:content), embedding, embedder, importance, "
+        "temporality, created_at, updated_at FROM memories WHERE id = :tid",
+        new=new_id, content=content, tid=uuid.UUID(template_id),
+    )
+    if columns:
+        await execute(app, f"UPDATE memories SET {sets} WHERE id = :id", id=new_id, **columns)
+    return str(new_id)
+
+
+async def set_columns(app, memory_id: str, **columns) -> None:
+    sets = ", ".join(f"{k} = :{k}" for k in columns)
+    await execute(app, f"UPDATE memories SET {sets} WHERE id = :id", id=uuid.UUID(memory_id), **columns)
+
+
+@pytest.fixture
+async def clocked(settings_factory):
+    async with connect(settings_factory(), Clock(NOW)) as pair:
+        yield pair
+
+
+async def by_id(client, query: str, **args) -> dict[str, dict]:
+    out = await call(client, "recall", query=query, **args)
+    return {r["id"]: r for r in out["results"]}
+
+
+async def test_score_is_the_spec_formula(clocked):
+    client, _ = clocked
+    for text in ("Lena plays the cello in an orchestra", "Lena's orchestra rehearses on Thursdays",
+                 "The cello was a gift from her grandmother", "I repaired my bicycle chain"):
+        await call(client, "remember", content=text, importance=7)
+    out = await call(client, "recall", query="Lena cello orchestra")
+    assert out["results"]
+    for hit in out["results"]:
+        assert hit["score"] == pytest.approx(expected_score(hit["breakdown"]), abs=1e-5)
+    scores = [h["score"] for h in out["results"] if h["source"] == "search"]
+    assert scores == sorted(scores, reverse=True)
+    assert out["results"][0]["breakdown"]["text"] is True
+
+
+async def test_recency_uses_event_time_before_created_at(clocked):
+    client, app = clocked
+    a = await call(client, "remember", content="Concert of the Berlin Philharmonic")
+    recent_event = await twin(app, a["id"], "Concert of the Berlin Philharmonic, learned long ago",
+                              created_at=NOW - 365 * DAY, event_time=NOW - 1 * DAY)
+    old_event = await twin(app, a["id"], "Concert of the Berlin Philharmonic, learned today",
+                           created_at=NOW, event_time=NOW - 365 * DAY)
+    await execute(app, "DELETE FROM memories WHERE id = :id", id=uuid.UUID(a["id"]))
+    hits = await by_id(client, "Berlin Philharmonic concert")
+    decay = 30 * 86400
+    assert hits[recent_event]["breakdown"]["recency"] == pytest.approx(math.exp(-86400 / decay), rel=1e-6)
+    assert hits[old_event]["breakdown"]["recency"] == pytest.approx(math.exp(-365 * 86400 / decay), rel=1e-6)
+    assert hits[recent_event]["score"] > hits[old_event]["score"]
+
+
+async def test_arousal_slows_decay(clocked):
+    client, app = clocked
+    a = await call(client, "remember", content="The car accident on the highway")
+    calm = await twin(app, a["id"], "The car accident on the highway (calm)", created_at=NOW - 30 * DAY)
+    intense = await twin(app, a["id"], "The car accident on the highway (intense)", created_at=NOW - 30 * DAY,
+                         metadata='{"emotion": {"valence": -0.8, "arousal": 1.0}}')
+    await execute(app, "UPDATE memories SET metadata = CAST(metadata AS jsonb) WHERE id = :id", id=uuid.UUID(intense))
+    hits = await by_id(client, "car accident highway")
+    assert hits[calm]["breakdown"]["recency"] == pytest.approx(math.exp(-1), rel=1e-6)
+    assert hits[intense]["breakdown"]["recency"] == pytest.approx(math.exp(-1 / 1.5), rel=1e-6)
+    assert hits[intense]["score"] > hits[calm]["score"]
+
+
+async def test_prospective_memory_whose_date_passed_is_halved(clocked):
+    client, app = clocked
+    a = await call(client, "remember", content="Flight to Tokyo with Ken")
+    overdue = await twin(app, a["id"], "Flight to Tokyo with Ken (planned)", temporality="prospective",
+                         event_time=NOW - 2 * DAY)
+    upcoming = await twin(app, a["id"], "Flight to Tokyo with Ken (upcoming)", temporality="prospective",
+                          event_time=NOW + 2 * DAY)
+    hits = await by_id(client, "Tokyo flight")
+    assert hits[overdue]["breakdown"]["penalty"] == 0.5
+    assert hits[upcoming]["breakdown"]["penalty"] == 1.0
+    assert hits[a["id"]]["breakdown"]["penalty"] == 1.0
+    ratio = hits[overdue]["score"] / expected_score({**hits[overdue]["breakdown"], "penalty": 1.0})
+    assert ratio == pytest.approx(0.5, rel=1e-6)
+
+
+async def test_importance_raises_the_score(clocked):
+    client, app = clocked
+    a = await call(client, "remember", content="Allergic to peanuts", importance=2)
+    important = await twin(app, a["id"], "Allergic to peanuts (severe)", importance=9)
+    hits = await by_id(client, "peanut allergy")
+    assert hits[important]["breakdown"]["importance"] == pytest.approx(0.9)
+    assert hits[a["id"]]["breakdown"]["importance"] == pytest.approx(0.2)
+    assert hits[important]["score"] > hits[a["id"]]["score"]
+
+
+async def test_trait_boost_and_hidden_stages(clocked):
+    client, app = clocked
+    a = await call(client, "remember", content="Prefers dark roast coffee in the morning")
+    ids = {}
+    for stage in ("core", "established", "emerging", "candidate", "trend", "dissolved"):
+        ids[stage] = await twin(app, a["id"], f"Prefers dark roast coffee ({stage})", kind="trait",
+                                trait_stage=stage, trait_subtype="preference", trait_confidence=0.5)
+    hits = await by_id(client, "dark roast coffee")
+    assert hits[ids["core"]]["breakdown"]["trait_boost"] == 0.25
+    assert hits[ids["established"]]["breakdown"]["trait_boost"] == 0.15
+    assert hits[ids["emerging"]]["breakdown"]["trait_boost"] == 0.05
+    assert hits[a["id"]]["breakdown"]["trait_boost"] == 0.0
+    assert hits[ids["core"]]["stage"] == "core"
+    for hidden in ("candidate", "trend", "dissolved"):
+        assert ids[hidden] not in hits
+    order = [r["id"] for r in (await call(client, "recall", query="dark roast coffee"))["results"]]
+    assert order[:3] == [ids["core"], ids["established"], ids["emerging"]]
+    no_traits = await by_id(client, "dark roast coffee", include_traits=False)
+    assert set(no_traits) == {a["id"]}
+
+
+async def test_link_expansion_adds_at_most_three(clocked):
+    client, _ = clocked
+    hub = await call(client, "remember", content="Quantum chromodynamics reading group")
+    others = []
+    for text in ("Bought new hiking boots", "Sister's wedding in June", "Car needs new tyres",
+                 "Learning to play the ukulele", "Favourite tea is oolong"):
+        other = await call(client, "remember", content=text)
+        await call(client, "link", source_id=hub["id"], target_id=other["id"], relation="same_topic")
+        others.append(other["id"])
+    out = await call(client, "recall", query="quantum chromodynamics", limit=1)
+    search = [r for r in out["results"] if r["source"] == "search"]
+    linked = [r for r in out["results"] if r["source"] == "linked"]
+    assert [r["id"] for r in search] == [hub["id"]]
+    assert len(linked) == 3
+    assert all(r["linked_from"] == hub["id"] and r["relation"] == "same_topic" for r in linked)
+    assert {r["id"] for r in linked} <= set(others)
+    assert len(search[0]["links"]) == 5
+    plain = await call(client, "recall", query="quantum chromodynamics", limit=1, include_links=False)
+    assert [r["id"] for r in plain["results"]] == [hub["id"]]
+
+
+async def test_since_until_filter_on_event_time_then_created_at(clocked):
+    client, app = clocked
+    old = await call(client, "remember", content="Marathon in Valencia", event_time="2024-12-01")
+    new = await call(client, "remember", content="Half marathon in Lisbon")
+    await set_columns(app, new["id"], created_at=NOW - 3 * DAY)
+    hits = await by_id(client, "marathon", since="2025-01-01")
+    assert set(hits) == {new["id"]}
+    hits = await by_id(client, "marathon", until="last month")
+    assert set(hits) == {old["id"]}
+    hits = await by_id(client, "marathon", since="2024-11-01", until="2024-12-31")
+    assert set(hits) == {old["id"]}
+
+
+async def test_kind_and_namespace_filters(clocked):
+    client, _ = clocked
+    fact = await call(client, "remember", content="Uses Neovim for editing code", namespace="work")
+    proc = await call(client, "remember", content="Editing setup: install Neovim → copy dotfiles → sync plugins")
+    assert set(await by_id(client, "Neovim", kinds=["procedural"])) == {proc["id"]}
+    assert set(await by_id(client, "Neovim", namespace="work")) == {fact["id"]}
+    assert set(await by_id(client, "Neovim")) == {fact["id"], proc["id"]}
+
+
+async def test_max_tokens_keeps_the_best_that_fit(clocked):
+    client, _ = clocked
+    short = await call(client, "remember", content="Gardening: tomatoes on the balcony", importance=9)
+    await call(client, "remember", content="Gardening notes: " + "compost and mulch and water " * 40)
+    out = await call(client, "recall", query="gardening", max_tokens=20)
+    assert [r["id"] for r in out["results"]] == [short["id"]]
+    assert out["truncated_by_tokens"] is True
+
+
+async def test_recall_counts_accesses(clocked):
+    client, app = clocked
+    out = await call(client, "remember", content="Daughter's name is Mila")
+    await call(client, "recall", query="daughter name")
+    await call(client, "recall", query="Mila")
+    await app.drain()
+    count, last = (await scalar(app, "SELECT ARRAY[access_count::text, last_accessed_at::text] FROM memories "
+                                     "WHERE id = :id", id=uuid.UUID(out["id"])))
+    assert count == "2" and last is not None
+
+
+async def test_rows_of_another_embedder_fall_back_to_full_text(clocked):
+    client, app = clocked
+    out = await call(client, "remember", content="The boat is moored in Kiel harbour")
+    await set_columns(app, out["id"], embedder="old-model-v0")
+    hits = await by_id(client, "Kiel harbour")
+    assert hits[out["id"]]["breakdown"]["vector"] == 0.0
+    assert hits[out["id"]]["breakdown"]["text"] is True
+
+
+async def test_other_users_memories_never_surface(settings_factory):
+    async with connect(settings_factory()) as (alice, _):
+        await call(alice, "remember", content="Alice's bank PIN hint is her first cat")
+    async with connect(settings_factory()) as (bob, _):
+        assert (await call(bob, "recall", query="bank PIN hint first cat"))["results"] == []
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        ({"query": ""}, "query: must not be empty"),
+        ({"query": "x" * 2001}, "query: is 2,001 characters long; the limit is 2,000"),
+        ({"query": "a\x00b"}, "query: contains a NUL byte"),
+        ({"query": "ok", "limit": 101}, "limit: 101 is out of range"),
+        ({"query": "ok", "limit": 0}, "limit: 0 is out of range"),
+        ({"query": "ok", "since": "not a date at all"}, "since:"),
+        ({"query": "ok", "max_tokens": 0}, "max_tokens: 0 is out of range"),
+    ],
+)
+async def test_bad_recall_input(session, args, needle):
+    client, _ = session
+    assert needle in await call_error(client, "recall", **args)
+
+
+async def test_recall_times_out_with_a_clear_error(settings_factory):
+    async with connect(settings_factory(recall_timeout_ms=200)) as (client, app):
+        await call(client, "remember", content="Something to find")
+        db = await app.database()
+        async with db.engine.connect() as blocker:
+            transaction = await blocker.begin()
+            from sqlalchemy import text
+
+            await blocker.execute(text("LOCK TABLE memories IN ACCESS EXCLUSIVE MODE"))
+            with anyio.fail_after(10):
+                message = await call_error(client, "recall", query="something")
+            await transaction.rollback()
+        assert "recall took longer than ENGRAIN_RECALL_TIMEOUT_MS=200 ms" in message
+        assert (await call(client, "recall", query="something"))["results"]
