@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import and_, delete, func, or_, select, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from engrain.storage.models import Memory, MemoryHistory, MemoryLink, TraitEvidence
 from engrain.storage.sqltext import sql_literal, vector_literal
@@ -150,12 +151,13 @@ async def traits_losing_last_support(
     session: AsyncSession, user_id: str, memory_id: uuid.UUID
 ) -> list[uuid.UUID]:
     """Active traits whose only supporting evidence is `memory_id`."""
+    other_evidence = aliased(TraitEvidence)
     other = (
-        select(TraitEvidence.trait_id)
+        select(other_evidence.trait_id)
         .where(
-            TraitEvidence.trait_id == Memory.id,
-            TraitEvidence.polarity == "supporting",
-            TraitEvidence.memory_id != memory_id,
+            other_evidence.trait_id == Memory.id,
+            other_evidence.polarity == "supporting",
+            other_evidence.memory_id != memory_id,
         )
         .exists()
     )

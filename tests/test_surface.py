@@ -1,0 +1,115 @@
+"""The MCP surface as a client sees it: tools and schemas, resources, prompt, instructions."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from mcp import Client, MCPError
+
+from tests.conftest import Clock, call, connect
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_tools_have_schemas_and_annotations(session):
+    client, _ = session
+    tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert {"remember", "recall", "link", "forget"} <= set(tools)
+    for tool in tools.values():
+        assert tool.input_schema["type"] == "object"
+        assert tool.output_schema and tool.output_schema["type"] == "object"
+        assert tool.description
+    assert tools["recall"].annotations.read_only_hint is True
+    assert tools["forget"].annotations.destructive_hint is True
+    assert tools["remember"].input_schema["required"] == ["content"]
+    assert set(tools["recall"].output_schema["properties"]) >= {"results", "query"}
+    assert set(tools["remember"].output_schema["properties"]) >= {
+        "id", "status", "kind", "temporality", "event_time", "importance", "procedure_steps"}
+
+
+async def test_results_carry_text_and_structured_content(session):
+    client, _ = session
+    result = await client.call_tool("remember", {"content": "Favourite band is Radiohead"})
+    assert result.content[0].text.startswith("created: ")
+    assert result.structured_content["status"] == "created"
+
+
+async def test_instructions_and_prompt(session):
+    client, _ = session
+    assert "recall" in client.instructions and "remember" in client.instructions
+    prompts = (await client.list_prompts()).prompts
+    assert [p.name for p in prompts] == ["memory-guide"]
+    prompt = await client.get_prompt("memory-guide")
+    assert "Recall first" in prompt.messages[0].content.text
+
+
+async def test_resources_are_listed(session):
+    client, _ = session
+    uris = {str(r.uri) for r in (await client.list_resources()).resources}
+    assert {"engrain://memories/recent", "engrain://intentions", "engrain://status"} <= uris
+    templates = {t.uri_template for t in (await client.list_resource_templates()).resource_templates}
+    assert "engrain://memories/{memory_id}" in templates
+
+
+async def read_json(client: Client, uri: str):
+    result = await client.read_resource(uri)
+    return json.loads(result.contents[0].text)
+
+
+async def test_recent_memories(session):
+    client, _ = session
+    first = await call(client, "remember", content="Plays chess on Sundays")
+    second = await call(client, "remember", content="Plays padel on Tuesdays")
+    recent = await read_json(client, "engrain://memories/recent")
+    assert {m["id"] for m in recent} == {first["id"], second["id"]}
+
+
+async def test_memory_detail_has_links_and_history(session):
+    client, _ = session
+    old = await call(client, "remember", content="Drives a 2012 Golf")
+    new = await call(client, "remember", content="Drives a 2024 ID.3", supersedes=old["id"])
+    await call(client, "link", source_id=old["id"], target_id=new["id"], relation="causal")
+    detail = await read_json(client, f"engrain://memories/{old['id']}")
+    assert detail["content"] == "Drives a 2012 Golf" and detail["valid_until"] is not None
+    assert [h["action"] for h in detail["history"]] == ["create", "supersede"]
+    assert detail["links"][0]["id"] == new["id"] and detail["links"][0]["relation"] == "causal"
+
+
+async def test_memory_resource_of_unknown_other_user_or_malformed_id(settings_factory):
+    async with connect(settings_factory()) as (alice, _):
+        theirs = await call(alice, "remember", content="Alice's private note")
+    async with connect(settings_factory()) as (bob, _):
+        for bad in (theirs["id"], str(uuid.uuid4())):
+            with pytest.raises(MCPError, match="no memory with id"):
+                await bob.read_resource(f"engrain://memories/{bad}")
+        with pytest.raises(MCPError, match="not a valid memory id"):
+            await bob.read_resource("engrain://memories/not-an-id")
+
+
+async def test_intentions_split_upcoming_and_overdue(settings_factory):
+    clock = Clock(datetime(2026, 11, 22, 9, 0, tzinfo=UTC))
+    async with connect(settings_factory(), clock) as (client, _):
+        soon = await call(client, "remember", content="Dentist appointment next Tuesday")
+        undated = await call(client, "remember", content="I plan to learn Portuguese")
+        await call(client, "remember", content="I like green tea")
+        clock.now += timedelta(days=10)
+        late = await call(client, "remember", content="Renew passport", event_time="2026-12-03",
+                          importance=8)
+        intentions = await read_json(client, "engrain://intentions")
+    assert [m["id"] for m in intentions["overdue"]] == [soon["id"]]
+    assert [m["id"] for m in intentions["upcoming"]] == [late["id"], undated["id"]]
+
+
+async def test_status_reports_database_embedder_and_counts(session):
+    client, app = session
+    await call(client, "remember", content="Status check memory")
+    status = await read_json(client, "engrain://status")
+    assert status["database"]["ok"] is True
+    assert status["embedder"]["id"] == "hash-v1-384" and status["embedder"]["state"] == "ready"
+    assert status["counts"]["by_kind"] == {"fact": 1}
+    assert status["user"] == app.settings.user
+    assert status["llm"]["provider"] == "none"
+    assert "last_runs" in status["scheduler"]
