@@ -64,7 +64,9 @@ def settings_factory(pg_url: str, tmp_path: Path) -> Callable[..., Settings]:
 
 
 @asynccontextmanager
-async def connect(settings: Settings, clock: Callable[[], datetime] | None = None) -> AsyncIterator[tuple[Client, AppState]]:
+async def connect(
+    settings: Settings, clock: Callable[[], datetime] | None = None
+) -> AsyncIterator[tuple[Client, AppState]]:
     """A real MCP client session (in-process) against a fresh server for `settings`."""
     app = AppState(settings, clock) if clock else AppState(settings)
     async with Client(create_server(app)) as client:

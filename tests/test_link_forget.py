@@ -48,7 +48,7 @@ async def test_bad_links(session, which, needle):
 
 
 async def test_cannot_link_or_forget_another_users_memory(settings_factory):
-    async with connect(settings_factory()) as (alice, alice_app):
+    async with connect(settings_factory()) as (alice, _):
         theirs = await call(alice, "remember", content="Alice's diary entry")
     async with connect(settings_factory()) as (bob, bob_app):
         mine = await call(bob, "remember", content="Bob's own note")

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 import anyio
 
 from engrain.config import Settings
+from engrain.errors import Unavailable
 from engrain.providers import embeddings as emb
 
 log = logging.getLogger(__name__)
@@ -139,7 +140,7 @@ class EmbedderManager:
         """Wait for the model; raise if it could not load."""
         await self._ready.wait()
         if self.current is None:
-            raise RuntimeError(self.message or "no embedder")
+            raise Unavailable(self.message or "no embedding model is available")
         return self.current
 
     def status(self) -> dict[str, Any]:

@@ -7,8 +7,8 @@ import json
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
+from engrain.errors import InvalidInput, NotFound
 from engrain.server.state import AppState
-from engrain.services.inputs import InvalidInput, NotFound
 
 RECENT_LIMIT = 20
 

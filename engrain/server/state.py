@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engrain.config import Settings
+from engrain.errors import Unavailable
 from engrain.providers.embedder_manager import EmbedderManager
 from engrain.providers.embeddings import Embedder
 from engrain.services.links import LinkService
@@ -66,7 +67,7 @@ class AppState:
     async def database(self) -> Database:
         await self._db_ready.wait()
         if self._db is None:
-            raise RuntimeError(f"database unavailable: {self._db_error}")
+            raise Unavailable(f"database unavailable: {self._db_error}")
         return self._db
 
     def spawn(self, coro: Awaitable[Any]) -> None:

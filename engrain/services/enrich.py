@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from dateparser.search import search_dates
-
 _MONTHS = (r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|jun(?:e)?|jul(?:y)?|aug(?:ust)?|"
            r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
 _WEEKDAYS = r"mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:rs(?:day)?)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?"
@@ -91,6 +89,8 @@ def find_event_time(content: str, now: datetime, tz: ZoneInfo | None) -> tuple[d
         "RELATIVE_BASE": local_now.replace(tzinfo=None),
         "RETURN_AS_TIMEZONE_AWARE": False,
     }
+    from dateparser.search import search_dates  # heavy import, deferred off the start-up path
+
     try:
         found = search_dates(content, languages=["en"], settings=settings) or []
     except Exception:  # dateparser can trip on odd unicode; a date is a bonus, never a failure

@@ -10,7 +10,7 @@ import uuid
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-import dateparser
+from engrain.errors import InvalidInput
 
 MAX_CONTENT_CHARS = 8_000
 MAX_QUERY_CHARS = 2_000
@@ -24,22 +24,6 @@ MAX_NAMESPACE_CHARS = 64
 WRITABLE_KINDS = ("fact", "episodic", "procedural")
 ALL_KINDS = (*WRITABLE_KINDS, "trait")
 _NAMESPACE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]*$")
-
-
-class EngrainError(Exception):
-    """A failure the caller can act on; its text is shown to the client as is."""
-
-
-class InvalidInput(EngrainError):
-    def __init__(self, field: str, problem: str) -> None:
-        super().__init__(f"{field}: {problem}")
-        self.field = field
-
-
-class NotFound(EngrainError):
-    def __init__(self, field: str, value: object) -> None:
-        super().__init__(f"{field}: no memory with id {value}")
-        self.field = field
 
 
 def text_field(field: str, value: str, max_chars: int, *, allow_empty: bool = False) -> str:
@@ -104,6 +88,8 @@ def when(field: str, value: str, now: datetime, tz: ZoneInfo | None) -> datetime
     try:
         parsed = datetime.fromisoformat(value)
     except ValueError:
+        import dateparser  # deferred off the start-up path
+
         parsed = dateparser.parse(
             value,
             languages=["en"],

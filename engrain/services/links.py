@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel
 
+from engrain.errors import InvalidInput, NotFound
 from engrain.services import inputs
 from engrain.storage import memories as repo
 
@@ -32,13 +33,13 @@ class LinkService:
         b = inputs.memory_id("target_id", target_id)
         relation = inputs.text_field("relation", relation, inputs.MAX_RELATION_CHARS)
         if a == b:
-            raise inputs.InvalidInput("target_id", "a memory cannot be linked to itself")
+            raise InvalidInput("target_id", "a memory cannot be linked to itself")
         db = await self.app.database()
         async with db.sessions.begin() as s:
             found = {m.id for m in await repo.get_many(s, user_id, [a, b])}
             for field, mid in (("source_id", a), ("target_id", b)):
                 if mid not in found:
-                    raise inputs.NotFound(field, mid)
+                    raise NotFound(field, mid)
             created = await repo.add_link_pair(s, user_id, a, b, relation, created_by)
         return LinkResult(source_id=str(a), target_id=str(b), relation=relation,
                           status="created" if created else "exists")

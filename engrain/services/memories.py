@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field
 from sqlalchemy.exc import IntegrityError
 
+from engrain.errors import NotFound
 from engrain.services import inputs
 from engrain.services.enrich import content_hash, enrich
 from engrain.storage import memories as repo
@@ -128,7 +129,7 @@ class MemoryService:
 
         async with db.sessions.begin() as s:
             if old_id is not None and await repo.get(s, user_id, old_id) is None:
-                raise inputs.NotFound("supersedes", old_id)
+                raise NotFound("supersedes", old_id)
             dup = await repo.find_live_duplicate(s, user_id, ns, kind, digest)
             if dup is not None:
                 await repo.touch(s, user_id, [dup.id], now)
@@ -193,7 +194,7 @@ class MemoryService:
         db = await self.app.database()
         async with db.sessions.begin() as s:
             if await repo.get(s, user_id, mid) is None:
-                raise inputs.NotFound("memory_id", mid)
+                raise NotFound("memory_id", mid)
             orphaned = await repo.traits_losing_last_support(s, user_id, mid)
             await repo.delete_memory(s, user_id, mid)
             await repo.add_history(s, mid, user_id, "forget", reason=reason, at=now)
@@ -207,7 +208,7 @@ class MemoryService:
         async with db.sessions() as s:
             m = await repo.get(s, user_id, mid)
             if m is None:
-                raise inputs.NotFound("memory_id", mid)
+                raise NotFound("memory_id", mid)
             links = await repo.links_of(s, user_id, mid)
             hist = await repo.history(s, user_id, mid)
         return {

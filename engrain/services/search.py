@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 from sqlalchemy.exc import DBAPIError
 
+from engrain.errors import EngrainError
 from engrain.services import inputs
 from engrain.storage import memories as repo
 from engrain.storage.recall import RecallFilter, run_recall
@@ -22,7 +23,7 @@ log = logging.getLogger(__name__)
 MIN_POOL = 50
 
 
-class RecallTimeout(inputs.EngrainError):
+class RecallTimeout(EngrainError):
     pass
 
 

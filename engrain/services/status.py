@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from engrain.errors import Unavailable
 from engrain.storage import jobs
 from engrain.storage import memories as repo
 from engrain.storage.db import redact
@@ -21,7 +22,7 @@ async def status(app: AppState, user_id: str) -> dict[str, Any]:
     }
     try:
         db = await app.database()
-    except RuntimeError as exc:
+    except Unavailable as exc:
         report["database"] = {"ok": False, "error": str(exc)}
         return report
     async with db.sessions() as s:

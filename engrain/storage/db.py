@@ -9,8 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import text
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
@@ -38,6 +36,10 @@ def redact(url: str) -> str:
 
 
 def _alembic_upgrade(conn: Connection) -> None:
+    # Imported here: alembic (and mako) cost ~0.1 s, which must not delay `initialize`.
+    from alembic import command
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     cfg.attributes["connection"] = conn

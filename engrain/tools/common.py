@@ -11,7 +11,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel
 
-from engrain.services.inputs import EngrainError
+from engrain.errors import EngrainError
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")

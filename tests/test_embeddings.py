@@ -1,0 +1,142 @@
+"""Embedders: the hash embedder, spec parsing, the OpenAI-compatible client against a local fake
+server, and the manager's batching and failure reporting."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar
+
+import numpy as np
+import pytest
+
+from engrain.providers.embedder_manager import EmbedderManager
+from engrain.providers.embeddings import EmbedderSpec, HashEmbedder, OpenAICompatibleEmbedder, parse_spec
+from tests.conftest import call, connect, execute, scalar
+
+
+def cos(a, b) -> float:
+    return float(np.dot(a, b))
+
+
+def test_hash_embedder_is_deterministic_normalised_and_lexical():
+    h = HashEmbedder()
+    a, a2, near, far = h.embed(["I adore sushi", "I adore sushi", "I adore sushi rolls", "Quarterly tax filing"])
+    assert a == a2 and len(a) == 384
+    assert np.linalg.norm(a) == pytest.approx(1.0, abs=1e-5)
+    assert cos(a, near) > 0.6 > cos(a, far)
+    assert h.embed([""])[0] == [0.0] * 384
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("auto", EmbedderSpec("auto")),
+        ("hash", EmbedderSpec("hash")),
+        ("fastembed:BAAI/bge-base-en-v1.5", EmbedderSpec("fastembed", "BAAI/bge-base-en-v1.5")),
+        ("fastembed", EmbedderSpec("fastembed", "BAAI/bge-small-en-v1.5")),
+        ("sentence-transformers:/models/minilm", EmbedderSpec("sentence-transformers", "/models/minilm")),
+        ("openai-compatible:http://localhost:11434/v1:nomic-embed-text:latest",
+         EmbedderSpec("openai-compatible", "nomic-embed-text:latest", "http://localhost:11434/v1")),
+        ("openai-compatible:https://api.openai.com/v1:text-embedding-3-small",
+         EmbedderSpec("openai-compatible", "text-embedding-3-small", "https://api.openai.com/v1")),
+    ],
+)
+def test_parse_spec(value, expected):
+    assert parse_spec(value) == expected
+
+
+@pytest.mark.parametrize("value", ["bert", "openai-compatible:nourl", "sentence-transformers:"])
+def test_parse_spec_rejects_nonsense(value):
+    with pytest.raises(ValueError, match="ENGRAIN_EMBEDDER"):
+        parse_spec(value)
+
+
+class FakeEmbeddingsAPI(BaseHTTPRequestHandler):
+    """Speaks the OpenAI /v1/embeddings wire format; vectors come from the hash embedder (dim 16)."""
+
+    requests: ClassVar[list[dict]] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        FakeEmbeddingsAPI.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), **body})
+        vectors = HashEmbedder(dim=16).embed(body["input"])
+        data = [{"object": "embedding", "index": i, "embedding": [v * 3 for v in vec]}
+                for i, vec in reversed(list(enumerate(vectors)))]
+        payload = json.dumps({"object": "list", "data": data, "model": body["model"],
+                              "usage": {"prompt_tokens": 1, "total_tokens": 1}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture
+def fake_api() -> Iterator[str]:
+    FakeEmbeddingsAPI.requests = []
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), FakeEmbeddingsAPI)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    httpd.shutdown()
+
+
+def test_openai_compatible_embedder(fake_api):
+    emb = OpenAICompatibleEmbedder(fake_api, "nomic-embed-text:latest", api_key="sk-test")
+    assert emb.dim == 16 and emb.id == "openai-compatible:nomic-embed-text:latest"
+    a, _ = emb.embed(["first", "second"])
+    assert np.linalg.norm(a) == pytest.approx(1.0, abs=1e-5)  # re-normalised
+    assert a == pytest.approx(HashEmbedder(dim=16).embed(["first"])[0], abs=1e-6)  # order restored by index
+    last = FakeEmbeddingsAPI.requests[-1]
+    assert last["path"] == "/v1/embeddings" and last["auth"] == "Bearer sk-test"
+    assert last["input"] == ["first", "second"] and last["model"] == "nomic-embed-text:latest"
+
+
+@pytest.mark.anyio
+async def test_server_with_openai_compatible_embedder(settings_factory, fake_api):
+    settings = settings_factory(embedder=f"openai-compatible:{fake_api}:fake-embed", embedder_api_key="k")
+    async with connect(settings) as (client, app):
+        out = await call(client, "remember", content="Keeps bees in the garden")
+        assert await scalar(app, "SELECT embedder FROM memories WHERE user_id = :u", u=app.settings.user) \
+            == "openai-compatible:fake-embed"
+        found = await call(client, "recall", query="bees garden")
+        assert found["results"][0]["id"] == out["id"] and found["embedder"] == "openai-compatible:fake-embed"
+
+
+@pytest.mark.anyio
+async def test_concurrent_requests_share_one_model_call(settings_factory):
+    manager = EmbedderManager(settings_factory())
+    calls: list[int] = []
+    manager.start()
+    model = await manager.ready()
+    original = model.embed
+    model.embed = lambda texts: calls.append(len(texts)) or original(texts)  # type: ignore[method-assign]
+    results = await asyncio.gather(*(manager.embed_one(f"text number {i}") for i in range(20)))
+    assert calls == [20]
+    assert [vec for _, vec in results] == original([f"text number {i}" for i in range(20)])
+
+
+@pytest.mark.anyio
+async def test_unloadable_model_is_reported_and_recall_still_answers_by_text(settings_factory):
+    settings = settings_factory(embedder="sentence-transformers:/nonexistent/model/path")
+    async with connect(settings) as (client, app):
+        result = await client.call_tool("remember", {"content": "anything"})
+        assert result.is_error and "failed to load" in result.content[0].text
+        assert await scalar(app, "SELECT count(*) FROM memories WHERE user_id = :u", u=app.settings.user) == 0
+        status = json.loads((await client.read_resource("engrain://status")).contents[0].text)
+        assert status["embedder"]["state"] == "failed"
+        assert "/nonexistent/model/path" in status["embedder"]["message"]
+        # Memories stored earlier by another model are still found by full text.
+        await execute(app, "INSERT INTO memories (id, user_id, kind, content, content_hash, embedder) "
+                           "VALUES (gen_random_uuid(), :u, 'fact', 'Grows chillies on the windowsill', 'h', 'old')",
+                      u=app.settings.user)
+        found = await call(client, "recall", query="chillies windowsill")
+        assert found["embedder"] is None
+        assert [r["content"] for r in found["results"]] == ["Grows chillies on the windowsill"]
