@@ -23,7 +23,10 @@ _RELATIVE = (r"yesterday|today|tonight|tomorrow|ago|next|last|this|weekend|"
 # A match must contain one of these to count as a date (so "We" or a bare "may" do not).
 _DATE_CUE = re.compile(rf"\d|\b(?:{_MONTHS}|{_WEEKDAYS}|{_RELATIVE})\b", re.IGNORECASE)
 _DATE_GATE = re.compile(rf"\d|\b(?:{_MONTHS}|may|{_WEEKDAYS}|{_RELATIVE})\b", re.IGNORECASE)
-_BARE_NUMBER = re.compile(r"^\s*(?:on|at|in)?\s*\d{1,3}\s*$", re.IGNORECASE)
+# Numbers and clock times alone are not dates ("3 cats", "the 7:40 train").
+_NOT_A_DATE = re.compile(r"^\s*(?:the|on|at|in|by)?\s*\d{1,3}(?:[:.]\d{2})?\s*(?:am|pm|h)?\s*$", re.IGNORECASE)
+# "every Monday", "on Tuesdays": a habit, not an event.
+_RECURRING = re.compile(rf"\b(?:every|each)\s+(?:other\s+)?$|^\s*(?:on\s+)?(?:{_WEEKDAYS})s\b", re.IGNORECASE)
 
 _INTENT = re.compile(
     r"\b(?:will|shall|going to|gonna|plan(?:ning)? to|plans? to|intend(?:s|ing)? to|want to|hope to|"
@@ -88,6 +91,9 @@ def find_event_time(content: str, now: datetime, tz: ZoneInfo | None) -> tuple[d
     settings = {
         "RELATIVE_BASE": local_now.replace(tzinfo=None),
         "RETURN_AS_TIMEZONE_AWARE": False,
+        "PREFER_DAY_OF_MONTH": "first",  # "in March 2025" is March 1st, not March <today's day>
+        # A bare "Friday" is the coming one in a plan, the last one in a past-tense sentence.
+        "PREFER_DATES_FROM": "past" if _PAST.search(content) else "future",
     }
     from dateparser.search import search_dates  # heavy import, deferred off the start-up path
 
@@ -95,9 +101,15 @@ def find_event_time(content: str, now: datetime, tz: ZoneInfo | None) -> tuple[d
         found = search_dates(content, languages=["en"], settings=settings) or []
     except Exception:  # dateparser can trip on odd unicode; a date is a bonus, never a failure
         return None, None
+    position = 0
     for text, value in found:
-        if _DATE_CUE.search(text) and not _BARE_NUMBER.match(text):
-            return value.replace(tzinfo=local_now.tzinfo), text
+        start = content.find(text, position)
+        position = max(position, start + len(text))
+        if not _DATE_CUE.search(text) or _NOT_A_DATE.match(text):
+            continue
+        if _RECURRING.search(content[max(0, start - 12):start]) or _RECURRING.match(text):
+            continue
+        return value.replace(tzinfo=local_now.tzinfo), text
     return None, None
 
 

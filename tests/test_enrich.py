@@ -1,0 +1,90 @@
+"""Write-time enrichment without an LLM: dates, temporality, kind, procedures, categories."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from engrain.services.enrich import content_hash, enrich, procedure_steps
+
+NOW = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)  # a Sunday
+UTC_ZONE = ZoneInfo("UTC")
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "temporality", "date"),
+    [
+        ("I went hiking yesterday", "episodic", "historical", "2026-11-21"),
+        ("We met Anna last Wednesday at the cafe", "episodic", "historical", "2026-11-18"),
+        ("We met Anna on Friday", "episodic", "historical", "2026-11-20"),
+        ("Moved to Lisbon in March 2025", "episodic", "historical", "2025-03-01"),
+        ("I was born on 12 May 1990", "episodic", "historical", "1990-05-12"),
+        ("Call mom tomorrow at 5pm", "fact", "prospective", "2026-11-23"),
+        ("Dentist appointment next Tuesday", "fact", "prospective", "2026-11-24"),
+        ("Dentist appointment in 3 days", "fact", "prospective", "2026-11-25"),
+        ("Renew passport by Friday", "fact", "prospective", "2026-11-27"),
+        ("I'm moving to Lisbon next month", "fact", "prospective", "2026-12-01"),
+        ("Concert on December 5", "fact", "prospective", "2026-12-05"),
+        ("I plan to learn Portuguese", "fact", "prospective", None),
+        ("Takes the 7:40 train to work every weekday", "fact", "current", None),
+        ("I go swimming every Tuesday morning", "fact", "current", None),
+        ("Plays chess on Sundays", "fact", "current", None),
+        ("I have 3 cats", "fact", "current", None),
+        ("We may adopt a dog", "fact", "current", None),
+        ("I like sushi", "fact", "current", None),
+    ],
+)
+def test_dates_kind_and_temporality(text, kind, temporality, date):
+    info = enrich(text, NOW, UTC_ZONE)
+    assert (info.kind, info.temporality) == (kind, temporality)
+    assert (info.event_time.date().isoformat() if info.event_time else None) == date
+
+
+def test_relative_dates_use_the_users_timezone():
+    # 23:30 UTC on the 22nd is already the 23rd in Tokyo: "yesterday" there is the 22nd.
+    late = datetime(2026, 11, 22, 23, 30, tzinfo=UTC)
+    info = enrich("I went to the onsen yesterday", late, ZoneInfo("Asia/Tokyo"))
+    assert info.event_time.astimezone(ZoneInfo("Asia/Tokyo")).date().isoformat() == "2026-11-22"
+
+
+@pytest.mark.parametrize(
+    ("text", "steps"),
+    [
+        ("Release: bump version → tag → push → publish", ["bump version", "tag", "push", "publish"]),
+        ("deploy: build -> test -> ship", ["build", "test", "ship"]),
+        ("First pull the latest main, then run the migrations, finally restart the workers",
+         ["pull the latest main", "run the migrations", "restart the workers"]),
+        ("Onboarding: 1. create the account 2. add to Slack 3. book the intro call",
+         ["create the account", "add to Slack", "book the intro call"]),
+        ("A -> B", []),
+        ("I like first editions", []),
+    ],
+)
+def test_procedure_steps(text, steps):
+    assert procedure_steps(text) == steps
+    info = enrich(text, NOW, UTC_ZONE)
+    assert (info.kind == "procedural") == bool(steps)
+    assert info.procedure_steps == steps
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("I adore sushi", "preference"),
+        ("My manager at the startup is Priya", "work"),
+        ("I live in Porto", "location"),
+        ("My sister is a nurse", "relationship"),
+        ("I'm allergic to penicillin", "health"),
+        ("I'm learning Japanese", "skill"),
+        ("The sky is blue", "general"),
+    ],
+)
+def test_categories(text, category):
+    assert enrich(text, NOW, UTC_ZONE).category == category
+
+
+def test_hash_ignores_case_spacing_and_trailing_punctuation():
+    assert content_hash("My cat is  Miso.") == content_hash("my cat is miso")
+    assert content_hash("My cat is Miso") != content_hash("My dog is Miso")
