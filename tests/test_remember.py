@@ -160,3 +160,21 @@ async def test_event_time_may_be_relative_for_client_too(settings_factory):
         out = await call(client, "remember", content="Call the bank", event_time="tomorrow")
         assert out["temporality"] == "prospective"
         assert datetime.fromisoformat(out["event_time"]) - clock.now < timedelta(days=2)
+
+
+async def test_supersede_by_text_that_already_exists_still_retires_the_old(session):
+    client, app = session
+    old = await call(client, "remember", content="My phone is a Pixel 6")
+    existing = await call(client, "remember", content="My phone is an iPhone 15")
+    out = await call(client, "remember", content="My phone is an iPhone 15", supersedes=old["id"])
+    assert out["status"] == "duplicate" and out["id"] == existing["id"] and out["superseded"] == old["id"]
+    assert await scalar(app, "SELECT valid_until IS NOT NULL FROM memories WHERE id = :id", id=uuid.UUID(old["id"]))
+
+
+async def test_supersede_never_merges_into_a_look_alike(session):
+    client, _ = session
+    old = await call(client, "remember", content="Team standup is at 9:30")
+    await call(client, "remember", content="I work as a backend engineer at Acme Corp in Berlin")
+    out = await call(client, "remember", content="I work as a backend engineer at ACME Corp. in Berlin",
+                     supersedes=old["id"])
+    assert out["status"] == "created" and out["superseded"] == old["id"]

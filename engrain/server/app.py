@@ -34,8 +34,7 @@ def create_server(app: AppState) -> MCPServer[AppState]:
                 await app.close()
 
     server: MCPServer[AppState] = MCPServer(
-        "engrain", title="engrain memory", version=__version__, instructions=guide.INSTRUCTIONS, lifespan=lifespan,
-        website_url=None,
+        "engrain", title="engrain memory", version=__version__, instructions=guide.INSTRUCTIONS, lifespan=lifespan
     )
     for module in (remember, recall, link, forget):
         module.register(server, app)

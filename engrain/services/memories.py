@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import NotFound
 from engrain.services import inputs
@@ -133,7 +134,10 @@ class MemoryService:
             dup = await repo.find_live_duplicate(s, user_id, ns, kind, digest)
             if dup is not None:
                 await repo.touch(s, user_id, [dup.id], now)
-                return _result(dup, "duplicate")
+                replaced = old_id if old_id not in (None, dup.id) else None
+                if replaced is not None:  # the replacement already exists: still retire the old memory
+                    await self._supersede(s, user_id, replaced, dup.id, dup.content, now)
+                return _result(dup, "duplicate", replaced)
 
         model, vector = await self.app.embeddings.embed_one(content)
         await db.ensure_vector_index(model.id, model.dim)
@@ -145,7 +149,8 @@ class MemoryService:
         try:
             async with db.sessions.begin() as s:
                 near = await repo.nearest_live(s, user_id, ns, kind, model.id, model.dim, vector, now)
-                if near is not None and near[1] >= NEAR_DUPLICATE and near[0] != old_id:
+                # An explicit `supersedes` asks for a new row: never fold it into a look-alike.
+                if old_id is None and near is not None and near[1] >= NEAR_DUPLICATE:
                     return await self._merge(s, user_id, near[0], content, importance, clean_tags, now, near[1])
                 memory = Memory(
                     id=uuid.uuid4(), user_id=user_id, namespace=ns, kind=kind, content=content,
@@ -157,9 +162,7 @@ class MemoryService:
                 await repo.insert(s, memory, vector)
                 await repo.add_history(s, memory.id, user_id, "create", new=content, at=now)
                 if old_id is not None:
-                    await repo.end_validity(s, user_id, old_id, now)
-                    await repo.add_history(s, old_id, user_id, "supersede", reason=f"superseded by {memory.id}",
-                                           new=content, at=now)
+                    await self._supersede(s, user_id, old_id, memory.id, content, now)
                 return _result(memory, "created", old_id)
         except IntegrityError:
             # A concurrent remember of the same text won the unique index: report its row.
@@ -169,8 +172,16 @@ class MemoryService:
                     raise
                 return _result(dup, "duplicate")
 
+    async def _supersede(
+        self, s: AsyncSession, user_id: str, old_id: uuid.UUID, new_id: uuid.UUID, new_content: str, now: datetime
+    ) -> None:
+        """End the old memory's validity (it leaves recall) and say by what it was replaced."""
+        await repo.end_validity(s, user_id, old_id, now)
+        await repo.add_history(s, old_id, user_id, "supersede", reason=f"superseded by {new_id}", new=new_content,
+                               at=now)
+
     async def _merge(
-        self, s: Any, user_id: str, keep_id: uuid.UUID, content: str, importance: int | None,
+        self, s: AsyncSession, user_id: str, keep_id: uuid.UUID, content: str, importance: int | None,
         new_tags: list[str], now: datetime, similarity: float,
     ) -> RememberResult:
         """A near-duplicate: keep the existing row, fold in importance and tags, record the variant."""

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, func, or_, select, text, update
+from sqlalchemy import delete, func, or_, select, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
@@ -239,7 +239,7 @@ async def counts(session: AsyncSession, user_id: str, now: datetime) -> dict[str
         select(Memory.kind, func.count()).where(Memory.user_id == user_id, live(now)).group_by(Memory.kind)
     )
     inactive = await session.scalar(
-        select(func.count()).where(Memory.user_id == user_id, and_(Memory.valid_until <= now))
+        select(func.count()).where(Memory.user_id == user_id, Memory.valid_until <= now)
     )
     embedders = await session.execute(
         select(Memory.embedder, func.count())
