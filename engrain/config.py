@@ -42,6 +42,9 @@ class Settings(BaseSettings):
     embedder: str = Field(default="auto", description="auto | hash | fastembed:<m> | sentence-transformers:<m> "
                           "| openai-compatible:<base_url>:<model>")
     embedder_api_key: str | None = Field(default=None, description="Bearer key for openai-compatible.")
+    llm: str = Field(default="auto", description="auto | none | sampling | anthropic[:model] "
+                     "| openai-compatible:<base_url>[:model]")
+    llm_api_key: str | None = Field(default=None, description="Bearer key for an openai-compatible LLM.")
     fetch_models: bool = Field(default=True, description="auto: try to fetch a better model in the background.")
     recall_timeout_ms: int = Field(default=2000, ge=50, description="Statement timeout of one recall.")
     decay_rate_days: float = Field(default=30.0, gt=0, description="Recency half-scale of recall, in days.")

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from engrain.providers.urls import split_base_url
+
 log = logging.getLogger(__name__)
 
 DEFAULT_FASTEMBED_MODEL = "BAAI/bge-small-en-v1.5"
@@ -155,9 +157,6 @@ class EmbedderSpec:
     base_url: str = ""
 
 
-_OPENAI_SPEC = re.compile(r"^(?P<base>https?://[^/\s]+(?:/[^:\s]*)?):(?P<model>.+)$")
-
-
 def parse_spec(value: str) -> EmbedderSpec:
     """Parse `auto`, `hash`, `fastembed:<m>`, `sentence-transformers:<m>`,
     `openai-compatible:<base_url>:<model>` (the model may itself contain ':')."""
@@ -170,9 +169,9 @@ def parse_spec(value: str) -> EmbedderSpec:
     if kind == "sentence-transformers" and rest:
         return EmbedderSpec(kind, rest)
     if kind == "openai-compatible":
-        m = _OPENAI_SPEC.match(rest)
-        if m:
-            return EmbedderSpec(kind, m["model"], m["base"])
+        parts = split_base_url(rest)
+        if parts and parts[1]:
+            return EmbedderSpec(kind, parts[1], parts[0])
     raise ValueError(
         f"ENGRAIN_EMBEDDER={value!r} is not understood; use auto, hash, fastembed:<model>, "
         "sentence-transformers:<name-or-path> or openai-compatible:<base_url>:<model>"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -10,9 +11,12 @@ from mcp.server.mcpserver import MCPServer
 from engrain import __version__
 from engrain.resources import memories as memory_resources
 from engrain.resources import status as status_resource
+from engrain.resources import traits as trait_resources
 from engrain.server import guide
 from engrain.server.state import AppState
-from engrain.tools import forget, link, recall, remember
+from engrain.tools import forget, ingest, link, recall, reflect, remember, traits
+
+log = logging.getLogger(__name__)
 
 
 def create_server(app: AppState) -> MCPServer[AppState]:
@@ -26,6 +30,7 @@ def create_server(app: AppState) -> MCPServer[AppState]:
         nonlocal users
         users += 1
         app.start()
+        app.spawn(_instructions_with_profile())
         try:
             yield app
         finally:
@@ -33,12 +38,24 @@ def create_server(app: AppState) -> MCPServer[AppState]:
             if users == 0:
                 await app.close()
 
+    async def _instructions_with_profile() -> None:
+        """Add the stdio user's profile summary to the instructions once the database is up.
+        Clients that fetch instructions later (server/discover, a reconnect) get it."""
+        try:
+            summary = await app.traits.summary(app.settings.user)
+        except Exception as exc:  # the guide alone is still useful
+            log.info("instructions without profile: %s", exc)
+            return
+        if summary:
+            server._lowlevel_server.instructions = guide.with_profile(summary)
+
     server: MCPServer[AppState] = MCPServer(
         "engrain", title="engrain memory", version=__version__, instructions=guide.INSTRUCTIONS, lifespan=lifespan
     )
-    for module in (remember, recall, link, forget):
+    for module in (remember, recall, reflect, traits, link, forget, ingest):
         module.register(server, app)
     memory_resources.register(server, app)
+    trait_resources.register(server, app)
     status_resource.register(server, app)
     guide.register(server)
     return server

@@ -12,7 +12,15 @@ engrain is the user's long-term memory. It persists across sessions and clients.
   or workflow), call `remember` with one self-contained sentence. Do not store secrets or chit-chat.
 - When a fact changes, `remember` the new one with `supersedes=<old id>`; use `link` to connect related
   memories; `forget` deletes a memory for good when the user asks.
-- Resources: engrain://memories/recent, engrain://intentions (upcoming plans), engrain://status."""
+- `get_user_traits` lists what engrain has learned about the user; `reflect` digests new memories into
+  traits (it also runs by itself); `ingest_conversation` stores a whole conversation at once.
+- Resources: engrain://profile (who the user is), engrain://traits, engrain://memories/recent,
+  engrain://intentions (upcoming plans), engrain://status."""
+
+
+def with_profile(summary: str) -> str:
+    """The instructions plus what engrain currently knows about the user."""
+    return f"{INSTRUCTIONS}\n\nWhat engrain knows about the user now:\n{summary}"
 
 MEMORY_GUIDE = """\
 You have a long-term memory of the user through the engrain tools.

@@ -17,9 +17,13 @@ from engrain.config import Settings
 from engrain.errors import Unavailable
 from engrain.providers.embedder_manager import EmbedderManager
 from engrain.providers.embeddings import Embedder
+from engrain.providers.llm import LLM, LLMChoice, choose
+from engrain.services.ingest import IngestService
 from engrain.services.links import LinkService
 from engrain.services.memories import MemoryService
+from engrain.services.reflection import ReflectionService
 from engrain.services.search import SearchService
+from engrain.services.trait_views import TraitService
 from engrain.storage.db import Database
 
 log = logging.getLogger(__name__)
@@ -30,9 +34,11 @@ def utcnow() -> datetime:
 
 
 class AppState:
-    def __init__(self, settings: Settings, clock: Callable[[], datetime] = utcnow) -> None:
+    def __init__(self, settings: Settings, clock: Callable[[], datetime] = utcnow, llm: LLM | None = None) -> None:
         self.settings = settings
         self.clock = clock
+        # An explicit provider (tests pass a scripted one) wins over ENGRAIN_LLM.
+        self.llm = LLMChoice("direct", llm) if llm is not None else choose(settings.llm, settings.llm_api_key)
         self.embeddings = EmbedderManager(settings)
         self.embeddings.on_switch = self._on_embedder_switch
         self._db: Database | None = None
@@ -43,6 +49,9 @@ class AppState:
         self.memories = MemoryService(self)
         self.search = SearchService(self)
         self.links = LinkService(self)
+        self.reflection = ReflectionService(self)
+        self.traits = TraitService(self)
+        self.ingest = IngestService(self)
 
     # ---- lifecycle -------------------------------------------------------------------
 

@@ -106,8 +106,13 @@ class MemoryService:
         pinned: bool = False,
         supersedes: str | None = None,
         source: str | None = None,
+        temporality: str | None = None,
+        procedure_steps: list[str] | None = None,
     ) -> RememberResult:
-        """Store one memory, or recognise it as a duplicate / near-duplicate of a live one."""
+        """Store one memory, or recognise it as a duplicate / near-duplicate of a live one.
+
+        `temporality` and `procedure_steps` are not tool arguments: conversation ingestion passes
+        what the model extracted, which wins over the rule-based inference like any given value."""
         settings, now = self.app.settings, self.app.clock()
         content = inputs.text_field("content", content, inputs.MAX_CONTENT_CHARS)
         if kind is not None:
@@ -124,6 +129,10 @@ class MemoryService:
             source = inputs.text_field("source", source, 200)
 
         info = enrich(content, now, settings.tz, event_time=explicit_time)
+        if procedure_steps:
+            info.procedure_steps, info.kind = procedure_steps, "procedural"
+        if temporality is not None:
+            info.temporality = inputs.kind("temporality", temporality, ("current", "historical", "prospective"))
         kind = kind or info.kind
         digest = content_hash(content)
         db = await self.app.database()

@@ -105,7 +105,10 @@ class SearchService:
         include_traits: bool = True,
         include_links: bool = True,
         max_tokens: int | None = None,
+        track_access: bool = True,
     ) -> RecallResult:
+        """Hybrid recall; `track_access=False` for internal look-ups (reflection evidence) that
+        must not count as the user's use of a memory."""
         settings, now = self.app.settings, self.app.clock()
         query = inputs.text_field("query", query, inputs.MAX_QUERY_CHARS)
         limit = inputs.int_range("limit", limit, 1, inputs.MAX_LIMIT)
@@ -155,7 +158,7 @@ class SearchService:
                 else:
                     truncated = True
             hits = kept
-        if hits:
+        if hits and track_access:
             self.app.spawn(self._touch(user_id, [uuid.UUID(h.id) for h in hits], now))
         return RecallResult(query=query, results=hits, embedder=embedder_id or None, truncated_by_tokens=truncated)
 

@@ -184,7 +184,7 @@ async def dissolve_traits(
     await session.execute(
         update(Memory)
         .where(Memory.id.in_(list(trait_ids)), Memory.user_id == user_id)
-        .values(trait_stage="dissolved", updated_at=now)
+        .values(trait_stage="dissolved", valid_until=now, updated_at=now)
     )
     for trait_id in trait_ids:
         await add_history(session, trait_id, user_id, "dissolve", reason=reason, at=now)
@@ -219,6 +219,15 @@ async def recent(session: AsyncSession, user_id: str, now: datetime, limit: int)
         .where(Memory.user_id == user_id, Memory.kind != "trait", live(now))
         .order_by(Memory.created_at.desc(), Memory.id)
         .limit(limit)
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
+async def pinned(session: AsyncSession, user_id: str, now: datetime) -> list[Memory]:
+    stmt = (
+        select(Memory)
+        .where(Memory.user_id == user_id, Memory.pinned.is_(True), Memory.kind != "trait", live(now))
+        .order_by(Memory.importance.desc(), Memory.created_at)
     )
     return list((await session.execute(stmt)).scalars())
 

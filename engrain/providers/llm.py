@@ -1,0 +1,163 @@
+"""LLM providers for reflection and conversation ingestion (SPEC §7).
+
+Every provider answers one prompt with text; callers demand JSON in the prompt and
+parse it with `extract_json`. The `sampling` provider has no `complete`: the client's
+model is reached through MCP sampling resolvers in the tools (see tools/reflect.py),
+because a server can only ask the client while one of its requests is being served.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from engrain.errors import EngrainError
+from engrain.providers.urls import split_base_url
+
+log = logging.getLogger(__name__)
+
+DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
+DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
+
+
+class LLMError(EngrainError):
+    """The model could not be reached or gave no usable answer."""
+
+
+@dataclass(frozen=True)
+class Prompt:
+    system: str
+    user: str
+    max_tokens: int = 2000
+
+
+class LLM(Protocol):
+    name: str
+
+    async def complete(self, prompt: Prompt) -> str: ...
+
+
+class AnthropicLLM:
+    """Claude through the official SDK (`ANTHROPIC_API_KEY`; `ANTHROPIC_BASE_URL` is honoured too)."""
+
+    def __init__(self, model: str = DEFAULT_ANTHROPIC_MODEL, api_key: str | None = None,
+                 base_url: str | None = None, timeout: float = 60.0) -> None:
+        import anthropic
+
+        self.model = model
+        self.name = f"anthropic:{model}"
+        self._client = anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=1)
+
+    async def complete(self, prompt: Prompt) -> str:
+        import anthropic
+
+        try:
+            message = await self._client.messages.create(
+                model=self.model, max_tokens=prompt.max_tokens, system=prompt.system,
+                messages=[{"role": "user", "content": prompt.user}],
+            )
+        except anthropic.APIError as exc:
+            raise LLMError(f"anthropic: {exc}") from exc
+        return "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
+
+
+class OpenAICompatibleLLM:
+    """Any /chat/completions server: OpenAI, Ollama, vLLM, LM Studio."""
+
+    def __init__(self, base_url: str, model: str, api_key: str | None = None, timeout: float = 120.0) -> None:
+        import httpx
+
+        self.model = model
+        self.name = f"openai-compatible:{model}"
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = httpx.AsyncClient(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout)
+
+    async def complete(self, prompt: Prompt) -> str:
+        import httpx
+
+        body = {
+            "model": self.model,
+            "max_tokens": prompt.max_tokens,
+            "messages": [{"role": "system", "content": prompt.system}, {"role": "user", "content": prompt.user}],
+        }
+        try:
+            resp = await self._client.post("/chat/completions", json=body)
+            resp.raise_for_status()
+            return resp.json()["choices"][0]["message"]["content"] or ""
+        except (httpx.HTTPError, KeyError, IndexError, ValueError) as exc:
+            raise LLMError(f"openai-compatible: {exc}") from exc
+
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
+
+
+def extract_json(text: str) -> Any:
+    """The JSON value in a model's answer: bare, inside a ``` fence, or the outermost {...} in prose.
+
+    Raises ValueError when there is none."""
+    candidates = [text.strip()]
+    candidates += [m.strip() for m in _FENCE.findall(text)]
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        candidates.append(text[start:end + 1])
+    for candidate in candidates:
+        try:
+            return json.loads(candidate)
+        except ValueError:
+            continue
+    raise ValueError(f"no JSON object in the model's answer ({text[:80]!r}…)")
+
+
+async def complete_json(llm: LLM, prompt: Prompt) -> Any:
+    """Ask for JSON; on a parse failure ask once more, saying what was wrong."""
+    answer = await llm.complete(prompt)
+    try:
+        return extract_json(answer)
+    except ValueError:
+        log.info("%s answered without valid JSON; retrying once", llm.name)
+    retry = Prompt(prompt.system, prompt.user + "\n\nYour previous answer was not valid JSON. "
+                   "Answer again with one JSON object only, no prose.", prompt.max_tokens)
+    return extract_json(await llm.complete(retry))
+
+
+@dataclass(frozen=True)
+class LLMChoice:
+    """What ENGRAIN_LLM resolved to: a direct provider, `sampling`, or nothing."""
+
+    kind: str  # "direct" | "sampling" | "auto-sampling" | "none"
+    llm: LLM | None = None
+
+    @property
+    def name(self) -> str:
+        return self.llm.name if self.llm else ("sampling" if "sampling" in self.kind else "none")
+
+
+def choose(spec: str, api_key: str | None = None) -> LLMChoice:
+    """Parse ENGRAIN_LLM: `auto` | `anthropic[:model]` | `openai-compatible:<base_url>[:model]` |
+    `sampling` | `none`. `auto` is anthropic when ANTHROPIC_API_KEY is set, else sampling when the
+    calling client supports it, else none."""
+    spec = spec.strip()
+    kind, _, rest = spec.partition(":")
+    if spec == "auto":
+        if os.environ.get("ANTHROPIC_API_KEY"):
+            return LLMChoice("direct", AnthropicLLM())
+        return LLMChoice("auto-sampling")
+    if spec == "none":
+        return LLMChoice("none")
+    if spec == "sampling":
+        return LLMChoice("sampling")
+    if kind == "anthropic":
+        return LLMChoice("direct", AnthropicLLM(rest or DEFAULT_ANTHROPIC_MODEL))
+    if kind == "openai-compatible":
+        parts = split_base_url(rest)
+        if parts:
+            key = api_key or os.environ.get("OPENAI_API_KEY")
+            return LLMChoice("direct", OpenAICompatibleLLM(parts[0], parts[1] or DEFAULT_OPENAI_MODEL, key))
+    raise ValueError(
+        f"ENGRAIN_LLM={spec!r} is not understood; use auto, none, sampling, anthropic[:model] "
+        "or openai-compatible:<base_url>[:model]"
+    )

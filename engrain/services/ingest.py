@@ -1,0 +1,170 @@
+"""ingest_conversation: turn a conversation into memories.
+
+With a model: it extracts facts, episodes and procedures (with dates, importance,
+category, steps) and a short summary, which is stored as an episodic memory linked to
+everything extracted. Without one: the user's own first-person statements are kept,
+sentence by sentence. Either way each memory goes through `remember`, so enrichment,
+dedup and validation are the same as for a client's own calls.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from engrain.errors import InvalidInput
+from engrain.providers.llm import Prompt
+from engrain.services import inputs
+
+if TYPE_CHECKING:
+    from engrain.server.state import AppState
+
+MAX_MESSAGES = 500
+MAX_TOTAL_CHARS = 200_000
+MAX_EXTRACTED = 50
+SUMMARY_RELATION = "summarizes"
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|we|we're|our)\b", re.IGNORECASE)
+_FILLER = re.compile(r"^(?:well|so|actually|oh|hey|hi|hello|yeah|yes|no|ok(?:ay)?|um+|uh+)\b[,!.]?\s*", re.IGNORECASE)
+
+SYSTEM = (
+    "You extract long-term memories about the user from a conversation for a memory system. Keep only "
+    "what stays useful across sessions: facts about the user, preferences, events in their life, plans and "
+    "how they do things. Skip small talk, questions and what the assistant said unless the user confirmed "
+    "it. Write each memory as one self-contained sentence about the user. Answer with one JSON object only."
+)
+
+
+class Message(BaseModel):
+    role: Literal["user", "assistant", "system"]
+    content: str
+
+
+class IngestResult(BaseModel):
+    created: list[str] = Field(description="Ids of new memories (merged ones included).")
+    duplicates: list[str] = Field(default_factory=list, description="Ids of memories that already existed.")
+    summary_id: str | None = None
+    method: Literal["llm", "rules"]
+    llm: str
+
+
+def validate_messages(messages: list[Message]) -> list[Message]:
+    if not messages:
+        raise InvalidInput("messages", "must not be empty")
+    if len(messages) > MAX_MESSAGES:
+        raise InvalidInput("messages", f"{len(messages)} messages; the limit is {MAX_MESSAGES}")
+    total = 0
+    for i, m in enumerate(messages):
+        if "\x00" in m.content:
+            raise InvalidInput(f"messages[{i}].content", "contains a NUL byte (\\x00), which cannot be stored")
+        total += len(m.content)
+    if total > MAX_TOTAL_CHARS:
+        raise InvalidInput("messages", f"{total:,} characters in all; the limit is {MAX_TOTAL_CHARS:,}")
+    return messages
+
+
+def extraction_prompt(messages: list[Message], today: str) -> Prompt:
+    transcript = "\n".join(f"{m.role}: {m.content.strip()}" for m in messages if m.content.strip())
+    user = (
+        f"Today is {today}.\n\nConversation:\n{transcript}\n\n"
+        "Answer as JSON:\n"
+        '{"memories": [{"content": "...", "kind": "fact|episodic|procedural", "importance": 1-10, '
+        '"category": "work|location|skill|preference|workflow|health|relationship|general", '
+        '"event_time": "ISO date or null", "temporality": "current|historical|prospective", '
+        '"procedure_steps": ["...", "..."] or null}],\n'
+        ' "summary": "one or two sentences on what the conversation was about"}'
+    )
+    return Prompt(SYSTEM, user, max_tokens=3000)
+
+
+def rule_statements(messages: list[Message]) -> list[str]:
+    """First-person statements from the user's turns (no questions), in order, without repeats."""
+    out: list[str] = []
+    for m in messages:
+        if m.role != "user":
+            continue
+        for sentence in _SENTENCE.split(m.content):
+            sentence = _FILLER.sub("", sentence.strip()).strip()
+            if (len(sentence.split()) >= 3 and not sentence.endswith("?") and _FIRST_PERSON.search(sentence)
+                    and sentence not in out):
+                out.append(sentence[: inputs.MAX_CONTENT_CHARS])
+    return out
+
+
+class IngestService:
+    def __init__(self, app: AppState) -> None:
+        self.app = app
+
+    def prompt(self, messages: list[Message]) -> Prompt:
+        now = self.app.clock()
+        local = now.astimezone(self.app.settings.tz) if self.app.settings.tz else now.astimezone()
+        return extraction_prompt(messages, local.strftime("%Y-%m-%d (%A)"))
+
+    async def ingest(self, user_id: str, messages: list[Message], session_id: str | None,
+                     extracted: Any, llm_name: str) -> IngestResult:
+        """Store what was extracted (`extracted` is the model's parsed JSON, or None for the rules)."""
+        validate_messages(messages)
+        source = inputs.text_field("session_id", session_id, 200) if session_id else None
+        created: list[str] = []
+        duplicates: list[str] = []
+
+        async def keep(content: str, **fields: Any) -> None:
+            try:
+                result = await self.app.memories.remember(user_id, content, source=source, **fields)
+            except InvalidInput:
+                if "event_time" not in fields:
+                    raise
+                fields.pop("event_time")  # a date the model wrote in a form we cannot read: keep the memory
+                result = await self.app.memories.remember(user_id, content, source=source, **fields)
+            (duplicates if result.status == "duplicate" else created).append(result.id)
+
+        if not isinstance(extracted, dict):
+            for statement in rule_statements(messages):
+                await keep(statement)
+            return IngestResult(created=created, duplicates=duplicates, method="rules", llm=llm_name)
+
+        items = extracted.get("memories")
+        for item in (items if isinstance(items, list) else [])[:MAX_EXTRACTED]:
+            fields = _fields(item)
+            if fields is not None:
+                await keep(**fields)
+        summary_id = None
+        summary = extracted.get("summary")
+        if isinstance(summary, str) and summary.strip() and "\x00" not in summary:
+            text = "Conversation summary: " + " ".join(summary.split())[:1000]
+            result = await self.app.memories.remember(user_id, text, kind="episodic", source=source,
+                                                      event_time=self.app.clock().isoformat())
+            summary_id = result.id
+            for memory_id in dict.fromkeys([*created, *duplicates]):
+                if memory_id != summary_id:
+                    await self.app.links.link(user_id, summary_id, memory_id, SUMMARY_RELATION, created_by="ingest")
+        return IngestResult(created=created, duplicates=duplicates, summary_id=summary_id, method="llm",
+                            llm=llm_name)
+
+
+def _fields(item: Any) -> dict[str, Any] | None:
+    """The remember() arguments for one extracted memory; None if it is unusable."""
+    if not isinstance(item, dict) or not isinstance(item.get("content"), str):
+        return None
+    content = item["content"].strip()
+    if not content or "\x00" in content or len(content) > inputs.MAX_CONTENT_CHARS:
+        return None
+    fields: dict[str, Any] = {"content": content}
+    if item.get("kind") in inputs.WRITABLE_KINDS:
+        fields["kind"] = item["kind"]
+    importance = item.get("importance")
+    if isinstance(importance, int) and not isinstance(importance, bool) and 1 <= importance <= 10:
+        fields["importance"] = importance
+    if isinstance(item.get("category"), str) and 0 < len(item["category"].strip()) <= inputs.MAX_CATEGORY_CHARS:
+        fields["category"] = item["category"].strip()
+    if isinstance(item.get("event_time"), str) and item["event_time"].strip():
+        fields["event_time"] = item["event_time"].strip()[:100]
+    if item.get("temporality") in ("current", "historical", "prospective"):
+        fields["temporality"] = item["temporality"]
+    steps = item.get("procedure_steps")
+    if isinstance(steps, list) and len(steps) >= 2 and all(isinstance(x, str) and x.strip() for x in steps):
+        fields["procedure_steps"] = [x.strip()[:500] for x in steps[:30]]
+    return fields

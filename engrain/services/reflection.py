@@ -1,0 +1,411 @@
+"""Reflection cycles (SPEC §7): when to reflect, what to ask the model, how to apply its answer.
+
+A cycle is split into read-only preparation, prompts, and one applying transaction, so
+that the same code serves a direct provider (which is simply awaited) and MCP sampling
+(where the client's model is asked by resolvers before the tool body runs, and the body
+then finds each answer by its prompt).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+from sqlalchemy import text
+
+from engrain.errors import EngrainError
+from engrain.providers.llm import Prompt
+from engrain.services import reflection_prompts as prompts
+from engrain.services import traits as lifecycle
+from engrain.storage import memories as repo
+from engrain.storage import traits as trait_repo
+from engrain.storage.models import Memory
+
+if TYPE_CHECKING:
+    from engrain.server.state import AppState
+
+log = logging.getLogger(__name__)
+
+MAX_MEMORIES, MAX_TRAITS = 200, 50
+IMPORTANCE_TRIGGER = 30
+SCHEDULED_AFTER = timedelta(hours=24)
+IDEMPOTENCY_WINDOW = timedelta(seconds=60)
+QUESTIONS, EVIDENCE_PER_QUESTION, MAX_EVIDENCE = 5, 3, 10
+MAX_TRAIT_CHARS = 500
+
+Ask = Callable[[Prompt], Awaitable[Any]]
+Progress = Callable[[float, str], Awaitable[None]]
+
+
+class ReflectResult(BaseModel):
+    triggered: bool
+    trigger_type: str | None = None
+    reason: str | None = None
+    memories_scanned: int = 0
+    traits_created: int = 0
+    traits_updated: int = 0
+    traits_dissolved: int = 0
+    links_created: int = 0
+    cycle_id: str | None = None
+    status: str | None = None
+    error: str | None = None
+    llm: str = "none"
+    llm_calls: int = 0
+
+
+@dataclass
+class Trigger:
+    triggered: bool
+    type: str | None
+    value: float | None
+    reason: str | None = None
+
+
+@dataclass
+class Plan:
+    """What one cycle looks at. Aliases (m1, t1, e1) are what the model sees and cites."""
+
+    user_id: str
+    now: datetime
+    trigger: Trigger
+    force: bool
+    memories: list[tuple[str, Memory]]
+    traits: list[tuple[str, Memory]]
+    evidence: list[tuple[str, Memory]] = field(default_factory=list)
+
+    def memory_ref(self, ref: Any) -> uuid.UUID | None:
+        """A cited memory id, if the model was shown it (anything else is hallucinated or foreign)."""
+        return _resolve(ref, [*self.memories, *self.evidence])
+
+    def trait_ref(self, ref: Any) -> uuid.UUID | None:
+        return _resolve(ref, self.traits)
+
+    def memory_refs(self, refs: Any) -> list[uuid.UUID]:
+        found = [self.memory_ref(r) for r in refs] if isinstance(refs, list) else []
+        return list(dict.fromkeys(r for r in found if r is not None))
+
+    @property
+    def two_stage(self) -> bool:
+        return self.trigger.type == "importance_accumulated"
+
+
+def _resolve(ref: Any, shown: list[tuple[str, Memory]]) -> uuid.UUID | None:
+    if not isinstance(ref, str):
+        return None
+    ref = ref.strip().strip("[]")
+    for alias, m in shown:
+        if ref == alias or ref == str(m.id):
+            return m.id
+    return None
+
+
+def _entries(answer: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    value = answer.get(key)
+    return [e for e in value if isinstance(e, dict)] if isinstance(value, list) else []
+
+
+def _clean(value: Any) -> str | None:
+    if not isinstance(value, str) or "\x00" in value:
+        return None
+    value = " ".join(value.split())
+    return value[:MAX_TRAIT_CHARS] if value else None
+
+
+def lock_key(user_id: str) -> int:
+    """A per-user advisory lock key (signed 64-bit)."""
+    return int.from_bytes(hashlib.sha256(f"engrain:reflect:{user_id}".encode()).digest()[:8], "big", signed=True)
+
+
+def review_candidates(plan: Plan, main: dict[str, Any]) -> list[tuple[str, Memory, list[uuid.UUID]]]:
+    """Traits that, once this answer's contradictions and reinforcements are applied, are contradicted
+    often enough for the dedicated review (ratio > 0.3 and at least 2). Pure, so a sampling resolver
+    and the applying transaction agree on it."""
+    added_r: dict[uuid.UUID, int] = {}
+    added_c: dict[uuid.UUID, list[uuid.UUID]] = {}
+    for entry in _entries(main, "reinforcements"):
+        tid, ev = plan.trait_ref(entry.get("trait_id")), plan.memory_refs(entry.get("new_evidence_ids"))
+        if tid and ev:
+            added_r[tid] = added_r.get(tid, 0) + len(ev)
+    for entry in _entries(main, "contradictions"):
+        tid, ev = plan.trait_ref(entry.get("trait_id")), plan.memory_refs(entry.get("contradicting_evidence_ids"))
+        if tid and ev:
+            added_c.setdefault(tid, []).extend(ev)
+    out = []
+    for alias, t in plan.traits:
+        if t.id in added_c and lifecycle.needs_review(
+            (t.trait_reinforcement_count or 0) + added_r.get(t.id, 0),
+            (t.trait_contradiction_count or 0) + len(added_c[t.id]),
+        ):
+            out.append((alias, t, added_c[t.id]))
+    return out
+
+
+class ReflectionService:
+    def __init__(self, app: AppState) -> None:
+        self.app = app
+
+    # ---- when ------------------------------------------------------------------------------
+
+    async def should_reflect(self, user_id: str) -> Trigger:
+        now = self.app.clock()
+        db = await self.app.database()
+        async with db.sessions() as s:
+            mark = await trait_repo.watermark(s, user_id)
+            count, importance = await trait_repo.importance_since(s, user_id, mark)
+        return self._classify(mark, count, importance, now)
+
+    @staticmethod
+    def _classify(mark: datetime | None, count: int, importance: int, now: datetime) -> Trigger:
+        if mark is not None and now - mark < IDEMPOTENCY_WINDOW:
+            return Trigger(False, None, None, "reflected less than 60 s ago")
+        if count == 0:
+            return Trigger(False, None, None, "no new memories since the last reflection")
+        if mark is None:
+            return Trigger(True, "first_time", None)
+        if importance >= IMPORTANCE_TRIGGER:
+            return Trigger(True, "importance_accumulated", float(importance))
+        if now - mark >= SCHEDULED_AFTER:
+            return Trigger(True, "scheduled", (now - mark).total_seconds() / 3600)
+        return Trigger(False, None, float(importance),
+                       f"importance {importance} < {IMPORTANCE_TRIGGER} and last reflection < 24 h ago")
+
+    # ---- preparation (read-only) -------------------------------------------------------------
+
+    async def prepare(self, user_id: str, force: bool) -> Plan | ReflectResult:
+        now = self.app.clock()
+        db = await self.app.database()
+        async with db.sessions() as s:
+            mark = await trait_repo.watermark(s, user_id)
+            count, importance = await trait_repo.importance_since(s, user_id, mark)
+            trigger = self._classify(mark, count, importance, now)
+            if not trigger.triggered and not force:
+                return ReflectResult(triggered=False, reason=trigger.reason)
+            if not trigger.triggered:  # forced: name the trigger the checks would otherwise have given
+                kind = "first_time" if mark is None else (
+                    "importance_accumulated" if importance >= IMPORTANCE_TRIGGER else "manual")
+                trigger = Trigger(True, kind, float(importance))
+            memories = await trait_repo.new_memories(s, user_id, mark, now, MAX_MEMORIES)
+            traits = await trait_repo.active_traits(s, user_id, limit=MAX_TRAITS)
+        return Plan(user_id, now, trigger, force,
+                    [(f"m{i}", m) for i, m in enumerate(memories, 1)], [(f"t{i}", t) for i, t in enumerate(traits, 1)])
+
+    def first_prompt(self, plan: Plan) -> Prompt | None:
+        if not plan.memories:
+            return None
+        mems, trts = prompts.memory_lines(plan.memories), prompts.trait_lines(plan.traits)
+        return prompts.questions_prompt(mems, trts) if plan.two_stage else prompts.main_prompt(mems, trts, None)
+
+    async def second_prompt(self, plan: Plan, first_answer: Any) -> Prompt | None:
+        """Two-stage only: retrieve evidence for the model's questions, then the main prompt."""
+        if not plan.two_stage:
+            return None
+        questions = first_answer.get("questions") if isinstance(first_answer, dict) else None
+        if not isinstance(questions, list) or not all(isinstance(q, str) for q in questions):
+            raise ValueError('the questions answer has no "questions" list of strings')
+        seen = {m.id for _, m in plan.memories}
+        found: list[Memory] = []
+        db = await self.app.database()
+        for question in questions[:QUESTIONS]:
+            result = await self.app.search.recall(
+                plan.user_id, question[:500] or "?", limit=EVIDENCE_PER_QUESTION,
+                kinds=["fact", "episodic", "procedural"], include_links=False, track_access=False,
+            )
+            ids = [uuid.UUID(h.id) for h in result.results if uuid.UUID(h.id) not in seen]
+            seen.update(ids)
+            async with db.sessions() as s:
+                found += sorted(await repo.get_many(s, plan.user_id, ids), key=lambda m: ids.index(m.id))
+        plan.evidence = [(f"e{i}", m) for i, m in enumerate(found[:MAX_EVIDENCE], 1)]
+        return prompts.main_prompt(prompts.memory_lines(plan.memories), prompts.trait_lines(plan.traits),
+                                   prompts.memory_lines(plan.evidence))
+
+    async def review_prompt(self, plan: Plan, main: Any) -> Prompt | None:
+        cases = review_candidates(plan, main) if isinstance(main, dict) else []
+        if not cases:
+            return None
+        db = await self.app.database()
+        async with db.sessions() as s:
+            rows = await trait_repo.evidence(s, [t.id for _, t, _ in cases])
+        blocks = []
+        shown = {m.id: m for _, m in [*plan.memories, *plan.evidence]}
+        for alias, t, new in cases:
+            support = [r["content"] for r in rows if r["trait_id"] == t.id and r["polarity"] == "supporting"]
+            against = [r["content"] for r in rows if r["trait_id"] == t.id and r["polarity"] == "contradicting"]
+            against += [shown[m].content for m in new]
+            blocks.append(f"[{alias}] {t.content}\n  supporting: " + " | ".join(support or ["(none)"])
+                          + "\n  contradicting: " + " | ".join(against))
+        return prompts.review_prompt("\n".join(blocks))
+
+    # ---- the cycle ---------------------------------------------------------------------------
+
+    async def reflect(self, user_id: str, *, force: bool, ask: Ask | None, llm_name: str,
+                      progress: Progress | None = None) -> ReflectResult:
+        """Run one cycle. `ask` answers a prompt with parsed JSON (None: no model available).
+        Concurrent calls for one user: the second returns at once, not triggered."""
+        db = await self.app.database()
+        async with db.engine.connect() as lock_conn:
+            got = await lock_conn.scalar(text("SELECT pg_try_advisory_lock(:k)"), {"k": lock_key(user_id)})
+            if not got:
+                return ReflectResult(triggered=False, reason="a reflection for this user is already running",
+                                     llm=llm_name)
+            try:
+                return await self._cycle(user_id, force, ask, llm_name, progress)
+            finally:
+                await lock_conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": lock_key(user_id)})
+                await lock_conn.commit()
+
+    async def _cycle(self, user_id: str, force: bool, ask: Ask | None, llm_name: str,
+                     progress: Progress | None) -> ReflectResult:
+        async def step(fraction: float, message: str) -> None:
+            if progress is not None:
+                await progress(fraction, message)
+
+        plan = await self.prepare(user_id, force)
+        if isinstance(plan, ReflectResult):
+            plan.llm = llm_name
+            return plan
+        await step(0.1, f"scanning {len(plan.memories)} new memories ({plan.trigger.type})")
+        calls = 0
+        main: Any = None
+        review: Any = None
+        error: str | None = None
+        first = self.first_prompt(plan)
+        if ask is not None and first is not None:
+            try:
+                await step(0.2, "asking the model" + (" for key questions" if plan.two_stage else ""))
+                calls += 1
+                main = await ask(first)
+                second = await self.second_prompt(plan, main)
+                if second is not None:
+                    await step(0.45, f"asking the model with {len(plan.evidence)} pieces of evidence")
+                    calls += 1
+                    main = await ask(second)
+                if not isinstance(main, dict):
+                    raise ValueError("the model's answer is not a JSON object")
+                third = await self.review_prompt(plan, main)
+                if third is not None:
+                    await step(0.65, "asking the model to review contradicted traits")
+                    calls += 1
+                    review = await ask(third)
+            except (EngrainError, ValueError) as exc:
+                error = f"{type(exc).__name__}: {exc}"
+                main = review = None
+                log.warning("reflection for %s: LLM step failed (%s); keeping code-only results", user_id, error)
+        await step(0.8, "applying")
+        result = await self.apply(plan, main, review, llm_name, error)
+        result.llm_calls = calls
+        await step(1.0, "done")
+        return result
+
+    async def _embed_contents(self, main: Any, review: Any) -> dict[str, tuple[str, int, list[float]]]:
+        """Vectors for every trait text the answer may create, in one batch, before the transaction."""
+        contents: list[str] = []
+        if isinstance(main, dict):
+            for key in ("new_trends", "new_behaviors", "upgrades"):
+                for entry in _entries(main, key):
+                    c = _clean(entry.get("content") or entry.get("new_content"))
+                    if c:
+                        contents.append(c)
+        if isinstance(review, dict):
+            contents += [c for e in _entries(review, "decisions") if (c := _clean(e.get("new_content")))]
+        contents = list(dict.fromkeys(contents))
+        if not contents:
+            return {}
+        try:
+            model, vectors = await self.app.embeddings.embed(contents)
+        except EngrainError as exc:
+            log.warning("new traits stored without vectors: %s", exc)
+            return {}
+        db = await self.app.database()
+        await db.ensure_vector_index(model.id, model.dim)
+        return {c: (model.id, model.dim, v) for c, v in zip(contents, vectors, strict=True)}
+
+    async def apply(self, plan: Plan, main: Any, review: Any, llm_name: str, error: str | None) -> ReflectResult:
+        vectors = await self._embed_contents(main, review)
+        db = await self.app.database()
+        async with db.sessions.begin() as s:  # the caller holds the user's reflection lock
+            if not plan.force:
+                mark = await trait_repo.watermark(s, plan.user_id)
+                if mark is not None and plan.now - mark < IDEMPOTENCY_WINDOW:
+                    return ReflectResult(triggered=False, reason="reflected less than 60 s ago", llm=llm_name)
+            cycle_id = uuid.uuid4()
+            await trait_repo.start_cycle(s, cycle_id, plan.user_id, plan.trigger.type or "manual",
+                                         plan.trigger.value, plan.now)
+            code = {}
+            for step in (trait_repo.expire_trends, trait_repo.promote_trends, trait_repo.expire_prospective):
+                code.update(await step(s, plan.user_id, plan.now))
+            writer = lifecycle.TraitWriter(s, plan.user_id, plan.now, cycle_id, vectors)
+            links = await self._apply_answer(s, writer, plan, main, review) if isinstance(main, dict) else 0
+            decay = await trait_repo.decay_traits(s, plan.user_id, plan.now)
+            created = set(writer.stats.created)
+            result = ReflectResult(
+                triggered=True, trigger_type=plan.trigger.type, memories_scanned=len(plan.memories),
+                traits_created=len(created),
+                traits_updated=len(writer.stats.updated - created - writer.stats.dissolved) + code["promoted"],
+                traits_dissolved=len(writer.stats.dissolved) + code["expired_trends"] + decay["dissolved"],
+                links_created=links, cycle_id=str(cycle_id), status="failed" if error else "completed",
+                error=error, llm=llm_name,
+            )
+            stats = result.model_dump(include={"memories_scanned", "traits_created", "traits_updated",
+                                               "traits_dissolved", "links_created", "llm"})
+            stats |= {"expired_intentions": code["expired_intentions"], "decayed": decay["decayed"]}
+            await trait_repo.finish_cycle(s, cycle_id, result.status, stats, error, plan.now)
+            if error is None:
+                await trait_repo.set_watermark(s, plan.user_id, plan.now)
+        return result
+
+    async def _apply_answer(self, s: Any, writer: lifecycle.TraitWriter, plan: Plan, main: dict[str, Any],
+                            review: Any) -> int:
+        """Apply the model's answer; anything citing ids it was not shown is ignored."""
+        current = {t.id: t for t in await trait_repo.active_traits(s, plan.user_id)}
+
+        def trait(ref: Any) -> Memory | None:
+            tid = plan.trait_ref(ref)
+            return current.get(tid) if tid else None
+
+        for entry in _entries(main, "new_trends"):
+            content, ev = _clean(entry.get("content")), plan.memory_refs(entry.get("evidence_ids"))
+            if content and ev:
+                await writer.create_trend(content, ev, entry.get("window_days"), entry.get("context"))
+        for entry in _entries(main, "new_behaviors"):
+            content, ev = _clean(entry.get("content")), plan.memory_refs(entry.get("evidence_ids"))
+            if content and ev:
+                await writer.create_behavior(content, ev, entry.get("confidence"), entry.get("context"))
+        for entry in _entries(main, "reinforcements"):
+            t, ev = trait(entry.get("trait_id")), plan.memory_refs(entry.get("new_evidence_ids"))
+            if t is not None and t.trait_stage != "dissolved" and ev:
+                await writer.reinforce(t, ev, str(entry.get("quality_grade", "D")).strip().upper()[:1])
+        for entry in _entries(main, "contradictions"):
+            t, ev = trait(entry.get("trait_id")), plan.memory_refs(entry.get("contradicting_evidence_ids"))
+            if t is not None and t.trait_stage != "dissolved" and ev:
+                await writer.contradict(t, ev, _clean(entry.get("description")) or "")
+        reviewable = {t.id for _, t, _ in review_candidates(plan, main)}
+        for entry in _entries(review, "decisions") if isinstance(review, dict) else []:
+            t = trait(entry.get("trait_id"))
+            if t is None or t.id not in reviewable or t.trait_stage == "dissolved":
+                continue
+            if entry.get("action") == "dissolve":
+                await writer.dissolve(t, "dissolved by the contradiction review")
+            elif entry.get("action") == "modify" and (content := _clean(entry.get("new_content"))):
+                await writer.modify(t, content)
+        for entry in _entries(main, "upgrades"):
+            refs = entry.get("from_trait_ids")
+            sources = [t for r in refs if (t := trait(r)) is not None] if isinstance(refs, list) else []
+            content = _clean(entry.get("new_content"))
+            if content and sources and len(sources) == len(refs):
+                refused = await writer.upgrade(sources, content, str(entry.get("new_subtype")),
+                                               _clean(entry.get("reasoning")) or "")
+                if refused:
+                    log.info("upgrade to %r refused: %s", content, refused)
+        links = 0
+        for entry in _entries(main, "links"):
+            a, b = plan.memory_ref(entry.get("source_id")), plan.memory_ref(entry.get("target_id"))
+            relation = (_clean(entry.get("relation")) or "related")[:40]
+            if a and b and a != b:
+                links += await repo.add_link_pair(s, plan.user_id, a, b, relation, "reflection")
+        return links

@@ -1,0 +1,92 @@
+"""The English prompts of a reflection cycle. Each one demands a single JSON object."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from engrain.providers.llm import Prompt
+from engrain.storage.models import Memory
+
+SYSTEM = (
+    "You maintain a long-term model of one user for a memory system. You read what was recently learned "
+    "about the user and decide which patterns it shows. Be conservative: a trait needs evidence, one "
+    "memory is a trend at most, and nothing is inferred about sensitive attributes unless stated. "
+    "Refer to memories and traits only by the ids shown in square brackets. Answer with one JSON object "
+    "and nothing else."
+)
+
+MAIN_SCHEMA = """\
+{
+  "new_trends": [{"content": "short statement about the user", "evidence_ids": ["m1"], "window_days": 30,
+                  "context": "work|personal|social|learning|general"}],
+  "new_behaviors": [{"content": "...", "evidence_ids": ["m1", "m2"], "confidence": 0.4, "context": "..."}],
+  "reinforcements": [{"trait_id": "t1", "new_evidence_ids": ["m3"], "quality_grade": "A|B|C|D"}],
+  "contradictions": [{"trait_id": "t2", "contradicting_evidence_ids": ["m4"], "description": "..."}],
+  "upgrades": [{"from_trait_ids": ["t1", "t3"], "new_content": "...", "new_subtype": "preference|core",
+                "reasoning": "..."}],
+  "links": [{"source_id": "m1", "target_id": "m2", "relation": "elaborates|contradicts|same_topic|causal|related"}]
+}"""
+
+RULES = """\
+Rules:
+- new_trends: a pattern seen once or twice, possibly passing (mood, a current focus). window_days 14 for
+  moods, else 30.
+- new_behaviors: a recurring behavior with at least two supporting memories; confidence 0.3-0.5.
+- reinforcements: new memories that support an existing trait. quality_grade: A = seen across different
+  contexts, B = the user says it explicitly about themselves, C = seen across separate conversations,
+  D = same conversation or only implied.
+- contradictions: new memories that go against an existing trait.
+- upgrades: several established behaviors that together show a preference (new_subtype "preference"),
+  or preferences that show a core value (new_subtype "core").
+- links: pairs of memories that explain each other.
+- Use empty lists when nothing applies. Do not repeat existing traits as new ones: reinforce them."""
+
+
+def _when(m: Memory) -> str:
+    when: datetime = m.event_time or m.created_at
+    return when.date().isoformat()
+
+
+def memory_lines(memories: Iterable[tuple[str, Memory]]) -> str:
+    lines = [f"[{alias}] ({m.kind}, {_when(m)}, importance {m.importance}) {m.content}" for alias, m in memories]
+    return "\n".join(lines) or "(none)"
+
+
+def trait_lines(traits: Iterable[tuple[str, Memory]]) -> str:
+    lines = [
+        f"[{alias}] ({t.trait_subtype}, {t.trait_stage}, confidence {t.trait_confidence or 0:.2f}, "
+        f"reinforced {t.trait_reinforcement_count or 0}, contradicted {t.trait_contradiction_count or 0}, "
+        f"context {t.trait_context}) {t.content}"
+        for alias, t in traits
+    ]
+    return "\n".join(lines) or "(none yet)"
+
+
+def questions_prompt(memories: str, traits: str) -> Prompt:
+    user = (
+        "Recently learned about the user:\n" + memories + "\n\nWhat we already believe about the user:\n" + traits
+        + "\n\nList the 3 to 5 most useful questions to check against the user's older memories before "
+        "deciding what these new memories say about them (e.g. 'Has the user mentioned running before?').\n"
+        'Answer as JSON: {"questions": ["...", "..."]}'
+    )
+    return Prompt(SYSTEM, user, max_tokens=500)
+
+
+def main_prompt(memories: str, traits: str, evidence: str | None) -> Prompt:
+    parts = ["Recently learned about the user:", memories]
+    if evidence is not None:
+        parts += ["", "Older memories retrieved as evidence:", evidence]
+    parts += ["", "Current traits of the user:", traits, "", RULES, "", "Answer as JSON with exactly these keys:",
+              MAIN_SCHEMA]
+    return Prompt(SYSTEM, "\n".join(parts), max_tokens=3000)
+
+
+def review_prompt(cases: str) -> Prompt:
+    user = (
+        "These traits of the user are now contradicted often. For each, decide whether to keep it reworded "
+        '("modify", give new_content that fits all the evidence) or drop it ("dissolve").\n\n' + cases
+        + '\n\nAnswer as JSON: {"decisions": [{"trait_id": "t1", "action": "modify|dissolve", '
+        '"new_content": "..."}]}'
+    )
+    return Prompt(SYSTEM, user, max_tokens=1000)

@@ -1,0 +1,149 @@
+"""Reading traits back: get_user_traits, one trait with its evidence ("why do you think that?"),
+and the user's profile in markdown (a resource, and the summary in the server instructions)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field
+
+from engrain.errors import InvalidInput, NotFound
+from engrain.services import inputs
+from engrain.storage import memories as repo
+from engrain.storage import traits as trait_repo
+from engrain.storage.models import Memory
+
+if TYPE_CHECKING:
+    from engrain.server.state import AppState
+
+STAGE_ORDER = ("trend", "candidate", "emerging", "established", "core")  # weakest first
+SUBTYPES = ("behavior", "preference", "core")
+
+
+class TraitView(BaseModel):
+    id: str
+    content: str
+    subtype: str | None
+    stage: str | None
+    confidence: float | None
+    context: str | None
+    reinforcement_count: int
+    contradiction_count: int
+    first_observed: datetime | None
+    last_reinforced: datetime | None
+    window_end: datetime | None = None
+    parent_id: str | None = None
+    supporting_ids: list[str] | None = None
+    contradicting_ids: list[str] | None = None
+
+    @classmethod
+    def of(cls, t: Memory, evidence: list[dict[str, Any]] | None = None) -> TraitView:
+        view = cls(
+            id=str(t.id), content=t.content, subtype=t.trait_subtype, stage=t.trait_stage,
+            confidence=round(t.trait_confidence, 6) if t.trait_confidence is not None else None,
+            context=t.trait_context, reinforcement_count=t.trait_reinforcement_count or 0,
+            contradiction_count=t.trait_contradiction_count or 0, first_observed=t.trait_first_observed,
+            last_reinforced=t.trait_last_reinforced, window_end=t.trait_window_end,
+            parent_id=str(t.trait_parent_id) if t.trait_parent_id else None,
+        )
+        if evidence is not None:
+            mine = [e for e in evidence if e["trait_id"] == t.id]
+            view.supporting_ids = [str(e["memory_id"]) for e in mine if e["polarity"] == "supporting"]
+            view.contradicting_ids = [str(e["memory_id"]) for e in mine if e["polarity"] == "contradicting"]
+        return view
+
+
+class TraitList(BaseModel):
+    traits: list[TraitView]
+    min_stage: str
+    total: int = Field(description="How many traits matched before `limit`.")
+
+
+def stages_from(min_stage: str) -> tuple[str, ...]:
+    if min_stage not in STAGE_ORDER:
+        raise InvalidInput("min_stage", f"{min_stage[:40]!r} is not one of {', '.join(STAGE_ORDER)}")
+    return STAGE_ORDER[STAGE_ORDER.index(min_stage):]
+
+
+class TraitService:
+    def __init__(self, app: AppState) -> None:
+        self.app = app
+
+    async def list(self, user_id: str, *, min_stage: str = "emerging", subtype: str | None = None,
+                   context: str | None = None, limit: int | None = None,
+                   include_evidence: bool = False) -> TraitList:
+        stages = stages_from(min_stage)
+        if subtype is not None and subtype not in SUBTYPES:
+            raise InvalidInput("subtype", f"{subtype[:40]!r} is not one of {', '.join(SUBTYPES)}")
+        if limit is not None:
+            limit = inputs.int_range("limit", limit, 1, inputs.MAX_LIMIT)
+        db = await self.app.database()
+        async with db.sessions() as s:
+            rows = await trait_repo.active_traits(s, user_id, stages=stages, subtype=subtype, context=context)
+            shown = rows[:limit] if limit else rows
+            ev = await trait_repo.evidence(s, [t.id for t in shown]) if include_evidence else None
+        return TraitList(traits=[TraitView.of(t, ev) for t in shown], min_stage=min_stage, total=len(rows))
+
+    async def detail(self, user_id: str, trait_id: str) -> dict[str, Any]:
+        """A trait with the memories for and against it, its history, parent and children."""
+        tid = inputs.memory_id("trait_id", trait_id)
+        db = await self.app.database()
+        async with db.sessions() as s:
+            t = await repo.get(s, user_id, tid)
+            if t is None or t.kind != "trait":
+                raise NotFound("trait_id", tid)
+            ev = await trait_repo.evidence(s, [tid])
+            hist = await repo.history(s, user_id, tid)
+            kids = await trait_repo.children(s, user_id, tid)
+
+        def memory(e: dict[str, Any]) -> dict[str, Any]:
+            return {"id": str(e["memory_id"]), "content": e["content"], "kind": e["kind"], "quality": e["quality"],
+                    "event_time": e["event_time"].isoformat() if e["event_time"] else None,
+                    "learned_at": e["m_at"].isoformat(), "cited_at": e["created_at"].isoformat()}
+
+        return {
+            **TraitView.of(t).model_dump(mode="json", exclude={"supporting_ids", "contradicting_ids"}),
+            "supporting": [memory(e) for e in ev if e["polarity"] == "supporting"],
+            "contradicting": [memory(e) for e in ev if e["polarity"] == "contradicting"],
+            "children": [{"id": str(k.id), "content": k.content, "subtype": k.trait_subtype} for k in kids],
+            "history": [{"action": h.action, "at": h.at.isoformat(), "reason": h.reason, "old_content": h.old_content,
+                         "new_content": h.new_content} for h in hist],
+        }
+
+    async def profile(self, user_id: str) -> str:
+        """Markdown: who the user is (core and established traits, pinned facts, upcoming intentions)."""
+        now = self.app.clock()
+        db = await self.app.database()
+        async with db.sessions() as s:
+            traits = await trait_repo.active_traits(s, user_id, stages=("emerging", "established", "core"))
+            pinned = await repo.pinned(s, user_id, now)
+            plans = await repo.intentions(s, user_id, now)
+        lines = [f"# What engrain knows about {user_id}", ""]
+        for stage, title in (("core", "Core"), ("established", "Established"), ("emerging", "Emerging (tentative)")):
+            mine = [t for t in traits if t.trait_stage == stage]
+            if mine:
+                lines += [f"## {title}"] + [f"- {t.content} ({t.trait_subtype}, {t.trait_confidence:.2f})"
+                                            for t in mine] + [""]
+        if pinned:
+            lines += ["## Pinned facts"] + [f"- {m.content}" for m in pinned] + [""]
+        upcoming = [m for m in plans if m.event_time is None or m.event_time >= now]
+        if upcoming:
+            lines += ["## Upcoming"] + [
+                f"- {m.event_time.date().isoformat() + ': ' if m.event_time else ''}{m.content}" for m in upcoming[:10]
+            ] + [""]
+        if len(lines) == 2:
+            lines += ["Nothing learned yet: remember facts about the user, and reflect to build traits."]
+        return "\n".join(lines).rstrip() + "\n"
+
+    async def summary(self, user_id: str, max_items: int = 8) -> str:
+        """A few lines for the server instructions: the strongest traits and the next plans."""
+        now = self.app.clock()
+        db = await self.app.database()
+        async with db.sessions() as s:
+            traits = await trait_repo.active_traits(s, user_id, stages=("established", "core"), limit=max_items)
+            plans = [m for m in await repo.intentions(s, user_id, now) if m.event_time and m.event_time >= now]
+        parts = [f"- {t.content}" for t in traits]
+        parts += [f"- upcoming {m.event_time.date().isoformat()}: {m.content}" for m in plans[:3]]
+        return "\n".join(parts)
+

@@ -1,0 +1,295 @@
+"""SQL for traits, reflection cycles and the reflection watermark.
+
+The lifecycle passes (trend promotion/expiry, prospective expiry, decay) are single
+set-based statements that also write their `memory_history` rows; with `user_id=None`
+they cover every user (the scheduler's jobs), otherwise one user (a reflection cycle).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select, text, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from engrain.storage.models import Memory, MemoryHistory, ReflectionCycle, TraitEvidence, UserState
+
+STAGE_RANK = ("dissolved", "candidate", "emerging", "established", "core")
+ACTIVE_STAGES = ("trend", "candidate", "emerging", "established", "core")
+# Confidence below each bound maps to the stage beside it; at or above the last, "core".
+STAGE_BOUNDS = ((0.1, "dissolved"), (0.3, "candidate"), (0.6, "emerging"), (0.85, "established"))
+DECAY_LAMBDA = {"behavior": 0.005, "preference": 0.002, "core": 0.001}
+
+
+def stage_sql(confidence: str) -> str:
+    """STAGE_BOUNDS as a SQL CASE over the expression `confidence`."""
+    cases = " ".join(f"WHEN {confidence} < {bound} THEN '{stage}'" for bound, stage in STAGE_BOUNDS)
+    return f"CASE {cases} ELSE 'core' END"
+
+
+def _user_filter(user_id: str | None, alias: str = "m") -> str:
+    return f"AND {alias}.user_id = :user" if user_id is not None else ""
+
+
+def _params(user_id: str | None, **extra: Any) -> dict[str, Any]:
+    return {"user": user_id, **extra} if user_id is not None else extra
+
+
+# ---- reads -------------------------------------------------------------------------------
+
+
+async def active_traits(
+    session: AsyncSession, user_id: str, *, stages: Sequence[str] = ACTIVE_STAGES, subtype: str | None = None,
+    context: str | None = None, limit: int | None = None,
+) -> list[Memory]:
+    """The user's live traits in the given stages, strongest stage first, then by confidence."""
+    rank = func.array_position(list(("trend", *STAGE_RANK)), Memory.trait_stage)
+    stmt = select(Memory).where(
+        Memory.user_id == user_id, Memory.kind == "trait", Memory.valid_until.is_(None),
+        Memory.trait_stage.in_(list(stages)),
+    )
+    if subtype is not None:
+        stmt = stmt.where(Memory.trait_subtype == subtype)
+    if context is not None:
+        stmt = stmt.where(Memory.trait_context == context)
+    stmt = stmt.order_by(rank.desc(), Memory.trait_confidence.desc().nulls_last(), Memory.created_at, Memory.id)
+    if limit is not None:
+        stmt = stmt.limit(limit)
+    return list((await session.execute(stmt)).scalars())
+
+
+async def evidence(session: AsyncSession, trait_ids: Sequence[uuid.UUID]) -> list[dict[str, Any]]:
+    """Evidence rows of traits with the memories' text (memories of one user by construction)."""
+    if not trait_ids:
+        return []
+    stmt = (
+        select(TraitEvidence.trait_id, TraitEvidence.memory_id, TraitEvidence.polarity, TraitEvidence.quality,
+               TraitEvidence.created_at, Memory.content, Memory.kind, Memory.event_time,
+               Memory.created_at.label("m_at"))
+        .join(Memory, Memory.id == TraitEvidence.memory_id)
+        .where(TraitEvidence.trait_id.in_(list(trait_ids)))
+        .order_by(TraitEvidence.created_at, TraitEvidence.memory_id)
+    )
+    return [dict(r._mapping) for r in await session.execute(stmt)]
+
+
+async def owned(session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID], *, traits: bool) -> set[uuid.UUID]:
+    """Which of `ids` are the user's live memories (traits=False) or active traits (traits=True)."""
+    if not ids:
+        return set()
+    stmt = select(Memory.id).where(Memory.id.in_(list(ids)), Memory.user_id == user_id, Memory.valid_until.is_(None))
+    stmt = stmt.where(Memory.kind == "trait") if traits else stmt.where(Memory.kind != "trait")
+    return set((await session.execute(stmt)).scalars())
+
+
+async def ancestors(session: AsyncSession, trait_id: uuid.UUID) -> set[uuid.UUID]:
+    """The trait's chain of parents (upgrades), for refusing cycles."""
+    rows = await session.execute(
+        text("WITH RECURSIVE up(id, parent) AS ("
+             " SELECT id, trait_parent_id FROM memories WHERE id = :id"
+             " UNION SELECT m.id, m.trait_parent_id FROM memories m JOIN up ON m.id = up.parent)"
+             " SELECT parent FROM up WHERE parent IS NOT NULL"),
+        {"id": trait_id},
+    )
+    return set(rows.scalars())
+
+
+async def children(session: AsyncSession, user_id: str, trait_id: uuid.UUID) -> list[Memory]:
+    stmt = select(Memory).where(Memory.user_id == user_id, Memory.trait_parent_id == trait_id).order_by(Memory.id)
+    return list((await session.execute(stmt)).scalars())
+
+
+async def new_memories(session: AsyncSession, user_id: str, since: datetime | None, now: datetime,
+                       limit: int) -> list[Memory]:
+    """Live non-trait memories learned after the watermark, most important first."""
+    stmt = select(Memory).where(
+        Memory.user_id == user_id, Memory.kind != "trait",
+        (Memory.valid_until.is_(None)) | (Memory.valid_until > now),
+    )
+    if since is not None:
+        stmt = stmt.where(Memory.created_at > since)
+    stmt = stmt.order_by(Memory.importance.desc(), Memory.created_at.desc(), Memory.id).limit(limit)
+    return list((await session.execute(stmt)).scalars())
+
+
+async def importance_since(session: AsyncSession, user_id: str, since: datetime | None) -> tuple[int, int]:
+    """(count, sum of importance) of fact/episodic/procedural memories learned after the watermark."""
+    stmt = select(func.count(), func.coalesce(func.sum(Memory.importance), 0)).where(
+        Memory.user_id == user_id, Memory.kind.in_(["fact", "episodic", "procedural"]),
+    )
+    if since is not None:
+        stmt = stmt.where(Memory.created_at > since)
+    count, total = (await session.execute(stmt)).one()
+    return int(count), int(total)
+
+
+async def watermark(session: AsyncSession, user_id: str) -> datetime | None:
+    return await session.scalar(select(UserState.last_reflected_at).where(UserState.user_id == user_id))
+
+
+async def set_watermark(session: AsyncSession, user_id: str, at: datetime) -> None:
+    stmt = pg_insert(UserState).values(user_id=user_id, last_reflected_at=at, updated_at=at)
+    stmt = stmt.on_conflict_do_update(index_elements=[UserState.user_id],
+                                      set_={"last_reflected_at": at, "updated_at": at})
+    await session.execute(stmt)
+
+
+# ---- writes ------------------------------------------------------------------------------
+
+
+async def add_evidence(session: AsyncSession, trait_id: uuid.UUID, memory_ids: Sequence[uuid.UUID], polarity: str,
+                       quality: str | None, cycle_id: uuid.UUID | None) -> int:
+    if not memory_ids:
+        return 0
+    rows = [{"trait_id": trait_id, "memory_id": m, "polarity": polarity, "quality": quality, "cycle_id": cycle_id}
+            for m in dict.fromkeys(memory_ids)]
+    result = await session.execute(
+        pg_insert(TraitEvidence).values(rows).on_conflict_do_nothing().returning(TraitEvidence.memory_id)
+    )
+    return len(result.all())
+
+
+async def inherit_evidence(session: AsyncSession, target: uuid.UUID, sources: Sequence[uuid.UUID],
+                           cycle_id: uuid.UUID | None) -> None:
+    await session.execute(
+        text("INSERT INTO trait_evidence (trait_id, memory_id, polarity, quality, cycle_id) "
+             "SELECT :target, memory_id, polarity, quality, :cycle FROM trait_evidence "
+             "WHERE trait_id = ANY(:sources) ON CONFLICT DO NOTHING"),
+        {"target": target, "sources": list(sources), "cycle": cycle_id},
+    )
+
+
+async def set_parent(session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID], parent: uuid.UUID,
+                     now: datetime) -> None:
+    await session.execute(update(Memory).where(Memory.id.in_(list(ids)), Memory.user_id == user_id)
+                          .values(trait_parent_id=parent, updated_at=now))
+
+
+async def start_cycle(session: AsyncSession, cycle_id: uuid.UUID, user_id: str, trigger: str, value: float | None,
+                      now: datetime) -> None:
+    session.add(ReflectionCycle(id=cycle_id, user_id=user_id, trigger_type=trigger, trigger_value=value,
+                                status="running", stats={}, started_at=now))
+    await session.flush()
+
+
+async def finish_cycle(session: AsyncSession, cycle_id: uuid.UUID, status: str, stats: dict[str, Any],
+                       error: str | None, now: datetime) -> None:
+    await session.execute(update(ReflectionCycle).where(ReflectionCycle.id == cycle_id)
+                          .values(status=status, stats=stats, error=error, finished_at=now))
+
+
+async def history_of(session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID]) -> list[MemoryHistory]:
+    stmt = (select(MemoryHistory).where(MemoryHistory.user_id == user_id, MemoryHistory.memory_id.in_(list(ids)))
+            .order_by(MemoryHistory.at, MemoryHistory.id))
+    return list((await session.execute(stmt)).scalars())
+
+
+# ---- set-based lifecycle passes ----------------------------------------------------------
+
+
+async def _run_pass(session: AsyncSession, sql: str, params: dict[str, Any]) -> dict[str, int]:
+    row = (await session.execute(text(sql), params)).one()
+    return {k: int(v) for k, v in row._mapping.items()}
+
+
+async def promote_trends(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, int]:
+    """Trends reinforced at least twice inside their window become candidates at confidence 0.3."""
+    sql = f"""
+    WITH upd AS (
+        UPDATE memories m SET trait_stage = 'candidate', trait_confidence = 0.3, updated_at = :now
+        WHERE m.kind = 'trait' AND m.trait_stage = 'trend' AND m.valid_until IS NULL
+          AND coalesce(m.trait_reinforcement_count, 0) >= 2 AND m.trait_window_end >= :now {_user_filter(user_id)}
+        RETURNING m.id, m.user_id),
+    hist AS (
+        INSERT INTO memory_history (memory_id, user_id, action, reason, at)
+        SELECT id, user_id, 'stage', 'trend → candidate (reinforced twice within its window; confidence 0.3)', :now
+        FROM upd RETURNING 1)
+    SELECT (SELECT count(*) FROM upd) AS promoted
+    """
+    return await _run_pass(session, sql, _params(user_id, now=now))
+
+
+async def expire_trends(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, int]:
+    """Trends whose window passed with fewer than 2 reinforcements dissolve."""
+    sql = f"""
+    WITH upd AS (
+        UPDATE memories m SET trait_stage = 'dissolved', valid_until = :now, updated_at = :now
+        WHERE m.kind = 'trait' AND m.trait_stage = 'trend' AND m.valid_until IS NULL
+          AND m.trait_window_end < :now AND coalesce(m.trait_reinforcement_count, 0) < 2 {_user_filter(user_id)}
+        RETURNING m.id, m.user_id),
+    hist AS (
+        INSERT INTO memory_history (memory_id, user_id, action, reason, at)
+        SELECT id, user_id, 'dissolve', 'trend window passed with fewer than 2 reinforcements', :now
+        FROM upd RETURNING 1)
+    SELECT (SELECT count(*) FROM upd) AS expired_trends
+    """
+    return await _run_pass(session, sql, _params(user_id, now=now))
+
+
+async def expire_prospective(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, int]:
+    """Plans whose date passed become historical."""
+    sql = f"""
+    WITH upd AS (
+        UPDATE memories m SET temporality = 'historical', updated_at = :now
+        WHERE m.temporality = 'prospective' AND m.event_time < :now
+          AND (m.valid_until IS NULL OR m.valid_until > :now) {_user_filter(user_id)}
+        RETURNING m.id, m.user_id),
+    hist AS (
+        INSERT INTO memory_history (memory_id, user_id, action, reason, at)
+        SELECT id, user_id, 'expire', 'prospective → historical (its date passed)', :now FROM upd RETURNING 1)
+    SELECT (SELECT count(*) FROM upd) AS expired_intentions
+    """
+    return await _run_pass(session, sql, _params(user_id, now=now))
+
+
+async def decay_traits(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, int]:
+    """c *= exp(-λ_eff · days), λ_eff = λ / (1 + 0.1·reinforcements), for every non-trend active trait.
+
+    Days count from the later of the last reinforcement and the last decay pass (kept in
+    metadata.last_decay_at), so running the pass often never decays twice for the same time.
+    Decay may only lower a stage; below 0.1 the trait dissolves.
+    """
+    lam = " ".join(f"WHEN '{k}' THEN {v}" for k, v in DECAY_LAMBDA.items())
+    ranks = "ARRAY[" + ", ".join(f"'{s}'" for s in STAGE_RANK) + "]"
+    sql = f"""
+    WITH old AS (
+        SELECT m.id, m.trait_stage FROM memories m
+        WHERE m.kind = 'trait' AND m.valid_until IS NULL AND m.trait_stage NOT IN ('trend', 'dissolved')
+          {_user_filter(user_id)}
+        FOR UPDATE),
+    calc AS (
+        SELECT m.id, old.trait_stage AS old_stage,
+               least(1.0, greatest(0.0, m.trait_confidence * exp(
+                   - (CASE m.trait_subtype {lam} ELSE {DECAY_LAMBDA['behavior']} END)
+                   / (1 + 0.1 * coalesce(m.trait_reinforcement_count, 0))
+                   * greatest(0.0, extract(epoch FROM (:now - greatest(
+                         coalesce(m.trait_last_reinforced, m.created_at),
+                         coalesce((m.metadata ->> 'last_decay_at')::timestamptz, '-infinity'::timestamptz))))
+                     / 86400.0)))) AS c
+        FROM memories m JOIN old ON old.id = m.id),
+    staged AS (
+        SELECT calc.*, {stage_sql('calc.c')} AS mapped FROM calc),
+    upd AS (
+        UPDATE memories m SET
+            trait_confidence = s.c,
+            trait_stage = CASE WHEN array_position({ranks}, s.mapped) < array_position({ranks}, s.old_stage)
+                               THEN s.mapped ELSE s.old_stage END,
+            valid_until = CASE WHEN s.mapped = 'dissolved' THEN :now ELSE m.valid_until END,
+            metadata = jsonb_set(m.metadata, '{{last_decay_at}}', to_jsonb(CAST(:now AS timestamptz))),
+            updated_at = :now
+        FROM staged s WHERE m.id = s.id
+        RETURNING m.id, m.user_id, s.old_stage, m.trait_stage AS new_stage, m.trait_confidence AS c),
+    hist AS (
+        INSERT INTO memory_history (memory_id, user_id, action, reason, at)
+        SELECT id, user_id, CASE WHEN new_stage = 'dissolved' THEN 'dissolve' ELSE 'stage' END,
+               format('decay: %s → %s (confidence %s)', old_stage, new_stage, round(c::numeric, 3)), :now
+        FROM upd WHERE new_stage <> old_stage RETURNING 1)
+    SELECT (SELECT count(*) FROM upd) AS decayed,
+           (SELECT count(*) FROM upd WHERE new_stage = 'dissolved') AS dissolved,
+           (SELECT count(*) FROM hist) AS stage_changes
+    """
+    return await _run_pass(session, sql, _params(user_id, now=now))

@@ -1,0 +1,101 @@
+"""`reflect`: digest new memories into traits now (SPEC §7)."""
+
+# No `from __future__ import annotations`: the SDK reads the resolvers' annotations at registration,
+# and these resolvers are closures its type-hint lookup could not find by name.
+
+from typing import Annotated
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.resolve import Resolve, Sample
+from mcp.types import CallToolResult, CreateMessageResult, ToolAnnotations
+from pydantic import Field
+
+from engrain.providers.llm import Prompt, complete_json
+from engrain.server.state import AppState
+from engrain.services.reflection import Plan, ReflectResult
+from engrain.tools.common import structured, tool_errors
+from engrain.tools.sampling import SampledAnswers, parsed, sampling_active, to_sample
+
+DESCRIPTION = (
+    "Digest the memories learned since the last reflection into traits of the user (trends, behaviors, "
+    "preferences, core values), reinforcing, contradicting, upgrading and decaying what engrain believes. "
+    "Runs by itself on a schedule; call it after a session rich in personal information. `force` skips the "
+    "check of whether enough new information arrived."
+)
+
+
+def register(server: MCPServer, app: AppState) -> None:
+    async def plan_for(force: bool, ctx: Context) -> Plan | None:
+        if not sampling_active(app, ctx):
+            return None
+        plan = await app.reflection.prepare(app.user(), force)
+        return None if isinstance(plan, ReflectResult) else plan
+
+    async def prompt_1(force: bool, ctx: Context) -> Prompt | None:
+        plan = await plan_for(force, ctx)
+        return app.reflection.first_prompt(plan) if plan else None
+
+    async def answer_1(prompt: Annotated[Prompt | None, Resolve(prompt_1)]) -> Sample | None:
+        return to_sample(prompt)
+
+    async def prompt_2(force: bool, ctx: Context,
+                       first: Annotated[CreateMessageResult | None, Resolve(answer_1)]) -> Prompt | None:
+        plan = await plan_for(force, ctx)
+        if plan is None or first is None or not plan.two_stage:
+            return None
+        try:
+            return await app.reflection.second_prompt(plan, parsed(first))
+        except ValueError:
+            return None
+
+    async def answer_2(prompt: Annotated[Prompt | None, Resolve(prompt_2)]) -> Sample | None:
+        return to_sample(prompt)
+
+    async def prompt_3(force: bool, ctx: Context,
+                       first: Annotated[CreateMessageResult | None, Resolve(answer_1)],
+                       second: Annotated[CreateMessageResult | None, Resolve(answer_2)]) -> Prompt | None:
+        plan = await plan_for(force, ctx)
+        if plan is None or first is None:
+            return None
+        if plan.two_stage:
+            if second is None:
+                return None
+            await app.reflection.second_prompt(plan, parsed(first))  # re-fetches the evidence shown to the model
+        return await app.reflection.review_prompt(plan, parsed(second if plan.two_stage else first))
+
+    async def answer_3(prompt: Annotated[Prompt | None, Resolve(prompt_3)]) -> Sample | None:
+        return to_sample(prompt)
+
+    @server.tool(name="reflect", title="Reflect", description=DESCRIPTION,
+                 annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False))
+    @tool_errors
+    async def reflect(
+        ctx: Context,
+        p1: Annotated[Prompt | None, Resolve(prompt_1)],
+        a1: Annotated[CreateMessageResult | None, Resolve(answer_1)],
+        p2: Annotated[Prompt | None, Resolve(prompt_2)],
+        a2: Annotated[CreateMessageResult | None, Resolve(answer_2)],
+        p3: Annotated[Prompt | None, Resolve(prompt_3)],
+        a3: Annotated[CreateMessageResult | None, Resolve(answer_3)],
+        force: Annotated[bool, Field(description="Reflect even if the triggers say it is not needed.")] = False,
+    ) -> Annotated[CallToolResult, ReflectResult]:
+        if app.llm.kind == "direct" and app.llm.llm is not None:
+            llm = app.llm.llm
+            ask, name = (lambda prompt: complete_json(llm, prompt)), llm.name
+        elif sampling_active(app, ctx):
+            ask, name = SampledAnswers([(p1, a1), (p2, a2), (p3, a3)]), "sampling"
+        else:
+            ask, name = None, "none"
+
+        async def progress(fraction: float, message: str) -> None:
+            await ctx.report_progress(fraction, 1.0, message)
+
+        result = await app.reflection.reflect(app.user(), force=force, ask=ask, llm_name=name, progress=progress)
+        if not result.triggered:
+            summary = f"not reflected: {result.reason}"
+        else:
+            summary = (f"reflected ({result.trigger_type}, {result.status}, llm {result.llm}): "
+                       f"{result.memories_scanned} memories, {result.traits_created} traits created, "
+                       f"{result.traits_updated} updated, {result.traits_dissolved} dissolved, "
+                       f"{result.links_created} links" + (f"; {result.error}" if result.error else ""))
+        return structured(summary, result)

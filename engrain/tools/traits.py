@@ -1,0 +1,41 @@
+"""`get_user_traits`: what engrain believes about the user (SPEC §7)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, ToolAnnotations
+from pydantic import Field
+
+from engrain.server.state import AppState
+from engrain.services import inputs
+from engrain.services.trait_views import TraitList
+from engrain.tools.common import shorten, structured, tool_errors
+
+DESCRIPTION = (
+    "List the traits engrain has learned about the user (behaviors, preferences, core values), strongest "
+    "first, with confidence and how often they were confirmed or contradicted. Use it to adapt answers to "
+    "the user; read engrain://traits/{id} to see the evidence for one."
+)
+
+
+def register(server: MCPServer, app: AppState) -> None:
+    @server.tool(name="get_user_traits", title="Get user traits", description=DESCRIPTION,
+                 annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True))
+    @tool_errors
+    async def get_user_traits(
+        min_stage: Annotated[Literal["trend", "candidate", "emerging", "established", "core"],
+                             Field(description="Weakest stage to include.")] = "emerging",
+        subtype: Annotated[Literal["behavior", "preference", "core"] | None,
+                           Field(description="Only this kind.")] = None,
+        context: Annotated[Literal["work", "personal", "social", "learning", "general"] | None,
+                           Field(description="Only this context.")] = None,
+        limit: Annotated[int | None, Field(description=f"At most this many (1–{inputs.MAX_LIMIT}).")] = None,
+        include_evidence: Annotated[bool, Field(description="Add supporting/contradicting memory ids.")] = False,
+    ) -> Annotated[CallToolResult, TraitList]:
+        result = await app.traits.list(app.user(), min_stage=min_stage, subtype=subtype, context=context,
+                                       limit=limit, include_evidence=include_evidence)
+        lines = [f"{len(result.traits)} of {result.total} traits at or above {min_stage}:"]
+        lines += [f"- [{t.stage} {t.confidence:.2f}] {shorten(t.content, 120)} ({t.id})" for t in result.traits]
+        return structured("\n".join(lines), result)
