@@ -65,11 +65,11 @@ def settings_factory(pg_url: str, tmp_path: Path) -> Callable[..., Settings]:
 
 @asynccontextmanager
 async def connect(
-    settings: Settings, clock: Callable[[], datetime] | None = None
+    settings: Settings, clock: Callable[[], datetime] | None = None, llm: Any = None, **client_args: Any
 ) -> AsyncIterator[tuple[Client, AppState]]:
     """A real MCP client session (in-process) against a fresh server for `settings`."""
-    app = AppState(settings, clock) if clock else AppState(settings)
-    async with Client(create_server(app)) as client:
+    app = AppState(settings, clock or (lambda: datetime.now(UTC)), llm=llm)
+    async with Client(create_server(app), **client_args) as client:
         yield client, app
 
 

@@ -1,0 +1,59 @@
+"""Every constant of the trait lifecycle (SPEC §7), including stages exactly at the thresholds."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from engrain.services import traits as lc
+
+
+@pytest.mark.parametrize(
+    ("confidence", "stage"),
+    [(0.0, "dissolved"), (0.0999, "dissolved"), (0.1, "candidate"), (0.2999, "candidate"), (0.3, "emerging"),
+     (0.5999, "emerging"), (0.6, "established"), (0.8499, "established"), (0.85, "core"), (1.0, "core")],
+)
+def test_stage_thresholds(confidence, stage):
+    assert lc.stage_for(confidence) == stage
+
+
+@pytest.mark.parametrize(("grade", "factor"), [("A", 0.25), ("B", 0.20), ("C", 0.15), ("D", 0.05)])
+def test_reinforcement_by_grade(grade, factor):
+    assert lc.reinforced(0.4, grade) == pytest.approx(0.4 + 0.6 * factor)
+    assert lc.reinforced(1.0, grade) == 1.0
+
+
+def test_contradiction_one_or_several():
+    assert lc.contradicted(0.5, 1) == pytest.approx(0.4)
+    assert lc.contradicted(0.5, 2) == pytest.approx(0.3)
+    assert lc.contradicted(0.5, 5) == pytest.approx(0.3)
+
+
+@pytest.mark.parametrize(("subtype", "lam"), [("behavior", 0.005), ("preference", 0.002), ("core", 0.001)])
+def test_decay_with_spacing_effect(subtype, lam):
+    assert lc.decayed(0.8, subtype, 0, 10) == pytest.approx(0.8 * math.exp(-lam * 10))
+    assert lc.decayed(0.8, subtype, 5, 10) == pytest.approx(0.8 * math.exp(-lam / 1.5 * 10))
+    assert lc.decayed(0.8, subtype, 0, -3) == 0.8
+
+
+def test_review_needs_ratio_above_0_3_and_two_contradictions():
+    assert not lc.needs_review(10, 1)          # one contradiction is never enough
+    assert lc.needs_review(4, 2)               # 2/6 = 0.33 > 0.3
+    assert not lc.needs_review(7, 3)           # 3/10 = 0.3 is not above 0.3
+    assert lc.needs_review(0, 2)
+
+
+def test_trend_windows_and_contexts():
+    assert lc.trend_window_days("Feels stressed before deadlines", None) == 14
+    assert lc.trend_window_days("Reads about Rust compilers", None) == 30
+    assert lc.trend_window_days("Reads about Rust compilers", 7) == 7
+    assert lc.trend_window_days("Reads about Rust compilers", 400) == 30
+    assert lc.context_of("work") == "work" and lc.context_of("moon") == "general"
+
+
+def test_constants():
+    assert lc.BEHAVIOR_CONFIDENCE == (0.3, 0.5)
+    assert lc.UPGRADES == {"preference": ("behavior", 0.5), "core": ("preference", 0.6)}
+    assert lc.PROMOTED_CONFIDENCE == 0.3 and lc.NEAR_DUPLICATE == 0.95
+    assert lc.clamp(1.7) == 1.0 and lc.clamp(-0.2) == 0.0
