@@ -174,7 +174,22 @@ class TraitWriter:
                                    context=context_of(context), window_end=None, reinforcements=1)
         await trait_repo.add_evidence(self.s, trait.id, evidence, "supporting", "C", self.cycle_id)
 
+    def catch_up_decay(self, trait: Memory) -> None:
+        """Bring a trait's confidence up to date before evidence changes it, so the time since its
+        last reinforcement still counts (the cycle's decay pass would otherwise start from now)."""
+        if trait.trait_stage in ("trend", "dissolved") or trait.trait_confidence is None:
+            return
+        last = trait.trait_last_reinforced or trait.created_at
+        decayed_at = (trait.metadata_ or {}).get("last_decay_at")
+        if decayed_at:
+            last = max(last, datetime.fromisoformat(decayed_at))
+        days = (self.now - last).total_seconds() / 86400
+        trait.trait_confidence = decayed(trait.trait_confidence, trait.trait_subtype or "behavior",
+                                         trait.trait_reinforcement_count or 0, days)
+        trait.metadata_ = {**(trait.metadata_ or {}), "last_decay_at": self.now.isoformat()}
+
     async def reinforce(self, trait: Memory, evidence: list[uuid.UUID], grade: str) -> None:
+        self.catch_up_decay(trait)
         grade = grade if grade in QUALITY_FACTOR else "D"
         await trait_repo.add_evidence(self.s, trait.id, evidence, "supporting", grade, self.cycle_id)
         trait.trait_reinforcement_count = (trait.trait_reinforcement_count or 0) + max(1, len(evidence))
@@ -182,6 +197,7 @@ class TraitWriter:
         await self.set_confidence(trait, reinforced(trait.trait_confidence or 0.0, grade), f"reinforced ({grade})")
 
     async def contradict(self, trait: Memory, evidence: list[uuid.UUID], description: str) -> None:
+        self.catch_up_decay(trait)
         await trait_repo.add_evidence(self.s, trait.id, evidence, "contradicting", None, self.cycle_id)
         trait.trait_contradiction_count = (trait.trait_contradiction_count or 0) + len(evidence)
         why = f"contradicted by {len(evidence)} memor{'y' if len(evidence) == 1 else 'ies'}"
@@ -207,6 +223,8 @@ class TraitWriter:
         source_subtype, gate = UPGRADES[new_subtype]
         if not sources:
             return "no valid source traits"
+        for source in sources:
+            self.catch_up_decay(source)
         if any(t.trait_subtype != source_subtype for t in sources):
             return f"{new_subtype} upgrades need {source_subtype} sources"
         if any(t.trait_stage == "trend" or (t.trait_confidence or 0) < gate for t in sources):
