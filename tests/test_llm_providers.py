@@ -34,7 +34,7 @@ class FakeLLMServer(BaseHTTPRequestHandler):
     replies: ClassVar[list[str]] = []
     status: ClassVar[int] = 200
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         FakeLLMServer.requests.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
                                        "body": body})

@@ -99,7 +99,8 @@ async def test_importance_accumulated_is_two_stage(settings_factory, clock):
         assert "Older memories retrieved as evidence:" in p.user
         return answer(new_trends=[{"content": "Is preparing for a marathon", "evidence_ids": [alias(p, "Valencia")]}])
 
-    llm = ScriptedLLM(answer(), {"questions": ["Has the user run a half marathon before?", "Does the user train weekly?"]}, main)
+    questions = {"questions": ["Has the user run a half marathon before?", "Does the user train weekly?"]}
+    llm = ScriptedLLM(answer(), questions, main)
     async with connect(settings_factory(), clock, llm) as (client, _):
         await remember_all(client, "Ran my first half marathon in 2023")
         await call(client, "reflect")  # first_time, single stage
@@ -310,5 +311,20 @@ async def test_dedup_against_existing_traits_reinforces(settings_factory, clock)
         out = await call(client, "reflect", force=True)
         assert out["traits_created"] == 0 and out["traits_updated"] == 1
         [trait] = await traits(client, min_stage="candidate")
-        assert trait["confidence"] == pytest.approx(0.4 + 0.6 * 0.15)
+        before = 0.4 * math.exp(-0.005 / 1.1 * 2 / 1440)  # two minutes of decay, then a grade-C reinforcement
+        assert trait["confidence"] == pytest.approx(before + (1 - before) * 0.15, abs=1e-6)
         assert trait["reinforcement_count"] == 2
+
+
+async def test_reflect_reports_progress(settings_factory, clock):
+    async with connect(settings_factory(), clock, ScriptedLLM(answer())) as (client, _):
+        await remember_all(client, "Practises yoga")
+        updates: list[tuple[float, str | None]] = []
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            updates.append((progress, message))
+
+        result = await client.call_tool("reflect", {}, progress_callback=on_progress)
+        assert not result.is_error
+        assert [p for p, _ in updates] == sorted(p for p, _ in updates) and updates[-1] == (1.0, "done")
+        assert any("asking the model" in (m or "") for _, m in updates)

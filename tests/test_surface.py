@@ -17,12 +17,14 @@ pytestmark = pytest.mark.anyio
 async def test_tools_have_schemas_and_annotations(session):
     client, _ = session
     tools = {t.name: t for t in (await client.list_tools()).tools}
-    assert {"remember", "recall", "link", "forget"} <= set(tools)
+    assert {"remember", "recall", "reflect", "get_user_traits", "link", "forget", "ingest_conversation"} <= set(tools)
     for tool in tools.values():
         assert tool.input_schema["type"] == "object"
         assert tool.output_schema and tool.output_schema["type"] == "object"
         assert tool.description
     assert tools["recall"].annotations.read_only_hint is True
+    assert tools["get_user_traits"].annotations.read_only_hint is True
+    assert set(tools["reflect"].input_schema["properties"]) == {"force"}
     assert tools["forget"].annotations.destructive_hint is True
     assert tools["remember"].input_schema["required"] == ["content"]
     assert set(tools["recall"].output_schema["properties"]) >= {"results", "query"}
@@ -49,9 +51,10 @@ async def test_instructions_and_prompt(session):
 async def test_resources_are_listed(session):
     client, _ = session
     uris = {str(r.uri) for r in (await client.list_resources()).resources}
-    assert {"engrain://memories/recent", "engrain://intentions", "engrain://status"} <= uris
+    assert {"engrain://memories/recent", "engrain://intentions", "engrain://status", "engrain://traits",
+            "engrain://profile"} <= uris
     templates = {t.uri_template for t in (await client.list_resource_templates()).resource_templates}
-    assert "engrain://memories/{memory_id}" in templates
+    assert {"engrain://memories/{memory_id}", "engrain://traits/{trait_id}"} <= templates
 
 
 async def read_json(client: Client, uri: str):
@@ -111,5 +114,5 @@ async def test_status_reports_database_embedder_and_counts(session):
     assert status["embedder"]["id"] == "hash-v1-384" and status["embedder"]["state"] == "ready"
     assert status["counts"]["by_kind"] == {"fact": 1}
     assert status["user"] == app.settings.user
-    assert status["llm"]["provider"] == "none"
+    assert status["llm"]["provider"] in ("none", "sampling") and status["reflection"]["last_cycle"] is None
     assert "last_runs" in status["scheduler"]

@@ -7,6 +7,7 @@ import math
 import pytest
 
 from engrain.services import traits as lc
+from engrain.storage.traits import PROMOTED_CONFIDENCE
 
 
 @pytest.mark.parametrize(
@@ -53,7 +54,8 @@ def test_trend_windows_and_contexts():
 
 
 def test_constants():
+    assert PROMOTED_CONFIDENCE == 0.3
     assert lc.BEHAVIOR_CONFIDENCE == (0.3, 0.5)
     assert lc.UPGRADES == {"preference": ("behavior", 0.5), "core": ("preference", 0.6)}
-    assert lc.PROMOTED_CONFIDENCE == 0.3 and lc.NEAR_DUPLICATE == 0.95
+    assert lc.NEAR_DUPLICATE == 0.95
     assert lc.clamp(1.7) == 1.0 and lc.clamp(-0.2) == 0.0

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from engrain.errors import Unavailable
 from engrain.storage import jobs
 from engrain.storage import memories as repo
+from engrain.storage import traits as trait_repo
 from engrain.storage.db import redact
 
 if TYPE_CHECKING:
@@ -17,8 +18,7 @@ async def status(app: AppState, user_id: str) -> dict[str, Any]:
     report: dict[str, Any] = {
         "user": user_id,
         "embedder": app.embeddings.status(),
-        # No LLM is used by remember/recall/link/forget; reflection (the LLM's user) is not built yet.
-        "llm": {"provider": "none", "used_by": []},
+        "llm": {"provider": app.llm.name, "mode": app.llm.kind, "configured": app.settings.llm},
     }
     try:
         db = await app.database()
@@ -33,6 +33,7 @@ async def status(app: AppState, user_id: str) -> dict[str, Any]:
         }
         report["counts"] = await repo.counts(s, user_id, app.clock())
         report["scheduler"] = {"running": False, "last_runs": await jobs.last_runs(s)}
+        report["reflection"] = await trait_repo.last_cycle(s, user_id)
     current = app.embeddings.current
     stale = {e: n for e, n in report["counts"]["by_embedder"].items() if current and e != current.id}
     if stale:

@@ -25,7 +25,6 @@ from engrain.storage.traits import DECAY_LAMBDA, STAGE_BOUNDS
 QUALITY_FACTOR = {"A": 0.25, "B": 0.20, "C": 0.15, "D": 0.05}
 CONTRADICT_ONE, CONTRADICT_SEVERAL = 0.8, 0.6
 BEHAVIOR_CONFIDENCE = (0.3, 0.5)
-PROMOTED_CONFIDENCE = 0.3
 TREND_WINDOW_DAYS, MOOD_WINDOW_DAYS = 30, 14
 UPGRADES = {"preference": ("behavior", 0.5), "core": ("preference", 0.6)}  # new subtype: (source subtype, gate)
 REVIEW_RATIO, REVIEW_MIN_CONTRADICTIONS = 0.3, 2

@@ -23,6 +23,7 @@ ACTIVE_STAGES = ("trend", "candidate", "emerging", "established", "core")
 # Confidence below each bound maps to the stage beside it; at or above the last, "core".
 STAGE_BOUNDS = ((0.1, "dissolved"), (0.3, "candidate"), (0.6, "emerging"), (0.85, "established"))
 DECAY_LAMBDA = {"behavior": 0.005, "preference": 0.002, "core": 0.001}
+PROMOTED_CONFIDENCE = 0.3  # a trend reinforced twice in its window becomes a candidate at this confidence
 
 
 def stage_sql(confidence: str) -> str:
@@ -182,6 +183,20 @@ async def finish_cycle(session: AsyncSession, cycle_id: uuid.UUID, status: str, 
                           .values(status=status, stats=stats, error=error, finished_at=now))
 
 
+async def last_cycle(session: AsyncSession, user_id: str) -> dict[str, Any] | None:
+    """The user's newest reflection cycle and the watermark, for the status resource."""
+    cycle = (await session.execute(
+        select(ReflectionCycle).where(ReflectionCycle.user_id == user_id)
+        .order_by(ReflectionCycle.started_at.desc(), ReflectionCycle.id).limit(1)
+    )).scalar_one_or_none()
+    mark = await watermark(session, user_id)
+    if cycle is None:
+        return {"last_cycle": None, "watermark": mark.isoformat() if mark else None}
+    return {"last_cycle": {"id": str(cycle.id), "trigger": cycle.trigger_type, "status": cycle.status,
+                           "started_at": cycle.started_at.isoformat(), "stats": cycle.stats, "error": cycle.error},
+            "watermark": mark.isoformat() if mark else None}
+
+
 async def history_of(session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID]) -> list[MemoryHistory]:
     stmt = (select(MemoryHistory).where(MemoryHistory.user_id == user_id, MemoryHistory.memory_id.in_(list(ids)))
             .order_by(MemoryHistory.at, MemoryHistory.id))
@@ -200,13 +215,14 @@ async def promote_trends(session: AsyncSession, user_id: str | None, now: dateti
     """Trends reinforced at least twice inside their window become candidates at confidence 0.3."""
     sql = f"""
     WITH upd AS (
-        UPDATE memories m SET trait_stage = 'candidate', trait_confidence = 0.3, updated_at = :now
+        UPDATE memories m SET trait_stage = 'candidate', trait_confidence = {PROMOTED_CONFIDENCE}, updated_at = :now
         WHERE m.kind = 'trait' AND m.trait_stage = 'trend' AND m.valid_until IS NULL
           AND coalesce(m.trait_reinforcement_count, 0) >= 2 AND m.trait_window_end >= :now {_user_filter(user_id)}
         RETURNING m.id, m.user_id),
     hist AS (
         INSERT INTO memory_history (memory_id, user_id, action, reason, at)
-        SELECT id, user_id, 'stage', 'trend → candidate (reinforced twice within its window; confidence 0.3)', :now
+        SELECT id, user_id, 'stage',
+               'trend → candidate (reinforced twice within its window; confidence {PROMOTED_CONFIDENCE})', :now
         FROM upd RETURNING 1)
     SELECT (SELECT count(*) FROM upd) AS promoted
     """
