@@ -223,8 +223,8 @@ async def test_llm_none_runs_code_only_steps(settings_factory, clock):
 
 async def test_memory_and_trait_limits(settings_factory, clock):
     def reply(p):
-        assert p.user.count("\n[m") + p.user.startswith("[m") <= 200
         assert "[m200]" in p.user and "[m201]" not in p.user
+        assert "[t50]" in p.user and "[t51]" not in p.user
         return answer()
 
     async with connect(settings_factory(), clock, ScriptedLLM(reply)) as (client, app):

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import EngrainError
 from engrain.providers.llm import Prompt
@@ -359,7 +360,7 @@ class ReflectionService:
                 await trait_repo.set_watermark(s, plan.user_id, plan.now)
         return result
 
-    async def _apply_answer(self, s: Any, writer: lifecycle.TraitWriter, plan: Plan, main: dict[str, Any],
+    async def _apply_answer(self, s: AsyncSession, writer: lifecycle.TraitWriter, plan: Plan, main: dict[str, Any],
                             review: Any) -> int:
         """Apply the model's answer; anything citing ids it was not shown is ignored."""
         current = {t.id: t for t in await trait_repo.active_traits(s, plan.user_id)}
