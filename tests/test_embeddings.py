@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -16,6 +13,7 @@ import pytest
 from engrain.providers.embedder_manager import EmbedderManager
 from engrain.providers.embeddings import EmbedderSpec, HashEmbedder, OpenAICompatibleEmbedder, parse_spec
 from tests.conftest import call, connect, execute, scalar
+from tests.fake_http import json_server
 
 
 def cos(a, b) -> float:
@@ -55,53 +53,36 @@ def test_parse_spec_rejects_nonsense(value):
         parse_spec(value)
 
 
-class FakeEmbeddingsAPI(BaseHTTPRequestHandler):
-    """Speaks the OpenAI /v1/embeddings wire format; vectors come from the hash embedder (dim 16)."""
-
-    requests: ClassVar[list[dict]] = []
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        FakeEmbeddingsAPI.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), **body})
-        vectors = HashEmbedder(dim=16).embed(body["input"])
-        data = [{"object": "embedding", "index": i, "embedding": [v * 3 for v in vec]}
-                for i, vec in reversed(list(enumerate(vectors)))]
-        payload = json.dumps({"object": "list", "data": data, "model": body["model"],
-                              "usage": {"prompt_tokens": 1, "total_tokens": 1}}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args) -> None:
-        pass
+def embeddings_reply(path: str, headers: dict, body: dict) -> tuple[int, dict]:
+    """The OpenAI /v1/embeddings wire format; vectors from the hash embedder (dim 16), scaled and out of order."""
+    vectors = HashEmbedder(dim=16).embed(body["input"])
+    data = [{"object": "embedding", "index": i, "embedding": [v * 3 for v in vec]}
+            for i, vec in reversed(list(enumerate(vectors)))]
+    usage = {"prompt_tokens": 1, "total_tokens": 1}
+    return 200, {"object": "list", "data": data, "model": body["model"], "usage": usage}
 
 
 @pytest.fixture
-def fake_api() -> Iterator[str]:
-    FakeEmbeddingsAPI.requests = []
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), FakeEmbeddingsAPI)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    httpd.shutdown()
+def fake_api() -> Iterator[tuple[str, list[dict]]]:
+    with json_server(embeddings_reply) as (url, seen):
+        yield f"{url}/v1", seen
 
 
 def test_openai_compatible_embedder(fake_api):
-    emb = OpenAICompatibleEmbedder(fake_api, "nomic-embed-text:latest", api_key="sk-test")
+    url, seen = fake_api
+    emb = OpenAICompatibleEmbedder(url, "nomic-embed-text:latest", api_key="sk-test")
     assert emb.dim == 16 and emb.id == "openai-compatible:nomic-embed-text:latest"
     a, _ = emb.embed(["first", "second"])
     assert np.linalg.norm(a) == pytest.approx(1.0, abs=1e-5)  # re-normalised
     assert a == pytest.approx(HashEmbedder(dim=16).embed(["first"])[0], abs=1e-6)  # order restored by index
-    last = FakeEmbeddingsAPI.requests[-1]
-    assert last["path"] == "/v1/embeddings" and last["auth"] == "Bearer sk-test"
-    assert last["input"] == ["first", "second"] and last["model"] == "nomic-embed-text:latest"
+    last = seen[-1]
+    assert last["path"] == "/v1/embeddings" and last["headers"]["authorization"] == "Bearer sk-test"
+    assert last["body"]["input"] == ["first", "second"] and last["body"]["model"] == "nomic-embed-text:latest"
 
 
 @pytest.mark.anyio
 async def test_server_with_openai_compatible_embedder(settings_factory, fake_api):
-    settings = settings_factory(embedder=f"openai-compatible:{fake_api}:fake-embed", embedder_api_key="k")
+    settings = settings_factory(embedder=f"openai-compatible:{fake_api[0]}:fake-embed", embedder_api_key="k")
     async with connect(settings) as (client, app):
         out = await call(client, "remember", content="Keeps bees in the garden")
         assert await scalar(app, "SELECT embedder FROM memories WHERE user_id = :u", u=app.settings.user) \

@@ -4,10 +4,7 @@ and MCP sampling answered by a real in-process client."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import ClassVar
 
 import pytest
 from mcp.types import CreateMessageResult, TextContent
@@ -22,59 +19,50 @@ from engrain.providers.llm import (
     extract_json,
 )
 from tests.conftest import call, connect
+from tests.fake_http import json_server
 from tests.scripted import alias, answer
 
 PROMPT = Prompt("Answer in JSON.", "Say hello as JSON.", max_tokens=100)
 
 
-class FakeLLMServer(BaseHTTPRequestHandler):
-    """Speaks Anthropic's POST /v1/messages and OpenAI's POST /v1/chat/completions."""
+class LLMScript:
+    """Replies for the fake LLM server: Anthropic's /v1/messages and OpenAI's /v1/chat/completions."""
 
-    requests: ClassVar[list[dict]] = []
-    replies: ClassVar[list[str]] = []
-    status: ClassVar[int] = 200
+    def __init__(self) -> None:
+        self.replies: list[str] = []
+        self.status = 200
 
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        FakeLLMServer.requests.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
-                                       "body": body})
-        text = FakeLLMServer.replies.pop(0) if FakeLLMServer.replies else "{}"
-        if self.path.endswith("/messages"):
-            payload = {"id": "msg_1", "type": "message", "role": "assistant", "model": body["model"],
-                       "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
-                       "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 5}}
-        else:
-            payload = {"id": "c1", "object": "chat.completion", "model": body["model"],
-                       "choices": [{"index": 0, "finish_reason": "stop",
-                                    "message": {"role": "assistant", "content": text}}]}
-        if FakeLLMServer.status != 200:
-            payload = {"type": "error", "error": {"type": "overloaded_error", "message": "try later"}}
-        data = json.dumps(payload).encode()
-        self.send_response(FakeLLMServer.status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+    def __call__(self, path: str, headers: dict, body: dict) -> tuple[int, dict]:
+        if self.status != 200:
+            return self.status, {"type": "error", "error": {"type": "overloaded_error", "message": "try later"}}
+        text = self.replies.pop(0) if self.replies else "{}"
+        if path.endswith("/messages"):
+            return 200, {"id": "msg_1", "type": "message", "role": "assistant", "model": body["model"],
+                         "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+                         "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 5}}
+        return 200, {"id": "c1", "object": "chat.completion", "model": body["model"],
+                     "choices": [{"index": 0, "finish_reason": "stop",
+                                  "message": {"role": "assistant", "content": text}}]}
 
-    def log_message(self, *args) -> None:
-        pass
+
+class FakeLLM:
+    def __init__(self, url: str, seen: list[dict], script: LLMScript) -> None:
+        self.url, self.requests, self.script = url, seen, script
 
 
 @pytest.fixture
-def fake_llm() -> Iterator[str]:
-    FakeLLMServer.requests, FakeLLMServer.replies, FakeLLMServer.status = [], [], 200
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), FakeLLMServer)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+def fake_llm() -> Iterator[FakeLLM]:
+    script = LLMScript()
+    with json_server(script) as (url, seen):
+        yield FakeLLM(url, seen, script)
 
 
 @pytest.mark.anyio
 async def test_anthropic_provider_speaks_the_messages_api(fake_llm):
-    FakeLLMServer.replies = ['{"hello": "world"}']
-    llm = AnthropicLLM("claude-test", api_key="sk-ant-test", base_url=fake_llm)
+    fake_llm.script.replies = ['{"hello": "world"}']
+    llm = AnthropicLLM("claude-test", api_key="sk-ant-test", base_url=fake_llm.url)
     assert await complete_json(llm, PROMPT) == {"hello": "world"}
-    req = FakeLLMServer.requests[0]
+    req = fake_llm.requests[0]
     assert req["path"] == "/v1/messages" and "anthropic-version" in req["headers"]
     assert "sk-ant-test" in (req["headers"].get("x-api-key", "") + req["headers"].get("authorization", ""))
     assert req["body"]["model"] == "claude-test" and req["body"]["system"] == "Answer in JSON."
@@ -84,18 +72,18 @@ async def test_anthropic_provider_speaks_the_messages_api(fake_llm):
 
 @pytest.mark.anyio
 async def test_anthropic_errors_are_llm_errors(fake_llm):
-    FakeLLMServer.status = 529
-    llm = AnthropicLLM("claude-test", api_key="k", base_url=fake_llm)
+    fake_llm.script.status = 529
+    llm = AnthropicLLM("claude-test", api_key="k", base_url=fake_llm.url)
     with pytest.raises(LLMError, match="anthropic"):
         await llm.complete(PROMPT)
 
 
 @pytest.mark.anyio
 async def test_openai_compatible_provider(fake_llm):
-    FakeLLMServer.replies = ['Here: ```json\n{"ok": true}\n```']
-    llm = OpenAICompatibleLLM(f"{fake_llm}/v1", "llama3.1:8b", api_key="k")
+    fake_llm.script.replies = ['Here: ```json\n{"ok": true}\n```']
+    llm = OpenAICompatibleLLM(f"{fake_llm.url}/v1", "llama3.1:8b", api_key="k")
     assert await complete_json(llm, PROMPT) == {"ok": True}
-    req = FakeLLMServer.requests[0]
+    req = fake_llm.requests[0]
     assert req["path"] == "/v1/chat/completions" and req["headers"]["authorization"] == "Bearer k"
     assert [m["role"] for m in req["body"]["messages"]] == ["system", "user"]
 
@@ -103,13 +91,13 @@ async def test_openai_compatible_provider(fake_llm):
 @pytest.mark.anyio
 async def test_reflect_through_anthropic_provider(settings_factory, fake_llm, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_llm)
-    FakeLLMServer.replies = [json.dumps(answer())]
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_llm.url)
+    fake_llm.script.replies = [json.dumps(answer())]
     async with connect(settings_factory(llm="anthropic:claude-haiku-4-5")) as (client, _):
         await call(client, "remember", content="Grows tomatoes on the balcony")
         out = await call(client, "reflect")
         assert out["llm"] == "anthropic:claude-haiku-4-5" and out["status"] == "completed"
-        assert "Grows tomatoes" in FakeLLMServer.requests[0]["body"]["messages"][0]["content"]
+        assert "Grows tomatoes" in fake_llm.requests[0]["body"]["messages"][0]["content"]
 
 
 @pytest.mark.parametrize(

@@ -211,55 +211,53 @@ async def _run_pass(session: AsyncSession, sql: str, params: dict[str, Any]) -> 
     return {k: int(v) for k, v in row._mapping.items()}
 
 
-async def promote_trends(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, int]:
-    """Trends reinforced at least twice inside their window become candidates at confidence 0.3."""
+async def _update_with_history(session: AsyncSession, user_id: str | None, now: datetime, *, set_sql: str,
+                               where_sql: str, action: str, reason: str, counted_as: str) -> dict[str, int]:
+    """One statement: update the matching rows and write a history row for each."""
     sql = f"""
     WITH upd AS (
-        UPDATE memories m SET trait_stage = 'candidate', trait_confidence = {PROMOTED_CONFIDENCE}, updated_at = :now
-        WHERE m.kind = 'trait' AND m.trait_stage = 'trend' AND m.valid_until IS NULL
-          AND coalesce(m.trait_reinforcement_count, 0) >= 2 AND m.trait_window_end >= :now {_user_filter(user_id)}
+        UPDATE memories m SET {set_sql}, updated_at = :now
+        WHERE {where_sql} {_user_filter(user_id)}
         RETURNING m.id, m.user_id),
     hist AS (
         INSERT INTO memory_history (memory_id, user_id, action, reason, at)
-        SELECT id, user_id, 'stage',
-               'trend → candidate (reinforced twice within its window; confidence {PROMOTED_CONFIDENCE})', :now
-        FROM upd RETURNING 1)
-    SELECT (SELECT count(*) FROM upd) AS promoted
+        SELECT id, user_id, :action, :reason, :now FROM upd RETURNING 1)
+    SELECT (SELECT count(*) FROM upd) AS {counted_as}
     """
-    return await _run_pass(session, sql, _params(user_id, now=now))
+    return await _run_pass(session, sql, _params(user_id, now=now, action=action, reason=reason))
+
+
+async def promote_trends(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, int]:
+    """Trends reinforced at least twice inside their window become candidates."""
+    return await _update_with_history(
+        session, user_id, now, counted_as="promoted", action="stage",
+        set_sql=f"trait_stage = 'candidate', trait_confidence = {PROMOTED_CONFIDENCE}",
+        where_sql="m.kind = 'trait' AND m.trait_stage = 'trend' AND m.valid_until IS NULL "
+                  "AND coalesce(m.trait_reinforcement_count, 0) >= 2 AND m.trait_window_end >= :now",
+        reason=f"trend → candidate (reinforced twice within its window; confidence {PROMOTED_CONFIDENCE})",
+    )
 
 
 async def expire_trends(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, int]:
     """Trends whose window passed with fewer than 2 reinforcements dissolve."""
-    sql = f"""
-    WITH upd AS (
-        UPDATE memories m SET trait_stage = 'dissolved', valid_until = :now, updated_at = :now
-        WHERE m.kind = 'trait' AND m.trait_stage = 'trend' AND m.valid_until IS NULL
-          AND m.trait_window_end < :now AND coalesce(m.trait_reinforcement_count, 0) < 2 {_user_filter(user_id)}
-        RETURNING m.id, m.user_id),
-    hist AS (
-        INSERT INTO memory_history (memory_id, user_id, action, reason, at)
-        SELECT id, user_id, 'dissolve', 'trend window passed with fewer than 2 reinforcements', :now
-        FROM upd RETURNING 1)
-    SELECT (SELECT count(*) FROM upd) AS expired_trends
-    """
-    return await _run_pass(session, sql, _params(user_id, now=now))
+    return await _update_with_history(
+        session, user_id, now, counted_as="expired_trends", action="dissolve",
+        set_sql="trait_stage = 'dissolved', valid_until = :now",
+        where_sql="m.kind = 'trait' AND m.trait_stage = 'trend' AND m.valid_until IS NULL "
+                  "AND m.trait_window_end < :now AND coalesce(m.trait_reinforcement_count, 0) < 2",
+        reason="trend window passed with fewer than 2 reinforcements",
+    )
 
 
 async def expire_prospective(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, int]:
     """Plans whose date passed become historical."""
-    sql = f"""
-    WITH upd AS (
-        UPDATE memories m SET temporality = 'historical', updated_at = :now
-        WHERE m.temporality = 'prospective' AND m.event_time < :now
-          AND (m.valid_until IS NULL OR m.valid_until > :now) {_user_filter(user_id)}
-        RETURNING m.id, m.user_id),
-    hist AS (
-        INSERT INTO memory_history (memory_id, user_id, action, reason, at)
-        SELECT id, user_id, 'expire', 'prospective → historical (its date passed)', :now FROM upd RETURNING 1)
-    SELECT (SELECT count(*) FROM upd) AS expired_intentions
-    """
-    return await _run_pass(session, sql, _params(user_id, now=now))
+    return await _update_with_history(
+        session, user_id, now, counted_as="expired_intentions", action="expire",
+        set_sql="temporality = 'historical'",
+        where_sql="m.temporality = 'prospective' AND m.event_time < :now "
+                  "AND (m.valid_until IS NULL OR m.valid_until > :now)",
+        reason="prospective → historical (its date passed)",
+    )
 
 
 async def decay_traits(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, int]:
