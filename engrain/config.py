@@ -10,10 +10,20 @@ import getpass
 import os
 from functools import cached_property
 from pathlib import Path
+from typing import Literal
 from zoneinfo import ZoneInfo
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# Memory retention profiles (SPEC §8): λ per day and the threshold below which a memory fades.
+RETENTION_PROFILES = {
+    "default": (0.1, 0.1),
+    "fast": (0.15, 0.15),
+    "slow": (0.05, 0.05),
+    "sensitive": (0.3, 0.2),
+    "archival": (0.02, 0.02),
+}
 
 
 def _default_user() -> str:
@@ -48,12 +58,29 @@ class Settings(BaseSettings):
     fetch_models: bool = Field(default=True, description="auto: try to fetch a better model in the background.")
     recall_timeout_ms: int = Field(default=2000, ge=50, description="Statement timeout of one recall.")
     decay_rate_days: float = Field(default=30.0, gt=0, description="Recency half-scale of recall, in days.")
+    scheduler: Literal["on", "off"] = Field(default="on", description="off: no job loop inside the server.")
+    scheduler_interval: float = Field(default=900.0, ge=1.0, description="Seconds between runs of each job.")
+    session_end_timeout: float = Field(default=10.0, ge=0.0, description="Bound of the end-of-session digest (s).")
+    forget_mode: Literal["archive", "delete"] = Field(default="archive",
+                                                       description="What retention does to a faded memory.")
+    retention: Literal["on", "off"] = Field(default="on", description="off: memories never fade (traits still decay).")
+    retention_profile: Literal["default", "fast", "slow", "sensitive", "archival"] = "default"
+    retention_lambda: float | None = Field(default=None, gt=0, description="Overrides the profile's λ (per day).")
+    retention_threshold: float | None = Field(default=None, gt=0, lt=1,
+                                              description="Overrides the profile's threshold.")
+    retention_min_age_days: float = Field(default=7.0, ge=0, description="Younger memories never fade.")
     log_level: str = "INFO"
 
     @cached_property
     def tz(self) -> ZoneInfo | None:
         """The user's zone; None means the machine's local zone."""
         return ZoneInfo(self.timezone) if self.timezone else None
+
+    @property
+    def retention_params(self) -> tuple[float, float]:
+        """(λ per day, threshold): the profile's, with explicit settings winning."""
+        lam, threshold = RETENTION_PROFILES[self.retention_profile]
+        return (self.retention_lambda or lam, self.retention_threshold or threshold)
 
     @property
     def models_dir(self) -> Path:

@@ -40,6 +40,22 @@ def pg_url(tmp_path_factory: pytest.TempPathFactory) -> str:
     return server.get_uri(driver="asyncpg")
 
 
+@pytest.fixture
+async def fresh_database_url(pg_url: str) -> AsyncIterator[str]:
+    """A brand-new, empty database on the test server (for tests of passes over all users)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    name = f"engrain_{uuid.uuid4().hex[:12]}"
+    admin = create_async_engine(pg_url, isolation_level="AUTOCOMMIT")
+    async with admin.connect() as conn:
+        await conn.execute(text(f'CREATE DATABASE "{name}"'))
+    yield make_url(pg_url).set(database=name).render_as_string(hide_password=False)
+    async with admin.connect() as conn:
+        await conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
+    await admin.dispose()
+
+
 class Clock:
     """A settable clock: tests move time instead of sleeping."""
 
@@ -55,7 +71,7 @@ def settings_factory(pg_url: str, tmp_path: Path) -> Callable[..., Settings]:
     def make(**overrides: Any) -> Settings:
         values: dict[str, Any] = dict(
             database_url=pg_url, home=tmp_path / "home", user=f"user-{uuid.uuid4().hex[:10]}",
-            embedder="hash", fetch_models=False, timezone="UTC",
+            embedder="hash", fetch_models=False, timezone="UTC", scheduler="off", llm="none",
         )
         values.update(overrides)
         return Settings(**values)

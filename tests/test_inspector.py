@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(shutil.which("npx") is None, reason="needs Node'
 def inspector(pg_url: str, home: Path, *args: str) -> dict:
     engrain = str(Path(sys.executable).with_name("engrain"))
     env_args = [f"ENGRAIN_DATABASE_URL={pg_url}", f"ENGRAIN_HOME={home}", "ENGRAIN_EMBEDDER=hash",
-                "ENGRAIN_FETCH_MODELS=false", "ENGRAIN_USER=inspector-user"]
+                "ENGRAIN_FETCH_MODELS=false", "ENGRAIN_USER=inspector-user", "ENGRAIN_SCHEDULER=off"]
     cmd = ["npx", "-y", INSPECTOR, "--cli"]
     for pair in env_args:
         cmd += ["-e", pair]

@@ -19,7 +19,8 @@ def server_params(**env: str) -> StdioServerParameters:
 
 
 async def test_stdio_round_trip(pg_url, tmp_path):
-    params = server_params(ENGRAIN_DATABASE_URL=pg_url, ENGRAIN_HOME=str(tmp_path), ENGRAIN_USER="stdio-user")
+    params = server_params(ENGRAIN_DATABASE_URL=pg_url, ENGRAIN_HOME=str(tmp_path), ENGRAIN_USER="stdio-user",
+                           ENGRAIN_SCHEDULER="off")  # the shared test database is no place for jobs over all users
     async with Client(params) as client:
         names = {t.name for t in (await client.list_tools()).tools}
         assert {"remember", "recall", "link", "forget"} <= names

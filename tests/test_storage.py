@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import uuid
-
 import anyio
 import pytest
 from sqlalchemy import text
-from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import create_async_engine
 
 from engrain.storage.db import Database, async_url, vector_index_name
 from engrain.storage.recall import RecallFilter, recall_sql
@@ -16,19 +12,6 @@ from engrain.storage.sqltext import vector_literal
 from tests.conftest import call, execute
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-async def fresh_database_url(pg_url):
-    """A brand-new, empty database on the test server."""
-    name = f"engrain_{uuid.uuid4().hex[:12]}"
-    admin = create_async_engine(pg_url, isolation_level="AUTOCOMMIT")
-    async with admin.connect() as conn:
-        await conn.execute(text(f'CREATE DATABASE "{name}"'))
-    yield make_url(pg_url).set(database=name).render_as_string(hide_password=False)
-    async with admin.connect() as conn:
-        await conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
-    await admin.dispose()
 
 
 async def test_concurrent_migrations_on_an_empty_database(fresh_database_url, settings_factory):

@@ -115,4 +115,5 @@ async def test_status_reports_database_embedder_and_counts(session):
     assert status["counts"]["by_kind"] == {"fact": 1}
     assert status["user"] == app.settings.user
     assert status["llm"]["provider"] in ("none", "sampling") and status["reflection"]["last_cycle"] is None
-    assert "last_runs" in status["scheduler"]
+    assert set(status["scheduler"]["jobs"]) == {"expiry", "digest", "decay"}
+    assert status["scheduler"]["enabled_in_this_server"] is False

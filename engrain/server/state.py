@@ -18,6 +18,7 @@ from engrain.errors import Unavailable
 from engrain.providers.embedder_manager import EmbedderManager
 from engrain.providers.embeddings import Embedder
 from engrain.providers.llm import LLM, LLMChoice, choose
+from engrain.scheduler.runner import Scheduler
 from engrain.services.ingest import IngestService
 from engrain.services.links import LinkService
 from engrain.services.memories import MemoryService
@@ -52,16 +53,21 @@ class AppState:
         self.reflection = ReflectionService(self)
         self.traits = TraitService(self)
         self.ingest = IngestService(self)
+        self.scheduler = Scheduler(self)
+        self._scheduler_loop: asyncio.Task[Any] | None = None
 
     # ---- lifecycle -------------------------------------------------------------------
 
-    def start(self) -> None:
-        """Kick off the database and the embedder in the background (idempotent)."""
+    def start(self, *, scheduler_loop: bool | None = None) -> None:
+        """Kick off the database, the embedder and (ENGRAIN_SCHEDULER=on) the job loop in the
+        background; idempotent. `scheduler_loop` overrides the setting (the CLI runs jobs itself)."""
         if self._started:
             return
         self._started = True
         self.spawn(self._open_database())
         self.embeddings.start()
+        if scheduler_loop if scheduler_loop is not None else self.settings.scheduler == "on":
+            self._scheduler_loop = asyncio.ensure_future(self.scheduler.run_forever())
 
     async def _open_database(self) -> None:
         try:
@@ -97,6 +103,10 @@ class AppState:
 
     async def close(self) -> None:
         """Stop background work and release the database; `start` may be called again later."""
+        if self._scheduler_loop is not None:
+            self._scheduler_loop.cancel()
+            await asyncio.gather(self._scheduler_loop, return_exceptions=True)
+            self._scheduler_loop = None
         await self.embeddings.close()
         await self.drain()
         if self._db is not None:

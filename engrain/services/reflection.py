@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+import anyio
 from pydantic import BaseModel
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -257,8 +258,9 @@ class ReflectionService:
             try:
                 return await self._cycle(user_id, force, ask, llm_name, progress)
             finally:
-                await lock_conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": lock_key(user_id)})
-                await lock_conn.commit()
+                with anyio.CancelScope(shield=True):  # never leave the lock on a pooled connection
+                    await lock_conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": lock_key(user_id)})
+                    await lock_conn.commit()
 
     async def _cycle(self, user_id: str, force: bool, ask: Ask | None, llm_name: str,
                      progress: Progress | None) -> ReflectResult:

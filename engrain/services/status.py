@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from engrain.errors import Unavailable
-from engrain.storage import jobs
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
 from engrain.storage.db import redact
@@ -32,8 +31,8 @@ async def status(app: AppState, user_id: str) -> dict[str, Any]:
             "location": str(app.settings.pgdata) if db.embedded else redact(db.url),
         }
         report["counts"] = await repo.counts(s, user_id, app.clock())
-        report["scheduler"] = {"running": False, "last_runs": await jobs.last_runs(s)}
         report["reflection"] = await trait_repo.last_cycle(s, user_id)
+    report["scheduler"] = await app.scheduler.status()
     current = app.embeddings.current
     stale = {e: n for e, n in report["counts"]["by_embedder"].items() if current and e != current.id}
     if stale:

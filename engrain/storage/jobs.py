@@ -1,25 +1,54 @@
-"""Job run records (`job_runs`)."""
+"""Job run records (`job_runs`) and the user look-ups the jobs need."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.storage.models import JobRun
 
 
-async def last_runs(session: AsyncSession) -> dict[str, dict[str, Any]]:
-    """The newest run of each job."""
-    stmt = select(JobRun).distinct(JobRun.job).order_by(JobRun.job, JobRun.started_at.desc(), JobRun.id.desc())
+def _run_dict(run: JobRun) -> dict[str, Any]:
     return {
-        run.job: {
-            "status": run.status,
-            "started_at": run.started_at.isoformat(),
-            "finished_at": run.finished_at.isoformat() if run.finished_at else None,
-            "stats": run.stats,
-            "error": run.error,
-        }
-        for run in (await session.execute(stmt)).scalars()
+        "status": run.status,
+        "user_id": run.user_id,
+        "started_at": run.started_at.isoformat(),
+        "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+        "stats": run.stats,
+        "error": run.error,
     }
+
+
+async def last_runs(session: AsyncSession, *, scheduled_only: bool = False) -> dict[str, dict[str, Any]]:
+    """The newest run of each job (scheduled_only: runs over all users, not one session's digest)."""
+    stmt = select(JobRun).distinct(JobRun.job).order_by(JobRun.job, JobRun.started_at.desc(), JobRun.id.desc())
+    if scheduled_only:
+        stmt = stmt.where(JobRun.user_id.is_(None), JobRun.status.in_(["completed", "failed"]))
+    return {run.job: _run_dict(run) for run in (await session.execute(stmt)).scalars()}
+
+
+async def start_run(session: AsyncSession, job: str, user_id: str | None, now: datetime) -> int:
+    run = JobRun(job=job, user_id=user_id, status="running", started_at=now, stats={})
+    session.add(run)
+    await session.flush()
+    return run.id
+
+
+async def finish_run(session: AsyncSession, run_id: int, status: str, stats: dict[str, Any], error: str | None,
+                     now: datetime) -> None:
+    await session.execute(update(JobRun).where(JobRun.id == run_id)
+                          .values(status=status, stats=stats, error=error, finished_at=now))
+
+
+async def users_with_new_memories(session: AsyncSession, user_id: str | None) -> list[str]:
+    """Users with a fact/episodic/procedural memory learned after their reflection watermark."""
+    rows = await session.execute(text(
+        "SELECT DISTINCT m.user_id FROM memories m LEFT JOIN user_state u ON u.user_id = m.user_id "
+        "WHERE m.kind IN ('fact', 'episodic', 'procedural') "
+        "AND (u.last_reflected_at IS NULL OR m.created_at > u.last_reflected_at)"
+        + (" AND m.user_id = :user" if user_id is not None else "") + " ORDER BY 1"
+    ), {"user": user_id} if user_id is not None else {})
+    return list(rows.scalars())

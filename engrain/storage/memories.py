@@ -243,7 +243,7 @@ async def intentions(session: AsyncSession, user_id: str, now: datetime) -> list
 
 
 async def counts(session: AsyncSession, user_id: str, now: datetime) -> dict[str, Any]:
-    """Live memories by kind, plus archived/superseded and distinct embedders in use."""
+    """Live memories by kind, live traits by stage, archived/superseded rows, and embedders in use."""
     by_kind = await session.execute(
         select(Memory.kind, func.count()).where(Memory.user_id == user_id, live(now)).group_by(Memory.kind)
     )
@@ -255,8 +255,14 @@ async def counts(session: AsyncSession, user_id: str, now: datetime) -> dict[str
         .where(Memory.user_id == user_id, Memory.embedder.is_not(None))
         .group_by(Memory.embedder)
     )
+    stages = await session.execute(
+        select(Memory.trait_stage, func.count())
+        .where(Memory.user_id == user_id, Memory.kind == "trait", live(now))
+        .group_by(Memory.trait_stage)
+    )
     return {
         "by_kind": {k: n for k, n in by_kind.all()},
+        "traits_by_stage": {k: n for k, n in stages.all()},
         "inactive": int(inactive or 0),
         "by_embedder": {e: n for e, n in embedders.all()},
     }

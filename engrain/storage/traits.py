@@ -206,9 +206,19 @@ async def history_of(session: AsyncSession, user_id: str, ids: Sequence[uuid.UUI
 # ---- set-based lifecycle passes ----------------------------------------------------------
 
 
-async def _run_pass(session: AsyncSession, sql: str, params: dict[str, Any]) -> dict[str, int]:
+SAMPLE = 5  # rows each pass lists by id and content (what a dry run shows)
+
+
+def sample_sql(cte: str) -> str:
+    """A column listing a few changed rows of `cte` (which returns id, user_id, content)."""
+    return (f"(SELECT coalesce(json_agg(json_build_object('id', id, 'user_id', user_id, 'content', "
+            f"left(content, 120))), '[]'::json) FROM (SELECT * FROM {cte} ORDER BY id LIMIT {SAMPLE}) s) AS sample")
+
+
+async def run_pass(session: AsyncSession, sql: str, params: dict[str, Any]) -> dict[str, Any]:
+    """Run a pass statement; its single row holds counts (and optionally a sample of changed rows)."""
     row = (await session.execute(text(sql), params)).one()
-    return {k: int(v) for k, v in row._mapping.items()}
+    return {k: (v if k == "sample" else int(v)) for k, v in row._mapping.items()}
 
 
 async def _update_with_history(session: AsyncSession, user_id: str | None, now: datetime, *, set_sql: str,
@@ -218,13 +228,13 @@ async def _update_with_history(session: AsyncSession, user_id: str | None, now: 
     WITH upd AS (
         UPDATE memories m SET {set_sql}, updated_at = :now
         WHERE {where_sql} {_user_filter(user_id)}
-        RETURNING m.id, m.user_id),
+        RETURNING m.id, m.user_id, m.content),
     hist AS (
         INSERT INTO memory_history (memory_id, user_id, action, reason, at)
         SELECT id, user_id, :action, :reason, :now FROM upd RETURNING 1)
-    SELECT (SELECT count(*) FROM upd) AS {counted_as}
+    SELECT (SELECT count(*) FROM upd) AS {counted_as}, {sample_sql("upd")}
     """
-    return await _run_pass(session, sql, _params(user_id, now=now, action=action, reason=reason))
+    return await run_pass(session, sql, _params(user_id, now=now, action=action, reason=reason))
 
 
 async def promote_trends(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, int]:
@@ -296,7 +306,7 @@ async def decay_traits(session: AsyncSession, user_id: str | None, now: datetime
             metadata = jsonb_set(m.metadata, '{{last_decay_at}}', to_jsonb(CAST(:now AS timestamptz))),
             updated_at = :now
         FROM staged s WHERE m.id = s.id
-        RETURNING m.id, m.user_id, s.old_stage, m.trait_stage AS new_stage, m.trait_confidence AS c),
+        RETURNING m.id, m.user_id, m.content, s.old_stage, m.trait_stage AS new_stage, m.trait_confidence AS c),
     hist AS (
         INSERT INTO memory_history (memory_id, user_id, action, reason, at)
         SELECT id, user_id, CASE WHEN new_stage = 'dissolved' THEN 'dissolve' ELSE 'stage' END,
@@ -304,6 +314,6 @@ async def decay_traits(session: AsyncSession, user_id: str | None, now: datetime
         FROM upd WHERE new_stage <> old_stage RETURNING 1)
     SELECT (SELECT count(*) FROM upd) AS decayed,
            (SELECT count(*) FROM upd WHERE new_stage = 'dissolved') AS dissolved,
-           (SELECT count(*) FROM hist) AS stage_changes
+           (SELECT count(*) FROM hist) AS stage_changes, {sample_sql("upd")}
     """
-    return await _run_pass(session, sql, _params(user_id, now=now))
+    return await run_pass(session, sql, _params(user_id, now=now))

@@ -1,0 +1,132 @@
+"""The three jobs (SPEC §8). Each works over every user (or one, for a session's digest) with
+set-based SQL; a dry run executes the same statements in a transaction that is rolled back, so
+it reports exactly what would change."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from engrain.providers.llm import complete_json
+from engrain.storage import jobs as job_repo
+from engrain.storage import traits as trait_repo
+from engrain.storage.retention import fade_memories
+
+if TYPE_CHECKING:
+    from engrain.server.state import AppState
+
+log = logging.getLogger(__name__)
+
+Job = Callable[["AppState", datetime, "str | None", bool], Awaitable[dict[str, Any]]]
+
+
+async def _in_transaction(app: AppState, dry_run: bool, work: Callable[[Any], Awaitable[dict[str, Any]]]
+                          ) -> dict[str, Any]:
+    db = await app.database()
+    async with db.sessions() as s:
+        tx = await s.begin()
+        try:
+            stats = await work(s)
+        except BaseException:
+            await tx.rollback()
+            raise
+        if dry_run:
+            await tx.rollback()
+        else:
+            await tx.commit()
+    return stats
+
+
+async def expiry(app: AppState, now: datetime, user_id: str | None, dry_run: bool) -> dict[str, Any]:
+    """Past intentions become historical; trends are promoted or expire with their window."""
+    async def work(s: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        steps = (("intentions", trait_repo.expire_prospective), ("trend_promotion", trait_repo.promote_trends),
+                 ("trend_expiry", trait_repo.expire_trends))
+        for name, step in steps:
+            result = await step(s, user_id, now)
+            sample = result.pop("sample", [])
+            out.update(result)
+            if dry_run:
+                out[f"{name}_sample"] = sample
+        return out
+
+    return await _in_transaction(app, dry_run, work)
+
+
+async def decay(app: AppState, now: datetime, user_id: str | None, dry_run: bool) -> dict[str, Any]:
+    """Trait decay (SPEC §7.5) and memory retention (archive, or delete with ENGRAIN_FORGET_MODE=delete)."""
+    settings = app.settings
+    lam, threshold = settings.retention_params
+
+    async def work(s: Any) -> dict[str, Any]:
+        traits = await trait_repo.decay_traits(s, user_id, now)
+        out: dict[str, Any] = {"traits_decayed": traits["decayed"], "traits_dissolved": traits["dissolved"],
+                               "trait_stage_changes": traits["stage_changes"], "retention": settings.retention,
+                               "forget_mode": settings.forget_mode, "lambda": lam, "threshold": threshold}
+        if settings.retention == "on":
+            faded = await fade_memories(
+                s, user_id, now, lam=lam, threshold=threshold, delete=settings.forget_mode == "delete",
+                min_created=now - timedelta(days=settings.retention_min_age_days),
+            )
+            out.update(memories_archived=faded["archived"], memories_deleted=faded["deleted"],
+                       traits_dissolved=out["traits_dissolved"] + faded["traits_dissolved"])
+            if dry_run:
+                out["memories_sample"] = faded["sample"]
+        if dry_run:
+            out["traits_sample"] = traits["sample"]
+        return out
+
+    return await _in_transaction(app, dry_run, work)
+
+
+async def digest(app: AppState, now: datetime, user_id: str | None, dry_run: bool) -> dict[str, Any]:
+    """Reflect every user whose `should_reflect` is true.
+
+    Without a client there is no sampling: when the configured model is the client's (sampling),
+    users are left for the next `reflect` a client makes, instead of being digested without a model.
+    """
+    db = await app.database()
+    async with db.sessions() as s:
+        users = await job_repo.users_with_new_memories(s, user_id)
+    due = []
+    for user in users:
+        trigger = await app.reflection.should_reflect(user)
+        if trigger.triggered:
+            due.append({"user_id": user, "trigger": trigger.type})
+    stats: dict[str, Any] = {"candidates": len(users), "due": len(due)}
+    choice = app.llm
+    if dry_run:
+        return stats | {"sample": due[:trait_repo.SAMPLE], "llm": choice.name}
+    if choice.kind in ("sampling", "auto-sampling"):
+        return stats | {"reflected": 0, "waiting_for_client_model": len(due), "llm": "sampling"}
+    llm = choice.llm
+    ask = (lambda prompt: complete_json(llm, prompt)) if llm is not None else None
+    reflected, failed = 0, []
+    for entry in due:
+        try:
+            result = await app.reflection.reflect(entry["user_id"], force=False, ask=ask, llm_name=choice.name)
+        except Exception as exc:  # one user's failure must not stop the others
+            log.exception("digest of %s failed", entry["user_id"])
+            failed.append({"user_id": entry["user_id"], "error": f"{type(exc).__name__}: {exc}"})
+            continue
+        if result.triggered and result.status == "failed":
+            failed.append({"user_id": entry["user_id"], "error": result.error})
+        reflected += int(result.triggered)
+    stats |= {"reflected": reflected, "failed": failed, "llm": choice.name}
+    if failed:
+        raise JobFailed(f"{len(failed)} of {len(due)} reflections failed", stats)
+    return stats
+
+
+class JobFailed(Exception):
+    """A job that did part of its work: the stats of what it did travel with the error."""
+
+    def __init__(self, message: str, stats: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.stats = stats
+
+
+JOBS: dict[str, Job] = {"expiry": expiry, "digest": digest, "decay": decay}

@@ -1,0 +1,155 @@
+"""When jobs run, and making sure each runs once (SPEC §8).
+
+Whether a job is due is decided from `job_runs` in the database, so every server and worker on
+one database shares the schedule: a job that ran anywhere within the interval is not due
+anywhere. A Postgres advisory lock per job makes concurrent attempts skip instead of running
+twice. Every run (not dry runs) is a `job_runs` row; a failing job is recorded and the others
+still run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from pydantic import BaseModel
+from sqlalchemy import text
+
+from engrain.scheduler.jobs import JOBS, Job, JobFailed
+from engrain.storage import jobs as job_repo
+
+if TYPE_CHECKING:
+    from engrain.server.state import AppState
+
+log = logging.getLogger(__name__)
+ORDER = ("expiry", "digest", "decay")  # expire first, reflect, then decay what is left
+MAX_SLEEP = 60.0
+
+
+class JobResult(BaseModel):
+    job: str
+    status: str  # completed | failed | skipped | dry-run
+    stats: dict[str, Any] = {}
+    error: str | None = None
+    started_at: datetime
+    finished_at: datetime
+
+
+def job_lock_key(job: str) -> int:
+    return int.from_bytes(hashlib.sha256(f"engrain:job:{job}".encode()).digest()[:8], "big", signed=True)
+
+
+class Scheduler:
+    def __init__(self, app: AppState, jobs: dict[str, Job] | None = None) -> None:
+        self.app = app
+        self.jobs = dict(jobs or JOBS)
+
+    @property
+    def interval(self) -> timedelta:
+        return timedelta(seconds=self.app.settings.scheduler_interval)
+
+    async def run(self, name: str, *, dry_run: bool = False, user_id: str | None = None,
+                  only_if_due: bool = False) -> JobResult:
+        """Run one job now, unless it is already running somewhere (then: skipped). `only_if_due`
+        re-checks the schedule once the lock is held, so a run another process just finished counts."""
+        if name not in self.jobs:
+            raise ValueError(f"unknown job {name!r}; jobs: {', '.join(self.jobs)}")
+        app = self.app
+        db = await app.database()
+        started = app.clock()
+        key = job_lock_key(name if user_id is None else f"{name}:{user_id}")
+        async with db.engine.connect() as lock_conn:
+            if not await lock_conn.scalar(text("SELECT pg_try_advisory_lock(:k)"), {"k": key}):
+                return JobResult(job=name, status="skipped", error="already running elsewhere", started_at=started,
+                                 finished_at=app.clock())
+            try:
+                if only_if_due and name not in await self.due():
+                    return JobResult(job=name, status="skipped", error="ran elsewhere within the interval",
+                                     started_at=started, finished_at=app.clock())
+                return await self._run_locked(name, dry_run, user_id, started)
+            finally:
+                # Shielded: a session lock left on a pooled connection would block this job for good.
+                with anyio.CancelScope(shield=True):
+                    await lock_conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": key})
+                    await lock_conn.commit()
+
+    async def _run_locked(self, name: str, dry_run: bool, user_id: str | None, started: datetime) -> JobResult:
+        app = self.app
+        db = await app.database()
+        run_id = None
+        if not dry_run:
+            async with db.sessions.begin() as s:
+                run_id = await job_repo.start_run(s, name, user_id, started)
+        status, stats, error = "failed", {}, "cancelled before it finished"
+        try:
+            stats = await self.jobs[name](app, started, user_id, dry_run)
+            status, error = ("dry-run" if dry_run else "completed"), None
+        except JobFailed as exc:
+            status, stats, error = "failed", exc.stats, str(exc)
+        except Exception as exc:
+            log.exception("job %s failed", name)
+            status, error = "failed", f"{type(exc).__name__}: {exc}"
+        finally:
+            finished = app.clock()
+            if run_id is not None:
+                with anyio.CancelScope(shield=True):  # even a cancelled run leaves an honest record
+                    async with db.sessions.begin() as s:
+                        await job_repo.finish_run(s, run_id, status, stats, error, finished)
+        log.info("job %s %s: %s", name, status, error or stats)
+        return JobResult(job=name, status=status, stats=stats, error=error, started_at=started, finished_at=finished)
+
+    async def run_all(self, *, dry_run: bool = False) -> list[JobResult]:
+        return [await self.run(name, dry_run=dry_run) for name in self._ordered(self.jobs)]
+
+    def _ordered(self, names: Any) -> list[str]:
+        return sorted(names, key=lambda n: ORDER.index(n) if n in ORDER else len(ORDER))
+
+    async def due(self) -> list[str]:
+        """Jobs whose last run over all users started an interval ago or more (or never ran)."""
+        db = await self.app.database()
+        async with db.sessions() as s:
+            last = await job_repo.last_runs(s, scheduled_only=True)
+        now = self.app.clock()
+        return self._ordered(
+            name for name in self.jobs
+            if name not in last or datetime.fromisoformat(last[name]["started_at"]) + self.interval <= now
+        )
+
+    async def tick(self) -> list[JobResult]:
+        """Run whatever is due. At start-up this is the catch-up for the time nothing ran."""
+        return [await self.run(name, only_if_due=True) for name in await self.due()]
+
+    async def run_forever(self) -> None:
+        """The in-server loop (and `engrain worker`): catch up, then check every minute at most."""
+        while True:
+            try:
+                await self.tick()
+            except Exception:  # the database may be restarting: try again next time
+                log.exception("scheduler tick failed")
+            await anyio.sleep(min(MAX_SLEEP, self.app.settings.scheduler_interval))
+
+    async def session_end(self, user_id: str) -> JobResult | None:
+        """Digest the user of a session that just ended, within ENGRAIN_SESSION_END_TIMEOUT."""
+        with anyio.move_on_after(self.app.settings.session_end_timeout):
+            return await self.run("digest", user_id=user_id)
+        log.warning("end-of-session digest for %s did not finish in %.0f s", user_id,
+                    self.app.settings.session_end_timeout)
+        return None
+
+    async def status(self) -> dict[str, Any]:
+        db = await self.app.database()
+        async with db.sessions() as s:
+            last = await job_repo.last_runs(s, scheduled_only=True)
+            latest = await job_repo.last_runs(s)
+        enabled = self.app.settings.scheduler == "on"
+        jobs = {}
+        for name in self._ordered(self.jobs):
+            run = last.get(name)
+            next_run = (datetime.fromisoformat(run["started_at"]) + self.interval).isoformat() if run else "now"
+            jobs[name] = {"last_run": run, "last_any_run": latest.get(name),
+                          "next_run": next_run if enabled else None}
+        return {"enabled_in_this_server": enabled, "interval_s": self.app.settings.scheduler_interval,
+                "jobs": jobs}

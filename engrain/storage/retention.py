@@ -1,0 +1,86 @@
+"""Memory retention (SPEC §8): memories nobody uses fade — archived, or deleted in delete mode.
+
+retention = min(1, exp(-λ · days_since_last_access) · (1 + ln(1 + access_count)) / 5)
+
+Only episodic and fact memories can fade. Never touched: traits, procedures, pinned memories,
+importance ≥ 8, memories younger than the minimum age, and intentions still in the future.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from engrain.storage.traits import run_pass, sample_sql
+
+PROTECTED_IMPORTANCE = 8
+
+
+def _doomed_cte(user_filter: str) -> str:
+    return f"""
+    scored AS (
+        SELECT m.id, m.user_id, m.content,
+               least(1.0, exp(-CAST(:lam AS float8) * greatest(0.0, extract(epoch FROM
+                     (CAST(:now AS timestamptz) - coalesce(m.last_accessed_at, m.created_at))) / 86400.0))
+                     * (1 + ln(1 + m.access_count)) / 5) AS retention
+        FROM memories m
+        WHERE m.kind IN ('episodic', 'fact') AND NOT m.pinned AND m.importance < {PROTECTED_IMPORTANCE}
+          AND (m.valid_until IS NULL OR m.valid_until > :now)
+          AND m.created_at < :min_created
+          AND NOT (m.temporality = 'prospective' AND (m.event_time IS NULL OR m.event_time >= :now))
+          {user_filter}),
+    doomed AS (SELECT * FROM scored WHERE retention < CAST(:threshold AS float8))"""
+
+
+async def fade_memories(session: AsyncSession, user_id: str | None, now: datetime, *, lam: float, threshold: float,
+                        min_created: datetime, delete: bool) -> dict[str, Any]:
+    """Archive (valid_until = now, kept for export) or delete every memory below the threshold."""
+    user_filter = "AND m.user_id = :user" if user_id is not None else ""
+    params: dict[str, Any] = {"now": now, "lam": lam, "threshold": threshold, "min_created": min_created}
+    if user_id is not None:
+        params["user"] = user_id
+    if not delete:
+        sql = f"""
+        WITH {_doomed_cte(user_filter)},
+        upd AS (
+            UPDATE memories m SET valid_until = :now, updated_at = :now FROM doomed d WHERE m.id = d.id
+            RETURNING m.id, m.user_id, m.content, d.retention),
+        hist AS (
+            INSERT INTO memory_history (memory_id, user_id, action, reason, at)
+            SELECT id, user_id, 'archive',
+                   format('retention %s below %s', round(retention::numeric, 4), CAST(:threshold AS float8)), :now
+            FROM upd RETURNING 1)
+        SELECT (SELECT count(*) FROM upd) AS archived, 0 AS deleted, 0 AS traits_dissolved, {sample_sql("upd")}
+        """
+        return await run_pass(session, sql, params)
+    # Delete mode: like `forget` — the row, its links and evidence go (CASCADE), history keeps only that it
+    # happened, and traits left without any supporting memory dissolve (a second statement, which sees
+    # the deletions).
+    sql = f"""
+    WITH {_doomed_cte(user_filter)},
+    touched AS (
+        SELECT DISTINCT e.trait_id FROM trait_evidence e JOIN doomed d ON d.id = e.memory_id
+        WHERE e.polarity = 'supporting'),
+    gone AS (DELETE FROM memories m USING doomed d WHERE m.id = d.id RETURNING m.id, m.user_id, m.content),
+    hist AS (
+        INSERT INTO memory_history (memory_id, user_id, action, reason, at)
+        SELECT id, user_id, 'forget', 'retention: faded below the threshold', :now FROM gone RETURNING 1)
+    SELECT 0 AS archived, (SELECT count(*) FROM gone) AS deleted,
+           (SELECT coalesce(array_agg(trait_id), '{{}}') FROM touched) AS touched, {sample_sql("gone")}
+    """
+    row = (await session.execute(text(sql), params)).one()
+    dissolved = await run_pass(session, """
+        WITH upd AS (
+            UPDATE memories m SET trait_stage = 'dissolved', valid_until = :now, updated_at = :now
+            WHERE m.id = ANY(:touched) AND m.trait_stage <> 'dissolved'
+              AND NOT EXISTS (SELECT 1 FROM trait_evidence e WHERE e.trait_id = m.id AND e.polarity = 'supporting')
+            RETURNING m.id, m.user_id),
+        hist AS (
+            INSERT INTO memory_history (memory_id, user_id, action, reason, at)
+            SELECT id, user_id, 'dissolve', 'lost its last supporting evidence (retention)', :now FROM upd RETURNING 1)
+        SELECT (SELECT count(*) FROM upd) AS traits_dissolved
+        """, {"now": now, "touched": list(row.touched)})
+    return {"archived": 0, "deleted": int(row.deleted), **dissolved, "sample": row.sample}
