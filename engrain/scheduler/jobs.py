@@ -104,7 +104,7 @@ async def digest(app: AppState, now: datetime, user_id: str | None, dry_run: boo
         return stats | {"reflected": 0, "waiting_for_client_model": len(due), "llm": "sampling"}
     llm = choice.llm
     ask = (lambda prompt: complete_json(llm, prompt)) if llm is not None else None
-    reflected, failed = 0, []
+    reflected, failed, passed_over = 0, [], []
     for entry in due:
         try:
             result = await app.reflection.reflect(entry["user_id"], force=False, ask=ask, llm_name=choice.name)
@@ -115,7 +115,9 @@ async def digest(app: AppState, now: datetime, user_id: str | None, dry_run: boo
         if result.triggered and result.status == "failed":
             failed.append({"user_id": entry["user_id"], "error": result.error})
         reflected += int(result.triggered)
-    stats |= {"reflected": reflected, "failed": failed, "llm": choice.name}
+        if not result.triggered:  # e.g. a client's reflect for this user is running right now
+            passed_over.append({"user_id": entry["user_id"], "reason": result.reason})
+    stats |= {"reflected": reflected, "failed": failed, "not_reflected": passed_over, "llm": choice.name}
     if failed:
         raise JobFailed(f"{len(failed)} of {len(due)} reflections failed", stats)
     return stats

@@ -148,8 +148,8 @@ class Scheduler:
         jobs = {}
         for name in self._ordered(self.jobs):
             run = last.get(name)
+            # When it is next due, for whichever server or worker runs jobs on this database.
             next_run = (datetime.fromisoformat(run["started_at"]) + self.interval).isoformat() if run else "now"
-            jobs[name] = {"last_run": run, "last_any_run": latest.get(name),
-                          "next_run": next_run if enabled else None}
+            jobs[name] = {"last_run": run, "last_any_run": latest.get(name), "next_run": next_run}
         return {"enabled_in_this_server": enabled, "interval_s": self.app.settings.scheduler_interval,
                 "jobs": jobs}

@@ -35,6 +35,8 @@ def create_server(app: AppState) -> MCPServer[AppState]:
             yield app
         finally:
             users -= 1
+            if users == 0:
+                await app.stop_scheduler_loop()  # so the session's digest does not race a catch-up run
             if app.settings.scheduler == "on":  # the end of a client session: digest its user, bounded
                 await app.scheduler.session_end(app.settings.user)
             if users == 0:

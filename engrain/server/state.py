@@ -101,12 +101,16 @@ class AppState:
         while pending := [t for t in self._tasks if not t.done()]:
             await asyncio.gather(*pending, return_exceptions=True)
 
-    async def close(self) -> None:
-        """Stop background work and release the database; `start` may be called again later."""
+    async def stop_scheduler_loop(self) -> None:
+        """Cancel the in-server job loop; a job it was running is recorded as cancelled."""
         if self._scheduler_loop is not None:
             self._scheduler_loop.cancel()
             await asyncio.gather(self._scheduler_loop, return_exceptions=True)
             self._scheduler_loop = None
+
+    async def close(self) -> None:
+        """Stop background work and release the database; `start` may be called again later."""
+        await self.stop_scheduler_loop()
         await self.embeddings.close()
         await self.drain()
         if self._db is not None:
