@@ -222,7 +222,7 @@ async def run_pass(session: AsyncSession, sql: str, params: dict[str, Any]) -> d
 
 
 async def _update_with_history(session: AsyncSession, user_id: str | None, now: datetime, *, set_sql: str,
-                               where_sql: str, action: str, reason: str, counted_as: str) -> dict[str, int]:
+                               where_sql: str, action: str, reason: str, counted_as: str) -> dict[str, Any]:
     """One statement: update the matching rows and write a history row for each."""
     sql = f"""
     WITH upd AS (
@@ -237,7 +237,7 @@ async def _update_with_history(session: AsyncSession, user_id: str | None, now: 
     return await run_pass(session, sql, _params(user_id, now=now, action=action, reason=reason))
 
 
-async def promote_trends(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, int]:
+async def promote_trends(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, Any]:
     """Trends reinforced at least twice inside their window become candidates."""
     return await _update_with_history(
         session, user_id, now, counted_as="promoted", action="stage",
@@ -248,7 +248,7 @@ async def promote_trends(session: AsyncSession, user_id: str | None, now: dateti
     )
 
 
-async def expire_trends(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, int]:
+async def expire_trends(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, Any]:
     """Trends whose window passed with fewer than 2 reinforcements dissolve."""
     return await _update_with_history(
         session, user_id, now, counted_as="expired_trends", action="dissolve",
@@ -259,7 +259,7 @@ async def expire_trends(session: AsyncSession, user_id: str | None, now: datetim
     )
 
 
-async def expire_prospective(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, int]:
+async def expire_prospective(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, Any]:
     """Plans whose date passed become historical."""
     return await _update_with_history(
         session, user_id, now, counted_as="expired_intentions", action="expire",
@@ -270,7 +270,7 @@ async def expire_prospective(session: AsyncSession, user_id: str | None, now: da
     )
 
 
-async def decay_traits(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, int]:
+async def decay_traits(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, Any]:
     """c *= exp(-λ_eff · days), λ_eff = λ / (1 + 0.1·reinforcements), for every non-trend active trait.
 
     Days count from the later of the last reinforcement and the last decay pass (kept in
