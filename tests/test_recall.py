@@ -252,3 +252,10 @@ async def test_recall_times_out_with_a_clear_error(settings_factory):
             await transaction.rollback()
         assert "recall took longer than ENGRAIN_RECALL_TIMEOUT_MS=200 ms" in message
         assert (await call(client, "recall", query="something"))["results"]
+
+
+async def test_very_old_memories_score_zero_recency_instead_of_failing(clocked):
+    client, _ = clocked
+    out = await call(client, "remember", content="Grandfather was born in Porto", event_time="1901-03-04")
+    hits = await by_id(client, "grandfather born Porto")
+    assert hits[out["id"]]["breakdown"]["recency"] < 1e-300  # exp underflow is clamped, not an error

@@ -88,6 +88,19 @@ async def test_retention_follows_the_formula(settings):
         await app.close()
 
 
+async def test_long_idle_memories_fade_without_float_underflow(settings):
+    clock = Clock(NOW)
+    app = await started(settings(retention_profile="sensitive"), clock)
+    try:
+        ancient = await add_memory(app, "idle for years", created=NOW - 4000 * DAY)  # λ·days = 1200
+        trait = await add_trait(app, "ancient trait", confidence=0.9, reinforced=NOW - 200_000 * DAY)
+        result = await app.scheduler.run("decay")
+        assert result.status == "completed" and not await live(app, ancient)
+        assert await scalar(app, "SELECT trait_stage FROM memories WHERE id = :id", id=trait) == "dissolved"
+    finally:
+        await app.close()
+
+
 async def test_profiles_and_overrides(settings):
     assert settings(retention_profile="sensitive").retention_params == (0.3, 0.2)
     assert settings(retention_profile="archival").retention_params == (0.02, 0.02)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -11,7 +12,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from engrain.errors import NotFound
+from engrain.errors import InvalidInput, NotFound
 from engrain.services import inputs
 from engrain.services.enrich import content_hash, enrich
 from engrain.storage import memories as repo
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 NEAR_DUPLICATE = 0.95
+MAX_BATCH = 5_000
 REEMBED_BATCH = 256
 
 
@@ -79,6 +81,47 @@ class MemoryView(BaseModel):
         )
 
 
+@dataclass
+class Prepared:
+    """One validated, enriched memory, ready to store."""
+
+    content: str
+    digest: str
+    kind: str
+    namespace: str
+    importance_given: int | None
+    category: str
+    tags: list[str]
+    temporality: str
+    event_time: datetime | None
+    pinned: bool
+    source: str | None
+    metadata: dict[str, Any]
+
+    def row(self, user_id: str, embedder_id: str, vector: list[float], now: datetime) -> Memory:
+        return Memory(
+            id=uuid.uuid4(), user_id=user_id, namespace=self.namespace, kind=self.kind, content=self.content,
+            content_hash=self.digest, embedding=vector, embedder=embedder_id, importance=self.importance_given or 5,
+            category=self.category, tags=self.tags, temporality=self.temporality, event_time=self.event_time,
+            created_at=now, updated_at=now, pinned=self.pinned, source=self.source, metadata_=self.metadata,
+            access_count=0,
+        )
+
+
+class BatchItem(BaseModel):
+    """One memory of a batch (`remember_many`): the arguments of `remember` but `supersedes`."""
+
+    content: str
+    kind: str | None = None
+    importance: int | None = None
+    event_time: str | None = None
+    category: str | None = None
+    tags: list[str] | None = None
+    namespace: str | None = None
+    pinned: bool = False
+    metadata: dict[str, Any] | None = None
+
+
 def _result(m: Memory, status: str, superseded: uuid.UUID | None = None) -> RememberResult:
     return RememberResult(
         id=str(m.id), status=status, kind=m.kind, temporality=m.temporality, event_time=m.event_time,
@@ -113,28 +156,12 @@ class MemoryService:
 
         `temporality` and `procedure_steps` are not tool arguments: conversation ingestion passes
         what the model extracted, which wins over the rule-based inference like any given value."""
-        settings, now = self.app.settings, self.app.clock()
-        content = inputs.text_field("content", content, inputs.MAX_CONTENT_CHARS)
-        if kind is not None:
-            kind = inputs.kind("kind", kind, inputs.WRITABLE_KINDS)
-        if importance is not None:
-            importance = inputs.int_range("importance", importance, 1, 10)
-        explicit_time = inputs.when("event_time", event_time, now, settings.tz) if event_time else None
-        if category is not None:
-            category = inputs.text_field("category", category, inputs.MAX_CATEGORY_CHARS)
-        clean_tags = inputs.tags(tags or [])
-        ns = inputs.namespace(namespace) if namespace is not None else "default"
+        now = self.app.clock()
+        item = self._prepare(content, now, kind=kind, importance=importance, event_time=event_time,
+                             category=category, tags=tags, namespace=namespace, pinned=pinned, source=source,
+                             temporality=temporality, procedure_steps=procedure_steps)
         old_id = inputs.memory_id("supersedes", supersedes) if supersedes else None
-        if source is not None:
-            source = inputs.text_field("source", source, 200)
-
-        info = enrich(content, now, settings.tz, event_time=explicit_time)
-        if procedure_steps:
-            info.procedure_steps, info.kind = procedure_steps, "procedural"
-        if temporality is not None:
-            info.temporality = inputs.kind("temporality", temporality, ("current", "historical", "prospective"))
-        kind = kind or info.kind
-        digest = content_hash(content)
+        content, kind, ns, digest, clean_tags = item.content, item.kind, item.namespace, item.digest, item.tags
         db = await self.app.database()
 
         async with db.sessions.begin() as s:
@@ -150,25 +177,16 @@ class MemoryService:
 
         model, vector = await self.app.embeddings.embed_one(content)
         await db.ensure_vector_index(model.id, model.dim)
-        metadata: dict[str, Any] = {}
-        if info.procedure_steps:
-            metadata["procedure_steps"] = info.procedure_steps
-        if info.date_text:
-            metadata["date_text"] = info.date_text
         try:
             async with db.sessions.begin() as s:
                 near = await repo.nearest_live(s, user_id, ns, kind, model.id, model.dim, vector, now)
                 # An explicit `supersedes` asks for a new row: never fold it into a look-alike.
                 if old_id is None and near is not None and near[1] >= NEAR_DUPLICATE:
-                    return await self._merge(s, user_id, near[0], content, importance, clean_tags, now, near[1])
-                memory = Memory(
-                    id=uuid.uuid4(), user_id=user_id, namespace=ns, kind=kind, content=content,
-                    content_hash=digest, embedder=model.id, importance=importance or 5,
-                    category=category or info.category, tags=clean_tags, temporality=info.temporality,
-                    event_time=info.event_time, created_at=now, updated_at=now, pinned=bool(pinned),
-                    source=source, metadata_=metadata,
-                )
-                await repo.insert(s, memory, vector)
+                    return await self._merge(s, user_id, near[0], content, item.importance_given, clean_tags, now,
+                                             near[1])
+                memory = item.row(user_id, model.id, vector, now)
+                s.add(memory)
+                await s.flush()
                 await repo.add_history(s, memory.id, user_id, "create", new=content, at=now)
                 if old_id is not None:
                     await self._supersede(s, user_id, old_id, memory.id, content, now)
@@ -180,6 +198,87 @@ class MemoryService:
                 if dup is None:
                     raise
                 return _result(dup, "duplicate")
+
+    def _prepare(self, content: str, now: datetime, *, kind: str | None, importance: int | None,
+                 event_time: str | None, category: str | None, tags: list[str] | None, namespace: str | None,
+                 pinned: bool, source: str | None, temporality: str | None = None,
+                 procedure_steps: list[str] | None = None, metadata: dict[str, Any] | None = None) -> Prepared:
+        """Validate every field (naming it in the error) and enrich the text; nothing is written."""
+        tz = self.app.settings.tz
+        content = inputs.text_field("content", content, inputs.MAX_CONTENT_CHARS)
+        if kind is not None:
+            kind = inputs.kind("kind", kind, inputs.WRITABLE_KINDS)
+        if importance is not None:
+            importance = inputs.int_range("importance", importance, 1, 10)
+        explicit_time = inputs.when("event_time", event_time, now, tz) if event_time else None
+        if category is not None:
+            category = inputs.text_field("category", category, inputs.MAX_CATEGORY_CHARS)
+        if source is not None:
+            source = inputs.text_field("source", source, 200)
+        info = enrich(content, now, tz, event_time=explicit_time)
+        if procedure_steps:
+            info.procedure_steps, info.kind = procedure_steps, "procedural"
+        if temporality is not None:
+            info.temporality = inputs.kind("temporality", temporality, ("current", "historical", "prospective"))
+        extra: dict[str, Any] = dict(metadata or {})
+        if info.procedure_steps:
+            extra["procedure_steps"] = info.procedure_steps
+        if info.date_text:
+            extra["date_text"] = info.date_text
+        return Prepared(
+            content=content, digest=content_hash(content), kind=kind or info.kind,
+            namespace=inputs.namespace(namespace) if namespace is not None else "default",
+            importance_given=importance, category=category or info.category, tags=inputs.tags(tags or []),
+            temporality=info.temporality, event_time=info.event_time, pinned=bool(pinned), source=source,
+            metadata=extra,
+        )
+
+    async def remember_many(self, user_id: str, items: list[BatchItem], *, source: str | None = None
+                            ) -> list[RememberResult]:
+        """Store a batch in a few statements: one embedding call, one insert, exact dedup (against live
+        rows and within the batch). Unlike `remember`, near-duplicates are not merged: that takes one
+        vector search per memory, which bulk imports cannot afford. All or nothing."""
+        if len(items) > MAX_BATCH:
+            raise InvalidInput("items", f"{len(items)} memories; the limit is {MAX_BATCH:,} per batch")
+        now = self.app.clock()
+        prepared = []
+        for i, it in enumerate(items):
+            try:
+                prepared.append(self._prepare(it.content, now, kind=it.kind, importance=it.importance,
+                                              event_time=it.event_time, category=it.category, tags=it.tags,
+                                              namespace=it.namespace, pinned=it.pinned, source=source,
+                                              metadata=it.metadata))
+            except InvalidInput as exc:
+                raise InvalidInput(f"items[{i}].{exc.field}", str(exc).split(": ", 1)[1]) from None
+        db = await self.app.database()
+        async with db.sessions() as s:
+            existing = await repo.live_by_hashes(s, user_id, [p.digest for p in prepared])
+        fresh: dict[tuple[str, str, str], Prepared] = {}
+        for p in prepared:
+            key = (p.namespace, p.kind, p.digest)
+            if key not in existing:
+                fresh.setdefault(key, p)
+        model, vectors = await self.app.embeddings.embed([p.content for p in fresh.values()]) if fresh else (None, [])
+        rows: dict[tuple[str, str, str], Memory] = {}
+        async with db.sessions.begin() as s:
+            if model is not None:
+                await db.ensure_vector_index(model.id, model.dim)
+                rows = {key: p.row(user_id, model.id, vec, now)
+                        for (key, p), vec in zip(fresh.items(), vectors, strict=True)}
+                await repo.insert_many(s, list(rows.values()), now)
+            dup_ids = [existing[k] for k in {(p.namespace, p.kind, p.digest) for p in prepared} if k in existing]
+            await repo.touch(s, user_id, dup_ids, now)
+        out = []
+        for p in prepared:
+            key = (p.namespace, p.kind, p.digest)
+            if key in existing:
+                out.append(RememberResult(id=str(existing[key]), status="duplicate", kind=p.kind,
+                                          temporality=p.temporality, event_time=p.event_time,
+                                          importance=p.importance_given or 5))
+            else:
+                first = rows[key]
+                out.append(_result(first, "created" if fresh[key] is p else "duplicate"))
+        return out
 
     async def _supersede(
         self, s: AsyncSession, user_id: str, old_id: uuid.UUID, new_id: uuid.UUID, new_content: str, now: datetime

@@ -84,14 +84,35 @@ async def nearest_live(
 
 
 async def insert(session: AsyncSession, memory: Memory, vector: list[float] | None) -> Memory:
+    memory.embedding = vector
     session.add(memory)
     await session.flush()
-    if vector is not None:
-        await session.execute(
-            text("UPDATE memories SET embedding = CAST(:v AS vector) WHERE id = :id"),
-            {"v": vector_literal(vector), "id": memory.id},
-        )
     return memory
+
+
+async def insert_many(session: AsyncSession, memories: Sequence[Memory], now: datetime) -> None:
+    """Insert rows and their 'create' history in two statements."""
+    if not memories:
+        return
+    session.add_all(memories)
+    await session.flush()
+    await session.execute(pg_insert(MemoryHistory).values([
+        {"memory_id": m.id, "user_id": m.user_id, "action": "create", "new_content": m.content, "at": now}
+        for m in memories
+    ]))
+
+
+async def live_by_hashes(session: AsyncSession, user_id: str, hashes: Sequence[str]
+                         ) -> dict[tuple[str, str, str], uuid.UUID]:
+    """Live rows with any of these content hashes, keyed by (namespace, kind, hash)."""
+    if not hashes:
+        return {}
+    rows = await session.execute(
+        select(Memory.namespace, Memory.kind, Memory.content_hash, Memory.id).where(
+            Memory.user_id == user_id, Memory.valid_until.is_(None), Memory.content_hash.in_(list(set(hashes)))
+        )
+    )
+    return {(r.namespace, r.kind, r.content_hash): r.id for r in rows}
 
 
 async def add_history(

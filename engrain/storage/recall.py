@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from engrain.storage.sqltext import sql_literal, vector_literal
+from engrain.storage.sqltext import safe_exp, sql_literal, vector_literal
 
 LINK_EXPANSION = 3
 TS_CONFIG = "english"
@@ -53,6 +53,10 @@ def _where(f: RecallFilter, alias: str = "m") -> str:
     return " AND ".join(parts)
 
 
+_RECENCY_EXPONENT = """-greatest(0.0, extract(epoch FROM (:now - coalesce(m.event_time, m.created_at))))
+            / (:decay * (1 + 0.5 * coalesce((m.metadata #>> '{emotion,arousal}')::float8, 0.0)))"""
+
+
 def _score_columns(dim: int | None, emb: str) -> str:
     """The breakdown terms of one row `m` against the query vector :qv and tsquery `q.tsq`.
     Without a query vector (`dim` None) the vector term is 0 for every row."""
@@ -64,8 +68,7 @@ def _score_columns(dim: int | None, emb: str) -> str:
     return f"""
         {vector} AS vector,
         coalesce(m.tsv @@ q.tsq, false) AS text,
-        exp(-greatest(0.0, extract(epoch FROM (:now - coalesce(m.event_time, m.created_at))))
-            / (:decay * (1 + 0.5 * coalesce((m.metadata #>> '{{emotion,arousal}}')::float8, 0.0)))) AS recency,
+        {safe_exp(_RECENCY_EXPONENT)} AS recency,
         m.importance / 10.0 AS importance,
         CASE m.trait_stage WHEN 'core' THEN 0.25 WHEN 'established' THEN 0.15
              WHEN 'emerging' THEN 0.05 ELSE 0.0 END AS trait_boost,

@@ -14,18 +14,21 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engrain.storage.sqltext import safe_exp
 from engrain.storage.traits import run_pass, sample_sql
 
 PROTECTED_IMPORTANCE = 8
+
+
+_IDLE_EXPONENT = """-CAST(:lam AS float8) * greatest(0.0, extract(epoch FROM
+                     (CAST(:now AS timestamptz) - coalesce(m.last_accessed_at, m.created_at))) / 86400.0)"""
 
 
 def _doomed_cte(user_filter: str) -> str:
     return f"""
     scored AS (
         SELECT m.id, m.user_id, m.content,
-               least(1.0, exp(-CAST(:lam AS float8) * greatest(0.0, extract(epoch FROM
-                     (CAST(:now AS timestamptz) - coalesce(m.last_accessed_at, m.created_at))) / 86400.0))
-                     * (1 + ln(1 + m.access_count)) / 5) AS retention
+               least(1.0, {safe_exp(_IDLE_EXPONENT)} * (1 + ln(1 + m.access_count)) / 5) AS retention
         FROM memories m
         WHERE m.kind IN ('episodic', 'fact') AND NOT m.pinned AND m.importance < {PROTECTED_IMPORTANCE}
           AND (m.valid_until IS NULL OR m.valid_until > :now)

@@ -17,6 +17,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.storage.models import Memory, MemoryHistory, ReflectionCycle, TraitEvidence, UserState
+from engrain.storage.sqltext import safe_exp
 
 STAGE_RANK = ("dissolved", "candidate", "emerging", "established", "core")
 ACTIVE_STAGES = ("trend", "candidate", "emerging", "established", "core")
@@ -279,6 +280,12 @@ async def decay_traits(session: AsyncSession, user_id: str | None, now: datetime
     """
     lam = " ".join(f"WHEN '{k}' THEN {v}" for k, v in DECAY_LAMBDA.items())
     ranks = "ARRAY[" + ", ".join(f"'{s}'" for s in STAGE_RANK) + "]"
+    exponent = f"""- (CASE m.trait_subtype {lam} ELSE {DECAY_LAMBDA['behavior']} END)
+                   / (1 + 0.1 * coalesce(m.trait_reinforcement_count, 0))
+                   * greatest(0.0, extract(epoch FROM (:now - greatest(
+                         coalesce(m.trait_last_reinforced, m.created_at),
+                         coalesce((m.metadata ->> 'last_decay_at')::timestamptz, '-infinity'::timestamptz))))
+                     / 86400.0)"""
     sql = f"""
     WITH old AS (
         SELECT m.id, m.trait_stage FROM memories m
@@ -287,13 +294,7 @@ async def decay_traits(session: AsyncSession, user_id: str | None, now: datetime
         FOR UPDATE),
     calc AS (
         SELECT m.id, old.trait_stage AS old_stage,
-               least(1.0, greatest(0.0, m.trait_confidence * exp(
-                   - (CASE m.trait_subtype {lam} ELSE {DECAY_LAMBDA['behavior']} END)
-                   / (1 + 0.1 * coalesce(m.trait_reinforcement_count, 0))
-                   * greatest(0.0, extract(epoch FROM (:now - greatest(
-                         coalesce(m.trait_last_reinforced, m.created_at),
-                         coalesce((m.metadata ->> 'last_decay_at')::timestamptz, '-infinity'::timestamptz))))
-                     / 86400.0)))) AS c
+               least(1.0, greatest(0.0, m.trait_confidence * {safe_exp(exponent)})) AS c
         FROM memories m JOIN old ON old.id = m.id),
     staged AS (
         SELECT calc.*, {stage_sql('calc.c')} AS mapped FROM calc),
