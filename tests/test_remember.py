@@ -178,3 +178,49 @@ async def test_supersede_never_merges_into_a_look_alike(session):
     out = await call(client, "remember", content="I work as a backend engineer at ACME Corp. in Berlin",
                      supersedes=old["id"])
     assert out["status"] == "created" and out["superseded"] == old["id"]
+
+
+async def test_remember_many_dedups_and_validates_all_or_nothing(session):
+    from engrain.errors import InvalidInput
+    from engrain.services.memories import BatchItem
+
+    client, app = session
+    user = app.settings.user
+    known = await call(client, "remember", content="Owns a red kayak")
+    batch = [BatchItem(content="Owns a red kayak"), BatchItem(content="Speaks Finnish"),
+             BatchItem(content="speaks finnish."), BatchItem(content="Went to Tallinn on 2024-05-02", importance=7),
+             BatchItem(content="Release: build → test → ship", metadata={"dia_id": "D1:3"})]
+    out = await app.memories.remember_many(user, batch)
+    assert [r.status for r in out] == ["duplicate", "created", "duplicate", "created", "created"]
+    assert out[0].id == known["id"] and out[2].id == out[1].id
+    assert out[3].kind == "episodic" and out[3].event_time.date().isoformat() == "2024-05-02"
+    assert out[4].kind == "procedural" and out[4].procedure_steps == ["build", "test", "ship"]
+    assert await scalar(app, "SELECT metadata ->> 'dia_id' FROM memories WHERE id = :id", id=uuid.UUID(out[4].id)) \
+        == "D1:3"
+    found = await call(client, "recall", query="Tallinn")
+    assert found["results"][0]["id"] == out[3].id
+    before = await _count(app)
+    with pytest.raises(InvalidInput, match=r"items\[1\].content: contains a NUL byte"):
+        await app.memories.remember_many(user, [BatchItem(content="fine"), BatchItem(content="bad\x00")])
+    assert await _count(app) == before
+
+
+async def test_concurrent_batches_with_the_same_texts_store_each_once(session):
+    import anyio
+
+    from engrain.services.memories import BatchItem
+
+    _, app = session
+    texts = [f"Shared memory number {i}" for i in range(200)]
+    results = []
+
+    async def store(order):
+        results.append(await app.memories.remember_many(app.settings.user, [BatchItem(content=t) for t in order]))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(store, texts)
+        tg.start_soon(store, list(reversed(texts)))
+        tg.start_soon(store, texts[50:] + texts[:50])
+    assert await _count(app) == 200
+    ids = {r.id for batch in results for r in batch}
+    assert len(ids) == 200 and sum(r.status == "created" for batch in results for r in batch) == 200

@@ -24,6 +24,7 @@ from engrain.providers import embeddings as emb
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 MAX_BATCH = 256
+INLINE_MAX = 16  # a cheap model embeds this few texts on the event loop; more go to a thread
 
 
 async def run_in_daemon_thread(fn: Callable[[], T]) -> T:
@@ -161,7 +162,7 @@ class EmbedderManager:
         out: list[list[float]] = []
         for start in range(0, len(texts), MAX_BATCH):
             chunk = texts[start:start + MAX_BATCH]
-            if model.cheap:
+            if model.cheap and len(chunk) <= INLINE_MAX:
                 out += model.embed(chunk)
             else:
                 out += await anyio.to_thread.run_sync(model.embed, chunk)

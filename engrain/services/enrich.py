@@ -29,7 +29,20 @@ _DATE_GATE = re.compile(
     rf"|\bmay\s+\d|\d\s+may\b|\b(?:{_MONTHS}|{_WEEKDAYS}|{_RELATIVE})\b",
     re.IGNORECASE,
 )
-_ISO_DATE = re.compile(r"\b(?:on\s+)?(\d{4})-(\d{2})-(\d{2})\b(?![T:\d])")
+_MONTH_NUMBER = {m: i for i, m in enumerate(
+    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)}
+# Absolute dates in their common written forms, read without dateparser (which costs ~1 ms a call):
+# 2025-03-04 · March 2025 · March 4(th)(, 2025) · 4(th) March 2025 · in 2019.
+_ABSOLUTE = re.compile(
+    r"\b(?:on\s+|in\s+)?(?:"
+    r"(?P<iy>\d{4})-(?P<im>\d{2})-(?P<id>\d{2})(?![T:\d])"
+    rf"|(?P<m1>{_MONTHS}|may)\.?\s+(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(?P<y1>\d{{4}}))?(?![\d:])"
+    rf"|(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m2>{_MONTHS}|may)\.?(?:,?\s+(?P<y2>\d{{4}}))?"
+    rf"|(?P<m3>{_MONTHS}|may)\.?,?\s+(?P<y3>\d{{4}})"
+    r"|(?<=in\s)(?P<y4>1[89]\d\d|20\d\d)(?![\d:/.-])"
+    r")\b",
+    re.IGNORECASE,
+)
 # Numbers and clock times alone are not dates ("3 cats", "the 7:40 train").
 _NOT_A_DATE = re.compile(r"^\s*(?:the|on|at|in|by)?\s*\d{1,3}(?:[:.]\d{2})?\s*(?:am|pm|h)?\s*$", re.IGNORECASE)
 # "every Monday", "on Tuesdays": a habit, not an event.
@@ -40,7 +53,7 @@ _INTENT = re.compile(
     r"remind me|need to|have to|has to|must|should|upcoming|scheduled|appointment|deadline|due)\b",
     re.IGNORECASE,
 )
-_PAST = re.compile(r"\b(?:was|were|did|had|went|got|met|saw|made|took|came|began|bought|"
+_PAST = re.compile(r"\b(?:was|were|born|did|had|went|got|met|saw|made|took|came|began|bought|"
                    r"ate|spent|left|won|lost|[a-z]{2,}ed)\b", re.IGNORECASE)
 
 _ARROW = re.compile(r"\s*(?:→|->|=>|⟶|⇒)\s*")
@@ -90,24 +103,53 @@ class Enrichment:
     date_text: str | None = None
 
 
+def _absolute_date(content: str, local_now: datetime, prefer_past: bool) -> tuple[datetime, str] | None:
+    """The first date cue, when it is an absolute date in a common form (else None: ask dateparser).
+    A date without a year is the coming one in a plan and the last one in a past-tense sentence."""
+    cue = _DATE_GATE.search(content)
+    m = _ABSOLUTE.search(content)
+    if cue is None or m is None or not (m.start() <= cue.start() < m.end()):
+        return None
+    if _RECURRING.search(content[max(0, m.start() - 12):m.start()]):
+        return None
+    g = m.groupdict()
+    try:
+        if g["iy"]:
+            year, month, day = int(g["iy"]), int(g["im"]), int(g["id"])
+        elif g["y4"]:
+            year, month, day = int(g["y4"]), 1, 1
+        else:
+            name = (g["m1"] or g["m2"] or g["m3"]).lower()[:3]
+            month = _MONTH_NUMBER[name]
+            day = int(g["d1"] or g["d2"] or 1)
+            given_year = g["y1"] or g["y2"] or g["y3"]
+            year = int(given_year) if given_year else local_now.year
+            if not given_year:
+                candidate = datetime(year, month, day, tzinfo=local_now.tzinfo)
+                if prefer_past and candidate.date() > local_now.date():
+                    year -= 1
+                elif not prefer_past and candidate.date() < local_now.date():
+                    year += 1
+        return datetime(year, month, day, tzinfo=local_now.tzinfo), m.group(0).strip()
+    except ValueError:  # "February 30": let dateparser decide
+        return None
+
+
 def find_event_time(content: str, now: datetime, tz: ZoneInfo | None) -> tuple[datetime | None, str | None]:
     """The first explicit or relative date in `content`, resolved against `now` in `tz`."""
     if not _DATE_GATE.search(content):
         return None, None
     local_now = now.astimezone(tz) if tz else now.astimezone()
-    iso = _ISO_DATE.search(content)
-    if iso:  # the common exact form needs no parser
-        try:
-            day = datetime(int(iso[1]), int(iso[2]), int(iso[3]), tzinfo=local_now.tzinfo)
-            return day, iso[0]
-        except ValueError:
-            pass
+    prefer_past = bool(_PAST.search(content))
+    fast = _absolute_date(content, local_now, prefer_past)
+    if fast is not None:
+        return fast
     settings = {
         "RELATIVE_BASE": local_now.replace(tzinfo=None),
         "RETURN_AS_TIMEZONE_AWARE": False,
         "PREFER_DAY_OF_MONTH": "first",  # "in March 2025" is March 1st, not March <today's day>
         # A bare "Friday" is the coming one in a plan, the last one in a past-tense sentence.
-        "PREFER_DATES_FROM": "past" if _PAST.search(content) else "future",
+        "PREFER_DATES_FROM": "past" if prefer_past else "future",
     }
     from dateparser.search import search_dates  # heavy import, deferred off the start-up path
 

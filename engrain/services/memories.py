@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
+import anyio
 from pydantic import BaseModel, Field
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -233,14 +234,7 @@ class MemoryService:
             metadata=extra,
         )
 
-    async def remember_many(self, user_id: str, items: list[BatchItem], *, source: str | None = None
-                            ) -> list[RememberResult]:
-        """Store a batch in a few statements: one embedding call, one insert, exact dedup (against live
-        rows and within the batch). Unlike `remember`, near-duplicates are not merged: that takes one
-        vector search per memory, which bulk imports cannot afford. All or nothing."""
-        if len(items) > MAX_BATCH:
-            raise InvalidInput("items", f"{len(items)} memories; the limit is {MAX_BATCH:,} per batch")
-        now = self.app.clock()
+    def _prepare_batch(self, items: list[BatchItem], now: datetime, source: str | None) -> list[Prepared]:
         prepared = []
         for i, it in enumerate(items):
             try:
@@ -250,23 +244,43 @@ class MemoryService:
                                               metadata=it.metadata))
             except InvalidInput as exc:
                 raise InvalidInput(f"items[{i}].{exc.field}", str(exc).split(": ", 1)[1]) from None
-        db = await self.app.database()
+        return prepared
+
+    async def remember_many(self, user_id: str, items: list[BatchItem], *, source: str | None = None
+                            ) -> list[RememberResult]:
+        """Store a batch in a few statements: one embedding call, one insert, exact dedup (against live
+        rows and within the batch). Unlike `remember`, near-duplicates are not merged: that takes one
+        vector search per memory, which bulk imports cannot afford. All or nothing."""
+        if len(items) > MAX_BATCH:
+            raise InvalidInput("items", f"{len(items)} memories; the limit is {MAX_BATCH:,} per batch")
+        now = self.app.clock()
+        # Enrichment is CPU work (dateparser): a thread lets it overlap the database work of another batch.
+        prepared = await anyio.to_thread.run_sync(self._prepare_batch, items, now, source)
+        return await self._store_batch(await self.app.database(), user_id, prepared, now)
+
+    async def _store_batch(self, db: Any, user_id: str, prepared: list[Prepared], now: datetime
+                           ) -> list[RememberResult]:
         async with db.sessions() as s:
             existing = await repo.live_by_hashes(s, user_id, [p.digest for p in prepared])
         fresh: dict[tuple[str, str, str], Prepared] = {}
-        for p in prepared:
+        for p in sorted(prepared, key=lambda p: p.digest):  # one lock order for every concurrent batch
             key = (p.namespace, p.kind, p.digest)
             if key not in existing:
                 fresh.setdefault(key, p)
         model, vectors = await self.app.embeddings.embed([p.content for p in fresh.values()]) if fresh else (None, [])
-        rows: dict[tuple[str, str, str], Memory] = {}
+        if model is not None:
+            await db.ensure_vector_index(model.id, model.dim)
+        rows = {key: p.row(user_id, model.id, vec, now)
+                for (key, p), vec in zip(fresh.items(), vectors, strict=True)} if model is not None else {}
         async with db.sessions.begin() as s:
-            if model is not None:
-                await db.ensure_vector_index(model.id, model.dim)
-                rows = {key: p.row(user_id, model.id, vec, now)
-                        for (key, p), vec in zip(fresh.items(), vectors, strict=True)}
-                await repo.insert_many(s, list(rows.values()), now)
-            dup_ids = [existing[k] for k in {(p.namespace, p.kind, p.digest) for p in prepared} if k in existing]
+            inserted = await repo.insert_many(s, list(rows.values()), now)
+            lost = [key for key, row in rows.items() if row.id not in inserted]
+            if lost:  # a concurrent batch stored these texts first: they are duplicates of its rows
+                existing |= await repo.live_by_hashes(s, user_id, [digest for _, _, digest in lost])
+                for key in lost:
+                    del rows[key]
+            dup_ids = sorted({existing[(p.namespace, p.kind, p.digest)] for p in prepared
+                              if (p.namespace, p.kind, p.digest) in existing})
             await repo.touch(s, user_id, dup_ids, now)
         out = []
         for p in prepared:
@@ -276,8 +290,7 @@ class MemoryService:
                                           temporality=p.temporality, event_time=p.event_time,
                                           importance=p.importance_given or 5))
             else:
-                first = rows[key]
-                out.append(_result(first, "created" if fresh[key] is p else "duplicate"))
+                out.append(_result(rows[key], "created" if fresh[key] is p else "duplicate"))
         return out
 
     async def _supersede(

@@ -100,7 +100,7 @@ class Database:
             await conn.execute(
                 text(
                     f"CREATE INDEX IF NOT EXISTS {name} ON memories USING hnsw "
-                    f"((embedding::vector({int(dim)})) vector_cosine_ops) "
+                    f"((embedding::vector({int(dim)})) vector_cosine_ops) WITH (m = 16, ef_construction = 32) "
                     f"WHERE embedder = {sql_literal(embedder_id)}"
                 )
             )

@@ -99,16 +99,27 @@ def _column_values(memory: Memory) -> dict[str, Any]:
     return {column: getattr(memory, key) for key, column in _COLUMNS}
 
 
-async def insert_many(session: AsyncSession, memories: Sequence[Memory], now: datetime) -> None:
-    """Insert rows and their 'create' history in two statements."""
+async def insert_many(session: AsyncSession, memories: Sequence[Memory], now: datetime) -> set[uuid.UUID]:
+    """Insert rows (skipping any a concurrent writer already stored as live) and the 'create' history of
+    those inserted; returns their ids. A Core executemany: several times faster than flushing ORM objects."""
     if not memories:
-        return
-    # A Core executemany: several times faster than flushing ORM objects (no per-row RETURNING).
-    await session.execute(pg_insert(Memory.__table__), [_column_values(m) for m in memories])
-    await session.execute(pg_insert(MemoryHistory).values([
-        {"memory_id": m.id, "user_id": m.user_id, "action": "create", "new_content": m.content, "at": now}
-        for m in memories
-    ]))
+        return set()
+    stmt = (
+        pg_insert(Memory.__table__)
+        .on_conflict_do_nothing(index_elements=["user_id", "namespace", "kind", "content_hash"],
+                                index_where=text("valid_until IS NULL"))
+        .returning(Memory.__table__.c.id)
+    )
+    result = await session.execute(stmt, [_column_values(m) for m in memories])
+    inserted = set(result.scalars().all())
+    history = [
+        {"memory_id": m.id, "user_id": m.user_id, "action": "create", "new_content": m.content, "at": now,
+         "old_content": None, "reason": None}
+        for m in memories if m.id in inserted
+    ]
+    if history:
+        await session.execute(pg_insert(MemoryHistory.__table__), history)
+    return inserted
 
 
 async def live_by_hashes(session: AsyncSession, user_id: str, hashes: Sequence[str]
