@@ -29,7 +29,8 @@ class RecallTimeout(EngrainError):
 
 class Breakdown(BaseModel):
     vector: float
-    text: bool
+    text: bool = Field(description="The whole query matched the full-text index (the SPEC's 0.05 bump).")
+    lexical: float = Field(description="Cover-density rank of the query's words in [0, 1), weighted 0.5.")
     recency: float
     importance: float
     trait_boost: float
@@ -76,7 +77,8 @@ def _hit(row: dict[str, Any]) -> RecallHit:
     return RecallHit(
         id=str(row["id"]), content=row["content"], kind=row["kind"], score=round(float(row["score"]), 6),
         breakdown=Breakdown(
-            vector=float(row["vector"]), text=bool(row["text"]), recency=float(row["recency"]),
+            vector=float(row["vector"]), text=bool(row["text"]), lexical=round(float(row["lexical"]), 6),
+            recency=float(row["recency"]),
             importance=float(row["importance"]), trait_boost=float(row["trait_boost"]),
             penalty=float(row["penalty"]),
         ),

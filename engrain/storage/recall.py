@@ -9,6 +9,7 @@ up to 3 memories linked to them, and each row's own links.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -21,6 +22,9 @@ from engrain.storage.sqltext import safe_exp, sql_literal, vector_literal
 
 LINK_EXPANSION = 3
 TS_CONFIG = "english"
+# Beyond the SPEC's 0.05 bump for a full match of the query, every query word found counts: the
+# cover-density rank of the OR of its words (normalised to [0, 1)), weighted into the base score.
+LEXICAL_WEIGHT = 0.5
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,7 @@ def _score_columns(dim: int | None, emb: str) -> str:
     return f"""
         {vector} AS vector,
         coalesce(m.tsv @@ q.tsq, false) AS text,
+        coalesce(ts_rank_cd(m.tsv, q.orq, 32), 0.0)::float8 AS lexical,
         {safe_exp(_RECENCY_EXPONENT)} AS recency,
         m.importance / 10.0 AS importance,
         CASE m.trait_stage WHEN 'core' THEN 0.25 WHEN 'established' THEN 0.15
@@ -75,12 +80,21 @@ def _score_columns(dim: int | None, emb: str) -> str:
         CASE WHEN m.temporality = 'prospective' AND m.event_time < :now THEN 0.5 ELSE 1.0 END AS penalty"""
 
 
-_SCORE = ("penalty * least(1.0, vector + CASE WHEN text THEN 0.05 ELSE 0.0 END)"
+_SCORE = (f"penalty * least(1.0, vector + CASE WHEN text THEN 0.05 ELSE 0.0 END + {LEXICAL_WEIGHT} * lexical)"
           " * (1 + 0.15 * recency + 0.15 * importance + trait_boost)")
 
 _ROW_COLUMNS = """m.id, m.content, m.kind, m.namespace, m.event_time, m.created_at, m.temporality,
     m.trait_stage AS stage, m.importance AS importance_raw, m.category, m.tags, m.pinned,
     m.metadata"""
+
+
+_WORD = re.compile(r"\w+")
+
+
+def or_query(query: str) -> str:
+    """`to_tsquery` text matching any word of the query (stop words and stemming left to Postgres).
+    Only \w+ tokens are kept, so the text is always valid tsquery syntax."""
+    return " | ".join(list(dict.fromkeys(_WORD.findall(query.lower())))[:64]) or "''"
 
 
 @lru_cache(maxsize=256)
@@ -99,12 +113,12 @@ def recall_sql(embedder_id: str, dim: int, f: RecallFilter, with_vector: bool) -
     )
     score_cols = _score_columns(int(dim) if with_vector else None, emb)
     return f"""
-    WITH q AS (SELECT websearch_to_tsquery('{TS_CONFIG}', :query) AS tsq),
+    WITH q AS (SELECT websearch_to_tsquery('{TS_CONFIG}', :query) AS tsq, to_tsquery('{TS_CONFIG}', :orq) AS orq),
     {vector_cte}
     txt AS (  -- the tsquery is written out (not taken from q) so that the GIN index can serve it
         SELECT m.id FROM memories m
-        WHERE m.tsv @@ websearch_to_tsquery('{TS_CONFIG}', :query) AND {where}
-        ORDER BY ts_rank_cd(m.tsv, websearch_to_tsquery('{TS_CONFIG}', :query)) DESC
+        WHERE m.tsv @@ to_tsquery('{TS_CONFIG}', :orq) AND {where}
+        ORDER BY ts_rank_cd(m.tsv, to_tsquery('{TS_CONFIG}', :orq), 32) DESC
         LIMIT :pool
     ),
     cand AS (SELECT id FROM vec UNION SELECT id FROM txt),
@@ -176,6 +190,7 @@ async def run_recall(
     params: dict[str, Any] = {
         "user": user_id,
         "query": query,
+        "orq": or_query(query),
         "now": now,
         "decay": decay_seconds,
         "limit": limit,

@@ -1,0 +1,165 @@
+"""Retrieval quality on long conversations in the LoCoMo JSON layout, against two baselines.
+
+Each conversation becomes one user; every turn is stored as a memory ("Speaker: text", the session
+date as event_time, the dia_id in metadata) with batched `remember_many`. Every question goes
+through `recall`; a question is a hit at k when an evidence turn is among the first k results
+(any-hit) or when all of them are (all-hit). The same turns are also ranked by plain BM25
+(rank-bm25) and by vector similarity alone (the same embedder), so gains are measured, not claimed.
+
+    python bench/quality.py [--data bench/data/synthetic_locomo.json] [--embedder auto]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from engrain.config import Settings
+from engrain.server.state import AppState
+from engrain.services.memories import BatchItem
+
+KS = (1, 5, 10, 20)
+DEFAULT_DATA = Path(__file__).parent / "data" / "synthetic_locomo.json"
+CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+_TOKEN = re.compile(r"\w+")
+
+
+@dataclass
+class Turn:
+    dia_id: str
+    speaker: str
+    text: str
+    when: datetime | None
+
+    @property
+    def content(self) -> str:
+        return f"{self.speaker}: {self.text}"
+
+
+def session_turns(sample: dict[str, Any]) -> list[Turn]:
+    """Every turn of a sample, with its session's date (parsed once per session)."""
+    import dateparser
+
+    conv = sample["conversation"]
+    out: list[Turn] = []
+    numbers = sorted(int(m[1]) for k in conv if (m := re.fullmatch(r"session_(\d+)", k)))
+    for n in numbers:
+        raw = conv.get(f"session_{n}_date_time")
+        when = dateparser.parse(raw, languages=["en"]) if raw else None
+        out += [Turn(t["dia_id"], t["speaker"], t["text"], when) for t in conv[f"session_{n}"] if t.get("text")]
+    return out
+
+
+class Scores:
+    """Hits per category and overall for one system."""
+
+    def __init__(self) -> None:
+        self.any: dict[str, dict[int, list[bool]]] = defaultdict(lambda: defaultdict(list))
+        self.all: dict[str, dict[int, list[bool]]] = defaultdict(lambda: defaultdict(list))
+
+    def add(self, category: str, ranked: list[str], evidence: list[str]) -> None:
+        for k in KS:
+            top = set(ranked[:k])
+            for group in (category, "overall"):
+                self.any[group][k].append(any(e in top for e in evidence))
+                self.all[group][k].append(all(e in top for e in evidence))
+
+    def report(self) -> dict[str, Any]:
+        return {
+            group: {"questions": len(self.any[group][KS[0]]),
+                    **{f"any@{k}": round(sum(v) / len(v), 4) for k, v in self.any[group].items()},
+                    **{f"all@{k}": round(sum(v) / len(v), 4) for k, v in self.all[group].items()}}
+            for group in sorted(self.any, key=lambda g: (g == "overall", g))
+        }
+
+
+def tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text.lower())
+
+
+def ranked_dia(order: list[int], turns: list[Turn]) -> list[str]:
+    return [turns[i].dia_id for i in order]
+
+
+async def evaluate(samples: list[dict[str, Any]], embedder: str, home: str | None = None) -> dict[str, Any]:
+    import numpy as np
+    from rank_bm25 import BM25Okapi
+
+    settings = Settings(home=home or tempfile.mkdtemp(prefix="engrain-quality-"), embedder=embedder,
+                        scheduler="off", llm="none", fetch_models=False, timezone="UTC")
+    app = AppState(settings)
+    app.start(scheduler_loop=False)
+    systems = {"engrain": Scores(), "bm25": Scores(), "vector": Scores()}
+    latencies: list[float] = []
+    ingest_s = 0.0
+    questions = 0
+    try:
+        model = await app.embeddings.ready()
+        for sample in samples:
+            user = f"locomo-{sample.get('sample_id', id(sample))}"
+            turns = session_turns(sample)
+            started = time.perf_counter()
+            stored = await app.memories.remember_many(user, [
+                BatchItem(content=t.content, event_time=t.when.isoformat() if t.when else None,
+                          metadata={"dia_id": t.dia_id}) for t in turns
+            ])
+            ingest_s += time.perf_counter() - started
+            dia_of: dict[str, list[str]] = defaultdict(list)  # a deduplicated memory stands for each turn
+            for turn, result in zip(turns, stored, strict=True):
+                dia_of[result.id].append(turn.dia_id)
+            bm25 = BM25Okapi([tokens(t.content) for t in turns])
+            _, turn_vectors = await app.embeddings.embed([t.content for t in turns])
+            matrix = np.asarray(turn_vectors)
+            for qa in sample["qa"]:
+                evidence = [e for e in qa.get("evidence", []) if isinstance(e, str)]
+                if not evidence or not qa.get("question"):
+                    continue
+                questions += 1
+                category = CATEGORY_NAMES.get(qa.get("category"), str(qa.get("category")))
+                started = time.perf_counter()
+                result = await app.search.recall(user, qa["question"], limit=max(KS), include_links=False,
+                                                 track_access=False)
+                latencies.append(time.perf_counter() - started)
+                ranked = [dia for hit in result.results for dia in dia_of.get(hit.id, [])]
+                systems["engrain"].add(category, ranked, evidence)
+                scores = bm25.get_scores(tokens(qa["question"]))
+                systems["bm25"].add(category, ranked_dia(list(np.argsort(-scores, kind="stable")), turns), evidence)
+                _, [qv] = await app.embeddings.embed([qa["question"]])
+                sims = matrix @ np.asarray(qv)
+                systems["vector"].add(category, ranked_dia(list(np.argsort(-sims, kind="stable")), turns), evidence)
+    finally:
+        await app.close()
+    ordered = sorted(latencies)
+    return {
+        "embedder": model.id,
+        "samples": len(samples),
+        "questions": questions,
+        "ingest_seconds": round(ingest_s, 3),
+        "recall_latency_ms": {"p50": round(statistics.median(ordered) * 1000, 2) if ordered else None,
+                              "p95": round(ordered[int(0.95 * (len(ordered) - 1))] * 1000, 2) if ordered else None},
+        "systems": {name: scores.report() for name, scores in systems.items()},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", default=str(DEFAULT_DATA))
+    parser.add_argument("--embedder", default="auto")
+    args = parser.parse_args()
+    samples = json.loads(Path(args.data).read_text())
+    print(json.dumps(anyio.run(evaluate, samples, args.embedder), indent=2))
+
+
+if __name__ == "__main__":
+    main()
