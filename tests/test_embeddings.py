@@ -121,3 +121,18 @@ async def test_unloadable_model_is_reported_and_recall_still_answers_by_text(set
         found = await call(client, "recall", query="chillies windowsill")
         assert found["embedder"] is None
         assert [r["content"] for r in found["results"]] == ["Grows chillies on the windowsill"]
+
+
+@pytest.mark.anyio
+async def test_query_embeddings_are_cached(settings_factory):
+    manager = EmbedderManager(settings_factory())
+    manager.start()
+    model = await manager.ready()
+    calls: list[int] = []
+    original = model.embed
+    model.embed = lambda texts: calls.append(len(texts)) or original(texts)  # type: ignore[method-assign]
+    first = await manager.embed_query("where does Anna work")
+    again = await manager.embed_query("where does Anna work")
+    assert first[1] == again[1] and calls == [1]
+    await manager.embed_query("something else")
+    assert calls == [1, 1]

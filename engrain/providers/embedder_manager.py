@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -24,6 +25,7 @@ from engrain.providers import embeddings as emb
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 MAX_BATCH = 256
+QUERY_CACHE_SIZE = 1024
 INLINE_MAX = 16  # a cheap model embeds this few texts on the event loop; more go to a thread
 
 
@@ -67,6 +69,7 @@ class EmbedderManager:
         self._pending: list[tuple[str, asyncio.Future[tuple[emb.Embedder, list[float]]]]] = []
         self._flushing = False
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._query_cache: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
 
     # ---- lifecycle -------------------------------------------------------------------
 
@@ -167,6 +170,19 @@ class EmbedderManager:
             else:
                 out += await anyio.to_thread.run_sync(model.embed, chunk)
         return model, out
+
+    async def embed_query(self, text: str) -> tuple[emb.Embedder, list[float]]:
+        """embed_one with an LRU cache: clients repeat queries, and a model call costs milliseconds."""
+        model = await self.ready()
+        key = (model.id, text)
+        if key in self._query_cache:
+            self._query_cache.move_to_end(key)
+            return model, self._query_cache[key]
+        model, vector = await self.embed_one(text)
+        self._query_cache[(model.id, text)] = vector
+        if len(self._query_cache) > QUERY_CACHE_SIZE:
+            self._query_cache.popitem(last=False)
+        return model, vector
 
     async def embed_one(self, text: str) -> tuple[emb.Embedder, list[float]]:
         """Embed one text; requests that arrive together share one model call."""

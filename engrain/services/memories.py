@@ -164,22 +164,21 @@ class MemoryService:
         old_id = inputs.memory_id("supersedes", supersedes) if supersedes else None
         content, kind, ns, digest, clean_tags = item.content, item.kind, item.namespace, item.digest, item.tags
         db = await self.app.database()
-
-        async with db.sessions.begin() as s:
-            if old_id is not None and await repo.get(s, user_id, old_id) is None:
-                raise NotFound("supersedes", old_id)
-            dup = await repo.find_live_duplicate(s, user_id, ns, kind, digest)
-            if dup is not None:
-                await repo.touch(s, user_id, [dup.id], now)
-                replaced = old_id if old_id not in (None, dup.id) else None
-                if replaced is not None:  # the replacement already exists: still retire the old memory
-                    await self._supersede(s, user_id, replaced, dup.id, dup.content, now)
-                return _result(dup, "duplicate", replaced)
-
+        # Embed first, so that the duplicate check, the near-duplicate search and the insert share one
+        # transaction (one connection, one commit) — the embedding is cheap or cached, the round trips are not.
         model, vector = await self.app.embeddings.embed_one(content)
         await db.ensure_vector_index(model.id, model.dim)
         try:
             async with db.sessions.begin() as s:
+                if old_id is not None and await repo.get(s, user_id, old_id) is None:
+                    raise NotFound("supersedes", old_id)
+                dup = await repo.find_live_duplicate(s, user_id, ns, kind, digest)
+                if dup is not None:
+                    await repo.touch(s, user_id, [dup.id], now)
+                    replaced = old_id if old_id not in (None, dup.id) else None
+                    if replaced is not None:  # the replacement already exists: still retire the old memory
+                        await self._supersede(s, user_id, replaced, dup.id, dup.content, now)
+                    return _result(dup, "duplicate", replaced)
                 near = await repo.nearest_live(s, user_id, ns, kind, model.id, model.dim, vector, now)
                 # An explicit `supersedes` asks for a new row: never fold it into a look-alike.
                 if old_id is None and near is not None and near[1] >= NEAR_DUPLICATE:

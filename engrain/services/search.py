@@ -128,7 +128,7 @@ class SearchService:
         vector: list[float] | None = None
         embedder_id, dim = "", 0
         try:
-            model, vector = await self.app.embeddings.embed_one(query)
+            model, vector = await self.app.embeddings.embed_query(query)
             embedder_id, dim = model.id, model.dim
         except Exception as exc:  # no model: full text still answers
             log.warning("recall without vectors: %s", exc)

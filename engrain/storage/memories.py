@@ -65,7 +65,11 @@ async def nearest_live(
     vector: list[float],
     now: datetime,
 ) -> tuple[uuid.UUID, float] | None:
-    """The most similar live memory of the same kind and embedder, with its cosine similarity."""
+    """The most similar live memory of the same kind and embedder, with its cosine similarity.
+
+    The HNSW scan is iterative: without it, the index hands back its ef_search nearest rows of every
+    user and kind, and when none of them passes the filters the look-up finds nothing."""
+    await session.execute(text("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)"))
     stmt = text(
         f"""
         SELECT id, 1 - (embedding::vector({int(dim)}) <=> CAST(:v AS vector({int(dim)}))) AS sim
