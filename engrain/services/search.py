@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import uuid
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 MIN_POOL = 50
+ACCESS_FLUSH_DELAY = 0.5  # seconds during which recall accesses are gathered into one update
 
 
 class RecallTimeout(EngrainError):
@@ -90,9 +92,36 @@ def _hit(row: dict[str, Any]) -> RecallHit:
     )
 
 
+class AccessTracker:
+    """Counts what recall returned without a write per recall: accesses gather for a moment and are
+    applied in one statement, off the answer's path."""
+
+    def __init__(self, app: AppState) -> None:
+        self.app = app
+        self._pending: dict[tuple[str, uuid.UUID], tuple[int, datetime]] = {}
+        self._scheduled = False
+
+    def record(self, user_id: str, ids: list[uuid.UUID], now: datetime) -> None:
+        for memory_id in ids:
+            count, _ = self._pending.get((user_id, memory_id), (0, now))
+            self._pending[(user_id, memory_id)] = (count + 1, now)
+        if not self._scheduled:
+            self._scheduled = True
+            self.app.spawn(self._flush_soon())
+
+    async def _flush_soon(self) -> None:
+        await asyncio.sleep(ACCESS_FLUSH_DELAY)
+        self._scheduled = False
+        pending, self._pending = self._pending, {}
+        db = await self.app.database()
+        async with db.sessions.begin() as s:
+            await repo.touch_counts(s, [(u, m, n, at) for (u, m), (n, at) in sorted(pending.items())])
+
+
 class SearchService:
     def __init__(self, app: AppState) -> None:
         self.app = app
+        self.accesses = AccessTracker(app)
 
     async def recall(
         self,
@@ -161,10 +190,6 @@ class SearchService:
                     truncated = True
             hits = kept
         if hits and track_access:
-            self.app.spawn(self._touch(user_id, [uuid.UUID(h.id) for h in hits], now))
+            self.accesses.record(user_id, [uuid.UUID(h.id) for h in hits], now)
         return RecallResult(query=query, results=hits, embedder=embedder_id or None, truncated_by_tokens=truncated)
 
-    async def _touch(self, user_id: str, ids: list[Any], now: datetime) -> None:
-        db = await self.app.database()
-        async with db.sessions.begin() as s:
-            await repo.touch(s, user_id, ids, now)

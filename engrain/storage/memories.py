@@ -178,6 +178,21 @@ async def touch(session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID], n
     )
 
 
+async def touch_counts(session: AsyncSession, accesses: Sequence[tuple[str, uuid.UUID, int, datetime]]) -> None:
+    """Apply many (user, memory, times accessed, last access) in one statement."""
+    if not accesses:
+        return
+    users, ids, counts, ats = (list(col) for col in zip(*accesses, strict=True))
+    await session.execute(
+        text("UPDATE memories m SET access_count = m.access_count + v.n, "
+             "last_accessed_at = greatest(coalesce(m.last_accessed_at, v.at), v.at) "
+             "FROM unnest(CAST(:users AS text[]), CAST(:ids AS uuid[]), CAST(:ns AS int[]), "
+             "CAST(:ats AS timestamptz[])) AS v(user_id, id, n, at) "
+             "WHERE m.id = v.id AND m.user_id = v.user_id"),
+        {"users": users, "ids": ids, "ns": counts, "ats": ats},
+    )
+
+
 async def end_validity(session: AsyncSession, user_id: str, memory_id: uuid.UUID, now: datetime) -> None:
     await session.execute(
         update(Memory)
