@@ -27,7 +27,7 @@ from engrain.server.app import create_server
 from engrain.server.state import AppState
 from engrain.services.memories import BatchItem
 from engrain.storage.db import vector_index_name
-from engrain.storage.recall import RecallFilter, or_query, recall_sql
+from engrain.storage.recall import RecallFilter, recall_sql
 from engrain.storage.sqltext import vector_literal
 
 NAMES = ["Anna", "Ben", "Carla", "Dmitri", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Keiko", "Luca",
@@ -104,7 +104,7 @@ async def explain(app: AppState, user: str, q: str) -> dict[str, bool]:
     async with db.sessions.begin() as s:
         plan = "\n".join((await s.execute(text("EXPLAIN " + recall_sql(model.id, model.dim, RecallFilter(), True)), {
             "user": user, "query": q, "qv": vector_literal(vector), "now": datetime.now(UTC), "decay": 2592000.0,
-            "limit": 10, "pool": 50, "orq": or_query(q),
+            "limit": 10, "pool": 50,
         })).scalars())
     return {"hnsw_index_used": vector_index_name(model.id) in plan, "gin_index_used": "ix_memories_tsv" in plan}
 

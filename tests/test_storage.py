@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy import text
 
 from engrain.storage.db import Database, async_url, vector_index_name
-from engrain.storage.recall import RecallFilter, or_query, recall_sql
+from engrain.storage.recall import RecallFilter, recall_sql
 from engrain.storage.sqltext import vector_literal
 from tests.conftest import call, execute
 
@@ -57,7 +57,7 @@ async def test_recall_statement_can_use_hnsw_and_gin_indexes(session):
                   u=app.settings.user, e=model.id, dim=model.dim)
     await execute(app, "ANALYZE memories")
     params = {"user": app.settings.user, "query": "xylophone", "qv": vector_literal(vector), "now": app.clock(),
-              "decay": 86400.0, "limit": 10, "pool": 50, "orq": or_query("xylophone")}
+              "decay": 86400.0, "limit": 10, "pool": 50}
     db = await app.database()
 
     async def plan(*disabled: str) -> str:

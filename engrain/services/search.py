@@ -32,7 +32,8 @@ class RecallTimeout(EngrainError):
 class Breakdown(BaseModel):
     vector: float
     text: bool = Field(description="The whole query matched the full-text index (the SPEC's 0.05 bump).")
-    lexical: float = Field(description="Cover-density rank of the query's words in [0, 1), weighted 0.5.")
+    lexical: float = Field(description="IDF-weighted share of the query's words in the memory, in [0, 1]; "
+                                       "weighted 0.5 into the base.")
     recency: float
     importance: float
     trait_boost: float

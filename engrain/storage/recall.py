@@ -9,7 +9,6 @@ up to 3 memories linked to them, and each row's own links.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -23,8 +22,26 @@ from engrain.storage.sqltext import safe_exp, sql_literal, vector_literal
 LINK_EXPANSION = 3
 TS_CONFIG = "english"
 # Beyond the SPEC's 0.05 bump for a full match of the query, every query word found in a candidate
-# counts: the cover-density rank of the OR of its words (normalised to [0, 1)), weighted into the base.
+# counts, weighted by how rare the word is (IDF): `lexical` is the IDF-weighted share of the query's
+# words that the memory contains, in [0, 1], and enters the base score with this weight.
 LEXICAL_WEIGHT = 0.5
+# Word rarity comes from the planner's statistics of the tsvector column (most common elements and
+# their frequencies, refreshed by ANALYZE): no per-query counting. A word not among the most common
+# elements is rarer than all of them; with no statistics yet every word weighs the same.
+_LEXEME_CTES = f"""
+    stats AS (
+        SELECT e.lexeme, f.freq::float8 AS freq
+        FROM pg_stats s
+        CROSS JOIN LATERAL unnest(s.most_common_elems::text::text[]) WITH ORDINALITY AS e(lexeme, i)
+        JOIN LATERAL unnest(s.most_common_elem_freqs) WITH ORDINALITY AS f(freq, j) ON f.j = e.i
+        WHERE s.schemaname = current_schema() AND s.tablename = 'memories' AND s.attname = 'tsv'),
+    rarest AS (SELECT coalesce(min(freq) / 2, 0.001) AS freq FROM stats),
+    lex AS (
+        SELECT CAST(quote_literal(w.lexeme) AS tsquery) AS tq,
+               ln(1.0 / greatest(1e-6, least(1.0, coalesce(st.freq, r.freq)))) + 0.1 AS idf
+        FROM unnest(to_tsvector('{TS_CONFIG}', :query)) AS w CROSS JOIN rarest r
+        LEFT JOIN stats st ON st.lexeme = w.lexeme),
+    lexsum AS (SELECT nullif(sum(idf), 0) AS total FROM lex),"""
 
 
 @dataclass(frozen=True)
@@ -72,7 +89,8 @@ def _score_columns(dim: int | None, emb: str) -> str:
     return f"""
         {vector} AS vector,
         coalesce(m.tsv @@ q.tsq, false) AS text,
-        coalesce(ts_rank_cd(m.tsv, q.orq, 32), 0.0)::float8 AS lexical,
+        coalesce((SELECT sum(l.idf) FROM lex l WHERE m.tsv @@ l.tq) / (SELECT total FROM lexsum), 0.0)
+            AS lexical,
         {safe_exp(_RECENCY_EXPONENT)} AS recency,
         m.importance / 10.0 AS importance,
         CASE m.trait_stage WHEN 'core' THEN 0.25 WHEN 'established' THEN 0.15
@@ -86,15 +104,6 @@ _SCORE = (f"penalty * least(1.0, vector + CASE WHEN text THEN 0.05 ELSE 0.0 END 
 _ROW_COLUMNS = """m.id, m.content, m.kind, m.namespace, m.event_time, m.created_at, m.temporality,
     m.trait_stage AS stage, m.importance AS importance_raw, m.category, m.tags, m.pinned,
     m.metadata"""
-
-
-_WORD = re.compile(r"\w+")
-
-
-def or_query(query: str) -> str:
-    """`to_tsquery` text matching any word of the query (stop words and stemming left to Postgres).
-    Only \w+ tokens are kept, so the text is always valid tsquery syntax."""
-    return " | ".join(list(dict.fromkeys(_WORD.findall(query.lower())))[:64]) or "''"
 
 
 @lru_cache(maxsize=256)
@@ -113,7 +122,7 @@ def recall_sql(embedder_id: str, dim: int, f: RecallFilter, with_vector: bool) -
     )
     score_cols = _score_columns(int(dim) if with_vector else None, emb)
     return f"""
-    WITH q AS (SELECT websearch_to_tsquery('{TS_CONFIG}', :query) AS tsq, to_tsquery('{TS_CONFIG}', :orq) AS orq),
+    WITH q AS (SELECT websearch_to_tsquery('{TS_CONFIG}', :query) AS tsq),{_LEXEME_CTES}
     {vector_cte}
     txt AS (  -- the tsquery is written out (not taken from q) so that the GIN index can serve it.
               -- Candidates match every word: ranking all rows that match any word costs ~100 ms at 100k.
@@ -191,7 +200,6 @@ async def run_recall(
     params: dict[str, Any] = {
         "user": user_id,
         "query": query,
-        "orq": or_query(query),
         "now": now,
         "decay": decay_seconds,
         "limit": limit,
