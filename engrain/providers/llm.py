@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -133,7 +134,23 @@ class LLMChoice:
 
     @property
     def name(self) -> str:
-        return self.llm.name if self.llm else ("sampling" if "sampling" in self.kind else "none")
+        return self.llm.name if self.llm else ("sampling" if self.needs_client else "none")
+
+    @property
+    def needs_client(self) -> bool:
+        """The model is the connected client's (MCP sampling): unreachable without a client request."""
+        return self.kind in ("sampling", "auto-sampling")
+
+    def direct_ask(self) -> Callable[[Prompt], Awaitable[Any]] | None:
+        """Parsed-JSON answers from the configured provider; None when there is no direct provider."""
+        llm = self.llm
+        if self.kind != "direct" or llm is None:
+            return None
+
+        async def ask(prompt: Prompt) -> Any:
+            return await complete_json(llm, prompt)
+
+        return ask
 
 
 def choose(spec: str, api_key: str | None = None) -> LLMChoice:

@@ -9,7 +9,6 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from engrain.providers.llm import complete_json
 from engrain.storage import jobs as job_repo
 from engrain.storage import traits as trait_repo
 from engrain.storage.retention import fade_memories
@@ -100,10 +99,9 @@ async def digest(app: AppState, now: datetime, user_id: str | None, dry_run: boo
     choice = app.llm
     if dry_run:
         return stats | {"sample": due[:trait_repo.SAMPLE], "llm": choice.name}
-    if choice.kind in ("sampling", "auto-sampling"):
+    if choice.needs_client:
         return stats | {"reflected": 0, "waiting_for_client_model": len(due), "llm": "sampling"}
-    llm = choice.llm
-    ask = (lambda prompt: complete_json(llm, prompt)) if llm is not None else None
+    ask = choice.direct_ask()
     reflected, failed, passed_over = 0, [], []
     for entry in due:
         try:

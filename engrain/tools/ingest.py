@@ -11,7 +11,6 @@ from mcp.types import CallToolResult, CreateMessageResult, ToolAnnotations
 from pydantic import Field
 
 from engrain.errors import EngrainError
-from engrain.providers.llm import complete_json
 from engrain.server.state import AppState
 from engrain.services.ingest import MAX_MESSAGES, IngestResult, Message, validate_messages
 from engrain.tools.common import structured, tool_errors
@@ -45,10 +44,11 @@ def register(server: MCPServer, app: AppState) -> None:
     ) -> Annotated[CallToolResult, IngestResult]:
         validate_messages(messages)
         extracted, name = None, "none"
-        if app.llm.kind == "direct" and app.llm.llm is not None:
-            name = app.llm.llm.name
+        ask = app.llm.direct_ask()
+        if ask is not None:
+            name = app.llm.name
             try:
-                extracted = await complete_json(app.llm.llm, app.ingest.prompt(messages))
+                extracted = await ask(app.ingest.prompt(messages))
             except (EngrainError, ValueError):
                 extracted = None  # fall back to the rules rather than lose the conversation
         elif sampled is not None:

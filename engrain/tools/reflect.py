@@ -10,7 +10,7 @@ from mcp.server.mcpserver.resolve import Resolve, Sample
 from mcp.types import CallToolResult, CreateMessageResult, ToolAnnotations
 from pydantic import Field
 
-from engrain.providers.llm import Prompt, complete_json
+from engrain.providers.llm import Prompt
 from engrain.server.state import AppState
 from engrain.services.reflection import Plan, ReflectResult
 from engrain.tools.common import structured, tool_errors
@@ -79,13 +79,11 @@ def register(server: MCPServer, app: AppState) -> None:
         a3: Annotated[CreateMessageResult | None, Resolve(answer_3)],
         force: Annotated[bool, Field(description="Reflect even if the triggers say it is not needed.")] = False,
     ) -> Annotated[CallToolResult, ReflectResult]:
-        if app.llm.kind == "direct" and app.llm.llm is not None:
-            llm = app.llm.llm
-            ask, name = (lambda prompt: complete_json(llm, prompt)), llm.name
-        elif sampling_active(app, ctx):
+        ask, name = app.llm.direct_ask(), app.llm.name
+        if ask is None and sampling_active(app, ctx):
             ask, name = SampledAnswers([(p1, a1), (p2, a2), (p3, a3)]), "sampling"
-        else:
-            ask, name = None, "none"
+        elif ask is None:
+            name = "none"
 
         async def progress(fraction: float, message: str) -> None:
             await ctx.report_progress(fraction, 1.0, message)

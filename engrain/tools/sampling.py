@@ -19,7 +19,7 @@ from engrain.server.state import AppState
 
 def sampling_active(app: AppState, ctx: Context) -> bool:
     """ENGRAIN_LLM is sampling (or auto without an API key) and this client can sample."""
-    if app.llm.kind not in ("sampling", "auto-sampling"):
+    if not app.llm.needs_client:
         return False
     caps = ctx.client_capabilities
     return bool(caps is not None and caps.sampling is not None)
