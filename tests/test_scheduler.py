@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import math
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 
 import anyio
@@ -31,11 +33,16 @@ def settings(settings_factory, fresh_database_url):
     return make
 
 
-async def started(settings, clock) -> AppState:
+@asynccontextmanager
+async def running(settings, clock) -> AsyncIterator[AppState]:
+    """A started app (database up) on the test's database, closed afterwards."""
     app = AppState(settings, clock)
     app.start()
-    await app.database()
-    return app
+    try:
+        await app.database()
+        yield app
+    finally:
+        await app.close()
 
 
 async def add_memory(app, content: str, *, user: str = "alice", kind: str = "fact", created: datetime,
@@ -70,8 +77,7 @@ async def live(app, mid) -> bool:
 
 async def test_retention_follows_the_formula(settings):
     clock = Clock(NOW)
-    app = await started(settings(), clock)
-    try:
+    async with running(settings(), clock) as app:
         cases = {}
         for days, count in [(3, 0), (8, 0), (20, 0), (20, 5), (40, 5), (10, 50), (60, 50)]:
             mid = await add_memory(app, f"memory {days}d {count}x", created=NOW - 90 * DAY,
@@ -84,21 +90,16 @@ async def test_retention_follows_the_formula(settings):
         assert result.stats["memories_archived"] == sum(v < 0.1 for v in cases.values())
         reason = await scalar(app, "SELECT reason FROM memory_history WHERE action = 'archive' LIMIT 1")
         assert reason.startswith("retention 0.") and reason.endswith("below 0.1")
-    finally:
-        await app.close()
 
 
 async def test_long_idle_memories_fade_without_float_underflow(settings):
     clock = Clock(NOW)
-    app = await started(settings(retention_profile="sensitive"), clock)
-    try:
+    async with running(settings(retention_profile="sensitive"), clock) as app:
         ancient = await add_memory(app, "idle for years", created=NOW - 4000 * DAY)  # λ·days = 1200
         trait = await add_trait(app, "ancient trait", confidence=0.9, reinforced=NOW - 200_000 * DAY)
         result = await app.scheduler.run("decay")
         assert result.status == "completed" and not await live(app, ancient)
         assert await scalar(app, "SELECT trait_stage FROM memories WHERE id = :id", id=trait) == "dissolved"
-    finally:
-        await app.close()
 
 
 async def test_profiles_and_overrides(settings):
@@ -106,20 +107,16 @@ async def test_profiles_and_overrides(settings):
     assert settings(retention_profile="archival").retention_params == (0.02, 0.02)
     assert settings(retention_profile="fast", retention_lambda=0.5).retention_params == (0.5, 0.15)
     clock = Clock(NOW)
-    app = await started(settings(retention_profile="slow"), clock)
-    try:
+    async with running(settings(retention_profile="slow"), clock) as app:
         kept = await add_memory(app, "slow profile keeps this", created=NOW - 30 * DAY, accessed=NOW - 20 * DAY)
         await app.scheduler.run("decay")
         assert retention(20, 0, lam=0.05) >= 0.05 and await live(app, kept)
-    finally:
-        await app.close()
 
 
 async def test_protected_memories_are_never_touched(settings):
     clock = Clock(NOW)
-    app = await started(settings(), clock)
     old = NOW - 400 * DAY
-    try:
+    async with running(settings(), clock) as app:
         protected = [
             await add_memory(app, "pinned", created=old, pinned=True),
             await add_memory(app, "important", created=old, importance=8),
@@ -134,14 +131,11 @@ async def test_protected_memories_are_never_touched(settings):
         assert result.stats["memories_archived"] == 1 and not await live(app, faded)
         for mid in protected:
             assert await live(app, mid)
-    finally:
-        await app.close()
 
 
 async def test_delete_mode_deletes_and_dissolves_unsupported_traits(settings):
     clock = Clock(NOW)
-    app = await started(settings(forget_mode="delete"), clock)
-    try:
+    async with running(settings(forget_mode="delete"), clock) as app:
         gone = await add_memory(app, "Went to a concert in 2019", kind="episodic", created=NOW - 400 * DAY)
         kept = await add_memory(app, "Plays the piano", created=NOW - 400 * DAY, importance=9)
         trait = await add_trait(app, "Likes live music", confidence=0.5, reinforced=NOW)
@@ -156,14 +150,11 @@ async def test_delete_mode_deletes_and_dissolves_unsupported_traits(settings):
         assert history == ["forget", None, None]
         assert await scalar(app, "SELECT trait_stage FROM memories WHERE id = :id", id=trait) == "dissolved"
         assert await scalar(app, "SELECT trait_stage FROM memories WHERE id = :id", id=shared) == "emerging"
-    finally:
-        await app.close()
 
 
 async def test_trait_decay_follows_the_formula(settings):
     clock = Clock(NOW)
-    app = await started(settings(), clock)
-    try:
+    async with running(settings(), clock) as app:
         cases = {
             await add_trait(app, "b", confidence=0.8, reinforced=NOW - 100 * DAY): 0.8 * math.exp(-0.005 * 100),
             await add_trait(app, "b5", confidence=0.8, count=5, reinforced=NOW - 100 * DAY):
@@ -186,14 +177,11 @@ async def test_trait_decay_follows_the_formula(settings):
         assert await scalar(app, "SELECT trait_confidence FROM memories WHERE id = :id", id=trend) == 0.2
         stage = await scalar(app, "SELECT trait_stage FROM memories WHERE content = 'b'")
         assert stage == "emerging"  # 0.8·e^-0.5 = 0.485: established → emerging, recorded in history
-    finally:
-        await app.close()
 
 
 async def test_expiry_job(settings):
     clock = Clock(NOW)
-    app = await started(settings(), clock)
-    try:
+    async with running(settings(), clock) as app:
         past = await add_memory(app, "Dentist", created=NOW - 10 * DAY, temporality="prospective",
                                 event_time=NOW - DAY)
         future = await add_memory(app, "Flight", created=NOW - 10 * DAY, temporality="prospective",
@@ -209,8 +197,6 @@ async def test_expiry_job(settings):
         assert await scalar(app, "SELECT temporality FROM memories WHERE id = :id", id=future) == "prospective"
         stages = await scalar(app, "SELECT json_object_agg(content, trait_stage) FROM memories WHERE kind = 'trait'")
         assert stages == {"old trend": "dissolved", "hot trend": "candidate"}
-    finally:
-        await app.close()
 
 
 async def snapshot(app) -> dict[str, str]:
@@ -222,8 +208,7 @@ async def snapshot(app) -> dict[str, str]:
 
 async def test_dry_run_changes_nothing(settings):
     clock = Clock(NOW)
-    app = await started(settings(), clock)
-    try:
+    async with running(settings(), clock) as app:
         await add_memory(app, "faded", kind="episodic", created=NOW - 400 * DAY)
         await add_memory(app, "overdue", created=NOW - 400 * DAY, temporality="prospective", event_time=NOW - DAY,
                          importance=9)
@@ -238,36 +223,27 @@ async def test_dry_run_changes_nothing(settings):
         assert stats["decay"]["memories_archived"] == 1 and stats["decay"]["traits_dissolved"] == 1
         assert stats["digest"]["due"] == 1 and stats["digest"]["sample"][0]["user_id"] == "alice"
         assert await snapshot(app) == before
-    finally:
-        await app.close()
 
 
 async def test_catch_up_after_downtime_runs_each_job_once(settings):
     clock = Clock(NOW)
-    app = await started(settings(scheduler_interval=900), clock)
-    try:
+    async with running(settings(scheduler_interval=900), clock) as app:
         assert [r.job for r in await app.scheduler.tick()] == ["expiry", "digest", "decay"]
         clock.now += timedelta(minutes=5)
         assert await app.scheduler.tick() == []
-    finally:
-        await app.close()
     clock.now += timedelta(hours=6)  # nothing ran for six hours; a server starts again
-    app = await started(settings(scheduler_interval=900), clock)
-    try:
+    async with running(settings(scheduler_interval=900), clock) as app:
         caught_up = await app.scheduler.tick()
         assert [(r.job, r.status) for r in caught_up] == [("expiry", "completed"), ("digest", "completed"),
                                                          ("decay", "completed")]
         assert await scalar(app, "SELECT count(*) FROM job_runs") == 6
         status = await app.scheduler.status()
         assert status["jobs"]["decay"]["next_run"] == (clock.now + timedelta(seconds=900)).isoformat()
-    finally:
-        await app.close()
 
 
 async def test_two_workers_never_run_a_job_twice(settings):
     clock = Clock(NOW)
-    first, second = await started(settings(), clock), await started(settings(), clock)
-    try:
+    async with running(settings(), clock) as first, running(settings(), clock) as second:
         await add_memory(first, "something to expire", created=NOW - 2 * DAY, temporality="prospective",
                          event_time=NOW - DAY)
         results = []
@@ -282,9 +258,6 @@ async def test_two_workers_never_run_a_job_twice(settings):
                                      "GROUP BY job) j")
         assert counts == {"expiry": 1, "digest": 1, "decay": 1}
         assert sorted(r.status for r in results).count("completed") == 3
-    finally:
-        await first.close()
-        await second.close()
 
 
 async def test_a_failing_job_is_recorded_and_the_others_run(settings):
@@ -292,16 +265,13 @@ async def test_a_failing_job_is_recorded_and_the_others_run(settings):
         raise RuntimeError("disk on fire")
 
     clock = Clock(NOW)
-    app = await started(settings(), clock)
-    try:
+    async with running(settings(), clock) as app:
         scheduler = Scheduler(app, {**JOBS, "broken": broken})
         results = {r.job: r for r in await scheduler.tick()}
         assert results["broken"].status == "failed" and "disk on fire" in results["broken"].error
         assert {results[j].status for j in ("expiry", "digest", "decay")} == {"completed"}
         row = await scalar(app, "SELECT json_build_array(status, error) FROM job_runs WHERE job = 'broken'")
         assert row == ["failed", "RuntimeError: disk on fire"]
-    finally:
-        await app.close()
 
 
 async def test_end_of_session_digest(settings):
@@ -310,13 +280,10 @@ async def test_end_of_session_digest(settings):
         await call(client, "remember", content="Started learning the cello")
         assert await scalar(app, "SELECT count(*) FROM reflection_cycles") == 0
     # The client disconnected: the session's user was digested (ENGRAIN_LLM=none: code-only cycle).
-    app2 = await started(settings(), clock)
-    try:
+    async with running(settings(), clock) as app2:
         assert await scalar(app2, "SELECT count(*) FROM reflection_cycles WHERE user_id = 'alice'") == 1
         row = await scalar(app2, "SELECT json_build_array(status, user_id) FROM job_runs WHERE job = 'digest' "
                                  "AND user_id IS NOT NULL")
         assert row == ["completed", "alice"]
         status = json.loads(json.dumps(await app2.scheduler.status()))
         assert status["jobs"]["digest"]["last_any_run"]["user_id"] == "alice"
-    finally:
-        await app2.close()
