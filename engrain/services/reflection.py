@@ -76,7 +76,6 @@ class Plan:
     user_id: str
     now: datetime
     trigger: Trigger
-    force: bool
     memories: list[tuple[str, Memory]]
     traits: list[tuple[str, Memory]]
     evidence: list[tuple[str, Memory]] = field(default_factory=list)
@@ -194,7 +193,7 @@ class ReflectionService:
                 trigger = Trigger(True, kind, float(importance))
             memories = await trait_repo.new_memories(s, user_id, mark, now, MAX_MEMORIES)
             traits = await trait_repo.active_traits(s, user_id, limit=MAX_TRAITS)
-        return Plan(user_id, now, trigger, force,
+        return Plan(user_id, now, trigger,
                     [(f"m{i}", m) for i, m in enumerate(memories, 1)], [(f"t{i}", t) for i, t in enumerate(traits, 1)])
 
     def first_prompt(self, plan: Plan) -> Prompt | None:
@@ -331,11 +330,9 @@ class ReflectionService:
     async def apply(self, plan: Plan, main: Any, review: Any, llm_name: str, error: str | None) -> ReflectResult:
         vectors = await self._embed_contents(main, review)
         db = await self.app.database()
-        async with db.sessions.begin() as s:  # the caller holds the user's reflection lock
-            if not plan.force:
-                mark = await trait_repo.watermark(s, plan.user_id)
-                if mark is not None and plan.now - mark < IDEMPOTENCY_WINDOW:
-                    return ReflectResult(triggered=False, reason="reflected less than 60 s ago", llm=llm_name)
+        # The caller holds the user's reflection lock since `prepare` checked the triggers: nothing can
+        # have moved the watermark in between.
+        async with db.sessions.begin() as s:
             cycle_id = uuid.uuid4()
             await trait_repo.start_cycle(s, cycle_id, plan.user_id, plan.trigger.type or "manual",
                                          plan.trigger.value, plan.now)

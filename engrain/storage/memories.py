@@ -168,14 +168,8 @@ async def history(session: AsyncSession, user_id: str, memory_id: uuid.UUID) -> 
 
 
 async def touch(session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID], now: datetime) -> None:
-    """Count an access of each memory (recall hits, duplicate remembers) in one statement."""
-    if not ids:
-        return
-    await session.execute(
-        update(Memory)
-        .where(Memory.id.in_(list(ids)), Memory.user_id == user_id)
-        .values(access_count=Memory.access_count + 1, last_accessed_at=now)
-    )
+    """Count one access of each memory (duplicate remembers)."""
+    await touch_counts(session, [(user_id, memory_id, 1, now) for memory_id in ids])
 
 
 async def touch_counts(session: AsyncSession, accesses: Sequence[tuple[str, uuid.UUID, int, datetime]]) -> None:
