@@ -47,6 +47,8 @@ class Settings(BaseSettings):
         default=None, description="PostgreSQL URL (>= 15 with pgvector). Unset: embedded Postgres in home."
     )
     home: Path = Field(default_factory=_default_home, description="Data dir: embedded Postgres, models.")
+    pg_shared_buffers: str = Field(default="512MB", pattern=r"^[1-9][0-9]*(kB|MB|GB)$",
+                                   description="shared_buffers of the embedded Postgres (applied at its start).")
     user: str = Field(default_factory=_default_user, description="The user of a stdio session.")
     timezone: str | None = Field(default=None, description="IANA zone for relative dates; default local.")
     embedder: str = Field(default="auto", description="auto | hash | fastembed:<m> | sentence-transformers:<m> "

@@ -26,12 +26,24 @@ async def test_concurrent_migrations_on_an_empty_database(fresh_database_url, se
             tg.start_soon(open_one)
     again = await Database.open(settings)  # idempotent: nothing left to do
     async with again.engine.connect() as conn:
-        assert (await conn.execute(text("SELECT version_num FROM alembic_version"))).scalar() == "0001"
+        assert (await conn.execute(text("SELECT version_num FROM alembic_version"))).scalar() == "0002"
+        options = (await conn.execute(text("SELECT reloptions FROM pg_class WHERE relname = 'memories'"))).scalar()
+        assert options == ["fillfactor=90"]
         tables = set((await conn.execute(text(
             "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"))).scalars())
     assert {"memories", "memory_links", "trait_evidence", "reflection_cycles", "memory_history", "user_state",
             "job_runs"} <= tables
     for db in [*opened, again]:
+        await db.close()
+
+
+async def test_embedded_server_starts_with_engrains_tuning(settings_factory, tmp_path):
+    db = await Database.open(settings_factory(database_url=None, home=tmp_path / "embedded", pg_shared_buffers="160MB"))
+    try:
+        async with db.engine.connect() as conn:
+            assert (await conn.execute(text("SHOW shared_buffers"))).scalar() == "160MB"
+            assert (await conn.execute(text("SHOW jit"))).scalar() == "off"
+    finally:
         await db.close()
 
 

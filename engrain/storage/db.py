@@ -71,7 +71,7 @@ class Database:
         """Connect (starting the embedded server if no URL is configured) and migrate."""
         embedded = settings.database_url is None
         if embedded:
-            url = await anyio.to_thread.run_sync(start_embedded, settings.pgdata)
+            url = await anyio.to_thread.run_sync(start_embedded, settings.pgdata, settings.pg_shared_buffers)
         else:
             url = async_url(settings.database_url)
         engine = create_async_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
