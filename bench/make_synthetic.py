@@ -1,10 +1,13 @@
-"""Write bench/data/synthetic_locomo.json: small long-conversation samples in the LoCoMo layout.
+"""Write bench/data/synthetic_locomo.json: long-conversation samples in the LoCoMo layout.
 
-Made here, deterministic (seeded). Each sample is two speakers over several dated sessions of
-chit-chat with facts woven in; the questions name people, ask "when did…", paraphrase what was
-said, include two-turn (multi-hop) questions and adversarial ones about the wrong speaker.
-Categories follow LoCoMo's numbering: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop,
-5 adversarial.
+Made here, deterministic (seeded). Each sample is two speakers chatting over sixteen dated
+sessions of thirty turns. Facts about each speaker are woven into small talk that
+keeps touching the same topics without answering anything (both speakers have pets,
+jobs, siblings and trips; the pet's name, the new city and the trip come up again and
+again), and other turns mention times ("yesterday", "last week") about nothing in
+particular. Questions name the speaker, ask "when did…", paraphrase what was said, need
+two turns (multi-hop), or ask about the wrong speaker (adversarial). Categories follow
+LoCoMo's numbering: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial.
 
     python bench/make_synthetic.py
 """
@@ -17,29 +20,72 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 OUT = Path(__file__).parent / "data" / "synthetic_locomo.json"
+SESSIONS = 16
+TURNS = 30
 
 FILLER = [
     "Haha, that sounds like quite a week!", "Oh nice, tell me more about it.", "I know what you mean.",
     "That's so cool, I'm happy for you.", "Anyway, how have you been lately?", "Same here, it's been busy.",
     "Wow, I didn't expect that.", "Thanks for asking, I appreciate it.", "Let's catch up again soon!",
     "Sounds good to me.", "Yeah, the weather has been strange too.", "I totally agree with you there.",
+    "That must have been a lot to handle.", "You always find the bright side of things.", "Ha, classic!",
+]
+# Turns that mention a time but answer no question.
+TIMELY = [
+    "Yesterday I just stayed in and watched old movies all evening.", "Last week was a blur, honestly.",
+    "This morning I overslept and missed the bus.", "Two days ago the power went out for hours.",
+    "Last weekend it rained the whole time, so we played board games.", "Tomorrow I have a long day ahead.",
+    "Next month is going to be busy with family birthdays.", "I went to bed at 2 am last night, bad idea.",
+]
+# Topic small talk that answers nothing: {pet}, {pet_name}, {city}, {trip}, {sib}, {food} filled in.
+TOPICAL = [
+    "{pet_name} chewed through another charging cable, I can't stay mad at that face though.",
+    "My neighbour's {pet} got out again and I had to chase it down the street.",
+    "Do you think a {pet} gets lonely when I'm at work all day?",
+    "{pet_name} has been sleeping on my laptop keyboard, it's hilarious.",
+    "Work has been hectic, so many meetings this week.", "My manager keeps asking for reports on short notice.",
+    "I'm thinking about asking for a raise, wish me luck.", "There's a new coworker who talks nonstop.",
+    "{city} has amazing food trucks on every corner.", "The traffic in {city} is worse than I expected.",
+    "Still unpacking boxes, it never ends.", "I finally found a decent coffee place near the new apartment.",
+    "I've been reading about {trip}, the photos are stunning.", "Flights are so expensive this season.",
+    "My {sibling_word} {sib} called me for advice about money, of all things.",
+    "Family dinners are chaotic but I love them.", "I tried a new {food} recipe but it came out bland.",
+    "Cooking every day is exhausting, I ordered pizza instead.", "I listened to a great jazz album today.",
+    "I want to pick up a new hobby, maybe something creative.", "Do you ever go to live concerts?",
+    "My car made a weird noise on the highway, so I took it to a mechanic.",
+    "I should really read more, my pile of unread books keeps growing.",
+    "I'm trying to eat healthier, fewer snacks and more vegetables.",
+    # The entities of the facts again, with times, answering nothing.
+    "{pet_name} learned a new trick yesterday, I was so proud.", "Last week {pet_name} ate half my sandwich!",
+    "I took {pet_name} to the park this morning, it was packed.", "I drove the new car to the coast last weekend.",
+    "Two weeks ago I cleaned the whole car, it already looks dirty again.",
+    "My {sibling_word} {sib} visited last month and we cooked {food} together.",
+    "Yesterday I walked around {city} for hours, it's growing on me.",
+    "A friend of mine went to {trip} last year and loved it.",
+    "Last night I practised for an hour, my neighbours must hate me.",
+    "I started a new book yesterday, the first chapter is slow.",
 ]
 
 PEOPLE = [
-    # (name, pet kind, pet name, job, hobby, city moved to, sibling, sibling job, trip destination, food, instrument)
+    # name, pet kind, pet name, job, hobby, city, sibling, sibling job, trip, food, instrument, car, allergy, book
     ("Alice", "dog", "Biscuit", "veterinary nurse", "rock climbing", "Denver", "Tom", "firefighter", "Iceland",
-     "ramen", "cello"),
+     "ramen", "cello", "Subaru", "peanuts", "The Overstory"),
     ("Bruno", "cat", "Pixel", "bakery owner", "chess", "Lisbon", "Marta", "pharmacist", "Japan", "paella",
-     "trumpet"),
+     "trumpet", "Vespa", "shellfish", "Dune"),
     ("Chen", "parrot", "Mango", "software tester", "marathon running", "Vancouver", "Li", "architect", "Peru",
-     "dumplings", "violin"),
+     "dumplings", "violin", "Prius", "gluten", "Educated"),
     ("Dana", "rabbit", "Clover", "high school teacher", "pottery", "Austin", "Sam", "pilot", "Morocco", "tacos",
-     "drums"),
+     "drums", "pickup truck", "cats", "Circe"),
     ("Emeka", "tortoise", "Sheldon", "civil engineer", "photography", "Toronto", "Ada", "nurse", "Norway",
-     "jollof rice", "saxophone"),
+     "jollof rice", "saxophone", "Corolla", "dairy", "Americanah"),
     ("Freya", "horse", "Storm", "marine biologist", "sailing", "Bergen", "Nils", "chef", "Chile", "salmon",
-     "piano"),
+     "piano", "Volvo", "pollen", "Beloved"),
+    ("Gus", "ferret", "Noodle", "electrician", "birdwatching", "Portland", "June", "dentist", "Vietnam", "pho",
+     "banjo", "minivan", "bee stings", "Shogun"),
+    ("Hana", "hamster", "Mochi", "graphic designer", "trail running", "Melbourne", "Kenji", "lawyer", "Greece",
+     "sushi", "flute", "Mini Cooper", "sesame", "Piranesi"),
 ]
+BROTHERS = {"Tom", "Sam", "Nils", "Li", "Kenji"}
 
 
 def fmt(dt: datetime) -> str:
@@ -47,90 +93,101 @@ def fmt(dt: datetime) -> str:
     return f"{hour}:{dt.strftime('%M')} {dt.strftime('%p').lower()} on {dt.day} {dt.strftime('%B')}, {dt.year}"
 
 
+def facts(p: tuple) -> list[tuple[int, str, str]]:
+    """(session index, key, text) of what a speaker tells about themselves."""
+    _, pet, pet_name, job, hobby, city, sib, sib_job, trip, food, instrument, car, allergy, book = p
+    sibling = f"My brother {sib} just got a job as a {sib_job}, the whole family is proud." if sib in BROTHERS \
+        else f"My sister {sib} just became a {sib_job}, we are so proud."
+    return [
+        (0, "pet", f"We finally adopted a {pet} last weekend, we named it {pet_name}!"),
+        (1, "job", f"Being a {job} keeps me on my toes, no two days are alike."),
+        (2, "hobby", f"I spent the whole Saturday {hobby} with some friends, exhausting but fun."),
+        (4, "move", f"Big news: I moved to {city} yesterday, the apartment is still full of boxes."),
+        (5, "sibling", sibling),
+        (6, "trip", f"I'm planning a two-week trip to {trip} next month, I already booked the flights."),
+        (7, "car", f"Two days ago I sold my old car and bought a used {car}."),
+        (8, "pet_vet", f"{pet_name} had to go to the vet today, nothing serious, just a small infection."),
+        (9, "food", f"I cooked {food} for dinner again, it's honestly my favourite thing to eat."),
+        (10, "allergy", f"Turns out I'm allergic to {allergy}, the doctor told me to stay well away from them."),
+        (11, "instrument", f"I started taking {instrument} lessons, my teacher says I'm making progress."),
+        (13, "trip_back", f"I'm back from {trip}! The landscapes were unbelievable."),
+        (15, "book", f"I just finished '{book}', I couldn't put it down."),
+    ]
+
+
+def questions(p: tuple, other: tuple, t: dict[str, str]) -> list[dict]:
+    name, pet, pet_name, job, _, city, _, sib_job, trip, food, instrument, car, _, book = p
+
+    def q(question: str, answer: str, keys: list[str], category: int, owner: str = name) -> dict:
+        return {"question": question, "answer": answer, "evidence": [t[f"{owner}:{k}"] for k in keys],
+                "category": category}
+
+    return [
+        q(f"What is the name of {name}'s pet?", pet_name, ["pet"], 4),
+        q(f"What does {name} do for a living?", job, ["job"], 4),
+        q(f"Which instrument is {name} learning to play?", instrument, ["instrument"], 4),
+        q(f"What vehicle does {name} drive now?", car, ["car"], 4),
+        q(f"Which novel did {name} read recently?", book, ["book"], 4),
+        q(f"When did {name} relocate to {city}?", "the day before the fifth session", ["move"], 2),
+        q(f"When did {name} get {pet_name}?", "the weekend before the first session", ["pet"], 2),
+        q(f"When is {name} going to {trip}?", "the month after the seventh session", ["trip"], 2),
+        q(f"When did {name} purchase their current car?", "two days before the eighth session", ["car"], 2),
+        q(f"Why did {name}'s {pet} need medical care?", "a small infection", ["pet_vet", "pet"], 1),
+        q(f"What did {name} think of the country they visited?", "unbelievable landscapes",
+          ["trip_back", "trip"], 1),
+        q(f"What profession did {name}'s sibling start?", sib_job, ["sibling"], 1),
+        q(f"Would {name} be up for a tiring day out with friends?", "yes", ["hobby"], 3),
+        q(f"What could you make for {name} to put them in a good mood?", food, ["food"], 3),
+        q(f"Should a host be careful about {name}'s diet?", "yes", ["allergy"], 3),
+        q(f"What is the name of {other[0]}'s {pet}?", "not mentioned", ["pet"], 5),
+        q(f"When did {other[0]} move to {city}?", "not mentioned", ["move"], 5),
+        q(f"What does {other[0]} think of {instrument} lessons?", "not mentioned", ["instrument"], 5),
+    ]
+
+
 def sample(idx: int, a: tuple, b: tuple, rng: random.Random) -> dict:
-    start = datetime(2023, 1 + idx * 2, 3 + idx, 14, 5)
-    dates = [start + timedelta(days=9 * s + rng.randint(0, 3)) for s in range(6)]
+    start = datetime(2023, 1 + idx, 3 + idx, 14, 5)
+    dates = [start + timedelta(days=9 * s + rng.randint(0, 3)) for s in range(SESSIONS)]
     conv: dict = {"speaker_a": a[0], "speaker_b": b[0]}
-    qa: list[dict] = []
     turns: dict[str, str] = {}
+    told = {a[0]: facts(a), b[0]: facts(b)}
 
-    def facts(p: tuple) -> list[tuple[int, str, str]]:
-        _, pet, pet_name, job, hobby, city, sib, sib_job, trip, food, instrument = p
-        return [
-            (0, "pet", f"We finally adopted a {pet} last weekend, we named it {pet_name}!"),
-            (0, "job", f"Work at the clinic is fine, being a {job} keeps me on my toes." if "nurse" in job
-             else f"Work is fine, being a {job} keeps me on my toes."),
-            (1, "hobby", f"I spent the whole Saturday {hobby} with some friends, it was exhausting but fun."),
-            (2, "move", f"Big news: I moved to {city} yesterday, the apartment is still full of boxes."),
-            (2, "sibling", f"My brother {sib} just got a job as a {sib_job}, the whole family is proud."
-             if sib in ("Tom", "Sam", "Nils", "Li") else f"My sister {sib} just became a {sib_job}, we are so proud."),
-            (3, "trip", f"I'm planning a two-week trip to {trip} next month, I already booked the flights."),
-            (4, "pet_vet", f"{pet_name} had to go to the vet today, nothing serious, just a small infection."),
-            (4, "food", f"I cooked {food} for dinner again, it's honestly my favourite thing to eat."),
-            (5, "instrument", f"I started taking {instrument} lessons, my teacher says I'm making progress."),
-            (5, "trip_back", f"I'm back from {trip}! The landscapes were unbelievable."),
-        ]
+    def small_talk(who: tuple) -> str:
+        if rng.random() < 0.2:
+            return rng.choice(TIMELY)
+        if rng.random() < 0.35:
+            return rng.choice(FILLER)
+        _, pet, pet_name, _, _, city, sib, _, trip, food, *_ = who
+        return rng.choice(TOPICAL).format(pet=pet, pet_name=pet_name, city=city, trip=trip, food=food, sib=sib,
+                                          sibling_word="brother" if sib in BROTHERS else "sister")
 
-    fa, fb = facts(a), facts(b)
     for s, when in enumerate(dates, start=1):
         conv[f"session_{s}_date_time"] = fmt(when)
+        script = [(who, key, text) for who in (a, b) for sess, key, text in told[who[0]] if sess == s - 1]
+        rng.shuffle(script)
+        slots = sorted(rng.sample(range(TURNS), len(script)))
         session = []
-        script: list[tuple[tuple, str | None, str]] = []
-        for (sess, key, text), (sess_b, key_b, text_b) in zip(fa, fb, strict=True):
-            if sess == s - 1:
-                script.append((a, key, text))
-            if sess_b == s - 1:
-                script.append((b, key_b, text_b))
-        mixed: list[tuple[tuple, str | None, str]] = []
-        for i, (who, key, text) in enumerate(script):
-            mixed.append((b if who is a else a, None, rng.choice(FILLER)))
-            mixed.append((who, key, text))
-            if i % 2:
-                mixed.append((who, None, rng.choice(FILLER)))
-        for n, (who, key, text) in enumerate(mixed, 1):
-            dia = f"D{s}:{n}"
-            session.append({"speaker": who[0], "dia_id": dia, "text": text})
+        for turn in range(TURNS):
+            speaker = (a, b)[turn % 2]
+            key, text = None, None
+            if script and slots and slots[0] == turn:
+                slots.pop(0)
+                speaker, key, text = script.pop(0)
+            dia = f"D{s}:{turn + 1}"
+            session.append({"speaker": speaker[0], "dia_id": dia, "text": text or small_talk(speaker)})
             if key:
-                turns[f"{who[0]}:{key}"] = dia
+                turns[f"{speaker[0]}:{key}"] = dia
         conv[f"session_{s}"] = session
 
-    for p, other in ((a, b), (b, a)):
-        name, pet, pet_name, job, hobby, city, _, sib_job, trip, food, instrument = p
-        t = turns
-        qa += [
-            {"question": f"What is the name of {name}'s pet?", "answer": pet_name, "evidence": [t[f"{name}:pet"]],
-             "category": 4},
-            {"question": f"What does {name} do for a living?", "answer": job, "evidence": [t[f"{name}:job"]],
-             "category": 4},
-            {"question": f"Which instrument is {name} learning to play?", "answer": instrument,
-             "evidence": [t[f"{name}:instrument"]], "category": 4},
-            {"question": f"When did {name} move to {city}?", "answer": "the day before the third session",
-             "evidence": [t[f"{name}:move"]], "category": 2},
-            {"question": f"When did {name} adopt {pet_name}?", "answer": "the weekend before the first session",
-             "evidence": [t[f"{name}:pet"]], "category": 2},
-            {"question": f"When is {name} travelling to {trip}?", "answer": "the month after the fourth session",
-             "evidence": [t[f"{name}:trip"]], "category": 2},
-            {"question": f"Why did {name}'s {pet} need medical care?", "answer": "a small infection",
-             "evidence": [t[f"{name}:pet_vet"], t[f"{name}:pet"]], "category": 1},
-            {"question": f"What did {name} think of the country they visited?", "answer": "unbelievable landscapes",
-             "evidence": [t[f"{name}:trip_back"], t[f"{name}:trip"]], "category": 1},
-            {"question": f"What profession did {name}'s sibling start?", "answer": sib_job,
-             "evidence": [t[f"{name}:sibling"]], "category": 1},
-            {"question": f"Would {name} enjoy an outdoor weekend of {hobby.split()[0]}?", "answer": "yes",
-             "evidence": [t[f"{name}:hobby"]], "category": 3},
-            {"question": f"What meal should you cook to please {name}?", "answer": food,
-             "evidence": [t[f"{name}:food"]], "category": 3},
-            {"question": f"What is the name of {other[0]}'s {pet}?", "answer": "not mentioned",
-             "evidence": [t[f"{name}:pet"]], "category": 5},
-            {"question": f"When did {other[0]} move to {city}?", "answer": "not mentioned",
-             "evidence": [t[f"{name}:move"]], "category": 5},
-        ]
+    # Adversarial questions ask about the other speaker; their evidence is the turn of the speaker who did
+    # say it (what a reader needs in order to notice the mix-up).
+    qa = questions(a, b, turns) + questions(b, a, turns)
     return {"sample_id": f"synthetic-{idx}", "conversation": conv, "qa": qa}
 
 
 def main() -> None:
     rng = random.Random(7)
-    samples = [sample(i, PEOPLE[2 * i], PEOPLE[2 * i + 1], rng) for i in range(3)]
+    samples = [sample(i, PEOPLE[2 * i], PEOPLE[2 * i + 1], rng) for i in range(len(PEOPLE) // 2)]
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(samples, indent=1, ensure_ascii=False) + "\n")
     print(f"{OUT}: {len(samples)} samples, {sum(len(s['qa']) for s in samples)} questions")

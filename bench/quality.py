@@ -1,7 +1,9 @@
 """Retrieval quality on long conversations in the LoCoMo JSON layout, against two baselines.
 
 Each conversation becomes one user; every turn is stored as a memory ("Speaker: text", the session
-date as event_time, the dia_id in metadata) with batched `remember_many`. Every question goes
+date as event_time, the dia_id in metadata) with batched `remember_many`; then the table is
+ANALYZEd, as autovacuum would on a running server (recall's word rarity reads those
+statistics). Every question goes
 through `recall`; a question is a hit at k when an evidence turn is among the first k results
 (any-hit) or when all of them are (all-hit). The same turns are also ranked by plain BM25
 (rank-bm25) and by vector similarity alone (the same embedder), so gains are measured, not claimed.
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from sqlalchemy import text
 
 from engrain.config import Settings
 from engrain.server.state import AppState
@@ -106,6 +109,7 @@ async def evaluate(samples: list[dict[str, Any]], embedder: str, home: str | Non
     questions = 0
     try:
         model = await app.embeddings.ready()
+        stored_samples = []
         for sample in samples:
             user = f"locomo-{sample.get('sample_id', id(sample))}"
             turns = session_turns(sample)
@@ -115,6 +119,11 @@ async def evaluate(samples: list[dict[str, Any]], embedder: str, home: str | Non
                           metadata={"dia_id": t.dia_id}) for t in turns
             ])
             ingest_s += time.perf_counter() - started
+            stored_samples.append((sample, user, turns, stored))
+        db = await app.database()
+        async with db.engine.begin() as conn:  # word statistics, as autovacuum keeps them on a live server
+            await conn.execute(text("ANALYZE memories"))
+        for sample, user, turns, stored in stored_samples:
             dia_of: dict[str, list[str]] = defaultdict(list)  # a deduplicated memory stands for each turn
             for turn, result in zip(turns, stored, strict=True):
                 dia_of[result.id].append(turn.dia_id)

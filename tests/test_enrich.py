@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from engrain.services.enrich import content_hash, enrich, procedure_steps
+from engrain.services.enrich import content_hash, enrich, procedure_steps, read_query_time
 
 NOW = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)  # a Sunday
 UTC_ZONE = ZoneInfo("UTC")
@@ -88,3 +88,37 @@ def test_categories(text, category):
 def test_hash_ignores_case_spacing_and_trailing_punctuation():
     assert content_hash("My cat is  Miso.") == content_hash("my cat is miso")
     assert content_hash("My cat is Miso") != content_hash("My dog is Miso")
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase"),
+    [
+        ("We adopted a dog last weekend", "last weekend"),
+        ("Two days ago I sold my car", "Two days ago"),
+        ("I moved to Denver yesterday", "yesterday"),
+        ("In March we went to Rome", "March"),
+        ("I sat in the sun", None),  # "sat" and "sun" are words here, not days
+        ("This is great", None),
+    ],
+)
+def test_time_phrase_is_kept_even_with_a_given_event_time(text, phrase):
+    assert enrich(text, NOW, UTC_ZONE, event_time=NOW).time_phrase == phrase
+
+
+@pytest.mark.parametrize(
+    ("query", "asks_when", "window"),
+    [
+        ("When did Alice move to Denver?", True, None),
+        ("what year did I start chess", True, None),
+        ("How long ago did we meet?", True, None),
+        ("what is my dog called", False, None),
+        ("what happened in March 2023", False, ("2023-03-01", "2023-04-01")),
+        ("trips in 2024", False, ("2024-01-01", "2025-01-01")),
+        ("what did I do yesterday", False, ("2026-11-20", "2026-11-23")),
+        ("dinner last week", False, ("2026-11-11", "2026-11-19")),
+    ],
+)
+def test_query_time_understanding(query, asks_when, window):
+    read = read_query_time(query, NOW, UTC_ZONE)
+    assert read.asks_when is asks_when
+    assert (tuple(d.date().isoformat() for d in read.window) if read.window else None) == window

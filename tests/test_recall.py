@@ -17,8 +17,10 @@ DAY = timedelta(days=1)
 
 
 def expected_score(b: dict) -> float:
-    base = min(1.0, b["vector"] + (0.05 if b["text"] else 0.0) + 0.5 * b["lexical"])
-    return b["penalty"] * base * (1 + 0.15 * b["recency"] + 0.15 * b["importance"] + b["trait_boost"])
+    """SPEC §6, with the lexical and temporal evidence added after the base's cap."""
+    base = min(1.0, b["vector"] + (0.05 if b["text"] else 0.0))
+    relevance = base + 0.5 * b["lexical"] + b["temporal"]
+    return b["penalty"] * relevance * (1 + 0.15 * b["recency"] + 0.15 * b["importance"] + b["trait_boost"])
 
 
 async def twin(app, template_id: str, content: str, **columns) -> str:
@@ -66,6 +68,32 @@ async def test_score_is_the_spec_formula(clocked):
     scores = [h["score"] for h in out["results"] if h["source"] == "search"]
     assert scores == sorted(scores, reverse=True)
     assert out["results"][0]["breakdown"]["text"] is True
+
+
+async def test_when_questions_prefer_memories_that_say_when(clocked):
+    client, _ = clocked
+    dated = await call(client, "remember", content="Mia moved to Porto yesterday", event_time="2026-11-20")
+    undated = await call(client, "remember", content="Mia moved to Porto for the food and the ocean")
+    when = await by_id(client, "When did Mia move to Porto?")
+    assert when[dated["id"]]["breakdown"]["temporal"] == pytest.approx(0.1)
+    assert when[undated["id"]]["breakdown"]["temporal"] == 0.0
+    assert next(iter(when)) == dated["id"]
+    for hit in when.values():
+        assert hit["score"] == pytest.approx(expected_score(hit["breakdown"]), abs=1e-5)
+    plain = await by_id(client, "Mia moved to Porto")  # not a question about time: no temporal term
+    assert {h["breakdown"]["temporal"] for h in plain.values()} == {0.0}
+
+
+async def test_a_period_named_in_the_query_prefers_memories_dated_in_it(clocked):
+    client, _ = clocked
+    march = await call(client, "remember", content="Tapas dinner with Leo", event_time="2026-03-14")
+    june = await call(client, "remember", content="Tapas dinner with Leo and Ana", event_time="2026-06-02")
+    hits = await by_id(client, "tapas dinner with Leo in March 2026")
+    assert hits[march["id"]]["breakdown"]["temporal"] == pytest.approx(0.15)
+    assert hits[june["id"]]["breakdown"]["temporal"] == 0.0
+    assert next(iter(hits)) == march["id"]
+    last_week = await by_id(client, "tapas with Leo last week")  # NOW is 2026-11-22: neither is that recent
+    assert {h["breakdown"]["temporal"] for h in last_week.values()} == {0.0}
 
 
 async def test_recency_uses_event_time_before_created_at(clocked):

@@ -48,6 +48,22 @@ _NOT_A_DATE = re.compile(r"^\s*(?:the|on|at|in|by)?\s*\d{1,3}(?:[:.]\d{2})?\s*(?
 # "every Monday", "on Tuesdays": a habit, not an event.
 _RECURRING = re.compile(rf"\b(?:every|each)\s+(?:other\s+)?$|^\s*(?:on\s+)?(?:{_WEEKDAYS})s\b", re.IGNORECASE)
 
+# A mention of when something happened, even where a client-given event_time makes parsing it moot:
+# what a "when did…" question is looking for. Full names only ("sat", "sun" and "mar" are words).
+_FULL_WEEKDAYS = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_FULL_MONTHS = (r"january|february|march|april|june|july|august|september|october|november|december")
+_TIME_PHRASE = re.compile(
+    rf"\b(?:yesterday|today|tonight|tomorrow|(?:\w+\s+)?(?:days?|weeks?|months?|years?)\s+ago"
+    rf"|(?:last|next|this|past|coming)\s+(?:week(?:end)?|month|year|night|morning|evening|afternoon|summer|"
+    rf"winter|spring|autumn|fall|{_FULL_WEEKDAYS})"
+    rf"|in\s+(?:a|an|one|two|three|four|five|six|\d+)\s+(?:days?|weeks?|months?|years?)"
+    rf"|{_FULL_WEEKDAYS}|(?:{_FULL_MONTHS})(?:\s+\d{{1,2}})?|(?:1[89]|20)\d\d|\d{{4}}-\d{{2}}-\d{{2}})\b",
+    re.IGNORECASE,
+)
+# Questions about a time: "When did…", "What year…", "How long ago…".
+_ASKS_WHEN = re.compile(r"\b(?:when|what\s+(?:day|date|time|year|month|week)|which\s+(?:day|date|year|month|week)"
+                        r"|how\s+long\s+ago|since\s+when)\b", re.IGNORECASE)
+
 _INTENT = re.compile(
     r"\b(?:will|shall|going to|gonna|plan(?:ning)? to|plans? to|intend(?:s|ing)? to|want to|hope to|"
     r"remind me|need to|have to|has to|must|should|upcoming|scheduled|appointment|deadline|due)\b",
@@ -101,6 +117,15 @@ class Enrichment:
     category: str
     procedure_steps: list[str] = field(default_factory=list)
     date_text: str | None = None
+    time_phrase: str | None = None
+
+
+@dataclass(frozen=True)
+class QueryTime:
+    """What a recall query says about time: it asks when something happened, and/or names a period."""
+
+    asks_when: bool = False
+    window: tuple[datetime, datetime] | None = None
 
 
 def _absolute_date(content: str, local_now: datetime, prefer_past: bool) -> tuple[datetime, str] | None:
@@ -224,4 +249,30 @@ def enrich(content: str, now: datetime, tz: ZoneInfo | None, event_time: datetim
         kind = "episodic"
     else:
         kind = "fact"
-    return Enrichment(kind, temporality, event_time, category_of(content, steps), steps, date_text)
+    phrase = _TIME_PHRASE.search(content)
+    return Enrichment(kind, temporality, event_time, category_of(content, steps), steps, date_text,
+                      date_text or (phrase.group(0) if phrase else None))
+
+
+def _period(phrase: str, when: datetime) -> tuple[datetime, datetime]:
+    """The stretch of time a date phrase names: a year, a month, a week or a day (±1 for slack)."""
+    p = phrase.lower()
+    day = when.replace(hour=0, minute=0, second=0, microsecond=0)
+    has_day = re.search(r"\b\d{1,2}(?:st|nd|rd|th)?\b|\d{4}-\d{2}-\d{2}|yesterday|today|tonight|tomorrow|day|"
+                        + _FULL_WEEKDAYS, p)
+    if "year" in p or (re.fullmatch(r"(?:in\s+)?\d{4}", p.strip())):
+        return day.replace(month=1, day=1), day.replace(year=day.year + 1, month=1, day=1)
+    if "month" in p or (re.search(rf"\b(?:{_MONTHS}|may)\b", p) and not has_day):
+        start = day.replace(day=1)
+        return start, (start + timedelta(days=32)).replace(day=1)
+    if "week" in p:
+        return day - timedelta(days=4), day + timedelta(days=4)
+    return day - timedelta(days=1), day + timedelta(days=2)
+
+
+def read_query_time(query: str, now: datetime, tz: ZoneInfo | None) -> QueryTime:
+    """Query-time date understanding: "when did…" questions and periods named in the query
+    ("last March", "in 2023", "yesterday"), resolved in the user's zone."""
+    when, phrase = find_event_time(query, now, tz)
+    return QueryTime(asks_when=bool(_ASKS_WHEN.search(query)),
+                     window=_period(phrase, when) if when is not None and phrase else None)

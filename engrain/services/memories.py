@@ -225,6 +225,8 @@ class MemoryService:
             extra["procedure_steps"] = info.procedure_steps
         if info.date_text:
             extra["date_text"] = info.date_text
+        if info.time_phrase:
+            extra["time_phrase"] = info.time_phrase  # read by recall for "when did…" questions
         return Prepared(
             content=content, digest=content_hash(content), kind=kind or info.kind,
             namespace=inputs.namespace(namespace) if namespace is not None else "default",

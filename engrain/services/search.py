@@ -14,6 +14,7 @@ from sqlalchemy.exc import DBAPIError
 
 from engrain.errors import EngrainError
 from engrain.services import inputs
+from engrain.services.enrich import read_query_time
 from engrain.storage import memories as repo
 from engrain.storage.recall import RecallFilter, run_recall
 
@@ -33,7 +34,9 @@ class Breakdown(BaseModel):
     vector: float
     text: bool = Field(description="The whole query matched the full-text index (the SPEC's 0.05 bump).")
     lexical: float = Field(description="IDF-weighted share of the query's words in the memory, in [0, 1]; "
-                                       "weighted 0.5 into the base.")
+                                       "added with weight 0.5 after the base's cap.")
+    temporal: float = Field(description="Query-time date understanding: +0.1 for a memory that says when, to a "
+                                        "'when…' question; +0.15 for a memory dated in a period the query names.")
     recency: float
     importance: float
     trait_boost: float
@@ -81,7 +84,7 @@ def _hit(row: dict[str, Any]) -> RecallHit:
         id=str(row["id"]), content=row["content"], kind=row["kind"], score=round(float(row["score"]), 6),
         breakdown=Breakdown(
             vector=float(row["vector"]), text=bool(row["text"]), lexical=round(float(row["lexical"]), 6),
-            recency=float(row["recency"]),
+            temporal=float(row["temporal"]), recency=float(row["recency"]),
             importance=float(row["importance"]), trait_boost=float(row["trait_boost"]),
             penalty=float(row["penalty"]),
         ),
@@ -155,6 +158,7 @@ class SearchService:
         if max_tokens is not None:
             max_tokens = inputs.int_range("max_tokens", max_tokens, 1, 1_000_000)
 
+        when = read_query_time(query, now, settings.tz)
         vector: list[float] | None = None
         embedder_id, dim = "", 0
         try:
@@ -169,6 +173,7 @@ class SearchService:
                     s, user_id=user_id, query=query, vector=vector, embedder_id=embedder_id, dim=dim, flt=flt,
                     now=now, decay_seconds=settings.decay_rate_days * 86400, limit=limit,
                     pool=max(MIN_POOL, limit * 5), timeout_ms=settings.recall_timeout_ms,
+                    asks_when=when.asks_when, window=when.window,
                 )
         except DBAPIError as exc:
             if "statement timeout" in str(exc.orig) or "canceling statement" in str(exc.orig):

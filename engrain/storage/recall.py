@@ -25,6 +25,14 @@ TS_CONFIG = "english"
 # counts, weighted by how rare the word is (IDF): `lexical` is the IDF-weighted share of the query's
 # words that the memory contains, in [0, 1], and enters the base score with this weight.
 LEXICAL_WEIGHT = 0.5
+# Query-time date understanding: a "when did…" question prefers memories that say when (a time
+# phrase in the text), and a period named in the query ("last March") prefers memories dated in it.
+WHEN_WEIGHT = 0.1
+WINDOW_WEIGHT = 0.15
+# Besides the rows matching every word, candidates include the rows with any of the query's rarer
+# words (in under 1% of memories), best IDF-weighted share first: paraphrased questions seldom repeat
+# every word, and rare words are cheap to look up in the GIN index.
+RARE_WORD_FREQ = 0.01
 # Word rarity comes from the planner's statistics of the tsvector column (most common elements and
 # their frequencies, refreshed by ANALYZE): no per-query counting. A word not among the most common
 # elements is rarer than all of them; with no statistics yet every word weighs the same.
@@ -37,11 +45,13 @@ _LEXEME_CTES = f"""
         WHERE s.schemaname = current_schema() AND s.tablename = 'memories' AND s.attname = 'tsv'),
     rarest AS (SELECT coalesce(min(freq) / 2, 0.001) AS freq FROM stats),
     lex AS (
-        SELECT CAST(quote_literal(w.lexeme) AS tsquery) AS tq,
+        SELECT w.lexeme, CAST(quote_literal(w.lexeme) AS tsquery) AS tq, coalesce(st.freq, r.freq) AS freq,
                ln(1.0 / greatest(1e-6, least(1.0, coalesce(st.freq, r.freq)))) + 0.1 AS idf
         FROM unnest(to_tsvector('{TS_CONFIG}', :query)) AS w CROSS JOIN rarest r
         LEFT JOIN stats st ON st.lexeme = w.lexeme),
-    lexsum AS (SELECT nullif(sum(idf), 0) AS total FROM lex),"""
+    lexsum AS (SELECT nullif(sum(idf), 0) AS total FROM lex),
+    rare AS (SELECT CAST(string_agg(quote_literal(lexeme), ' | ') AS tsquery) AS tsq
+             FROM lex WHERE freq < {RARE_WORD_FREQ}),"""
 
 
 @dataclass(frozen=True)
@@ -78,7 +88,17 @@ _RECENCY_EXPONENT = """-greatest(0.0, extract(epoch FROM (:now - coalesce(m.even
             / (:decay * (1 + 0.5 * coalesce((m.metadata #>> '{emotion,arousal}')::float8, 0.0)))"""
 
 
-def _score_columns(dim: int | None, emb: str) -> str:
+def _temporal(asks_when: bool, window: bool) -> str:
+    terms = []
+    if asks_when:
+        terms.append(f"CASE WHEN m.metadata ->> 'time_phrase' IS NOT NULL THEN {WHEN_WEIGHT} ELSE 0.0 END")
+    if window:
+        terms.append(f"CASE WHEN coalesce(m.event_time, m.created_at) >= :ws AND coalesce(m.event_time, m.created_at)"
+                     f" < :we THEN {WINDOW_WEIGHT} ELSE 0.0 END")
+    return " + ".join(terms) or "0.0"
+
+
+def _score_columns(dim: int | None, emb: str, temporal: str) -> str:
     """The breakdown terms of one row `m` against the query vector :qv and tsquery `q.tsq`.
     Without a query vector (`dim` None) the vector term is 0 for every row."""
     if dim is None:
@@ -92,14 +112,18 @@ def _score_columns(dim: int | None, emb: str) -> str:
         coalesce((SELECT sum(l.idf) FROM lex l WHERE m.tsv @@ l.tq) / (SELECT total FROM lexsum), 0.0)
             AS lexical,
         {safe_exp(_RECENCY_EXPONENT)} AS recency,
+        ({temporal})::float8 AS temporal,
         m.importance / 10.0 AS importance,
         CASE m.trait_stage WHEN 'core' THEN 0.25 WHEN 'established' THEN 0.15
              WHEN 'emerging' THEN 0.05 ELSE 0.0 END AS trait_boost,
         CASE WHEN m.temporality = 'prospective' AND m.event_time < :now THEN 0.5 ELSE 1.0 END AS penalty"""
 
 
-_SCORE = (f"penalty * least(1.0, vector + CASE WHEN text THEN 0.05 ELSE 0.0 END + {LEXICAL_WEIGHT} * lexical)"
-          " * (1 + 0.15 * recency + 0.15 * importance + trait_boost)")
+def _score() -> str:
+    """SPEC §6 with the base kept exactly (min(1, vector + 0.05 bump)); the lexical and temporal
+    evidence is added after the cap, so that two strong candidates never tie at 1."""
+    return (f"penalty * (least(1.0, vector + CASE WHEN text THEN 0.05 ELSE 0.0 END) + {LEXICAL_WEIGHT} * lexical"
+            " + temporal) * (1 + 0.15 * recency + 0.15 * importance + trait_boost)")
 
 _ROW_COLUMNS = """m.id, m.content, m.kind, m.namespace, m.event_time, m.created_at, m.temporality,
     m.trait_stage AS stage, m.importance AS importance_raw, m.category, m.tags, m.pinned,
@@ -107,7 +131,8 @@ _ROW_COLUMNS = """m.id, m.content, m.kind, m.namespace, m.event_time, m.created_
 
 
 @lru_cache(maxsize=256)
-def recall_sql(embedder_id: str, dim: int, f: RecallFilter, with_vector: bool) -> str:
+def recall_sql(embedder_id: str, dim: int, f: RecallFilter, with_vector: bool, asks_when: bool = False,
+               window: bool = False) -> str:
     emb = sql_literal(embedder_id)
     where = _where(f)
     vector_cte = (
@@ -120,7 +145,7 @@ def recall_sql(embedder_id: str, dim: int, f: RecallFilter, with_vector: bool) -
         if with_vector
         else "vec AS (SELECT NULL::uuid AS id WHERE false),"
     )
-    score_cols = _score_columns(int(dim) if with_vector else None, emb)
+    score_cols = _score_columns(int(dim) if with_vector else None, emb, _temporal(asks_when, window))
     return f"""
     WITH q AS (SELECT websearch_to_tsquery('{TS_CONFIG}', :query) AS tsq),{_LEXEME_CTES}
     {vector_cte}
@@ -131,13 +156,19 @@ def recall_sql(embedder_id: str, dim: int, f: RecallFilter, with_vector: bool) -
         ORDER BY ts_rank_cd(m.tsv, websearch_to_tsquery('{TS_CONFIG}', :query)) DESC
         LIMIT :pool
     ),
-    cand AS (SELECT id FROM vec UNION SELECT id FROM txt),
+    any_txt AS (
+        SELECT m.id FROM memories m
+        WHERE m.tsv @@ (SELECT tsq FROM rare) AND {where}
+        ORDER BY (SELECT sum(l.idf) FROM lex l WHERE m.tsv @@ l.tq) DESC, m.id
+        LIMIT :pool
+    ),
+    cand AS (SELECT id FROM vec UNION SELECT id FROM txt UNION SELECT id FROM any_txt),
     terms AS (
         SELECT {_ROW_COLUMNS}, {score_cols}
         FROM cand JOIN memories m ON m.id = cand.id CROSS JOIN q
     ),
     top AS (
-        SELECT t.*, {_SCORE} AS score, 'search'::text AS source,
+        SELECT t.*, {_score()} AS score, 'search'::text AS source,
                NULL::uuid AS linked_from, NULL::text AS relation
         FROM terms t
         WHERE t.vector > 0 OR t.text  -- a candidate with neither similarity nor a text match has score 0
@@ -153,7 +184,7 @@ def recall_sql(embedder_id: str, dim: int, f: RecallFilter, with_vector: bool) -
     ),
     expansion AS (SELECT * FROM hop ORDER BY from_score DESC, id LIMIT {LINK_EXPANSION}),
     linked AS (
-        SELECT x.*, {_SCORE} AS score, 'linked'::text AS source, e.linked_from, e.relation
+        SELECT x.*, {_score()} AS score, 'linked'::text AS source, e.linked_from, e.relation
         FROM expansion e JOIN LATERAL (
             SELECT {_ROW_COLUMNS}, {score_cols}
             FROM memories m CROSS JOIN q WHERE m.id = e.id
@@ -188,6 +219,8 @@ async def run_recall(
     limit: int,
     pool: int,
     timeout_ms: int,
+    asks_when: bool = False,
+    window: tuple[datetime, datetime] | None = None,
 ) -> list[dict[str, Any]]:
     """One round trip of settings, one recall statement. Runs inside the caller's transaction."""
     await session.execute(
@@ -215,7 +248,9 @@ async def run_recall(
         params["since"] = flt.since
     if flt.until is not None:
         params["until"] = flt.until
-    sql = recall_sql(embedder_id, dim, flt, vector is not None)
+    if window is not None:
+        params["ws"], params["we"] = window
+    sql = recall_sql(embedder_id, dim, flt, vector is not None, asks_when, window is not None)
     rows = await session.execute(text(sql), params)
     return [dict(r._mapping) for r in rows]
 
