@@ -29,6 +29,11 @@ FILLER = [
     "Wow, I didn't expect that.", "Thanks for asking, I appreciate it.", "Let's catch up again soon!",
     "Sounds good to me.", "Yeah, the weather has been strange too.", "I totally agree with you there.",
     "That must have been a lot to handle.", "You always find the bright side of things.", "Ha, classic!",
+    "No way, really?", "I can't believe how fast this year is going.", "That reminds me of something funny.",
+    "Good for you, seriously.", "I've been meaning to ask you about that.", "Okay, that made me laugh.",
+    "I hope things calm down for you soon.", "You should write a book about your life.", "Fair enough!",
+    "I'll keep my fingers crossed.", "Let me know how it goes.", "It's been ages since we talked like this.",
+    "I'm a bit tired today, sorry if I'm slow to answer.", "That's a good point.", "Same old, same old.",
 ]
 # Turns that mention a time but answer no question.
 TIMELY = [
@@ -152,14 +157,21 @@ def sample(idx: int, a: tuple, b: tuple, rng: random.Random) -> dict:
     turns: dict[str, str] = {}
     told = {a[0]: facts(a), b[0]: facts(b)}
 
+    said: set[tuple[str, str]] = set()
+
     def small_talk(who: tuple) -> str:
-        if rng.random() < 0.2:
-            return rng.choice(TIMELY)
-        if rng.random() < 0.35:
-            return rng.choice(FILLER)
+        """A line of small talk, preferably one this speaker has not said yet (people seldom repeat
+        themselves word for word)."""
         _, pet, pet_name, _, _, city, sib, _, trip, food, *_ = who
-        return rng.choice(TOPICAL).format(pet=pet, pet_name=pet_name, city=city, trip=trip, food=food, sib=sib,
-                                          sibling_word="brother" if sib in BROTHERS else "sister")
+        for _attempt in range(20):
+            roll = rng.random()
+            pool = TIMELY if roll < 0.15 else FILLER if roll < 0.5 else TOPICAL
+            line = rng.choice(pool).format(pet=pet, pet_name=pet_name, city=city, trip=trip, food=food, sib=sib,
+                                           sibling_word="brother" if sib in BROTHERS else "sister")
+            if (who[0], line) not in said:
+                break
+        said.add((who[0], line))
+        return line
 
     for s, when in enumerate(dates, start=1):
         conv[f"session_{s}_date_time"] = fmt(when)
