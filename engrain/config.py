@@ -72,6 +72,12 @@ class Settings(BaseSettings):
                                               description="Overrides the profile's threshold.")
     retention_min_age_days: float = Field(default=7.0, ge=0, description="Younger memories never fade.")
     log_level: str = "INFO"
+    tokens: str | None = Field(default=None, description="HTTP/SSE bearer tokens: a file, or an inline mapping "
+                               "'token:user,token:user' / a JSON object {token: user}.")
+    metrics_public: bool = Field(default=False, description="Serve /metrics without a token.")
+    max_memories_per_user: int | None = Field(default=None, ge=1, description="Quota of live memories per user "
+                                              "(traits not counted); unset: no quota.")
+    llm_timeout: float = Field(default=60.0, gt=0, description="Seconds before an LLM call is abandoned.")
 
     @cached_property
     def tz(self) -> ZoneInfo | None:

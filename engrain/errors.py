@@ -22,3 +22,7 @@ class NotFound(EngrainError):
 
 class Unavailable(EngrainError):
     """A component (database, embedding model) is down; the message says which and why."""
+
+
+class QuotaExceeded(EngrainError):
+    """The user has as many live memories as ENGRAIN_MAX_MEMORIES_PER_USER allows."""

@@ -69,7 +69,7 @@ class AnthropicLLM:
 class OpenAICompatibleLLM:
     """Any /chat/completions server: OpenAI, Ollama, vLLM, LM Studio."""
 
-    def __init__(self, base_url: str, model: str, api_key: str | None = None, timeout: float = 120.0) -> None:
+    def __init__(self, base_url: str, model: str, api_key: str | None = None, timeout: float = 60.0) -> None:
         import httpx
 
         self.model = model
@@ -153,7 +153,7 @@ class LLMChoice:
         return ask
 
 
-def choose(spec: str, api_key: str | None = None) -> LLMChoice:
+def choose(spec: str, api_key: str | None = None, timeout: float = 60.0) -> LLMChoice:
     """Parse ENGRAIN_LLM: `auto` | `anthropic[:model]` | `openai-compatible:<base_url>[:model]` |
     `sampling` | `none`. `auto` is anthropic when ANTHROPIC_API_KEY is set, else sampling when the
     calling client supports it, else none."""
@@ -161,19 +161,20 @@ def choose(spec: str, api_key: str | None = None) -> LLMChoice:
     kind, _, rest = spec.partition(":")
     if spec == "auto":
         if os.environ.get("ANTHROPIC_API_KEY"):
-            return LLMChoice("direct", AnthropicLLM())
+            return LLMChoice("direct", AnthropicLLM(timeout=timeout))
         return LLMChoice("auto-sampling")
     if spec == "none":
         return LLMChoice("none")
     if spec == "sampling":
         return LLMChoice("sampling")
     if kind == "anthropic":
-        return LLMChoice("direct", AnthropicLLM(rest or DEFAULT_ANTHROPIC_MODEL))
+        return LLMChoice("direct", AnthropicLLM(rest or DEFAULT_ANTHROPIC_MODEL, timeout=timeout))
     if kind == "openai-compatible":
         parts = split_base_url(rest)
         if parts:
             key = api_key or os.environ.get("OPENAI_API_KEY")
-            return LLMChoice("direct", OpenAICompatibleLLM(parts[0], parts[1] or DEFAULT_OPENAI_MODEL, key))
+            return LLMChoice("direct", OpenAICompatibleLLM(parts[0], parts[1] or DEFAULT_OPENAI_MODEL, key,
+                                                           timeout=timeout))
     raise ValueError(
         f"ENGRAIN_LLM={spec!r} is not understood; use auto, none, sampling, anthropic[:model] "
         "or openai-compatible:<base_url>[:model]"

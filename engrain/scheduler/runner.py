@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,7 @@ from pydantic import BaseModel
 from sqlalchemy import text
 
 from engrain.scheduler.jobs import JOBS, Job, JobFailed
+from engrain.server import metrics
 from engrain.storage import jobs as job_repo
 
 if TYPE_CHECKING:
@@ -84,6 +86,7 @@ class Scheduler:
             async with db.sessions.begin() as s:
                 run_id = await job_repo.start_run(s, name, user_id, started)
         status, stats, error = "failed", {}, "cancelled before it finished"
+        wall = time.perf_counter()
         try:
             stats = await self.jobs[name](app, started, user_id, dry_run)
             status, error = ("dry-run" if dry_run else "completed"), None
@@ -98,7 +101,11 @@ class Scheduler:
                 with anyio.CancelScope(shield=True):  # even a cancelled run leaves an honest record
                     async with db.sessions.begin() as s:
                         await job_repo.finish_run(s, run_id, status, stats, error, finished)
-        log.info("job %s %s: %s", name, status, error or stats)
+        metrics.JOB_RUNS.labels(name, status).inc()
+        metrics.JOB_DURATION.labels(name).observe(time.perf_counter() - wall)
+        # Stats can hold samples of memory contents (dry runs): only at DEBUG.
+        log.info("job %s %s in %.2f s%s", name, status, time.perf_counter() - wall, f": {error}" if error else "")
+        log.debug("job %s stats: %s", name, stats)
         return JobResult(job=name, status=status, stats=stats, error=error, started_at=started, finished_at=finished)
 
     async def run_all(self, *, dry_run: bool = False) -> list[JobResult]:

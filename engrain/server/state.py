@@ -28,6 +28,7 @@ from engrain.services.trait_views import TraitService
 from engrain.storage.db import Database
 
 log = logging.getLogger(__name__)
+DB_RETRY_SECONDS = 2.0
 
 
 def utcnow() -> datetime:
@@ -39,7 +40,8 @@ class AppState:
         self.settings = settings
         self.clock = clock
         # An explicit provider (tests pass a scripted one) wins over ENGRAIN_LLM.
-        self.llm = LLMChoice("direct", llm) if llm is not None else choose(settings.llm, settings.llm_api_key)
+        self.llm = LLMChoice("direct", llm) if llm is not None else choose(settings.llm, settings.llm_api_key,
+                                                                               settings.llm_timeout)
         self.embeddings = EmbedderManager(settings)
         self.embeddings.on_switch = self._on_embedder_switch
         self._db: Database | None = None
@@ -47,6 +49,8 @@ class AppState:
         self._db_ready = asyncio.Event()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._started = False
+        self._holders = 0
+        self._db_attempt_at = 0.0
         self.memories = MemoryService(self)
         self.search = SearchService(self)
         self.links = LinkService(self)
@@ -69,7 +73,25 @@ class AppState:
         if scheduler_loop if scheduler_loop is not None else self.settings.scheduler == "on":
             self._scheduler_loop = asyncio.ensure_future(self.scheduler.run_forever())
 
+    def acquire(self) -> None:
+        """One more user of this state (a stdio session, an SSE connection, an HTTP server): start."""
+        self._holders += 1
+        self.start()
+
+    @property
+    def holders(self) -> int:
+        return self._holders
+
+    async def release(self) -> bool:
+        """One user fewer; the last one stops the job loop and closes. True when this was the last."""
+        self._holders -= 1
+        if self._holders > 0:
+            return False
+        await self.close()
+        return True
+
     async def _open_database(self) -> None:
+        self._db_attempt_at = asyncio.get_running_loop().time()
         try:
             self._db = await Database.open(self.settings)
             log.info("database ready (%s)", "embedded" if self._db.embedded else "external")
@@ -80,9 +102,21 @@ class AppState:
             self._db_ready.set()
 
     async def database(self) -> Database:
+        """The open database; waits for the first opening. After a failed opening (Postgres down at
+        start) the next call at least DB_RETRY_SECONDS later tries again, so the server recovers
+        on its own; once open, the pool's pre-ping replaces connections a restart broke."""
         await self._db_ready.wait()
+        retry_due = asyncio.get_running_loop().time() - self._db_attempt_at >= DB_RETRY_SECONDS
+        if self._db is None and self._started and retry_due:
+            self._db_ready = asyncio.Event()
+            self.spawn(self._open_database())
+            await self._db_ready.wait()
         if self._db is None:
             raise Unavailable(f"database unavailable: {self._db_error}")
+        return self._db
+
+    def database_if_open(self) -> Database | None:
+        """The database without waiting (None while opening or unavailable): for metrics."""
         return self._db
 
     def spawn(self, coro: Awaitable[Any]) -> None:

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from engrain.errors import InvalidInput, NotFound
+from engrain.errors import InvalidInput, NotFound, QuotaExceeded
 from engrain.services import inputs
 from engrain.services.enrich import content_hash, enrich
 from engrain.storage import memories as repo
@@ -184,6 +184,7 @@ class MemoryService:
                 if old_id is None and near is not None and near[1] >= NEAR_DUPLICATE:
                     return await self._merge(s, user_id, near[0], content, item.importance_given, clean_tags, now,
                                              near[1])
+                await self._check_quota(s, user_id, 1, now)
                 memory = item.row(user_id, model.id, vector, now)
                 s.add(memory)
                 await s.flush()
@@ -198,6 +199,16 @@ class MemoryService:
                 if dup is None:
                     raise
                 return _result(dup, "duplicate")
+
+    async def _check_quota(self, s: Any, user_id: str, adding: int, now: datetime) -> None:
+        """ENGRAIN_MAX_MEMORIES_PER_USER: refuse, inside the writing transaction, what would pass it."""
+        quota = self.app.settings.max_memories_per_user
+        if quota is None or adding == 0:
+            return
+        live = await repo.count_live(s, user_id, now, cap=quota)
+        if live + adding > quota:
+            raise QuotaExceeded(f"content: this user has {live:,} memories and the quota is {quota:,} "
+                                "(ENGRAIN_MAX_MEMORIES_PER_USER); forget some or raise the quota")
 
     def _prepare(self, content: str, now: datetime, *, kind: str | None, importance: int | None,
                  event_time: str | None, category: str | None, tags: list[str] | None, namespace: str | None,
@@ -274,6 +285,7 @@ class MemoryService:
         rows = {key: p.row(user_id, model.id, vec, now)
                 for (key, p), vec in zip(fresh.items(), vectors, strict=True)} if model is not None else {}
         async with db.sessions.begin() as s:
+            await self._check_quota(s, user_id, len(rows), now)
             inserted = await repo.insert_many(s, list(rows.values()), now)
             lost = [key for key, row in rows.items() if row.id not in inserted]
             if lost:  # a concurrent batch stored these texts first: they are duplicates of its rows

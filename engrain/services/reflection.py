@@ -401,7 +401,7 @@ class ReflectionService:
                 refused = await writer.upgrade(sources, content, str(entry.get("new_subtype")),
                                                _clean(entry.get("reasoning")) or "")
                 if refused:
-                    log.info("upgrade to %r refused: %s", content, refused)
+                    log.debug("upgrade to %r refused: %s", content, refused)
         links = 0
         for entry in _entries(main, "links"):
             a, b = plan.memory_ref(entry.get("source_id")), plan.memory_ref(entry.get("target_id"))

@@ -106,6 +106,11 @@ class Database:
             )
         self._indexed.add(embedder_id)
 
+    async def ping(self) -> None:
+        """One round trip (for /healthz); raises when the database does not answer."""
+        async with self.engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
+
     async def close(self) -> None:
         await self.engine.dispose()
 

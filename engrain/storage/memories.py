@@ -172,6 +172,15 @@ async def touch(session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID], n
     await touch_counts(session, [(user_id, memory_id, 1, now) for memory_id in ids])
 
 
+async def count_live(session: AsyncSession, user_id: str, now: datetime, *, cap: int) -> int:
+    """Live memories of a user (traits aside), counting no further than `cap`."""
+    return int(await session.scalar(
+        text("SELECT count(*) FROM (SELECT 1 FROM memories WHERE user_id = :u AND kind <> 'trait' "
+             "AND (valid_until IS NULL OR valid_until > :now) LIMIT :cap) s"),
+        {"u": user_id, "now": now, "cap": cap},
+    ) or 0)
+
+
 async def touch_counts(session: AsyncSession, accesses: Sequence[tuple[str, uuid.UUID, int, datetime]]) -> None:
     """Apply many (user, memory, times accessed, last access) in one statement."""
     if not accesses:

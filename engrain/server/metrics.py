@@ -1,0 +1,69 @@
+"""Prometheus metrics of a server process (served at /metrics over HTTP).
+
+Per-tool calls, errors and latency (observed by `tools.common.tool_errors`), scheduled job
+runs and durations (observed by the scheduler), and the database pool, read at scrape time.
+One registry per process: every AppState of the process reports into it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from engrain.server.state import AppState
+
+REGISTRY = CollectorRegistry()
+_LATENCY_BUCKETS = (0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+
+TOOL_CALLS = Counter("engrain_tool_calls", "MCP tool calls.", ["tool"], registry=REGISTRY)
+TOOL_ERRORS = Counter("engrain_tool_errors", "MCP tool calls that answered an error, by kind.", ["tool", "kind"],
+                      registry=REGISTRY)
+TOOL_LATENCY = Histogram("engrain_tool_duration_seconds", "Time to answer a tool call.", ["tool"],
+                         buckets=_LATENCY_BUCKETS, registry=REGISTRY)
+JOB_RUNS = Counter("engrain_job_runs", "Scheduled job runs, by result.", ["job", "status"], registry=REGISTRY)
+JOB_DURATION = Histogram("engrain_job_duration_seconds", "Duration of scheduled job runs.", ["job"],
+                         buckets=(0.01, 0.05, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 300.0), registry=REGISTRY)
+
+
+class PoolCollector(Collector):
+    """Connections of the SQLAlchemy pool of one AppState, read when scraped."""
+
+    def __init__(self, app: AppState) -> None:
+        self.app = app
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        db = self.app.database_if_open()
+        pool = db.engine.pool if db is not None else None
+        gauges = {
+            "engrain_db_pool_size": ("Connections the pool keeps.", "size"),
+            "engrain_db_pool_checked_out": ("Connections in use.", "checkedout"),
+            "engrain_db_pool_overflow": ("Connections beyond the pool size.", "overflow"),
+        }
+        for name, (doc, method) in gauges.items():
+            family = GaugeMetricFamily(name, doc)
+            if pool is not None and hasattr(pool, method):
+                family.add_metric([], float(getattr(pool, method)()))
+            yield family
+
+
+_pool_collector: PoolCollector | None = None
+
+
+def watch_pool(app: AppState) -> None:
+    """Report this AppState's pool (the HTTP server has exactly one)."""
+    global _pool_collector
+    if _pool_collector is not None:
+        REGISTRY.unregister(_pool_collector)
+    _pool_collector = PoolCollector(app)
+    REGISTRY.register(_pool_collector)
+
+
+def render() -> tuple[bytes, str]:
+    """The exposition text and its content type."""
+    return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
