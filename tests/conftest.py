@@ -66,17 +66,26 @@ class Clock:
         return self.now
 
 
-@pytest.fixture
-def settings_factory(pg_url: str, tmp_path: Path) -> Callable[..., Settings]:
+def _settings_maker(pg_url: str, home: Path) -> Callable[..., Settings]:
     def make(**overrides: Any) -> Settings:
         values: dict[str, Any] = dict(
-            database_url=pg_url, home=tmp_path / "home", user=f"user-{uuid.uuid4().hex[:10]}",
+            database_url=pg_url, home=home, user=f"user-{uuid.uuid4().hex[:10]}",
             embedder="hash", fetch_models=False, timezone="UTC", scheduler="off", llm="none",
         )
         values.update(overrides)
         return Settings(**values)
 
     return make
+
+
+@pytest.fixture
+def settings_factory(pg_url: str, tmp_path: Path) -> Callable[..., Settings]:
+    return _settings_maker(pg_url, tmp_path / "home")
+
+
+@pytest.fixture(scope="module")
+def settings_factory_module(pg_url: str, tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Settings]:
+    return _settings_maker(pg_url, tmp_path_factory.mktemp("home"))
 
 
 @asynccontextmanager
