@@ -37,23 +37,26 @@ class Running:
 
 
 @contextmanager
-def http_server(database_url: str, home: Path, tokens: dict[str, str], transport: str = "http",
+def http_server(database_url: str | None, home: Path, tokens: dict[str, str], transport: str = "http",
                 **env: str) -> Iterator[Running]:
-    """Start the server and wait for /healthz to answer ok; stop it (SIGTERM) afterwards."""
+    """Start the server and wait for /healthz to answer ok; stop it (SIGTERM) afterwards.
+    Without a database URL the server starts the embedded Postgres in `home`."""
     port = free_port()
     log = home / f"server-{port}.log"
     home.mkdir(parents=True, exist_ok=True)
     environment = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAIN_")}
-    environment |= {"ENGRAIN_DATABASE_URL": database_url, "ENGRAIN_HOME": str(home), "ENGRAIN_EMBEDDER": "hash",
+    environment |= {"ENGRAIN_HOME": str(home), "ENGRAIN_EMBEDDER": "hash",
                     "ENGRAIN_FETCH_MODELS": "false", "ENGRAIN_LLM": "none", "ENGRAIN_SCHEDULER": "off",
                     "ENGRAIN_TOKENS": ",".join(f"{t}:{u}" for t, u in tokens.items()), **env}
+    if database_url:
+        environment["ENGRAIN_DATABASE_URL"] = database_url
     with log.open("w") as sink:
         process = subprocess.Popen(
             [sys.executable, "-m", "engrain", "serve", "--transport", transport, "--port", str(port)],
             env=environment, stdout=sink, stderr=subprocess.STDOUT, text=True)
     running = Running(f"http://127.0.0.1:{port}", process, log)
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120  # a first embedded start runs initdb
         while True:
             if process.poll() is not None:
                 raise RuntimeError(f"server exited: {running.logs()[-2000:]}")
@@ -63,7 +66,7 @@ def http_server(database_url: str, home: Path, tokens: dict[str, str], transport
             except httpx.HTTPError:
                 pass
             if time.monotonic() > deadline:
-                raise RuntimeError(f"server not healthy in 60 s: {running.logs()[-2000:]}")
+                raise RuntimeError(f"server not healthy in 120 s: {running.logs()[-2000:]}")
             time.sleep(0.1)
         yield running
     finally:
