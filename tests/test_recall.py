@@ -287,3 +287,14 @@ async def test_very_old_memories_score_zero_recency_instead_of_failing(clocked):
     out = await call(client, "remember", content="Grandfather was born in Porto", event_time="1901-03-04")
     hits = await by_id(client, "grandfather born Porto")
     assert hits[out["id"]]["breakdown"]["recency"] < 1e-300  # exp underflow is clamped, not an error
+
+
+async def test_text_with_nothing_to_embed_scores_zero_similarity_not_nan(clocked):
+    """A zero vector (punctuation, emoji) has no direction: its cosine is 0, never NaN."""
+    client, _ = clocked
+    await call(client, "remember", content="😀")
+    await call(client, "remember", content="Emoji fan: 😀 every day")
+    for query in ("emoji fan", "😀"):
+        out = await call(client, "recall", query=query)
+        for hit in out["results"]:
+            assert math.isfinite(hit["breakdown"]["vector"]) and math.isfinite(hit["score"])

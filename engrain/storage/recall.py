@@ -104,8 +104,9 @@ def _score_columns(dim: int | None, emb: str, temporal: str) -> str:
     if dim is None:
         vector = "0.0::float8"
     else:
-        vector = (f"CASE WHEN m.embedder = {emb} THEN greatest(0.0, 1 - (m.embedding::vector({dim})"
-                  f" <=> CAST(:qv AS vector({dim})))) ELSE 0.0 END")
+        # A zero vector (text with nothing to embed) has no direction: its cosine is NaN, counted as 0.
+        vector = (f"CASE WHEN m.embedder = {emb} THEN greatest(0.0, coalesce(nullif(1 - (m.embedding::vector({dim})"
+                  f" <=> CAST(:qv AS vector({dim}))), 'NaN'::float8), 0.0)) ELSE 0.0 END")
     return f"""
         {vector} AS vector,
         coalesce(m.tsv @@ q.tsq, false) AS text,
