@@ -19,7 +19,7 @@ DAY = timedelta(days=1)
 def expected_score(b: dict) -> float:
     """SPEC §6, with the lexical and temporal evidence added after the base's cap."""
     base = min(1.0, b["vector"] + (0.05 if b["text"] else 0.0))
-    relevance = base + 0.5 * b["lexical"] + b["temporal"]
+    relevance = base + 0.5 * b["lexical"] + b["temporal"] + b["bridge"]
     return b["penalty"] * relevance * (1 + 0.15 * b["recency"] + 0.15 * b["importance"] + b["trait_boost"])
 
 
@@ -94,6 +94,22 @@ async def test_a_period_named_in_the_query_prefers_memories_dated_in_it(clocked)
     assert next(iter(hits)) == march["id"]
     last_week = await by_id(client, "tapas with Leo last week")  # NOW is 2026-11-22: neither is that recent
     assert {h["breakdown"]["temporal"] for h in last_week.values()} == {0.0}
+
+
+async def test_two_turn_questions_bridge_through_a_name_the_question_lacks(clocked):
+    """"Why did my dog need the vet?": the vet turn is a top hit and names the dog (Biscuit); the turn that
+    says Biscuit is the user's dog shares that rarer word and is bridged, though it never says "vet"."""
+    client, _ = clocked
+    adopted = await call(client, "remember", content="We adopted a dog and named him Biscuit")
+    vet = await call(client, "remember", content="Biscuit had a small infection and saw the vet")
+    for text in ("My sister's dog loves the beach", "A dog at the park chased a ball",
+                 "Dogs are not allowed in our office", "The shelter needs volunteers to walk a dog"):
+        await call(client, "remember", content=text)
+    hits = await by_id(client, "why did my dog need the vet", limit=20)
+    assert hits[adopted["id"]]["breakdown"]["bridge"] == pytest.approx(0.1)
+    assert {h["breakdown"]["bridge"] for i, h in hits.items() if i not in (vet["id"], adopted["id"])} == {0.0}
+    for hit in hits.values():
+        assert hit["score"] == pytest.approx(expected_score(hit["breakdown"]), abs=1e-5)
 
 
 async def test_recency_uses_event_time_before_created_at(clocked):

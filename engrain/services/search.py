@@ -37,6 +37,8 @@ class Breakdown(BaseModel):
                                        "added with weight 0.5 after the base's cap.")
     temporal: float = Field(description="Query-time date understanding: +0.1 for a memory that says when, to a "
                                         "'when…' question; +0.15 for a memory dated in a period the query names.")
+    bridge: float = Field(default=0.0, description="+0.1 when the memory shares a rarer word the query lacks with "
+                                                  "one of the top 3 hits (two-turn questions).")
     recency: float
     importance: float
     trait_boost: float
@@ -84,7 +86,7 @@ def _hit(row: dict[str, Any]) -> RecallHit:
         id=str(row["id"]), content=row["content"], kind=row["kind"], score=round(float(row["score"]), 6),
         breakdown=Breakdown(
             vector=float(row["vector"]), text=bool(row["text"]), lexical=round(float(row["lexical"]), 6),
-            temporal=float(row["temporal"]), recency=float(row["recency"]),
+            temporal=float(row["temporal"]), bridge=float(row["bridge"]), recency=float(row["recency"]),
             importance=float(row["importance"]), trait_boost=float(row["trait_boost"]),
             penalty=float(row["penalty"]),
         ),

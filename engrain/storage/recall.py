@@ -29,6 +29,10 @@ LEXICAL_WEIGHT = 0.5
 # phrase in the text), and a period named in the query ("last March") prefers memories dated in it.
 WHEN_WEIGHT = 0.1
 WINDOW_WEIGHT = 0.15
+# Multi-hop questions ("why did Alice's dog need care?" → the turn naming the dog → the vet turn): a
+# candidate that shares a rarer word the query lacks with one of the first BRIDGE_SEEDS hits gains this.
+BRIDGE_SEEDS = 3
+BRIDGE_WEIGHT = 0.1
 # Besides the rows matching every word, candidates include the rows with any of the query's rarer
 # words (in under 1% of memories), best IDF-weighted share first: paraphrased questions seldom repeat
 # every word, and rare words are cheap to look up in the GIN index.
@@ -120,12 +124,15 @@ def _score_columns(dim: int | None, emb: str, temporal: str) -> str:
         CASE WHEN m.temporality = 'prospective' AND m.event_time < :now THEN 0.5 ELSE 1.0 END AS penalty"""
 
 
-def _score() -> str:
+def _score(bridge: str = "0.0") -> str:
     """SPEC §6 with the base kept exactly (min(1, vector + 0.05 bump)); the lexical and temporal
     evidence is added after the cap, so that two strong candidates never tie at 1."""
     return (f"penalty * (least(1.0, vector + CASE WHEN text THEN 0.05 ELSE 0.0 END) + {LEXICAL_WEIGHT} * lexical"
-            " + temporal) * (1 + 0.15 * recency + 0.15 * importance + trait_boost)")
+            f" + temporal + {bridge}) * (1 + 0.15 * recency + 0.15 * importance + trait_boost)")
 
+# The columns of `terms` that rows carry out (its tsv stays inside the statement).
+_TERM_NAMES = ("id, content, kind, namespace, event_time, created_at, temporality, stage, importance_raw, category,"
+               " tags, pinned, metadata, vector, text, lexical, recency, temporal, importance, trait_boost, penalty")
 _ROW_COLUMNS = """m.id, m.content, m.kind, m.namespace, m.event_time, m.created_at, m.temporality,
     m.trait_stage AS stage, m.importance AS importance_raw, m.category, m.tags, m.pinned,
     m.metadata"""
@@ -165,13 +172,34 @@ def recall_sql(embedder_id: str, dim: int, f: RecallFilter, with_vector: bool, a
     ),
     cand AS (SELECT id FROM vec UNION SELECT id FROM txt UNION SELECT id FROM any_txt),
     terms AS (
-        SELECT {_ROW_COLUMNS}, {score_cols}
+        SELECT {_ROW_COLUMNS}, m.tsv, {score_cols}
         FROM cand JOIN memories m ON m.id = cand.id CROSS JOIN q
     ),
-    top AS (
-        SELECT t.*, {_score()} AS score, 'search'::text AS source,
-               NULL::uuid AS linked_from, NULL::text AS relation
+    -- Two-turn questions: the best few hits (seeds) name things the question does not (the dog's name,
+    -- the city); a candidate sharing such a rarer word with a seed other than itself is bridged to it.
+    -- MATERIALIZED: computed once, not once per candidate.
+    seeds AS MATERIALIZED (
+        SELECT t.id, t.tsv FROM terms t WHERE t.vector > 0 OR t.text
+        ORDER BY {_score()} DESC, t.id LIMIT {BRIDGE_SEEDS}
+    ),
+    bridge_words AS MATERIALIZED (
+        SELECT f.id AS seed, CAST(string_agg(quote_literal(w.lexeme), ' | ') AS tsquery) AS tq
+        FROM seeds f CROSS JOIN LATERAL unnest(f.tsv) AS w
+        LEFT JOIN stats st ON st.lexeme = w.lexeme
+        WHERE coalesce(st.freq, (SELECT freq FROM rarest)) < {RARE_WORD_FREQ}
+          AND w.lexeme NOT IN (SELECT lexeme FROM lex)
+        GROUP BY f.id
+    ),
+    bridged AS (
+        SELECT {_TERM_NAMES},
+               CASE WHEN EXISTS (SELECT 1 FROM bridge_words b WHERE b.seed <> t.id AND t.tsv @@ b.tq)
+                    THEN {BRIDGE_WEIGHT} ELSE 0.0 END AS bridge
         FROM terms t
+    ),
+    top AS (
+        SELECT t.*, {_score("bridge")} AS score, 'search'::text AS source,
+               NULL::uuid AS linked_from, NULL::text AS relation
+        FROM bridged t
         WHERE t.vector > 0 OR t.text  -- a candidate with neither similarity nor a text match has score 0
         ORDER BY score DESC, t.id LIMIT :limit
     ),
@@ -187,7 +215,7 @@ def recall_sql(embedder_id: str, dim: int, f: RecallFilter, with_vector: bool, a
     linked AS (
         SELECT x.*, {_score()} AS score, 'linked'::text AS source, e.linked_from, e.relation
         FROM expansion e JOIN LATERAL (
-            SELECT {_ROW_COLUMNS}, {score_cols}
+            SELECT {_ROW_COLUMNS}, {score_cols}, 0.0::float8 AS bridge
             FROM memories m CROSS JOIN q WHERE m.id = e.id
         ) x ON true
         ORDER BY e.from_score DESC, x.id
