@@ -99,8 +99,9 @@ async def test_two_users_cannot_reach_each_others_memories(server):
 
 
 async def test_sse_transport_with_token(pg_url, tmp_path):
-    with http_server(pg_url, tmp_path / "sse", TOKENS, transport="sse") as running:
+    with http_server(pg_url, tmp_path / "sse", TOKENS, transport="sse", ENGRAIN_METRICS_PUBLIC="1") as running:
         assert httpx.get(f"{running.url}/sse", timeout=5).status_code == 401
+        assert httpx.get(f"{running.url}/metrics").status_code == 200  # ENGRAIN_METRICS_PUBLIC=1
         async with sse_client(f"{running.url}/sse", BOB_TOKEN) as client:
             stored = await call(client, "remember", content="Bob learned to bake sourdough over SSE")
             found = await call(client, "recall", query="sourdough baking")
@@ -119,7 +120,11 @@ async def test_many_sessions_share_one_engine_and_one_scheduler(fresh_database_u
                 await call(b, "recall", query="session note")
         status = json.loads((await _status(running.mcp)).contents[0].text)
         assert status["scheduler"]["enabled_in_this_server"] is True
+        metrics = httpx.get(f"{running.url}/metrics", headers={"Authorization": f"Bearer {ALICE_TOKEN}"}).text
         log = running.logs()
+    for job in ("expiry", "digest", "decay"):
+        assert f'engrain_job_runs_total{{job="{job}",status="completed"}} 1.0' in metrics
+        assert f'engrain_job_duration_seconds_count{{job="{job}"}} 1.0' in metrics
     assert log.count("database ready") == 1
     for job in ("expiry", "digest", "decay"):
         assert log.count(f"job {job} completed") == 1, log[-3000:]
