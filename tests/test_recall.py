@@ -314,3 +314,26 @@ async def test_text_with_nothing_to_embed_scores_zero_similarity_not_nan(clocked
         out = await call(client, "recall", query=query)
         for hit in out["results"]:
             assert math.isfinite(hit["breakdown"]["vector"]) and math.isfinite(hit["score"])
+
+
+async def test_recall_as_of_answers_from_what_was_known_then(settings_factory):
+    clock = Clock(NOW)
+    async with connect(settings_factory(), clock) as (client, _):
+        berlin = await call(client, "remember", content="I live in Berlin")
+        await call(client, "remember", content="I work as a sound engineer")
+        await call(client, "remember", content="My sister lives in Porto")
+        clock.now = NOW + 10 * DAY
+        lisbon = await call(client, "remember", content="I live in Lisbon now", supersedes=berlin["id"])
+        clock.now = NOW + 20 * DAY
+
+        async def homes(**args) -> set[str]:
+            out = await call(client, "recall", query="where do I live", **args)
+            return {h["id"] for h in out["results"]} & {berlin["id"], lisbon["id"]}
+
+        assert await homes(as_of=(NOW + 5 * DAY).isoformat()) == {berlin["id"]}
+        assert await homes(as_of=(NOW + 15 * DAY).isoformat()) == {lisbon["id"]}
+        assert await homes() == {lisbon["id"]}
+        assert await homes(as_of=(NOW - DAY).isoformat()) == set()  # before anything was known
+        past = await call(client, "recall", query="where do I live", as_of="2026-11-25")
+        assert past["as_of"].startswith("2026-11-25")
+        assert "as_of" in await call_error(client, "recall", query="x", as_of="not a date at all")

@@ -74,6 +74,7 @@ class RecallResult(BaseModel):
     results: list[RecallHit]
     embedder: str | None = Field(description="Model that embedded the query; null means full text only.")
     truncated_by_tokens: bool = False
+    as_of: datetime | None = Field(default=None, description="The moment the answer is as of (time travel).")
 
 
 def estimate_tokens(content: str) -> int:
@@ -142,11 +143,17 @@ class SearchService:
         include_traits: bool = True,
         include_links: bool = True,
         max_tokens: int | None = None,
+        as_of: str | None = None,
         track_access: bool = True,
     ) -> RecallResult:
         """Hybrid recall; `track_access=False` for internal look-ups (reflection evidence) that
-        must not count as the user's use of a memory."""
+        must not count as the user's use of a memory. `as_of` answers from what was known and
+        valid at that moment (created by then, not yet superseded, forgotten or archived), scored
+        as of then."""
         settings, now = self.app.settings, self.app.clock()
+        accessed_at = now
+        if as_of is not None:
+            now = inputs.when("as_of", as_of, now, settings.tz)
         query = inputs.text_field("query", query, inputs.MAX_QUERY_CHARS)
         limit = inputs.int_range("limit", limit, 1, inputs.MAX_LIMIT)
         kind_filter = tuple(inputs.kind("kinds", k, inputs.ALL_KINDS) for k in kinds) if kinds else None
@@ -156,6 +163,7 @@ class SearchService:
             since=inputs.when("since", since, now, settings.tz) if since else None,
             until=inputs.when("until", until, now, settings.tz) if until else None,
             include_traits=include_traits,
+            as_of=as_of is not None,
         )
         if max_tokens is not None:
             max_tokens = inputs.int_range("max_tokens", max_tokens, 1, 1_000_000)
@@ -198,6 +206,7 @@ class SearchService:
                     truncated = True
             hits = kept
         if hits and track_access:
-            self.accesses.record(user_id, [uuid.UUID(h.id) for h in hits], now)
-        return RecallResult(query=query, results=hits, embedder=embedder_id or None, truncated_by_tokens=truncated)
+            self.accesses.record(user_id, [uuid.UUID(h.id) for h in hits], accessed_at)
+        return RecallResult(query=query, results=hits, embedder=embedder_id or None, truncated_by_tokens=truncated,
+                            as_of=now if as_of is not None else None)
 

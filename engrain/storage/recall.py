@@ -65,6 +65,7 @@ class RecallFilter:
     since: datetime | None = None
     until: datetime | None = None
     include_traits: bool = True
+    as_of: bool = False  # time travel: :now is the moment asked about; only what existed then
 
 
 def _where(f: RecallFilter, alias: str = "m") -> str:
@@ -77,6 +78,8 @@ def _where(f: RecallFilter, alias: str = "m") -> str:
         f"({m}.kind <> 'trait' OR {m}.trait_stage IN ('emerging', 'established', 'core'))"
         if f.include_traits else f"{m}.kind <> 'trait'",
     ]
+    if f.as_of:
+        parts.append(f"{m}.created_at <= :now")
     if f.kinds:
         parts.append(f"{m}.kind = ANY(:kinds)")
     if f.namespace is not None:
@@ -154,6 +157,7 @@ def recall_sql(embedder_id: str, dim: int, f: RecallFilter, with_vector: bool, a
         else "vec AS (SELECT NULL::uuid AS id WHERE false),"
     )
     score_cols = _score_columns(int(dim) if with_vector else None, emb, _temporal(asks_when, window))
+    link_time = " AND l.created_at <= :now" if f.as_of else ""
     return f"""
     WITH q AS (SELECT websearch_to_tsquery('{TS_CONFIG}', :query) AS tsq),{_LEXEME_CTES}
     {vector_cte}
@@ -208,7 +212,7 @@ def recall_sql(embedder_id: str, dim: int, f: RecallFilter, with_vector: bool, a
                top.score AS from_score
         FROM top JOIN memory_links l ON l.source_id = top.id
         JOIN memories m ON m.id = l.target_id
-        WHERE l.user_id = :user AND {where} AND l.target_id NOT IN (SELECT id FROM top)
+        WHERE l.user_id = :user AND {where} AND l.target_id NOT IN (SELECT id FROM top){link_time}
         ORDER BY l.target_id, top.score DESC, l.relation
     ),
     expansion AS (SELECT * FROM hop ORDER BY from_score DESC, id LIMIT {LINK_EXPANSION}),
@@ -228,7 +232,7 @@ def recall_sql(embedder_id: str, dim: int, f: RecallFilter, with_vector: bool, a
     SELECT r.*,
         coalesce((SELECT json_agg(json_build_object('id', l.target_id, 'relation', l.relation)
                                   ORDER BY l.created_at, l.target_id)
-                  FROM memory_links l WHERE l.source_id = r.id AND l.user_id = :user), '[]'::json) AS links
+                  FROM memory_links l WHERE l.source_id = r.id AND l.user_id = :user{link_time}), '[]'::json) AS links
     FROM result r
     ORDER BY r.part, r.score DESC, r.id
     """

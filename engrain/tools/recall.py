@@ -37,12 +37,15 @@ def register(server: MCPServer, app: AppState) -> None:
         include_links: Annotated[bool, Field(description="Append up to 3 memories linked to the hits.")] = True,
         max_tokens: Annotated[int | None, Field(description="Return only the best results that fit this "
                                                             "many tokens (about 4 characters each).")] = None,
+        as_of: Annotated[str | None, Field(description="Time travel: answer from what was known and valid at "
+                                                       "this moment (ISO or a phrase like 'last March').")] = None,
     ) -> Annotated[CallToolResult, RecallResult]:
         result = await app.search.recall(
             app.user(), query, limit=limit, kinds=kinds, namespace=namespace, since=since, until=until,
-            include_traits=include_traits, include_links=include_links, max_tokens=max_tokens,
+            include_traits=include_traits, include_links=include_links, max_tokens=max_tokens, as_of=as_of,
         )
-        lines = [f"{len(result.results)} memories for {shorten(query, 60)!r}:"]
+        when = f" as of {result.as_of.isoformat(timespec='seconds')}" if result.as_of else ""
+        lines = [f"{len(result.results)} memories for {shorten(query, 60)!r}{when}:"]
         lines += [
             f"- [{hit.score:.3f}{' linked' if hit.source == 'linked' else ''}] {shorten(hit.content, 160)} ({hit.id})"
             for hit in result.results
