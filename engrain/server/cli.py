@@ -1,4 +1,4 @@
-"""The `engrain` command line: serve, worker, jobs run, status."""
+"""The `engrain` command line: serve, worker, jobs run, status, export, import, reindex."""
 
 from __future__ import annotations
 
@@ -85,6 +85,54 @@ def status(args: argparse.Namespace, settings: Settings) -> int:
     return _with_app(settings, work)
 
 
+def export(args: argparse.Namespace, settings: Settings) -> int:
+    from engrain.services.portability import export_jsonl
+
+    async def work(app: Any) -> int:
+        count = await export_jsonl(app, sys.stdout, user=args.user, vectors=not args.no_vectors,
+                                   progress=sys.stderr.isatty())
+        sys.stdout.flush()
+        if sys.stderr.isatty():
+            print(f"exported {count:,} rows", file=sys.stderr)
+        return 0
+
+    return _with_app(settings, work)
+
+
+def import_(args: argparse.Namespace, settings: Settings) -> int:
+    from engrain.errors import EngrainError
+    from engrain.services.portability import import_jsonl
+
+    async def work(app: Any) -> int:
+        try:
+            with open(args.file, encoding="utf-8") if args.file != "-" else sys.stdin as lines:
+                _print(await import_jsonl(app, lines, progress=sys.stderr.isatty()))
+        except (EngrainError, OSError) as exc:
+            print(f"engrain import: {exc}", file=sys.stderr)
+            return 1
+        return 0
+
+    return _with_app(settings, work)
+
+
+def reindex(args: argparse.Namespace, settings: Settings) -> int:
+    from tqdm import tqdm
+
+    async def work(app: Any) -> int:
+        model = await app.embeddings.ready()
+        stale = await app.memories.count_stale()
+        with tqdm(total=stale, disable=not sys.stderr.isatty(), unit=" memories", desc=f"reindex → {model.id}") as bar:
+
+            async def advance(n: int) -> None:
+                bar.update(n)
+
+            done = await app.memories.reembed_stale(on_batch=advance)
+        _print({"embedder": model.id, "reembedded": done, "were_stale": stale})
+        return 0
+
+    return _with_app(settings, work)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="engrain", description="Long-term memory of the user for MCP clients.")
     logging_options = argparse.ArgumentParser(add_help=False)
@@ -105,6 +153,15 @@ def main(argv: list[str] | None = None) -> None:
     run_cmd.set_defaults(func=jobs_run)
     commands.add_parser("status", help="database, embedder, LLM, scheduler and counts as JSON").set_defaults(
         func=status)
+    export_cmd = commands.add_parser("export", help="write memories, links, traits, history as JSON lines to stdout")
+    export_cmd.add_argument("--user", help="only this user (default: every user)")
+    export_cmd.add_argument("--no-vectors", action="store_true", help="leave out embeddings (re-made by reindex)")
+    export_cmd.set_defaults(func=export)
+    import_cmd = commands.add_parser("import", help="add what an export file holds (idempotent)")
+    import_cmd.add_argument("file", help="a file from `engrain export`, or - for stdin")
+    import_cmd.set_defaults(func=import_)
+    commands.add_parser("reindex", help="re-embed every memory the current embedder did not make (resumable)"
+                        ).set_defaults(func=reindex)
     args = parser.parse_args(argv)
     settings = Settings()
     logs.configure(settings.log_level, as_json=getattr(args, "log_json", False))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
@@ -385,8 +386,18 @@ class MemoryService:
         upcoming = [MemoryView.of(m) for m in rows if m.event_time is None or m.event_time >= now]
         return {"upcoming": upcoming, "overdue": overdue}
 
-    async def reembed_stale(self) -> int:
-        """Re-embed, in batches, every row not embedded by the current model (all users)."""
+    async def count_stale(self) -> int:
+        """Rows (all users) whose vector was not made by the current model."""
+        model = await self.app.embeddings.ready()
+        db = await self.app.database()
+        async with db.sessions() as s:
+            return await repo.count_stale(s, model.id)
+
+    async def reembed_stale(self, on_batch: Callable[[int], Awaitable[None]] | None = None) -> int:
+        """Re-embed, in batches, every row not embedded by the current model (all users). Each batch
+        commits on its own, so an interrupted run loses at most one batch and the next run resumes
+        where it stopped; meanwhile recall finds the rows not yet done by full text.
+        `on_batch(n)` is awaited after each batch (progress)."""
         db = await self.app.database()
         total = 0
         while True:
@@ -400,3 +411,5 @@ class MemoryService:
             async with db.sessions.begin() as s:
                 await repo.set_embeddings(s, used.id, [mid for mid, _ in rows], vectors)
             total += len(rows)
+            if on_batch is not None:
+                await on_batch(len(rows))

@@ -342,6 +342,11 @@ async def stale_embeddings(session: AsyncSession, embedder_id: str, limit: int) 
     return [(r.id, r.content) for r in rows]
 
 
+async def count_stale(session: AsyncSession, embedder_id: str) -> int:
+    return int(await session.scalar(
+        select(func.count()).select_from(Memory).where(Memory.embedder.is_distinct_from(embedder_id))) or 0)
+
+
 async def set_embeddings(
     session: AsyncSession, embedder_id: str, ids: Sequence[uuid.UUID], vectors: Sequence[Sequence[float]]
 ) -> None:

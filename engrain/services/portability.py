@@ -1,0 +1,110 @@
+"""`engrain export` / `engrain import`: a user's whole memory as JSON lines, and back.
+
+The file starts with a header line, then one line per row: user state, memories (archived and
+superseded ones too, vectors optional), reflection cycles, links, trait evidence, history. Keys
+are sorted and rows come in a fixed order, so exporting what an import produced gives the same
+bytes. Importing is idempotent (see storage/portability.py).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, TextIO
+
+from sqlalchemy import text
+
+from engrain.errors import InvalidInput
+from engrain.storage import portability as store
+
+if TYPE_CHECKING:
+    from engrain.server.state import AppState
+
+FORMAT = "engrain-export"
+VERSION = 1
+BATCH = 500
+ORDER = ("user_state", "memory", "reflection_cycle", "link", "evidence", "history")
+
+
+def _line(item: dict[str, Any]) -> str:
+    return json.dumps(item, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def _bar(total: int | None, enabled: bool, what: str) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, disable=not enabled, unit=" rows", desc=what, leave=False)
+
+
+async def export_jsonl(app: AppState, out: TextIO, *, user: str | None = None, vectors: bool = True,
+                       progress: bool = False) -> int:
+    """Write the header and every row; return the number of rows."""
+    db = await app.database()
+    written = 0
+    async with db.engine.connect() as conn, conn.begin():  # one snapshot for the whole file
+        await conn.execute(text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"))
+        user_ids = await store.users(conn, user)
+        total = await store.count_rows(conn, user_ids) if progress else None
+        out.write(_line({"type": "header", "format": FORMAT, "version": VERSION, "vectors": vectors}))
+        with _bar(total, progress, "export") as bar:
+            async for item in store.export_rows(conn, user_ids, vectors):
+                out.write(_line(item))
+                written += 1
+                bar.update(1)
+    return written
+
+
+def _parse(lines: Iterable[str]) -> Iterable[tuple[int, dict[str, Any]]]:
+    for n, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            item = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(f"line {n}", f"not JSON ({exc.msg})") from None
+        if not isinstance(item, dict) or "type" not in item:
+            raise InvalidInput(f"line {n}", "expected an object with a 'type'")
+        if n == 1 or item["type"] == "header":
+            if item.get("type") != "header" or item.get("format") != FORMAT:
+                raise InvalidInput("line 1", f"not an {FORMAT} file (no header)")
+            if item.get("version") != VERSION:
+                raise InvalidInput("line 1", f"version {item.get('version')!r}; this engrain reads {VERSION}")
+            continue
+        if item["type"] not in ORDER:
+            raise InvalidInput(f"line {n}", f"unknown type {item['type']!r}")
+        yield n, item
+
+
+async def import_jsonl(app: AppState, lines: Iterable[str], *, progress: bool = False) -> dict[str, dict[str, int]]:
+    """Add what the file holds and the database lacks; return rows read and added per type."""
+    db = await app.database()
+    stats = {kind: {"read": 0, "added": 0} for kind in ORDER}
+    pending: list[dict[str, Any]] = []
+    parents: list[tuple[str, str]] = []
+    kind_of_pending = None
+
+    async def flush() -> None:
+        nonlocal pending
+        if pending:
+            async with db.engine.begin() as conn:
+                stats[kind_of_pending]["added"] += await store.import_batch(conn, kind_of_pending, pending)
+            pending = []
+
+    with _bar(None, progress, "import") as bar:
+        for _, item in _parse(lines):
+            kind = item["type"]
+            if kind != kind_of_pending or len(pending) >= BATCH:
+                await flush()
+                kind_of_pending = kind
+            pending.append(item)
+            stats[kind]["read"] += 1
+            if kind == "memory" and item.get("trait_parent_id"):
+                parents.append((item["id"], item["trait_parent_id"]))
+            bar.update(1)
+        await flush()
+    async with db.engine.begin() as conn:
+        await store.link_parents(conn, parents)
+        indexed = await store.embedders(conn) if stats["memory"]["added"] else []
+    for embedder_id, dim in indexed:  # imported vectors get their model's HNSW index, as a write would
+        await db.ensure_vector_index(embedder_id, dim)
+    return stats

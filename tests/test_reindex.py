@@ -1,0 +1,64 @@
+"""`engrain reindex`: after a change of embedder every row is re-embedded in batches; an interrupted
+run resumes; recall keeps answering (by full text) for rows not yet done."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import engrain.services.memories as memories_service
+from tests.conftest import call, connect, execute, scalar
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_interrupted_reindex_resumes_and_recall_works_meanwhile(settings_factory, fresh_database_url,
+                                                                      monkeypatch):
+    monkeypatch.setattr(memories_service, "REEMBED_BATCH", 4)
+    settings = settings_factory(database_url=fresh_database_url)
+    async with connect(settings) as (client, app):
+        places = ["Oslo", "Lima", "Hanoi", "Dakar", "Quito", "Perth", "Cork", "Fez", "Bonn", "Nara"]
+        for place in places:
+            await call(client, "remember", content=f"The lighthouse keeper wrote to {place} about whales")
+        await execute(app, "UPDATE memories SET embedder = 'retired-model' WHERE user_id = :u", u=settings.user)
+        assert await app.memories.count_stale() == 10
+
+        class Interrupted(Exception):
+            pass
+
+        async def stop_after_first(n: int) -> None:
+            found = await call(client, "recall", query="lighthouse keeper")  # mid-reindex: still answers
+            assert len(found["results"]) == 10
+            assert sum(1 for h in found["results"] if h["breakdown"]["vector"] == 0) == 6  # by text only
+            raise Interrupted
+
+        with pytest.raises(Interrupted):
+            await app.memories.reembed_stale(on_batch=stop_after_first)
+        assert await app.memories.count_stale() == 6  # the first batch of 4 stayed done
+        assert await app.memories.reembed_stale() == 6
+        assert await scalar(app, "SELECT count(DISTINCT embedder) FROM memories WHERE user_id = :u",
+                            u=settings.user) == 1
+        found = await call(client, "recall", query="lighthouse keeper")
+        assert all(h["breakdown"]["vector"] > 0 for h in found["results"])
+
+
+async def test_reindex_command(settings_factory, fresh_database_url, tmp_path):
+    settings = settings_factory(database_url=fresh_database_url)
+    async with connect(settings) as (client, app):
+        await call(client, "remember", content="Fed the sourdough starter")
+        await execute(app, "UPDATE memories SET embedder = 'retired-model'")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAIN_")} | {
+        "ENGRAIN_DATABASE_URL": fresh_database_url, "ENGRAIN_HOME": str(tmp_path), "ENGRAIN_EMBEDDER": "hash",
+        "ENGRAIN_FETCH_MODELS": "false", "ENGRAIN_LLM": "none", "ENGRAIN_SCHEDULER": "off"}
+    done = subprocess.run([sys.executable, "-m", "engrain", "reindex"], env=env, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert report["reembedded"] == report["were_stale"] == 1 and report["embedder"].startswith("hash")
+    again = subprocess.run([sys.executable, "-m", "engrain", "reindex"], env=env, capture_output=True, text=True,
+                           timeout=120, check=False)
+    assert json.loads(again.stdout)["reembedded"] == 0
