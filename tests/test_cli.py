@@ -42,6 +42,10 @@ async def test_jobs_and_status_on_the_embedded_database(tmp_path):
     assert status.returncode == 0, status.stderr[-2000:]
     report = json.loads(status.stdout)
     assert report["database"]["embedded"] is True and report["user"] == "cli-user"
+    assert report["database"]["location"].endswith("pgdata") and report["database"]["size_bytes"] > 1_000_000
+    assert set(report["counts"]) >= {"by_kind", "traits_by_stage"}
+    assert report["embedder"]["id"].startswith("hash") and report["llm"]["provider"] == "none"
+    assert set(report["scheduler"]["jobs"]) == {"expiry", "digest", "decay"}
     assert report["scheduler"]["jobs"]["decay"]["last_run"]["status"] == "completed"
 
     params = StdioServerParameters(command=sys.executable, args=["-m", "engrain", "serve"], env=env)

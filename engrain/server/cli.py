@@ -79,6 +79,7 @@ def status(args: argparse.Namespace, settings: Settings) -> int:
     from engrain.services.status import status as report
 
     async def work(app: Any) -> int:
+        await app.embeddings.ready()  # a command line can wait for the model it reports on
         _print(await report(app, settings.user))
         return 0
 

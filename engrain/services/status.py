@@ -29,6 +29,7 @@ async def status(app: AppState, user_id: str) -> dict[str, Any]:
             "ok": True,
             "embedded": db.embedded,
             "location": str(app.settings.pgdata) if db.embedded else redact(db.url),
+            **(await repo.database_size(s)),
         }
         report["counts"] = await repo.counts(s, user_id, app.clock())
         report["reflection"] = await trait_repo.last_cycle(s, user_id)

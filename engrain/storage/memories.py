@@ -342,6 +342,12 @@ async def stale_embeddings(session: AsyncSession, embedder_id: str, limit: int) 
     return [(r.id, r.content) for r in rows]
 
 
+async def database_size(session: AsyncSession) -> dict[str, Any]:
+    row = (await session.execute(text("SELECT pg_database_size(current_database()) AS b, "
+                                      "pg_size_pretty(pg_database_size(current_database())) AS p"))).one()
+    return {"size_bytes": int(row.b), "size": row.p}
+
+
 async def count_stale(session: AsyncSession, embedder_id: str) -> int:
     return int(await session.scalar(
         select(func.count()).select_from(Memory).where(Memory.embedder.is_distinct_from(embedder_id))) or 0)
