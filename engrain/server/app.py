@@ -15,7 +15,7 @@ from engrain.resources import status as status_resource
 from engrain.resources import traits as trait_resources
 from engrain.server import guide
 from engrain.server.state import AppState
-from engrain.tools import forget, ingest, link, recall, reflect, remember, traits
+from engrain.tools import forget, ingest, link, recall, reflect, remember, review, traits
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ def create_server(app: AppState, *, session_digest: bool = True, **options: Any)
         "engrain", title="engrain memory", version=__version__, instructions=guide.INSTRUCTIONS, lifespan=lifespan,
         **options,
     )
-    for module in (remember, recall, reflect, traits, link, forget, ingest):
+    for module in (remember, recall, reflect, traits, review, link, forget, ingest):
         module.register(server, app)
     memory_resources.register(server, app)
     trait_resources.register(server, app)

@@ -24,6 +24,7 @@ from engrain.services.links import LinkService
 from engrain.services.memories import MemoryService
 from engrain.services.reflection import ReflectionService
 from engrain.services.search import SearchService
+from engrain.services.trait_review import TraitReview
 from engrain.services.trait_views import TraitService
 from engrain.storage.db import Database
 
@@ -56,6 +57,7 @@ class AppState:
         self.links = LinkService(self)
         self.reflection = ReflectionService(self)
         self.traits = TraitService(self)
+        self.trait_review = TraitReview(self)
         self.ingest = IngestService(self)
         self.scheduler = Scheduler(self)
         self._scheduler_loop: asyncio.Task[Any] | None = None

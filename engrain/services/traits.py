@@ -79,6 +79,7 @@ class Stats:
     created: list[uuid.UUID] = field(default_factory=list)
     updated: set[uuid.UUID] = field(default_factory=set)
     dissolved: set[uuid.UUID] = field(default_factory=set)
+    blocked: list[str] = field(default_factory=list)  # dismissed texts the model proposed again
 
 
 class TraitWriter:
@@ -151,7 +152,16 @@ class TraitWriter:
         self.stats.created.append(trait.id)
         return trait
 
+    async def dismissed(self, content: str) -> bool:
+        """The user dismissed a trait with this text (review_trait): it is never created again."""
+        if await trait_repo.is_dismissed(self.s, self.user_id, content_hash(content)):
+            self.stats.blocked.append(content)
+            return True
+        return False
+
     async def create_trend(self, content: str, evidence: list[uuid.UUID], window_days: Any, context: Any) -> None:
+        if await self.dismissed(content):
+            return
         existing = await self.find_existing(content)
         if existing is not None:
             await self.reinforce(existing, evidence, "D")
@@ -163,6 +173,8 @@ class TraitWriter:
         await trait_repo.add_evidence(self.s, trait.id, evidence, "supporting", "D", self.cycle_id)
 
     async def create_behavior(self, content: str, evidence: list[uuid.UUID], confidence: Any, context: Any) -> None:
+        if await self.dismissed(content):
+            return
         existing = await self.find_existing(content)
         if existing is not None:
             await self.reinforce(existing, evidence, "C")
@@ -203,15 +215,15 @@ class TraitWriter:
         await self.set_confidence(trait, contradicted(trait.trait_confidence or 0.0, len(evidence)),
                                   f"{why}: {description}"[:500] if description else why)
 
-    async def modify(self, trait: Memory, new_content: str) -> None:
-        """The contradiction review kept the trait but reworded it; evidence stays."""
+    async def modify(self, trait: Memory, new_content: str, reason: str = "reworded after contradictions") -> None:
+        """The trait keeps its evidence under new words (the contradiction review, or the user's edit)."""
         old = trait.content
         trait.content, trait.content_hash, trait.updated_at = new_content, content_hash(new_content), self.now
         if new_content in self.embed:
             embedder_id, _, vector = self.embed[new_content]
             await repo.set_embeddings(self.s, embedder_id, [trait.id], [vector])
             trait.embedder = embedder_id
-        await self._history(trait, "modify", "reworded after contradictions", old=old, new=new_content)
+        await self._history(trait, "modify", reason, old=old, new=new_content)
         self.stats.updated.add(trait.id)
 
     async def upgrade(self, sources: list[Memory], new_content: str, new_subtype: str, reasoning: str) -> str | None:
@@ -229,6 +241,8 @@ class TraitWriter:
         if any(t.trait_stage == "trend" or (t.trait_confidence or 0) < gate for t in sources):
             return f"every source needs confidence ≥ {gate}"
         source_ids = {t.id for t in sources}
+        if await self.dismissed(new_content):
+            return "refused: the user dismissed this trait"
         target = await self.find_existing(new_content)
         if target is not None:
             if target.id in source_ids or source_ids & await trait_repo.ancestors(self.s, target.id):

@@ -28,10 +28,10 @@ def live(now: datetime) -> Any:
     return or_(Memory.valid_until.is_(None), Memory.valid_until > now)
 
 
-async def get(session: AsyncSession, user_id: str, memory_id: uuid.UUID) -> Memory | None:
-    return (
-        await session.execute(select(Memory).where(Memory.id == memory_id, Memory.user_id == user_id))
-    ).scalar_one_or_none()
+async def get(session: AsyncSession, user_id: str, memory_id: uuid.UUID, *, for_update: bool = False
+              ) -> Memory | None:
+    stmt = select(Memory).where(Memory.id == memory_id, Memory.user_id == user_id)
+    return (await session.execute(stmt.with_for_update() if for_update else stmt)).scalar_one_or_none()
 
 
 async def get_many(session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID]) -> list[Memory]:

@@ -143,6 +143,13 @@ async def set_watermark(session: AsyncSession, user_id: str, at: datetime) -> No
 # ---- writes ------------------------------------------------------------------------------
 
 
+async def is_dismissed(session: AsyncSession, user_id: str, digest: str) -> bool:
+    """A trait with this text was dismissed by the user (metadata.dismissed_at on the dissolved row)."""
+    return bool(await session.scalar(text(
+        "SELECT EXISTS (SELECT 1 FROM memories WHERE user_id = :u AND kind = 'trait' AND content_hash = :h "
+        "AND metadata ->> 'dismissed_at' IS NOT NULL)"), {"u": user_id, "h": digest}))
+
+
 async def add_evidence(session: AsyncSession, trait_id: uuid.UUID, memory_ids: Sequence[uuid.UUID], polarity: str,
                        quality: str | None, cycle_id: uuid.UUID | None) -> int:
     if not memory_ids:

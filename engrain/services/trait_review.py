@@ -1,0 +1,100 @@
+"""The user's word on a trait (`review_trait`): endorse, dismiss or edit what engrain believes.
+
+- endorse: a memory "The user confirmed: …" becomes grade-B supporting evidence (the same
+  reinforcement formula as reflection uses);
+- dismiss: the trait dissolves and is marked `metadata.dismissed_at`; reflection never creates a
+  trait with that text again;
+- edit: new words, same evidence, confidence and stage.
+Each is one transaction with its history rows.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, Field
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from engrain.errors import InvalidInput, NotFound
+from engrain.services import inputs
+from engrain.services.enrich import content_hash
+from engrain.services.traits import TraitWriter
+from engrain.storage import memories as repo
+from engrain.storage.models import Memory
+
+if TYPE_CHECKING:
+    from engrain.server.state import AppState
+
+Action = Literal["endorse", "dismiss", "edit"]
+
+
+class ReviewResult(BaseModel):
+    id: str
+    action: Action
+    content: str
+    stage: str
+    confidence: float
+    evidence_id: str | None = Field(default=None, description="endorse: the confirmation memory added as evidence.")
+
+
+class TraitReview:
+    def __init__(self, app: AppState) -> None:
+        self.app = app
+
+    async def review(self, user_id: str, trait_id: str, action: str, content: str | None = None) -> ReviewResult:
+        tid = inputs.memory_id("trait_id", trait_id)
+        action = inputs.kind("action", action, ("endorse", "dismiss", "edit"))
+        if action == "edit":
+            if content is None:
+                raise InvalidInput("content", "edit needs the new wording")
+            content = inputs.text_field("content", content, inputs.MAX_CONTENT_CHARS)
+        elif content is not None:
+            raise InvalidInput("content", f"only edit takes content, not {action}")
+        now = self.app.clock()
+        db = await self.app.database()
+        async with db.sessions() as s:
+            current = await repo.get(s, user_id, tid)
+        if current is None or current.kind != "trait":
+            raise NotFound("trait_id", trait_id)
+        if current.trait_stage == "dissolved":
+            raise InvalidInput("trait_id", f"trait {trait_id} is dissolved; there is nothing to review")
+        # Vectors first (outside the transaction), as every write path does.
+        text = content if action == "edit" else f"The user confirmed: {current.content}"
+        model, vector = await self.app.embeddings.embed_one(text)
+        await db.ensure_vector_index(model.id, model.dim)
+        evidence_id = None
+        async with db.sessions.begin() as s:
+            trait = await repo.get(s, user_id, tid, for_update=True)
+            if trait is None or trait.kind != "trait" or trait.trait_stage == "dissolved":
+                raise NotFound("trait_id", trait_id)
+            writer = TraitWriter(s, user_id, now, None, {text: (model.id, model.dim, vector)})
+            if action == "endorse":
+                evidence = await self._confirmation(s, user_id, text, model.id, vector, now)
+                await writer.reinforce(trait, [evidence.id], "B")
+                evidence_id = str(evidence.id)
+            elif action == "dismiss":
+                await writer.dissolve(trait, "dismissed by the user")
+                trait.metadata_ = {**(trait.metadata_ or {}), "dismissed_at": now.isoformat()}
+            else:
+                await writer.modify(trait, text, "edited by the user")
+            result = ReviewResult(id=str(trait.id), action=action, content=trait.content, stage=trait.trait_stage,
+                                  confidence=round(trait.trait_confidence or 0.0, 6), evidence_id=evidence_id)
+        return result
+
+    async def _confirmation(self, s: AsyncSession, user_id: str, text: str, embedder_id: str,
+                            vector: list[float], now: datetime) -> Memory:
+        """The user's confirmation as a memory (reused when the same trait is endorsed again)."""
+        digest = content_hash(text)
+        existing = await repo.find_live_duplicate(s, user_id, "default", "fact", digest)
+        if existing is not None:
+            return existing
+        memory = Memory(
+            id=uuid.uuid4(), user_id=user_id, namespace="default", kind="fact", content=text, content_hash=digest,
+            embedder=embedder_id, importance=7, category="trait", tags=["review"], temporality="current",
+            created_at=now, updated_at=now, pinned=False, source="review_trait", metadata_={}, access_count=0,
+        )
+        await repo.insert(s, memory, vector)
+        await repo.add_history(s, memory.id, user_id, "create", new=text, reason="trait endorsed by the user", at=now)
+        return memory

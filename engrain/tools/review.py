@@ -1,0 +1,36 @@
+"""`review_trait`: the user confirms, rejects or rewords what engrain believes about them."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, ToolAnnotations
+from pydantic import Field
+
+from engrain.server.state import AppState
+from engrain.services import inputs
+from engrain.services.trait_review import ReviewResult
+from engrain.tools.common import shorten, structured, tool_errors
+
+DESCRIPTION = (
+    "Record the user's verdict on a trait (ids from get_user_traits): 'endorse' when they confirm it (counts "
+    "as strong evidence), 'dismiss' when it is wrong (it dissolves and is never inferred again), 'edit' with "
+    "`content` when it needs other words (its evidence is kept). Only on the user's explicit say-so."
+)
+
+
+def register(server: MCPServer, app: AppState) -> None:
+    @server.tool(name="review_trait", title="Review a trait", description=DESCRIPTION,
+                 annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False))
+    @tool_errors
+    async def review_trait(
+        trait_id: Annotated[str, Field(description="The trait's id.")],
+        action: Annotated[Literal["endorse", "dismiss", "edit"], Field(description="The user's verdict.")],
+        content: Annotated[str | None, Field(description=f"edit only: the new wording "
+                                                         f"(≤ {inputs.MAX_CONTENT_CHARS:,} characters).")] = None,
+    ) -> Annotated[CallToolResult, ReviewResult]:
+        result = await app.trait_review.review(app.user(), trait_id, action, content)
+        done = {"endorse": "endorsed", "dismiss": "dismissed", "edit": "edited"}[result.action]
+        return structured(f"{done}: {shorten(result.content, 100)} ({result.stage}, confidence "
+                          f"{result.confidence:.2f}) {result.id}", result)

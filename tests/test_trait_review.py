@@ -1,0 +1,88 @@
+"""review_trait through the MCP client: endorse is grade-B evidence, dismiss dissolves and blocks the
+trait from coming back, edit rewords and keeps the evidence; bad and foreign ids are refused."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+
+from engrain.services.traits import reinforced
+from tests.conftest import Clock, call, call_error, connect
+from tests.scripted import ScriptedLLM, alias, answer
+
+pytestmark = pytest.mark.anyio
+RUNNING = "Goes running early in the morning"
+
+
+def proposes_running(prompt):
+    return answer(new_behaviors=[{"content": RUNNING, "confidence": 0.45, "context": "personal",
+                                  "evidence_ids": [alias(prompt, "ran 5k")]}])
+
+
+async def a_trait(client) -> dict:
+    await call(client, "remember", content="I ran 5k before work today")
+    await call(client, "reflect", force=True)
+    [trait] = (await call(client, "get_user_traits", min_stage="candidate", include_evidence=True))["traits"]
+    return trait
+
+
+async def detail(client, trait_id: str) -> dict:
+    return json.loads((await client.read_resource(f"engrain://traits/{trait_id}")).contents[0].text)
+
+
+async def test_endorse_is_grade_b_evidence(settings_factory):
+    async with connect(settings_factory(), Clock(), ScriptedLLM(proposes_running)) as (client, _):
+        trait = await a_trait(client)
+        out = await call(client, "review_trait", trait_id=trait["id"], action="endorse")
+        assert out["confidence"] == pytest.approx(reinforced(0.45, "B"), abs=1e-6)
+        after = await detail(client, trait["id"])
+        assert out["evidence_id"] in {m["id"] for m in after["supporting"]}
+        assert after["history"][-2]["reason"].startswith("reinforced (B)")
+        again = await call(client, "review_trait", trait_id=trait["id"], action="endorse")
+        assert again["evidence_id"] == out["evidence_id"]  # one confirmation memory, reinforced twice
+        assert again["confidence"] == pytest.approx(reinforced(reinforced(0.45, "B"), "B"), abs=1e-6)
+
+
+async def test_edit_rewords_and_keeps_evidence(settings_factory):
+    async with connect(settings_factory(), Clock(), ScriptedLLM(proposes_running)) as (client, _):
+        trait = await a_trait(client)
+        out = await call(client, "review_trait", trait_id=trait["id"], action="edit",
+                         content="Runs before work on weekdays")
+        assert out["content"] == "Runs before work on weekdays" and out["confidence"] == pytest.approx(0.45)
+        after = await detail(client, trait["id"])
+        assert {m["id"] for m in after["supporting"]} == set(trait["supporting_ids"])
+        assert after["history"][-1]["action"] == "modify" and after["history"][-1]["reason"] == "edited by the user"
+        assert after["content"] == "Runs before work on weekdays"
+
+
+async def test_dismiss_dissolves_and_blocks_recreation(settings_factory):
+    clock = Clock()
+    llm = ScriptedLLM(proposes_running, proposes_running)
+    async with connect(settings_factory(), clock, llm) as (client, _):
+        trait = await a_trait(client)
+        out = await call(client, "review_trait", trait_id=trait["id"], action="dismiss")
+        assert out["stage"] == "dissolved"
+        assert (await call(client, "get_user_traits", min_stage="trend"))["traits"] == []
+        clock.now += timedelta(hours=1)
+        await call(client, "remember", content="I ran 5k again this morning")
+        result = await call(client, "reflect", force=True)
+        assert result["traits_created"] == 0
+        assert (await call(client, "get_user_traits", min_stage="trend"))["traits"] == []
+        assert "dissolved" in await call_error(client, "review_trait", trait_id=trait["id"], action="endorse")
+
+
+async def test_review_refuses_bad_input_and_other_users_traits(settings_factory):
+    async with connect(settings_factory(), Clock(), ScriptedLLM(proposes_running)) as (owner, _):
+        trait = await a_trait(owner)
+        note = await call(owner, "remember", content="A plain fact, not a trait")
+        async with connect(settings_factory()) as (other, _):
+            assert "no memory with id" in await call_error(other, "review_trait", trait_id=trait["id"],
+                                                           action="dismiss")
+        assert "no memory with id" in await call_error(owner, "review_trait", trait_id=note["id"], action="endorse")
+        assert "content: edit needs" in await call_error(owner, "review_trait", trait_id=trait["id"], action="edit")
+        assert "content: only edit" in await call_error(owner, "review_trait", trait_id=trait["id"],
+                                                        action="dismiss", content="x")
+        assert "trait_id" in await call_error(owner, "review_trait", trait_id="nope", action="endorse")
+        assert (await detail(owner, trait["id"]))["stage"] == "candidate"  # nothing changed
