@@ -26,7 +26,7 @@ async def test_concurrent_migrations_on_an_empty_database(fresh_database_url, se
             tg.start_soon(open_one)
     again = await Database.open(settings)  # idempotent: nothing left to do
     async with again.engine.connect() as conn:
-        assert (await conn.execute(text("SELECT version_num FROM alembic_version"))).scalar() == "0002"
+        assert (await conn.execute(text("SELECT version_num FROM alembic_version"))).scalar() == "0003"
         options = (await conn.execute(text("SELECT reloptions FROM pg_class WHERE relname = 'memories'"))).scalar()
         assert options == ["fillfactor=90"]
         tables = set((await conn.execute(text(

@@ -86,3 +86,30 @@ async def test_review_refuses_bad_input_and_other_users_traits(settings_factory)
                                                         action="dismiss", content="x")
         assert "trait_id" in await call_error(owner, "review_trait", trait_id="nope", action="endorse")
         assert (await detail(owner, trait["id"]))["stage"] == "candidate"  # nothing changed
+
+
+async def test_traits_as_of_are_rebuilt_from_history(settings_factory):
+    clock = Clock()
+    t0 = clock.now
+    async with connect(settings_factory(), clock, ScriptedLLM(proposes_running)) as (client, _):
+        trait = await a_trait(client)
+        clock.now = t0 + timedelta(days=1)
+        endorsed = await call(client, "review_trait", trait_id=trait["id"], action="endorse")
+        clock.now = t0 + timedelta(days=2)
+        await call(client, "review_trait", trait_id=trait["id"], action="edit", content="Runs at dawn")
+        clock.now = t0 + timedelta(days=3)
+
+        async def then(delta: timedelta, min_stage: str = "candidate") -> list[dict]:
+            out = await call(client, "get_user_traits", min_stage=min_stage, as_of=(t0 + delta).isoformat())
+            return out["traits"]
+
+        [first] = await then(timedelta(hours=12))
+        assert (first["stage"], first["confidence"], first["content"]) == ("candidate", pytest.approx(0.45), RUNNING)
+        assert await then(timedelta(hours=12), "emerging") == []
+        [second] = await then(timedelta(hours=36))
+        assert second["stage"] == endorsed["stage"] == "emerging" and second["content"] == RUNNING
+        assert second["confidence"] == pytest.approx(endorsed["confidence"])
+        [now] = await then(timedelta(days=3))
+        assert now["content"] == "Runs at dawn"
+        assert await then(-timedelta(hours=1)) == []
+        assert "as_of" in await call_error(client, "get_user_traits", as_of="the day after never")

@@ -58,6 +58,7 @@ class TraitList(BaseModel):
     traits: list[TraitView]
     min_stage: str
     total: int = Field(description="How many traits matched before `limit`.")
+    as_of: datetime | None = Field(default=None, description="The moment the list is as of (time travel).")
 
 
 def stages_from(min_stage: str) -> tuple[str, ...]:
@@ -72,18 +73,39 @@ class TraitService:
 
     async def list(self, user_id: str, *, min_stage: str = "emerging", subtype: str | None = None,
                    context: str | None = None, limit: int | None = None,
-                   include_evidence: bool = False) -> TraitList:
+                   include_evidence: bool = False, as_of: str | None = None) -> TraitList:
         stages = stages_from(min_stage)
         if subtype is not None and subtype not in SUBTYPES:
             raise InvalidInput("subtype", f"{subtype[:40]!r} is not one of {', '.join(SUBTYPES)}")
         if limit is not None:
             limit = inputs.int_range("limit", limit, 1, inputs.MAX_LIMIT)
+        if as_of is not None:
+            now = self.app.clock()
+            return await self._as_of(user_id, inputs.when("as_of", as_of, now, self.app.settings.tz), stages,
+                                     min_stage, subtype, context, limit, include_evidence)
         db = await self.app.database()
         async with db.sessions() as s:
             rows = await trait_repo.active_traits(s, user_id, stages=stages, subtype=subtype, context=context)
             shown = rows[:limit] if limit else rows
             ev = await trait_repo.evidence(s, [t.id for t in shown]) if include_evidence else None
         return TraitList(traits=[TraitView.of(t, ev) for t in shown], min_stage=min_stage, total=len(rows))
+
+    async def _as_of(self, user_id: str, at: datetime, stages: tuple[str, ...], min_stage: str,
+                     subtype: str | None, context: str | None, limit: int | None,
+                     include_evidence: bool) -> TraitList:
+        """Stages, confidence and wording as they were at `at` (from history); evidence cited by then."""
+        db = await self.app.database()
+        async with db.sessions() as s:
+            rows = await trait_repo.traits_as_of(s, user_id, at, stages=stages, subtype=subtype, context=context)
+            shown = rows[:limit] if limit else rows
+            ev = await trait_repo.evidence(s, [t.id for t, *_ in shown]) if include_evidence else None
+        if ev is not None:
+            ev = [e for e in ev if e["created_at"] <= at]
+        views = [TraitView.of(t, ev).model_copy(update={
+            "stage": stage, "content": content,
+            "confidence": round(confidence, 6) if confidence is not None else None}) for t, stage, confidence, content
+            in shown]
+        return TraitList(traits=views, min_stage=min_stage, total=len(rows), as_of=at)
 
     async def detail(self, user_id: str, trait_id: str) -> dict[str, Any]:
         """A trait with the memories for and against it, its history, parent and children."""

@@ -96,7 +96,8 @@ class TraitWriter:
 
     async def _history(self, trait: Memory, action: str, reason: str, old: str | None = None,
                        new: str | None = None) -> None:
-        await repo.add_history(self.s, trait.id, self.user_id, action, old=old, new=new, reason=reason, at=self.now)
+        await repo.add_history(self.s, trait.id, self.user_id, action, old=old, new=new, reason=reason, at=self.now,
+                               stage=trait.trait_stage, confidence=trait.trait_confidence)
 
     async def set_confidence(self, trait: Memory, c: float, why: str) -> None:
         """New confidence; the stage follows it (trends keep their stage until promoted)."""

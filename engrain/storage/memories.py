@@ -149,9 +149,12 @@ async def add_history(
     new: str | None = None,
     reason: str | None = None,
     at: datetime | None = None,
+    stage: str | None = None,
+    confidence: float | None = None,
 ) -> None:
     values: dict[str, Any] = dict(
-        memory_id=memory_id, user_id=user_id, action=action, old_content=old, new_content=new, reason=reason
+        memory_id=memory_id, user_id=user_id, action=action, old_content=old, new_content=new, reason=reason,
+        stage=stage, confidence=confidence,
     )
     if at is not None:
         values["at"] = at
@@ -250,7 +253,7 @@ async def dissolve_traits(
         .values(trait_stage="dissolved", valid_until=now, updated_at=now)
     )
     for trait_id in trait_ids:
-        await add_history(session, trait_id, user_id, "dissolve", reason=reason, at=now)
+        await add_history(session, trait_id, user_id, "dissolve", reason=reason, at=now, stage="dissolved")
 
 
 async def add_link_pair(

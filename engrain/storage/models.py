@@ -128,6 +128,8 @@ class MemoryHistory(Base):
     new_content: Mapped[str | None] = mapped_column(Text)
     reason: Mapped[str | None] = mapped_column(Text)
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    stage: Mapped[str | None] = mapped_column(Text)  # traits: stage and confidence after the change
+    confidence: Mapped[float | None] = mapped_column(Float)
 
 
 class UserState(Base):

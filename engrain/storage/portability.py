@@ -39,7 +39,8 @@ EXPORTS: dict[str, str] = {
     "evidence": "SELECT e.trait_id, e.memory_id, e.polarity, e.quality, e.cycle_id, e.created_at "
                 "FROM trait_evidence e JOIN memories m ON m.id = e.trait_id WHERE m.user_id = ANY(:users) "
                 "ORDER BY m.user_id, e.trait_id, e.memory_id, e.polarity",
-    "history": "SELECT memory_id, user_id, action, old_content, new_content, reason, at FROM memory_history "
+    "history": "SELECT memory_id, user_id, action, old_content, new_content, reason, at, stage, confidence "
+               "FROM memory_history "
                "WHERE user_id = ANY(:users) ORDER BY user_id, at, memory_id, action, old_content NULLS FIRST, "
                "new_content NULLS FIRST, reason NULLS FIRST",
 }
@@ -125,8 +126,12 @@ async def import_batch(conn: AsyncConnection, kind: str, rows: Sequence[dict[str
                "AND EXISTS (SELECT 1 FROM memories WHERE id = CAST(:memory_id AS uuid)) "
                "ON CONFLICT DO NOTHING RETURNING 1")
     elif kind == "history":
-        sql = ("INSERT INTO memory_history (memory_id, user_id, action, old_content, new_content, reason, at) "
-               "SELECT CAST(:memory_id AS uuid), :user_id, :action, :old_content, :new_content, :reason, :at "
+        for p in params:  # files written before history carried trait stages
+            p.setdefault("stage", None)
+            p.setdefault("confidence", None)
+        sql = ("INSERT INTO memory_history (memory_id, user_id, action, old_content, new_content, reason, at, "
+               "stage, confidence) SELECT CAST(:memory_id AS uuid), :user_id, :action, :old_content, :new_content, "
+               ":reason, :at, :stage, :confidence "
                "WHERE NOT EXISTS (SELECT 1 FROM memory_history h WHERE h.memory_id = CAST(:memory_id AS uuid) "
                "AND h.user_id = :user_id AND h.action = :action AND h.at = :at "
                "AND h.old_content IS NOT DISTINCT FROM :old_content AND h.new_content IS NOT DISTINCT FROM "

@@ -82,8 +82,9 @@ async def fade_memories(session: AsyncSession, user_id: str | None, now: datetim
               AND NOT EXISTS (SELECT 1 FROM trait_evidence e WHERE e.trait_id = m.id AND e.polarity = 'supporting')
             RETURNING m.id, m.user_id),
         hist AS (
-            INSERT INTO memory_history (memory_id, user_id, action, reason, at)
-            SELECT id, user_id, 'dissolve', 'lost its last supporting evidence (retention)', :now FROM upd RETURNING 1)
+            INSERT INTO memory_history (memory_id, user_id, action, reason, at, stage)
+            SELECT id, user_id, 'dissolve', 'lost its last supporting evidence (retention)', :now, 'dissolved'
+            FROM upd RETURNING 1)
         SELECT (SELECT count(*) FROM upd) AS traits_dissolved
         """, {"now": now, "touched": list(row.touched)})
     return {"archived": 0, "deleted": int(row.deleted), **dissolved, "sample": row.sample}

@@ -64,6 +64,35 @@ async def active_traits(
     return list((await session.execute(stmt)).scalars())
 
 
+async def traits_as_of(
+    session: AsyncSession, user_id: str, at: datetime, *, stages: Sequence[str], subtype: str | None = None,
+    context: str | None = None,
+) -> list[tuple[Memory, str, float | None, str]]:
+    """The user's traits as they stood at `at`, rebuilt from history: (row, stage then, confidence then,
+    wording then). A trait's stage is the one its latest history row up to `at` recorded; its wording
+    is the text before the first edit after `at`. Strongest stage first, then by confidence."""
+    rank = "array_position(ARRAY['trend', " + ", ".join(f"'{x}'" for x in STAGE_RANK) + "], st.stage)"
+    extra = (" AND m.trait_subtype = :subtype" if subtype is not None else "") + (
+        " AND m.trait_context = :context" if context is not None else "")
+    rows = await session.execute(text(f"""
+        SELECT m.id, st.stage, st.confidence,
+               coalesce((SELECT h.old_content FROM memory_history h WHERE h.memory_id = m.id
+                         AND h.action = 'modify' AND h.at > :at ORDER BY h.at, h.id LIMIT 1), m.content) AS content
+        FROM memories m
+        CROSS JOIN LATERAL (
+            SELECT h.stage, h.confidence FROM memory_history h
+            WHERE h.memory_id = m.id AND h.at <= :at AND h.stage IS NOT NULL
+            ORDER BY h.at DESC, h.id DESC LIMIT 1) st
+        WHERE m.user_id = :user AND m.kind = 'trait' AND m.created_at <= :at AND st.stage = ANY(:stages){extra}
+        ORDER BY {rank} DESC, st.confidence DESC NULLS LAST, m.created_at, m.id
+    """), {"user": user_id, "at": at, "stages": list(stages), "subtype": subtype, "context": context})
+    found = rows.all()
+    ids = [r.id for r in found]
+    by_id = {t.id: t for t in (await session.execute(
+        select(Memory).where(Memory.user_id == user_id, Memory.id.in_(ids)))).scalars()} if ids else {}
+    return [(by_id[r.id], r.stage, r.confidence, r.content) for r in found]
+
+
 async def evidence(session: AsyncSession, trait_ids: Sequence[uuid.UUID]) -> list[dict[str, Any]]:
     """Evidence rows of traits with the memories' text (memories of one user by construction)."""
     if not trait_ids:
@@ -236,10 +265,11 @@ async def _update_with_history(session: AsyncSession, user_id: str | None, now: 
     WITH upd AS (
         UPDATE memories m SET {set_sql}, updated_at = :now
         WHERE {where_sql} {_user_filter(user_id)}
-        RETURNING m.id, m.user_id, m.content),
+        RETURNING m.id, m.user_id, m.content, m.kind, m.trait_stage, m.trait_confidence),
     hist AS (
-        INSERT INTO memory_history (memory_id, user_id, action, reason, at)
-        SELECT id, user_id, :action, :reason, :now FROM upd RETURNING 1)
+        INSERT INTO memory_history (memory_id, user_id, action, reason, at, stage, confidence)
+        SELECT id, user_id, :action, :reason, :now, CASE WHEN kind = 'trait' THEN trait_stage END,
+               CASE WHEN kind = 'trait' THEN trait_confidence END FROM upd RETURNING 1)
     SELECT (SELECT count(*) FROM upd) AS {counted_as}, {sample_sql("upd")}
     """
     return await run_pass(session, sql, _params(user_id, now=now, action=action, reason=reason))
@@ -316,9 +346,10 @@ async def decay_traits(session: AsyncSession, user_id: str | None, now: datetime
         FROM staged s WHERE m.id = s.id
         RETURNING m.id, m.user_id, m.content, s.old_stage, m.trait_stage AS new_stage, m.trait_confidence AS c),
     hist AS (
-        INSERT INTO memory_history (memory_id, user_id, action, reason, at)
+        INSERT INTO memory_history (memory_id, user_id, action, reason, at, stage, confidence)
         SELECT id, user_id, CASE WHEN new_stage = 'dissolved' THEN 'dissolve' ELSE 'stage' END,
-               format('decay: %s → %s (confidence %s)', old_stage, new_stage, round(c::numeric, 3)), :now
+               format('decay: %s → %s (confidence %s)', old_stage, new_stage, round(c::numeric, 3)), :now,
+               new_stage, c
         FROM upd WHERE new_stage <> old_stage RETURNING 1)
     SELECT (SELECT count(*) FROM upd) AS decayed,
            (SELECT count(*) FROM upd WHERE new_stage = 'dissolved') AS dissolved,

@@ -33,9 +33,11 @@ def register(server: MCPServer, app: AppState) -> None:
                            Field(description="Only this context.")] = None,
         limit: Annotated[int | None, Field(description=f"At most this many (1–{inputs.MAX_LIMIT}).")] = None,
         include_evidence: Annotated[bool, Field(description="Add supporting/contradicting memory ids.")] = False,
+        as_of: Annotated[str | None, Field(description="Time travel: the traits and stages as they were at this "
+                                                       "moment (ISO or a phrase like 'last month').")] = None,
     ) -> Annotated[CallToolResult, TraitList]:
         result = await app.traits.list(app.user(), min_stage=min_stage, subtype=subtype, context=context,
-                                       limit=limit, include_evidence=include_evidence)
+                                       limit=limit, include_evidence=include_evidence, as_of=as_of)
         lines = [f"{len(result.traits)} of {result.total} traits at or above {min_stage}:"]
         lines += [f"- [{t.stage} {t.confidence:.2f}] {shorten(t.content, 120)} ({t.id})" for t in result.traits]
         return structured("\n".join(lines), result)
