@@ -4,12 +4,14 @@ trait from coming back, edit rewords and keeps the evidence; bad and foreign ids
 from __future__ import annotations
 
 import json
+import uuid
 from datetime import timedelta
 
 import pytest
+from mcp import types
 
 from engrain.services.traits import reinforced
-from tests.conftest import Clock, call, call_error, connect
+from tests.conftest import Clock, call, call_error, connect, execute
 from tests.scripted import ScriptedLLM, alias, answer
 
 pytestmark = pytest.mark.anyio
@@ -113,3 +115,45 @@ async def test_traits_as_of_are_rebuilt_from_history(settings_factory):
         assert now["content"] == "Runs at dawn"
         assert await then(-timedelta(hours=1)) == []
         assert "as_of" in await call_error(client, "get_user_traits", as_of="the day after never")
+
+
+async def near_core_trait(client, app) -> dict:
+    trait = await a_trait(client)
+    await execute(app, "UPDATE memories SET trait_stage = 'established', trait_confidence = 0.8 WHERE id = :id",
+                  id=uuid.UUID(trait["id"]))
+    return trait
+
+
+def answering(confirm: bool | None, asked: list[str]):
+    async def callback(context, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        if confirm is None:
+            return types.ElicitResult(action="decline")
+        return types.ElicitResult(action="accept", content={"confirm": confirm})
+
+    return callback
+
+
+@pytest.mark.parametrize(("confirm", "stage", "confidence"), [
+    (True, "established", reinforced(0.8, "B")), (False, "dissolved", 0.8), (None, "established", 0.8)])
+async def test_reflect_asks_before_a_trait_becomes_core(settings_factory, confirm, stage, confidence):
+    asked: list[str] = []
+    async with connect(settings_factory(), Clock(), ScriptedLLM(proposes_running, answer()),
+                       elicitation_callback=answering(confirm, asked)) as (client, app):
+        trait = await near_core_trait(client, app)
+        out = await call(client, "reflect", force=True)
+        assert len(asked) == 1 and RUNNING in asked[0]
+        said = {True: "confirmed", False: "rejected", None: "not answered"}[confirm]
+        assert out["user_confirmation"].startswith(said)
+        after = await detail(client, trait["id"])
+        assert after["stage"] == stage and after["confidence"] == pytest.approx(confidence, abs=1e-6)
+        await call(client, "reflect", force=True)
+        assert len(asked) == 1  # asked once per trait
+
+
+async def test_reflect_never_waits_for_a_client_without_elicitation(settings_factory):
+    async with connect(settings_factory(), Clock(), ScriptedLLM(proposes_running, answer())) as (client, app):
+        trait = await near_core_trait(client, app)
+        out = await call(client, "reflect", force=True)
+        assert out["user_confirmation"] is None and out["status"] == "completed"
+        assert (await detail(client, trait["id"]))["confidence"] == pytest.approx(0.8)

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import anyio
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -59,6 +59,8 @@ class ReflectResult(BaseModel):
     error: str | None = None
     llm: str = "none"
     llm_calls: int = 0
+    user_confirmation: str | None = Field(default=None, description="What the user said (elicitation) about a "
+                                                                    "trait about to become core, if asked.")
 
 
 @dataclass

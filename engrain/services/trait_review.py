@@ -22,12 +22,20 @@ from engrain.services import inputs
 from engrain.services.enrich import content_hash
 from engrain.services.traits import TraitWriter
 from engrain.storage import memories as repo
+from engrain.storage import traits as trait_repo
 from engrain.storage.models import Memory
 
 if TYPE_CHECKING:
     from engrain.server.state import AppState
 
 Action = Literal["endorse", "dismiss", "edit"]
+NEAR_CORE_MARGIN = 0.1  # an established trait this close to core is worth the user's confirmation
+
+
+class CoreCheck(BaseModel):
+    """What reflect asks through elicitation before a trait becomes core."""
+
+    confirm: bool = Field(description="Yes, this is true about me (no removes it).")
 
 
 class ReviewResult(BaseModel):
@@ -82,6 +90,27 @@ class TraitReview:
             result = ReviewResult(id=str(trait.id), action=action, content=trait.content, stage=trait.trait_stage,
                                   confidence=round(trait.trait_confidence or 0.0, 6), evidence_id=evidence_id)
         return result
+
+    async def near_core(self, user_id: str) -> Memory | None:
+        db = await self.app.database()
+        async with db.sessions() as s:
+            return await trait_repo.near_core(s, user_id, NEAR_CORE_MARGIN)
+
+    def core_question(self, trait: Memory) -> str:
+        return (f"engrain is close to counting this as a core part of who you are: “{trait.content}”. "
+                "Is it true about you? (No removes it.)")
+
+    async def answer_core_question(self, user_id: str, trait: Memory, confirm: bool | None) -> str:
+        """Apply the user's answer (None: declined or cancelled) and never ask about this trait again."""
+        db = await self.app.database()
+        async with db.sessions.begin() as s:
+            row = await repo.get(s, user_id, trait.id, for_update=True)
+            if row is not None:
+                row.metadata_ = {**(row.metadata_ or {}), "core_asked_at": self.app.clock().isoformat()}
+        if confirm is None:
+            return f"not answered: {trait.content}"
+        await self.review(user_id, str(trait.id), "endorse" if confirm else "dismiss")
+        return f"{'confirmed' if confirm else 'rejected'}: {trait.content}"
 
     async def _confirmation(self, s: AsyncSession, user_id: str, text: str, embedder_id: str,
                             vector: list[float], now: datetime) -> Memory:

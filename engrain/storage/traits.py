@@ -172,6 +172,17 @@ async def set_watermark(session: AsyncSession, user_id: str, at: datetime) -> No
 # ---- writes ------------------------------------------------------------------------------
 
 
+async def near_core(session: AsyncSession, user_id: str, margin: float) -> Memory | None:
+    """The strongest established trait within `margin` of core that the user was not asked about yet."""
+    core_bound = STAGE_BOUNDS[-1][0]
+    stmt = (select(Memory).where(
+        Memory.user_id == user_id, Memory.kind == "trait", Memory.valid_until.is_(None),
+        Memory.trait_stage == "established", Memory.trait_confidence >= core_bound - margin,
+        Memory.metadata_["core_asked_at"].astext.is_(None),
+    ).order_by(Memory.trait_confidence.desc(), Memory.id).limit(1))
+    return (await session.execute(stmt)).scalar_one_or_none()
+
+
 async def is_dismissed(session: AsyncSession, user_id: str, digest: str) -> bool:
     """A trait with this text was dismissed by the user (metadata.dismissed_at on the dissolved row)."""
     return bool(await session.scalar(text(

@@ -5,14 +5,16 @@
 
 from typing import Annotated
 
+from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.resolve import Resolve, Sample
+from mcp.server.mcpserver.resolve import Elicit, Resolve, Sample
 from mcp.types import CallToolResult, CreateMessageResult, ToolAnnotations
 from pydantic import Field
 
 from engrain.providers.llm import Prompt
 from engrain.server.state import AppState
 from engrain.services.reflection import Plan, ReflectResult
+from engrain.services.trait_review import CoreCheck
 from engrain.tools.common import structured, tool_errors
 from engrain.tools.sampling import SampledAnswers, parsed, sampling_active, to_sample
 
@@ -66,6 +68,14 @@ def register(server: MCPServer, app: AppState) -> None:
     async def answer_3(prompt: Annotated[Prompt | None, Resolve(prompt_3)]) -> Sample | None:
         return to_sample(prompt)
 
+    async def ask_core(ctx: Context) -> Elicit[CoreCheck] | None:
+        """A trait about to become core is worth the user's word, when the client can ask them."""
+        caps = ctx.client_capabilities
+        if caps is None or caps.elicitation is None:
+            return None
+        trait = await app.trait_review.near_core(app.user())
+        return Elicit(app.trait_review.core_question(trait), CoreCheck) if trait is not None else None
+
     @server.tool(name="reflect", title="Reflect", description=DESCRIPTION,
                  annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False))
     @tool_errors
@@ -77,8 +87,15 @@ def register(server: MCPServer, app: AppState) -> None:
         a2: Annotated[CreateMessageResult | None, Resolve(answer_2)],
         p3: Annotated[Prompt | None, Resolve(prompt_3)],
         a3: Annotated[CreateMessageResult | None, Resolve(answer_3)],
+        core: Annotated[ElicitationResult[CoreCheck], Resolve(ask_core)],
         force: Annotated[bool, Field(description="Reflect even if the triggers say it is not needed.")] = False,
     ) -> Annotated[CallToolResult, ReflectResult]:
+        asked = None
+        if not (isinstance(core, AcceptedElicitation) and core.data is None):  # None: nothing was asked
+            trait = await app.trait_review.near_core(app.user())
+            if trait is not None:
+                answer = core.data.confirm if isinstance(core, AcceptedElicitation) else None
+                asked = await app.trait_review.answer_core_question(app.user(), trait, answer)
         ask, name = app.llm.direct_ask(), app.llm.name
         if ask is None and sampling_active(app, ctx):
             ask, name = SampledAnswers([(p1, a1), (p2, a2), (p3, a3)]), "sampling"
@@ -89,6 +106,8 @@ def register(server: MCPServer, app: AppState) -> None:
             await ctx.report_progress(fraction, 1.0, message)
 
         result = await app.reflection.reflect(app.user(), force=force, ask=ask, llm_name=name, progress=progress)
+        if asked is not None:
+            result = result.model_copy(update={"user_confirmation": asked})
         if not result.triggered:
             summary = f"not reflected: {result.reason}"
         else:
@@ -96,4 +115,6 @@ def register(server: MCPServer, app: AppState) -> None:
                        f"{result.memories_scanned} memories, {result.traits_created} traits created, "
                        f"{result.traits_updated} updated, {result.traits_dissolved} dissolved, "
                        f"{result.links_created} links" + (f"; {result.error}" if result.error else ""))
+        if result.user_confirmation:
+            summary += f"; the user was asked: {result.user_confirmation}"
         return structured(summary, result)
