@@ -38,7 +38,7 @@ class Running:
 
 @contextmanager
 def http_server(database_url: str | None, home: Path, tokens: dict[str, str], transport: str = "http",
-                **env: str) -> Iterator[Running]:
+                args: tuple[str, ...] = (), **env: str) -> Iterator[Running]:
     """Start the server and wait for /healthz to answer ok; stop it (SIGTERM) afterwards.
     Without a database URL the server starts the embedded Postgres in `home`."""
     port = free_port()
@@ -52,7 +52,7 @@ def http_server(database_url: str | None, home: Path, tokens: dict[str, str], tr
         environment["ENGRAIN_DATABASE_URL"] = database_url
     with log.open("w") as sink:
         process = subprocess.Popen(
-            [sys.executable, "-m", "engrain", "serve", "--transport", transport, "--port", str(port)],
+            [sys.executable, "-m", "engrain", "serve", "--transport", transport, "--port", str(port), *args],
             env=environment, stdout=sink, stderr=subprocess.STDOUT, text=True)
     running = Running(f"http://127.0.0.1:{port}", process, log)
     try:

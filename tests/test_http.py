@@ -112,7 +112,7 @@ async def test_sse_transport_with_token(pg_url, tmp_path):
 
 async def test_many_sessions_share_one_engine_and_one_scheduler(fresh_database_url, tmp_path):
     """Scheduler on: the catch-up tick runs once for the process, not once per session."""
-    with http_server(fresh_database_url, tmp_path / "one", TOKENS, ENGRAIN_SCHEDULER="on",
+    with http_server(fresh_database_url, tmp_path / "one", TOKENS, args=("--log-json",), ENGRAIN_SCHEDULER="on",
                      ENGRAIN_SCHEDULER_INTERVAL="3600") as running:
         for _ in range(3):
             async with http_client(running.mcp, ALICE_TOKEN) as a, http_client(running.mcp, BOB_TOKEN) as b:
@@ -126,6 +126,10 @@ async def test_many_sessions_share_one_engine_and_one_scheduler(fresh_database_u
         assert f'engrain_job_runs_total{{job="{job}",status="completed"}} 1.0' in metrics
         assert f'engrain_job_duration_seconds_count{{job="{job}"}} 1.0' in metrics
     assert log.count("database ready") == 1
+    entries = [json.loads(line) for line in log.splitlines() if line.startswith("{")]  # --log-json
+    tools = [e for e in entries if e["logger"] == "engrain.tools.common"]
+    assert len(tools) >= 6 and all(len(e["request_id"]) == 12 for e in tools)
+    assert not [e for e in entries if "Session note" in e["message"]]  # contents never logged
     for job in ("expiry", "digest", "decay"):
         assert log.count(f"job {job} completed") == 1, log[-3000:]
 
