@@ -35,13 +35,22 @@ FILLER = [
     "I'll keep my fingers crossed.", "Let me know how it goes.", "It's been ages since we talked like this.",
     "I'm a bit tired today, sorry if I'm slow to answer.", "That's a good point.", "Same old, same old.",
 ]
-# Turns that mention a time but answer no question.
-TIMELY = [
-    "Yesterday I just stayed in and watched old movies all evening.", "Last week was a blur, honestly.",
-    "This morning I overslept and missed the bus.", "Two days ago the power went out for hours.",
-    "Last weekend it rained the whole time, so we played board games.", "Tomorrow I have a long day ahead.",
-    "Next month is going to be busy with family birthdays.", "I went to bed at 2 am last night, bad idea.",
-]
+# Turns that mention a time but answer no question, composed so that they rarely repeat.
+TIMES = ["Yesterday", "Last week", "This morning", "Two days ago", "Last weekend", "On Sunday", "Last night",
+         "A few days ago", "Earlier today", "Last month"]
+ACTIVITIES = ["I cleaned the whole kitchen", "I binge-watched a crime series", "I went to the farmers market",
+              "I fixed the leaking tap", "I ran into an old classmate", "I tried a new bakery downtown",
+              "I got caught in the rain", "I reorganized my closet", "I went to a birthday party",
+              "I finally called the bank", "I painted the hallway", "I helped a neighbour move a sofa",
+              "I baked banana bread", "I visited a small museum", "I spent hours on a jigsaw puzzle",
+              "I went to the dentist", "I slept until noon", "I rearranged the living room", "I went to a pub quiz",
+              "I walked along the river"]
+COMMENTS = ["", ", it was nice", ", what a day", ", honestly exhausting", ", so relaxing", ", not my best idea",
+            ", I needed that"]
+PET_ACTIONS = ["knocked a glass off the table", "learned a new trick", "ate half my sandwich", "hid under the bed",
+               "woke me up at 5", "met the neighbour's kids", "chewed a charging cable", "was extra cuddly",
+               "stole a sock", "sat in the sun for hours"]
+PET_WHEN = ["yesterday", "last night", "this morning", "again today", "on Sunday"]
 # Topic small talk that answers nothing: {pet}, {pet_name}, {city}, {trip}, {sib}, {food} filled in.
 TOPICAL = [
     "{pet_name} chewed through another charging cable, I can't stay mad at that face though.",
@@ -165,9 +174,14 @@ def sample(idx: int, a: tuple, b: tuple, rng: random.Random) -> dict:
         _, pet, pet_name, _, _, city, sib, _, trip, food, *_ = who
         for _attempt in range(20):
             roll = rng.random()
-            pool = TIMELY if roll < 0.15 else FILLER if roll < 0.5 else TOPICAL
-            line = rng.choice(pool).format(pet=pet, pet_name=pet_name, city=city, trip=trip, food=food, sib=sib,
-                                           sibling_word="brother" if sib in BROTHERS else "sister")
+            if roll < 0.2:
+                line = f"{rng.choice(TIMES)} {rng.choice(ACTIVITIES)}{rng.choice(COMMENTS)}."
+            elif roll < 0.3:
+                line = f"{pet_name} {rng.choice(PET_ACTIONS)} {rng.choice(PET_WHEN)}."
+            else:
+                pool = FILLER if roll < 0.55 else TOPICAL
+                line = rng.choice(pool).format(pet=pet, pet_name=pet_name, city=city, trip=trip, food=food,
+                                               sib=sib, sibling_word="brother" if sib in BROTHERS else "sister")
             if (who[0], line) not in said:
                 break
         said.add((who[0], line))

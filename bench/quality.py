@@ -7,6 +7,9 @@ statistics). Every question goes
 through `recall`; a question is a hit at k when an evidence turn is among the first k results
 (any-hit) or when all of them are (all-hit). The same turns are also ranked by plain BM25
 (rank-bm25) and by vector similarity alone (the same embedder), so gains are measured, not claimed.
+A result is a distinct text: engrain stores a turn said word for word several times once, and the
+baselines' identical turns (equal scores) are likewise one result standing for all their dia_ids,
+so k counts results for every system alike.
 
     python bench/quality.py [--data bench/data/synthetic_locomo.json] [--embedder auto]
 """
@@ -71,9 +74,10 @@ class Scores:
         self.any: dict[str, dict[int, list[bool]]] = defaultdict(lambda: defaultdict(list))
         self.all: dict[str, dict[int, list[bool]]] = defaultdict(lambda: defaultdict(list))
 
-    def add(self, category: str, ranked: list[str], evidence: list[str]) -> None:
+    def add(self, category: str, ranked: list[list[str]], evidence: list[str]) -> None:
+        """`ranked`: the results in order, each the dia_ids it stands for."""
         for k in KS:
-            top = set(ranked[:k])
+            top = {dia for result in ranked[:k] for dia in result}
             for group in (category, "overall"):
                 self.any[group][k].append(any(e in top for e in evidence))
                 self.all[group][k].append(all(e in top for e in evidence))
@@ -91,8 +95,12 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
-def ranked_dia(order: list[int], turns: list[Turn]) -> list[str]:
-    return [turns[i].dia_id for i in order]
+def ranked_dia(order: list[int], turns: list[Turn]) -> list[list[str]]:
+    """Turns in score order, identical texts folded into the first one's result."""
+    results: dict[str, list[str]] = {}
+    for i in order:
+        results.setdefault(turns[i].content, []).append(turns[i].dia_id)
+    return list(results.values())
 
 
 async def evaluate(samples: list[dict[str, Any]], embedder: str, home: str | None = None) -> dict[str, Any]:
@@ -140,8 +148,7 @@ async def evaluate(samples: list[dict[str, Any]], embedder: str, home: str | Non
                 result = await app.search.recall(user, qa["question"], limit=max(KS), include_links=False,
                                                  track_access=False)
                 latencies.append(time.perf_counter() - started)
-                ranked = [dia for hit in result.results for dia in dia_of.get(hit.id, [])]
-                systems["engrain"].add(category, ranked, evidence)
+                systems["engrain"].add(category, [dia_of.get(hit.id, []) for hit in result.results], evidence)
                 scores = bm25.get_scores(tokens(qa["question"]))
                 systems["bm25"].add(category, ranked_dia(list(np.argsort(-scores, kind="stable")), turns), evidence)
                 _, [qv] = await app.embeddings.embed([qa["question"]])
