@@ -115,3 +115,36 @@ async def test_cli_export_and_import(settings_factory, fresh_database_url, tmp_p
     assert engrain(fresh_database_url, "export", "--user", user).stdout == exported.stdout
     bad = engrain(fresh_database_url, "import", "-", stdin="not json\n")
     assert bad.returncode == 1 and "line 1" in bad.stderr
+
+
+def test_progress_bar_only_on_a_terminal(settings_factory, tmp_path):
+    """stderr on a pseudo-terminal gets the progress bar; stdout (the file) stays pure JSON lines."""
+    import pty
+
+    import anyio
+
+    source = settings_factory()
+    user = anyio.run(build_history, source)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAIN_")} | {
+        "ENGRAIN_HOME": str(tmp_path), "ENGRAIN_EMBEDDER": "hash", "ENGRAIN_FETCH_MODELS": "false",
+        "ENGRAIN_LLM": "none", "ENGRAIN_SCHEDULER": "off", "ENGRAIN_DATABASE_URL": source.database_url}
+    master, slave = pty.openpty()
+    try:
+        done = subprocess.run([sys.executable, "-m", "engrain", "export", "--user", user], env=env,
+                              stdout=subprocess.PIPE, stderr=slave, text=True, timeout=120, check=False)
+        os.close(slave)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        os.close(master)
+    assert done.returncode == 0
+    assert all(json.loads(line) for line in done.stdout.splitlines())
+    text = shown.decode(errors="replace")
+    assert "export" in text and "rows" in text and "exported" in text
