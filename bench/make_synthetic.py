@@ -167,6 +167,8 @@ def sample(idx: int, a: tuple, b: tuple, rng: random.Random) -> dict:
     told = {a[0]: facts(a), b[0]: facts(b)}
 
     said: set[tuple[str, str]] = set()
+    # Each speaker tells each everyday episode once (in their own order), as people do.
+    episodes = {who[0]: rng.sample(ACTIVITIES, len(ACTIVITIES)) for who in (a, b)}
 
     def small_talk(who: tuple) -> str:
         """A line of small talk, preferably one this speaker has not said yet (people seldom repeat
@@ -174,8 +176,8 @@ def sample(idx: int, a: tuple, b: tuple, rng: random.Random) -> dict:
         _, pet, pet_name, _, _, city, sib, _, trip, food, *_ = who
         for _attempt in range(20):
             roll = rng.random()
-            if roll < 0.2:
-                line = f"{rng.choice(TIMES)} {rng.choice(ACTIVITIES)}{rng.choice(COMMENTS)}."
+            if roll < 0.2 and episodes[who[0]]:
+                line = f"{rng.choice(TIMES)} {episodes[who[0]].pop()}{rng.choice(COMMENTS)}."
             elif roll < 0.3:
                 line = f"{pet_name} {rng.choice(PET_ACTIONS)} {rng.choice(PET_WHEN)}."
             else:
