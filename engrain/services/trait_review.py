@@ -68,18 +68,21 @@ class TraitReview:
             raise NotFound("trait_id", trait_id)
         if current.trait_stage == "dissolved":
             raise InvalidInput("trait_id", f"trait {trait_id} is dissolved; there is nothing to review")
-        # Vectors first (outside the transaction), as every write path does.
-        text = content if action == "edit" else f"The user confirmed: {current.content}"
-        model, vector = await self.app.embeddings.embed_one(text)
-        await db.ensure_vector_index(model.id, model.dim)
+        # Vectors first (outside the transaction), as every write path does; a dismissal writes no text.
+        text = {"edit": content, "endorse": f"The user confirmed: {current.content}"}.get(action)
+        embedded: dict[str, tuple[str, int, list[float]]] = {}
+        if text is not None:
+            model, vector = await self.app.embeddings.embed_one(text)
+            await db.ensure_vector_index(model.id, model.dim)
+            embedded[text] = (model.id, model.dim, vector)
         evidence_id = None
         async with db.sessions.begin() as s:
             trait = await repo.get(s, user_id, tid, for_update=True)
             if trait is None or trait.kind != "trait" or trait.trait_stage == "dissolved":
                 raise NotFound("trait_id", trait_id)
-            writer = TraitWriter(s, user_id, now, None, {text: (model.id, model.dim, vector)})
+            writer = TraitWriter(s, user_id, now, None, embedded)
             if action == "endorse":
-                evidence = await self._confirmation(s, user_id, text, model.id, vector, now)
+                evidence = await self._confirmation(s, user_id, text, embedded[text], now)
                 await writer.reinforce(trait, [evidence.id], "B")
                 evidence_id = str(evidence.id)
             elif action == "dismiss":
@@ -112,13 +115,14 @@ class TraitReview:
         await self.review(user_id, str(trait.id), "endorse" if confirm else "dismiss")
         return f"{'confirmed' if confirm else 'rejected'}: {trait.content}"
 
-    async def _confirmation(self, s: AsyncSession, user_id: str, text: str, embedder_id: str,
-                            vector: list[float], now: datetime) -> Memory:
+    async def _confirmation(self, s: AsyncSession, user_id: str, text: str,
+                            embedding: tuple[str, int, list[float]], now: datetime) -> Memory:
         """The user's confirmation as a memory (reused when the same trait is endorsed again)."""
         digest = content_hash(text)
         existing = await repo.find_live_duplicate(s, user_id, "default", "fact", digest)
         if existing is not None:
             return existing
+        embedder_id, _, vector = embedding
         memory = Memory(
             id=uuid.uuid4(), user_id=user_id, namespace="default", kind="fact", content=text, content_hash=digest,
             embedder=embedder_id, importance=7, category="trait", tags=["review"], temporality="current",
