@@ -8,6 +8,7 @@ what already exists is left as it is, and a link or evidence whose memory is mis
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
 from typing import Any
@@ -83,32 +84,33 @@ async def export_rows(conn: AsyncConnection, user_ids: list[str], vectors: bool
             yield item
 
 
-def _times(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{k: (datetime.fromisoformat(v) if k in _TIMES and isinstance(v, str) else v) for k, v in r.items()}
-            for r in rows]
+_JSONB = {"metadata", "settings", "stats"}
+
+
+def _bind(name: str, value: Any) -> Any:
+    """A file value as a statement parameter: ISO strings back to times, jsonb fields as JSON text."""
+    if name in _TIMES and isinstance(value, str):
+        return datetime.fromisoformat(value)
+    if name in _JSONB:
+        return json.dumps(value if value is not None else {})
+    return value
 
 
 async def import_batch(conn: AsyncConnection, kind: str, rows: Sequence[dict[str, Any]]) -> int:
     """Insert what is not there yet; return how many rows were added."""
     if not rows:
         return 0
-    params = _times([{k: v for k, v in r.items() if k != "type"} for r in rows])
+    params = [{k: _bind(k, v) for k, v in r.items() if k != "type"} for r in rows]
     if kind == "memory":
         cols = [c for c in MEMORY_COLUMNS if c != "trait_parent_id"]  # see link_parents
-        values = ", ".join(f"CAST(:{c} AS jsonb)" if c == "metadata" else f":{c}" for c in cols)
-        for p in params:
-            p["metadata"] = _json(p["metadata"])
+        values = ", ".join(f"CAST(:{c} AS jsonb)" if c in _JSONB else f":{c}" for c in cols)
         sql = (f"INSERT INTO memories ({', '.join(cols)}, embedding) VALUES ({values}, CAST(:embedding AS vector)) "
                "ON CONFLICT DO NOTHING RETURNING 1")
     elif kind == "user_state":
-        for p in params:
-            p["settings"] = _json(p["settings"])
         sql = ("INSERT INTO user_state (user_id, last_reflected_at, timezone, settings, updated_at) VALUES "
                "(:user_id, :last_reflected_at, :timezone, CAST(:settings AS jsonb), :updated_at) "
                "ON CONFLICT DO NOTHING RETURNING 1")
     elif kind == "reflection_cycle":
-        for p in params:
-            p["stats"] = _json(p["stats"])
         sql = ("INSERT INTO reflection_cycles (id, user_id, trigger_type, trigger_value, status, stats, error, "
                "started_at, finished_at) VALUES (:id, :user_id, :trigger_type, :trigger_value, :status, "
                "CAST(:stats AS jsonb), :error, :started_at, :finished_at) ON CONFLICT DO NOTHING RETURNING 1")
@@ -158,9 +160,3 @@ async def link_parents(conn: AsyncConnection, pairs: Sequence[tuple[str, str]]) 
             "UPDATE memories SET trait_parent_id = CAST(:parent AS uuid) WHERE id = CAST(:child AS uuid) "
             "AND trait_parent_id IS NULL AND EXISTS (SELECT 1 FROM memories WHERE id = CAST(:parent AS uuid))"),
             {"child": child, "parent": parent})
-
-
-def _json(value: Any) -> str:
-    import json
-
-    return json.dumps(value if value is not None else {})
