@@ -101,10 +101,11 @@ class Scheduler:
                 with anyio.CancelScope(shield=True):  # even a cancelled run leaves an honest record
                     async with db.sessions.begin() as s:
                         await job_repo.finish_run(s, run_id, status, stats, error, finished)
+        elapsed = time.perf_counter() - wall
         metrics.JOB_RUNS.labels(name, status).inc()
-        metrics.JOB_DURATION.labels(name).observe(time.perf_counter() - wall)
+        metrics.JOB_DURATION.labels(name).observe(elapsed)
         # Stats can hold samples of memory contents (dry runs): only at DEBUG.
-        log.info("job %s %s in %.2f s%s", name, status, time.perf_counter() - wall, f": {error}" if error else "")
+        log.info("job %s %s in %.2f s%s", name, status, elapsed, f": {error}" if error else "")
         log.debug("job %s stats: %s", name, stats)
         return JobResult(job=name, status=status, stats=stats, error=error, started_at=started, finished_at=finished)
 

@@ -108,8 +108,8 @@ class AppState:
         start) the next call at least DB_RETRY_SECONDS later tries again, so the server recovers
         on its own; once open, the pool's pre-ping replaces connections a restart broke."""
         await self._db_ready.wait()
-        retry_due = asyncio.get_running_loop().time() - self._db_attempt_at >= DB_RETRY_SECONDS
-        if self._db is None and self._started and retry_due:
+        if (self._db is None and self._started
+                and asyncio.get_running_loop().time() - self._db_attempt_at >= DB_RETRY_SECONDS):
             self._db_ready = asyncio.Event()
             self.spawn(self._open_database())
             await self._db_ready.wait()

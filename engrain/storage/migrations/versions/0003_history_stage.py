@@ -1,8 +1,8 @@
 """A trait's stage and confidence after each change, in its history row, so that
 `get_user_traits(as_of=…)` can say what engrain believed at any moment.
 
-Rows written before this migration carry no stage; for them the trait's first known stage
-(its creation row's, or today's) stands in.
+Rows written before this migration carry no stage: a trait whose history has none yet is
+left out of an `as_of` answer until its next recorded change.
 
 Revision ID: 0003
 Revises: 0002
