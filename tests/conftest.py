@@ -56,6 +56,14 @@ async def fresh_database_url(pg_url: str) -> AsyncIterator[str]:
     await admin.dispose()
 
 
+def engrain_env(home: Path, **settings: str) -> dict[str, str]:
+    """The environment of an `engrain` subprocess: this one's without its ENGRAIN_ settings, a quiet test
+    configuration (hash embedder, no LLM, no job loop) and `settings` (ENGRAIN_X=value) on top."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAIN_")}
+    return env | {"ENGRAIN_HOME": str(home), "ENGRAIN_EMBEDDER": "hash", "ENGRAIN_FETCH_MODELS": "false",
+                  "ENGRAIN_LLM": "none", "ENGRAIN_SCHEDULER": "off", **settings}
+
+
 class Clock:
     """A settable clock: tests move time instead of sleeping."""
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -14,6 +13,8 @@ from pathlib import Path
 
 import httpx
 from mcp import Client
+
+from tests.conftest import engrain_env
 
 
 def free_port() -> int:
@@ -44,10 +45,7 @@ def http_server(database_url: str | None, home: Path, tokens: dict[str, str], tr
     port = free_port()
     log = home / f"server-{port}.log"
     home.mkdir(parents=True, exist_ok=True)
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAIN_")}
-    environment |= {"ENGRAIN_HOME": str(home), "ENGRAIN_EMBEDDER": "hash",
-                    "ENGRAIN_FETCH_MODELS": "false", "ENGRAIN_LLM": "none", "ENGRAIN_SCHEDULER": "off",
-                    "ENGRAIN_TOKENS": ",".join(f"{t}:{u}" for t, u in tokens.items()), **env}
+    environment = engrain_env(home, ENGRAIN_TOKENS=",".join(f"{t}:{u}" for t, u in tokens.items()), **env)
     if database_url:
         environment["ENGRAIN_DATABASE_URL"] = database_url
     with log.open("w") as sink:

@@ -13,7 +13,7 @@ import pytest
 
 from engrain.server.state import AppState
 from engrain.services.portability import export_jsonl, import_jsonl
-from tests.conftest import Clock, call, connect, scalar
+from tests.conftest import Clock, call, connect, engrain_env, scalar
 from tests.scripted import ScriptedLLM, alias, answer
 
 pytestmark = pytest.mark.anyio
@@ -96,9 +96,7 @@ async def test_import_rejects_what_is_not_an_export(settings_factory):
 async def test_cli_export_and_import(settings_factory, fresh_database_url, tmp_path):
     source = settings_factory()
     user = await build_history(source)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAIN_")} | {
-        "ENGRAIN_HOME": str(tmp_path), "ENGRAIN_EMBEDDER": "hash", "ENGRAIN_FETCH_MODELS": "false",
-        "ENGRAIN_LLM": "none", "ENGRAIN_SCHEDULER": "off"}
+    env = engrain_env(tmp_path)
 
     def engrain(db: str, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "engrain", *args], env=env | {"ENGRAIN_DATABASE_URL": db},
@@ -125,9 +123,7 @@ def test_progress_bar_only_on_a_terminal(settings_factory, tmp_path):
 
     source = settings_factory()
     user = anyio.run(build_history, source)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAIN_")} | {
-        "ENGRAIN_HOME": str(tmp_path), "ENGRAIN_EMBEDDER": "hash", "ENGRAIN_FETCH_MODELS": "false",
-        "ENGRAIN_LLM": "none", "ENGRAIN_SCHEDULER": "off", "ENGRAIN_DATABASE_URL": source.database_url}
+    env = engrain_env(tmp_path, ENGRAIN_DATABASE_URL=source.database_url)
     master, slave = pty.openpty()
     try:
         done = subprocess.run([sys.executable, "-m", "engrain", "export", "--user", user], env=env,

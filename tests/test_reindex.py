@@ -4,14 +4,13 @@ run resumes; recall keeps answering (by full text) for rows not yet done."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
 import pytest
 
 import engrain.services.memories as memories_service
-from tests.conftest import call, connect, execute, scalar
+from tests.conftest import call, connect, engrain_env, execute, scalar
 
 pytestmark = pytest.mark.anyio
 
@@ -51,9 +50,7 @@ async def test_reindex_command(settings_factory, fresh_database_url, tmp_path):
     async with connect(settings) as (client, app):
         await call(client, "remember", content="Fed the sourdough starter")
         await execute(app, "UPDATE memories SET embedder = 'retired-model'")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAIN_")} | {
-        "ENGRAIN_DATABASE_URL": fresh_database_url, "ENGRAIN_HOME": str(tmp_path), "ENGRAIN_EMBEDDER": "hash",
-        "ENGRAIN_FETCH_MODELS": "false", "ENGRAIN_LLM": "none", "ENGRAIN_SCHEDULER": "off"}
+    env = engrain_env(tmp_path, ENGRAIN_DATABASE_URL=fresh_database_url)
     done = subprocess.run([sys.executable, "-m", "engrain", "reindex"], env=env, capture_output=True, text=True,
                           timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
