@@ -92,6 +92,7 @@ def register(server: MCPServer, app: AppState) -> None:
     ) -> Annotated[CallToolResult, ReflectResult]:
         asked = None
         if not (isinstance(core, AcceptedElicitation) and core.data is None):  # None: nothing was asked
+            # A resolver hands over only the answer, so the trait it asked about is looked up again.
             trait = await app.trait_review.near_core(app.user())
             if trait is not None:
                 answer = core.data.confirm if isinstance(core, AcceptedElicitation) else None
