@@ -11,7 +11,10 @@ A result is a distinct text: engrain stores a turn said word for word several ti
 baselines' identical turns (equal scores) are likewise one result standing for all their dia_ids,
 so k counts results for every system alike.
 
-    python bench/quality.py [--data bench/data/synthetic_locomo.json] [--embedder auto]
+    python bench/quality.py [--data bench/data/synthetic_locomo.json] [--embedder auto] [--details]
+
+`--details` adds every question with the rank of its first evidence hit in each system and
+engrain's first three results: where a figure moves, this says which questions moved it.
 """
 
 from __future__ import annotations
@@ -74,13 +77,15 @@ class Scores:
         self.any: dict[str, dict[int, list[bool]]] = defaultdict(lambda: defaultdict(list))
         self.all: dict[str, dict[int, list[bool]]] = defaultdict(lambda: defaultdict(list))
 
-    def add(self, category: str, ranked: list[list[str]], evidence: list[str]) -> None:
-        """`ranked`: the results in order, each the dia_ids it stands for."""
+    def add(self, category: str, ranked: list[list[str]], evidence: list[str]) -> int | None:
+        """`ranked`: the results in order, each the dia_ids it stands for. Returns the 1-based rank of
+        the first result holding an evidence turn (None when none of them does)."""
         for k in KS:
             top = {dia for result in ranked[:k] for dia in result}
             for group in (category, "overall"):
                 self.any[group][k].append(any(e in top for e in evidence))
                 self.all[group][k].append(all(e in top for e in evidence))
+        return next((i for i, result in enumerate(ranked, 1) if set(result) & set(evidence)), None)
 
     def report(self) -> dict[str, Any]:
         return {
@@ -103,7 +108,8 @@ def ranked_dia(order: list[int], turns: list[Turn]) -> list[list[str]]:
     return list(results.values())
 
 
-async def evaluate(samples: list[dict[str, Any]], embedder: str, home: str | None = None) -> dict[str, Any]:
+async def evaluate(samples: list[dict[str, Any]], embedder: str, home: str | None = None,
+                   details: bool = False) -> dict[str, Any]:
     import numpy as np
     from rank_bm25 import BM25Okapi
 
@@ -113,6 +119,7 @@ async def evaluate(samples: list[dict[str, Any]], embedder: str, home: str | Non
     app.start(scheduler_loop=False)
     systems = {"engrain": Scores(), "bm25": Scores(), "vector": Scores()}
     latencies: list[float] = []
+    asked: list[dict[str, Any]] = []
     ingest_s = 0.0
     questions = 0
     try:
@@ -148,16 +155,22 @@ async def evaluate(samples: list[dict[str, Any]], embedder: str, home: str | Non
                 result = await app.search.recall(user, qa["question"], limit=max(KS), include_links=False,
                                                  track_access=False)
                 latencies.append(time.perf_counter() - started)
-                systems["engrain"].add(category, [dia_of.get(hit.id, []) for hit in result.results], evidence)
+                ranks = {"engrain": systems["engrain"].add(
+                    category, [dia_of.get(hit.id, []) for hit in result.results], evidence)}
                 scores = bm25.get_scores(tokens(qa["question"]))
-                systems["bm25"].add(category, ranked_dia(list(np.argsort(-scores, kind="stable")), turns), evidence)
+                ranks["bm25"] = systems["bm25"].add(
+                    category, ranked_dia(list(np.argsort(-scores, kind="stable")), turns), evidence)
                 _, [qv] = await app.embeddings.embed([qa["question"]])
                 sims = matrix @ np.asarray(qv)
-                systems["vector"].add(category, ranked_dia(list(np.argsort(-sims, kind="stable")), turns), evidence)
+                ranks["vector"] = systems["vector"].add(
+                    category, ranked_dia(list(np.argsort(-sims, kind="stable")), turns), evidence)
+                asked.append({"user": user, "category": category, "question": qa["question"],
+                              "evidence": evidence, "rank": ranks,
+                              "engrain_top3": [hit.content for hit in result.results[:3]]})
     finally:
         await app.close()
     ordered = sorted(latencies)
-    return {
+    report = {
         "embedder": model.id,
         "samples": len(samples),
         "questions": questions,
@@ -166,15 +179,19 @@ async def evaluate(samples: list[dict[str, Any]], embedder: str, home: str | Non
                               "p95": round(ordered[int(0.95 * (len(ordered) - 1))] * 1000, 2) if ordered else None},
         "systems": {name: scores.report() for name, scores in systems.items()},
     }
+    if details:
+        report["questions_detail"] = asked
+    return report
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", default=str(DEFAULT_DATA))
     parser.add_argument("--embedder", default="auto")
+    parser.add_argument("--details", action="store_true", help="every question's first evidence rank per system")
     args = parser.parse_args()
     samples = json.loads(Path(args.data).read_text())
-    print(json.dumps(anyio.run(evaluate, samples, args.embedder), indent=2))
+    print(json.dumps(anyio.run(evaluate, samples, args.embedder, None, args.details), indent=2))
 
 
 if __name__ == "__main__":

@@ -41,6 +41,10 @@ class Embedder(Protocol):
     id: str
     dim: int
     cheap: bool  # True: fast enough to run inline on the event loop
+    # True: a learned model of meaning, in which one salient word can outweigh the rest of a short text
+    # (recall then embeds a focused query: services/focus.py). False: counts of words, each bounded by
+    # its share of the text, like a lexical match.
+    semantic: bool
 
     def embed(self, texts: list[str]) -> list[list[float]]: ...
 
@@ -57,6 +61,7 @@ class HashEmbedder:
     """
 
     cheap = True
+    semantic = False
 
     def __init__(self, dim: int = 384) -> None:
         self.dim = dim
@@ -85,6 +90,7 @@ class SentenceTransformerEmbedder:
     """A sentence-transformers model by name or path (the packaged MiniLM needs no hub)."""
 
     cheap = False
+    semantic = True
 
     def __init__(self, name: str, cache_dir: Path) -> None:
         from sentence_transformers import SentenceTransformer
@@ -114,6 +120,7 @@ class FastEmbedEmbedder:
     """
 
     cheap = False
+    semantic = True
 
     def __init__(self, model: str, cache_dir: Path, local_only: bool = False) -> None:
         from fastembed import TextEmbedding
@@ -131,6 +138,7 @@ class OpenAICompatibleEmbedder:
     """Any server that speaks POST {base_url}/embeddings (OpenAI, Ollama, vLLM, LM Studio)."""
 
     cheap = False
+    semantic = True
 
     def __init__(self, base_url: str, model: str, api_key: str | None, timeout: float = 30.0) -> None:
         import httpx

@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 from sqlalchemy.exc import DBAPIError
 
-from engrain.errors import EngrainError
+from engrain.errors import EngrainError, Unavailable
+from engrain.providers.embeddings import Embedder
 from engrain.services import inputs
 from engrain.services.enrich import read_query_time
+from engrain.services.focus import FocusedQuery, QueryFocus
 from engrain.storage import memories as repo
 from engrain.storage.recall import RecallFilter, run_recall
 
@@ -39,6 +41,8 @@ class Breakdown(BaseModel):
                                         "'when…' question; +0.15 for a memory dated in a period the query names.")
     bridge: float = Field(default=0.0, description="+0.1 when the memory shares a rarer word the query lacks with "
                                                   "one of the top 3 hits (two-turn questions).")
+    redundancy: float = Field(default=0.0, description="Subtracted for resembling a better-ranked hit (cosine above "
+                                                      "0.5, up to 0.3): paraphrases of one thing make room.")
     recency: float
     importance: float
     trait_boost: float
@@ -74,6 +78,10 @@ class RecallResult(BaseModel):
     results: list[RecallHit]
     embedder: str | None = Field(description="Model that embedded the query; null means full text only.")
     truncated_by_tokens: bool = False
+    words_not_embedded: list[str] = Field(
+        default_factory=list, description="Words of the query found in most of the user's memories: left out of "
+                                          "the query's embedding (they would pull every short memory close), still "
+                                          "matched as text.")
     as_of: datetime | None = Field(default=None, description="The moment the answer is as of (time travel).")
 
 
@@ -87,7 +95,8 @@ def _hit(row: dict[str, Any]) -> RecallHit:
         id=str(row["id"]), content=row["content"], kind=row["kind"], score=round(float(row["score"]), 6),
         breakdown=Breakdown(
             vector=float(row["vector"]), text=bool(row["text"]), lexical=round(float(row["lexical"]), 6),
-            temporal=float(row["temporal"]), bridge=float(row["bridge"]), recency=float(row["recency"]),
+            temporal=float(row["temporal"]), bridge=float(row["bridge"]),
+            redundancy=round(float(row["redundancy"]), 6), recency=float(row["recency"]),
             importance=float(row["importance"]), trait_boost=float(row["trait_boost"]),
             penalty=float(row["penalty"]),
         ),
@@ -129,6 +138,26 @@ class SearchService:
     def __init__(self, app: AppState) -> None:
         self.app = app
         self.accesses = AccessTracker(app)
+        self.focus = QueryFocus(app)
+
+    async def _embed_query(self, user_id: str, query: str
+                           ) -> tuple[FocusedQuery, Embedder | None, list[float] | None]:
+        """The query's vector (of its focused text, for a semantic model); without a model, none:
+        full text still answers."""
+        focused = FocusedQuery(query, ())
+        try:
+            model = await self.app.embeddings.ready()
+        except Unavailable as exc:
+            log.warning("recall without vectors: %s", exc)
+            return focused, None, None
+        if model.semantic:
+            focused = await self.focus.focus(user_id, query)
+        try:
+            model, vector = await self.app.embeddings.embed_query(focused.text)
+        except Exception as exc:  # a model that fails now (a remote one, say) leaves full text to answer
+            log.warning("recall without vectors: %s", exc)
+            return focused, None, None
+        return focused, model, vector
 
     async def recall(
         self,
@@ -169,13 +198,8 @@ class SearchService:
             max_tokens = inputs.int_range("max_tokens", max_tokens, 1, 1_000_000)
 
         when = read_query_time(query, now, settings.tz)
-        vector: list[float] | None = None
-        embedder_id, dim = "", 0
-        try:
-            model, vector = await self.app.embeddings.embed_query(query)
-            embedder_id, dim = model.id, model.dim
-        except Exception as exc:  # no model: full text still answers
-            log.warning("recall without vectors: %s", exc)
+        focused, model, vector = await self._embed_query(user_id, query)
+        embedder_id, dim = (model.id, model.dim) if model is not None else ("", 0)
         db = await self.app.database()
         try:
             async with db.sessions.begin() as s:
@@ -208,5 +232,5 @@ class SearchService:
         if hits and track_access:
             self.accesses.record(user_id, [uuid.UUID(h.id) for h in hits], accessed_at)
         return RecallResult(query=query, results=hits, embedder=embedder_id or None, truncated_by_tokens=truncated,
-                            as_of=now if as_of is not None else None)
+                            words_not_embedded=list(focused.left_out), as_of=now if as_of is not None else None)
 

@@ -37,6 +37,13 @@ BRIDGE_WEIGHT = 0.1
 # words (in under 1% of memories), best IDF-weighted share first: paraphrased questions seldom repeat
 # every word, and rare words are cheap to look up in the GIN index.
 RARE_WORD_FREQ = 0.01
+# Diversity: ten wordings of one thing ("Biscuit stole a sock yesterday", "… last night") tell the client
+# less than ten things. Among the best DIVERSITY_POOL_MIN (or 3 × limit) candidates, each loses up to
+# DIVERSITY_WEIGHT for its resemblance (cosine above DIVERSITY_FLOOR) to the closest better-scored one;
+# the first of a kind keeps its score, its paraphrases make room.
+DIVERSITY_POOL_MIN = 30
+DIVERSITY_WEIGHT = 0.3
+DIVERSITY_FLOOR = 0.5
 # Word rarity comes from the planner's statistics of the tsvector column (most common elements and
 # their frequencies, refreshed by ANALYZE): no per-query counting. A word not among the most common
 # elements is rarer than all of them; with no statistics yet every word weighs the same.
@@ -133,6 +140,21 @@ def _score(bridge: str = "0.0") -> str:
     return (f"penalty * (least(1.0, vector + CASE WHEN text THEN 0.05 ELSE 0.0 END) + {LEXICAL_WEIGHT} * lexical"
             f" + temporal + {bridge}) * (1 + 0.15 * recency + 0.15 * importance + trait_boost)")
 
+def _redundancy(with_vector: bool, dim: int, emb: str) -> str:
+    """What `ranked` row r loses for resembling a better-ranked one (rows of this embedder only)."""
+    if not with_vector:
+        return "0.0::float8"
+    vec = f"::vector({int(dim)})"
+    # A zero vector's cosine is NaN, which PostgreSQL orders above every number: counted as 0.
+    closest = (f"(SELECT max(coalesce(nullif(1 - (a.embedding{vec} <=> b.embedding{vec}), 'NaN'::float8), 0.0))"
+               f" FROM ranked o"
+               f" JOIN memories a ON a.id = r.id JOIN memories b ON b.id = o.id"
+               f" WHERE (o.first_score > r.first_score OR (o.first_score = r.first_score AND o.id < r.id))"
+               f" AND a.embedder = {emb} AND b.embedder = {emb})")
+    return (f"{DIVERSITY_WEIGHT} * greatest(0.0, coalesce({closest}, 0.0) - {DIVERSITY_FLOOR})"
+            f" / {1 - DIVERSITY_FLOOR}")
+
+
 # The columns of `terms` that rows carry out (its tsv stays inside the statement).
 _TERM_NAMES = ("id, content, kind, namespace, event_time, created_at, temporality, stage, importance_raw, category,"
                " tags, pinned, metadata, vector, text, lexical, recency, temporal, importance, trait_boost, penalty")
@@ -200,12 +222,17 @@ def recall_sql(embedder_id: str, dim: int, f: RecallFilter, with_vector: bool, a
                     THEN {BRIDGE_WEIGHT} ELSE 0.0 END AS bridge
         FROM terms t
     ),
-    top AS (
-        SELECT t.*, {_score("bridge")} AS score, 'search'::text AS source,
-               NULL::uuid AS linked_from, NULL::text AS relation
+    ranked AS MATERIALIZED (
+        SELECT t.*, {_score("bridge")} AS first_score
         FROM bridged t
         WHERE t.vector > 0 OR t.text  -- a candidate with neither similarity nor a text match has score 0
-        ORDER BY score DESC, t.id LIMIT :limit
+        ORDER BY first_score DESC, t.id LIMIT greatest({DIVERSITY_POOL_MIN}, 3 * :limit)
+    ),
+    top AS (
+        SELECT {_TERM_NAMES}, bridge, redundancy, first_score - redundancy AS score, 'search'::text AS source,
+               NULL::uuid AS linked_from, NULL::text AS relation
+        FROM (SELECT r.*, {_redundancy(with_vector, dim, emb)} AS redundancy FROM ranked r) d
+        ORDER BY score DESC, id LIMIT :limit
     ),
     hop AS (
         SELECT DISTINCT ON (l.target_id) l.target_id AS id, l.source_id AS linked_from, l.relation,
@@ -219,7 +246,7 @@ def recall_sql(embedder_id: str, dim: int, f: RecallFilter, with_vector: bool, a
     linked AS (
         SELECT x.*, {_score()} AS score, 'linked'::text AS source, e.linked_from, e.relation
         FROM expansion e JOIN LATERAL (
-            SELECT {_ROW_COLUMNS}, {score_cols}, 0.0::float8 AS bridge
+            SELECT {_ROW_COLUMNS}, {score_cols}, 0.0::float8 AS bridge, 0.0::float8 AS redundancy
             FROM memories m CROSS JOIN q WHERE m.id = e.id
         ) x ON true
         ORDER BY e.from_score DESC, x.id

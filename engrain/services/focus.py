@@ -1,0 +1,81 @@
+"""Query focus: what recall embeds of a query.
+
+A word found in most of a user's memories (their name on every turn of a transcript, "User" at the
+head of every extracted fact) says nothing about which memory is meant, yet in a short text it
+dominates the embedding: with the packaged MiniLM, "What profession did Alice's sibling start?" is
+closer to "Alice: No way, really?" (0.64) than to "Alice: My brother Tom just got a job as a
+firefighter" (0.57); without "Alice's" the order flips (0.13 against 0.41). So recall embeds the
+query without such words. Full-text matching still sees every word, weighted by rarity.
+
+The common words of a user are read from a bounded sample of their memories and kept for a minute.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engrain.storage.vocabulary import common_words
+
+if TYPE_CHECKING:
+    from engrain.server.state import AppState
+
+# A word in at least this share of the user's memories is left out of the query's embedding. Well
+# above what a topic reaches (a pet named in a fifth of a long chat), well below a speaker's name in
+# a two-person transcript (about half) or a prefix every memory carries.
+COMMON_SHARE = 0.3
+# Below this many memories a share means little: three memories out of five is no pattern.
+MIN_MEMORIES = 20
+CACHE_SECONDS = 60.0
+CACHE_USERS = 1024
+_WORD = re.compile(r"[^\W_]+")
+
+
+@dataclass(frozen=True)
+class FocusedQuery:
+    text: str  # what to embed
+    left_out: tuple[str, ...]  # the user's common words found in the query, lower-cased
+
+
+def focus(query: str, common: frozenset[str]) -> FocusedQuery:
+    """The query without the user's common words (and their possessive 's). A query made only of
+    common words is kept whole: there would be nothing left to embed."""
+    found = tuple(dict.fromkeys(w.lower() for w in _WORD.findall(query) if w.lower() in common))
+    if not found:
+        return FocusedQuery(query, ())
+    pattern = re.compile(r"(?<![^\W_])(?:" + "|".join(map(re.escape, found)) + r")(?:['’]s)?(?![^\W_])",
+                         re.IGNORECASE)
+    rest = " ".join(pattern.sub(" ", query).split())
+    if not _WORD.search(rest):
+        return FocusedQuery(query, ())
+    return FocusedQuery(rest, found)
+
+
+class QueryFocus:
+    """Per-user common words, cached for CACHE_SECONDS (a user's vocabulary drifts slowly; reading
+    it costs a few milliseconds, once a minute at most, instead of on every recall)."""
+
+    def __init__(self, app: AppState) -> None:
+        self.app = app
+        self._cache: OrderedDict[str, tuple[float, frozenset[str]]] = OrderedDict()
+
+    async def common_words(self, user_id: str) -> frozenset[str]:
+        cached = self._cache.get(user_id)
+        if cached is not None and cached[0] > time.monotonic():
+            self._cache.move_to_end(user_id)
+            return cached[1]
+        db = await self.app.database()
+        async with db.sessions.begin() as s:
+            sampled, shares = await common_words(s, user_id, self.app.clock(), COMMON_SHARE)
+        words = frozenset(shares) if sampled >= MIN_MEMORIES else frozenset()
+        self._cache[user_id] = (time.monotonic() + CACHE_SECONDS, words)
+        self._cache.move_to_end(user_id)
+        while len(self._cache) > CACHE_USERS:
+            self._cache.popitem(last=False)
+        return words
+
+    async def focus(self, user_id: str, query: str) -> FocusedQuery:
+        return focus(query, await self.common_words(user_id))

@@ -1,0 +1,50 @@
+"""A user's own vocabulary: which words most of their memories share.
+
+Read from a sample of the user's newest live memories, so the cost is bounded however many
+they have: the newest first through `ix_memories_user_created`, split into words in SQL.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from engrain.storage.recall import TS_CONFIG
+
+SAMPLE = 2000
+
+# Words are what `[^[:alnum:]]+` separates, lower-cased: the same split as services/focus.py applies
+# to a query. Stop words (no lexeme in the full-text configuration) are never "common": every text
+# has them and leaving them out of a query would change its sense, not its focus.
+_COMMON_WORDS = f"""
+WITH sample AS (
+    SELECT m.content FROM memories m
+    WHERE m.user_id = :user AND (m.valid_until IS NULL OR m.valid_until > :now)
+    ORDER BY m.created_at DESC
+    LIMIT :sample
+),
+total AS (SELECT count(*) AS n FROM sample),
+words AS (
+    SELECT w.word, count(*) AS docs
+    FROM sample s CROSS JOIN LATERAL (
+        SELECT DISTINCT lower(x) AS word FROM regexp_split_to_table(s.content, '[^[:alnum:]]+') AS x WHERE x <> ''
+    ) w
+    GROUP BY w.word
+)
+SELECT t.n, w.word, w.docs::float8 / t.n AS share
+FROM total t LEFT JOIN words w
+    ON w.docs >= CAST(:min_share AS float8) * t.n AND to_tsvector('{TS_CONFIG}', w.word) <> ''::tsvector
+ORDER BY share DESC NULLS LAST, w.word
+"""
+
+
+async def common_words(session: AsyncSession, user_id: str, now: datetime, min_share: float
+                       ) -> tuple[int, dict[str, float]]:
+    """(memories sampled, {word: share of them containing it}) for the words in at least
+    `min_share` of the user's newest SAMPLE live memories."""
+    rows = (await session.execute(text(_COMMON_WORDS), {"user": user_id, "now": now, "sample": SAMPLE,
+                                                        "min_share": min_share})).all()
+    sampled = int(rows[0].n) if rows else 0
+    return sampled, {r.word: float(r.share) for r in rows if r.word is not None}
