@@ -16,11 +16,16 @@ NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
 
 
-def expected_score(b: dict) -> float:
+def first_score(b: dict) -> float:
     """SPEC §6, with the lexical and temporal evidence added after the base's cap."""
     base = min(1.0, b["vector"] + (0.05 if b["text"] else 0.0))
     relevance = base + 0.5 * b["lexical"] + b["temporal"] + b["bridge"]
     return b["penalty"] * relevance * (1 + 0.15 * b["recency"] + 0.15 * b["importance"] + b["trait_boost"])
+
+
+def expected_score(b: dict) -> float:
+    """The score a hit reports: less what it loses for resembling a better hit."""
+    return first_score(b) - b["redundancy"]
 
 
 async def twin(app, template_id: str, content: str, **columns) -> str:
@@ -151,7 +156,8 @@ async def test_prospective_memory_whose_date_passed_is_halved(clocked):
     assert hits[overdue]["breakdown"]["penalty"] == 0.5
     assert hits[upcoming]["breakdown"]["penalty"] == 1.0
     assert hits[a["id"]]["breakdown"]["penalty"] == 1.0
-    ratio = hits[overdue]["score"] / expected_score({**hits[overdue]["breakdown"], "penalty": 1.0})
+    ratio = ((hits[overdue]["score"] + hits[overdue]["breakdown"]["redundancy"])
+             / first_score({**hits[overdue]["breakdown"], "penalty": 1.0}))
     assert ratio == pytest.approx(0.5, rel=1e-4)
 
 
@@ -337,3 +343,21 @@ async def test_recall_as_of_answers_from_what_was_known_then(settings_factory):
         past = await call(client, "recall", query="where do I live", as_of="2026-11-25")
         assert past["as_of"].startswith("2026-11-25")
         assert "as_of" in await call_error(client, "recall", query="x", as_of="not a date at all")
+
+
+async def test_a_paraphrase_of_a_better_hit_makes_room(clocked):
+    """Diversity: a row with the same vector as a better-ranked one loses the full 0.3; a different
+    memory just below them moves up past the paraphrase."""
+    client, app = clocked
+    first = await call(client, "remember", content="Biscuit stole a sock from the laundry basket", importance=9)
+    paraphrase = await twin(app, first["id"], "Biscuit stole a sock from the laundry, again", importance=8)
+    other = await call(client, "remember", content="Biscuit was adopted from the shelter in May", importance=5)
+    out = await call(client, "recall", query="Biscuit", limit=3)
+    ids = [h["id"] for h in out["results"]]
+    hits = {h["id"]: h for h in out["results"]}
+    assert hits[first["id"]]["breakdown"]["redundancy"] == 0.0
+    assert hits[paraphrase]["breakdown"]["redundancy"] == pytest.approx(0.3, abs=1e-5)
+    assert first_score(hits[paraphrase]["breakdown"]) > first_score(hits[other["id"]]["breakdown"])
+    assert ids == [first["id"], other["id"], paraphrase]
+    for hit in out["results"]:
+        assert hit["score"] == pytest.approx(expected_score(hit["breakdown"]), abs=1e-5)
