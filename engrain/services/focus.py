@@ -7,7 +7,7 @@ closer to "Alice: No way, really?" (0.64) than to "Alice: My brother Tom just go
 firefighter" (0.57); without "Alice's" the order flips (0.13 against 0.41). So recall embeds the
 query without such words. Full-text matching still sees every word, weighted by rarity.
 
-The common words of a user are read from a bounded sample of their memories and kept for a minute.
+The common words of a user are read from a bounded sample of their memories and renewed each minute.
 """
 
 from __future__ import annotations
@@ -55,18 +55,32 @@ def focus(query: str, common: frozenset[str]) -> FocusedQuery:
 
 
 class QueryFocus:
-    """Per-user common words, cached for CACHE_SECONDS (a user's vocabulary drifts slowly; reading
-    it costs a few milliseconds, once a minute at most, instead of on every recall)."""
+    """Per-user common words. A user's vocabulary drifts slowly: the first recall of a user reads it
+    (a few milliseconds); after CACHE_SECONDS the cached words keep answering while a background
+    task reads them again, so no later recall waits for it."""
 
     def __init__(self, app: AppState) -> None:
         self.app = app
         self._cache: OrderedDict[str, tuple[float, frozenset[str]]] = OrderedDict()
+        self._refreshing: set[str] = set()
 
     async def common_words(self, user_id: str) -> frozenset[str]:
         cached = self._cache.get(user_id)
-        if cached is not None and cached[0] > time.monotonic():
-            self._cache.move_to_end(user_id)
-            return cached[1]
+        if cached is None:
+            return await self._read(user_id)
+        self._cache.move_to_end(user_id)
+        if cached[0] <= time.monotonic() and user_id not in self._refreshing:
+            self._refreshing.add(user_id)
+            self.app.spawn(self._refresh(user_id))
+        return cached[1]
+
+    async def _refresh(self, user_id: str) -> None:
+        try:
+            await self._read(user_id)
+        finally:
+            self._refreshing.discard(user_id)
+
+    async def _read(self, user_id: str) -> frozenset[str]:
         db = await self.app.database()
         async with db.sessions.begin() as s:
             sampled, shares = await common_words(s, user_id, self.app.clock(), COMMON_SHARE)

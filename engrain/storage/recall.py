@@ -140,17 +140,21 @@ def _score(bridge: str = "0.0") -> str:
     return (f"penalty * (least(1.0, vector + CASE WHEN text THEN 0.05 ELSE 0.0 END) + {LEXICAL_WEIGHT} * lexical"
             f" + temporal + {bridge}) * (1 + 0.15 * recency + 0.15 * importance + trait_boost)")
 
-def _redundancy(with_vector: bool, dim: int, emb: str) -> str:
-    """What `ranked` row r loses for resembling a better-ranked one (rows of this embedder only)."""
+def _embedding_of(alias: str, with_vector: bool, dim: int, emb: str) -> str:
+    """The row's vector when it is of the query's embedder (else NULL: never compared)."""
+    if not with_vector:
+        return "NULL::vector"
+    return (f"(SELECT m.embedding::vector({int(dim)}) FROM memories m"
+            f" WHERE m.id = {alias}.id AND m.embedder = {emb})")
+
+
+def _redundancy(with_vector: bool) -> str:
+    """What `ranked` row r loses for resembling a better-ranked one."""
     if not with_vector:
         return "0.0::float8"
-    vec = f"::vector({int(dim)})"
     # A zero vector's cosine is NaN, which PostgreSQL orders above every number: counted as 0.
-    closest = (f"(SELECT max(coalesce(nullif(1 - (a.embedding{vec} <=> b.embedding{vec}), 'NaN'::float8), 0.0))"
-               f" FROM ranked o"
-               f" JOIN memories a ON a.id = r.id JOIN memories b ON b.id = o.id"
-               f" WHERE (o.first_score > r.first_score OR (o.first_score = r.first_score AND o.id < r.id))"
-               f" AND a.embedder = {emb} AND b.embedder = {emb})")
+    closest = ("(SELECT max(coalesce(nullif(1 - (r.emb <=> o.emb), 'NaN'::float8), 0.0)) FROM ranked o"
+               " WHERE o.first_score > r.first_score OR (o.first_score = r.first_score AND o.id < r.id))")
     return (f"{DIVERSITY_WEIGHT} * greatest(0.0, coalesce({closest}, 0.0) - {DIVERSITY_FLOOR})"
             f" / {1 - DIVERSITY_FLOOR}")
 
@@ -223,15 +227,16 @@ def recall_sql(embedder_id: str, dim: int, f: RecallFilter, with_vector: bool, a
         FROM terms t
     ),
     ranked AS MATERIALIZED (
-        SELECT t.*, {_score("bridge")} AS first_score
-        FROM bridged t
-        WHERE t.vector > 0 OR t.text  -- a candidate with neither similarity nor a text match has score 0
-        ORDER BY first_score DESC, t.id LIMIT greatest({DIVERSITY_POOL_MIN}, 3 * :limit)
+        SELECT b.*, {_embedding_of("b", with_vector, dim, emb)} AS emb
+        FROM (SELECT t.*, {_score("bridge")} AS first_score
+              FROM bridged t
+              WHERE t.vector > 0 OR t.text  -- a candidate with neither similarity nor a text match has score 0
+              ORDER BY first_score DESC, t.id LIMIT greatest({DIVERSITY_POOL_MIN}, 3 * :limit)) b
     ),
     top AS (
         SELECT {_TERM_NAMES}, bridge, redundancy, first_score - redundancy AS score, 'search'::text AS source,
                NULL::uuid AS linked_from, NULL::text AS relation
-        FROM (SELECT r.*, {_redundancy(with_vector, dim, emb)} AS redundancy FROM ranked r) d
+        FROM (SELECT r.*, {_redundancy(with_vector)} AS redundancy FROM ranked r) d
         ORDER BY score DESC, id LIMIT :limit
     ),
     hop AS (

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.storage.recall import TS_CONFIG
 
-SAMPLE = 2000
+SAMPLE = 500
 
 # Words are what `[^[:alnum:]]+` separates, lower-cased: the same split as services/focus.py applies
 # to a query. Stop words (no lexeme in the full-text configuration) are never "common": every text
@@ -26,17 +26,17 @@ WITH sample AS (
     LIMIT :sample
 ),
 total AS (SELECT count(*) AS n FROM sample),
-words AS (
+common AS MATERIALIZED (  -- materialized: the stop-word test below runs on these few words, not on every word
     SELECT w.word, count(*) AS docs
     FROM sample s CROSS JOIN LATERAL (
         SELECT DISTINCT lower(x) AS word FROM regexp_split_to_table(s.content, '[^[:alnum:]]+') AS x WHERE x <> ''
     ) w
     GROUP BY w.word
+    HAVING count(*) >= CAST(:min_share AS float8) * (SELECT n FROM total)
 )
-SELECT t.n, w.word, w.docs::float8 / t.n AS share
-FROM total t LEFT JOIN words w
-    ON w.docs >= CAST(:min_share AS float8) * t.n AND to_tsvector('{TS_CONFIG}', w.word) <> ''::tsvector
-ORDER BY share DESC NULLS LAST, w.word
+SELECT t.n, c.word, c.docs::float8 / t.n AS share
+FROM total t LEFT JOIN common c ON to_tsvector('{TS_CONFIG}', c.word) <> ''::tsvector
+ORDER BY share DESC NULLS LAST, c.word
 """
 
 
