@@ -154,7 +154,8 @@ def _redundancy(with_vector: bool) -> str:
         return "0.0::float8"
     # A zero vector's cosine is NaN, which PostgreSQL orders above every number: counted as 0.
     closest = ("(SELECT max(coalesce(nullif(1 - (r.emb <=> o.emb), 'NaN'::float8), 0.0)) FROM ranked o"
-               " WHERE o.first_score > r.first_score OR (o.first_score = r.first_score AND o.id < r.id))")
+               " WHERE (o.first_score > r.first_score OR (o.first_score = r.first_score AND o.id < r.id))"
+               " AND o.lexical >= r.lexical)")
     return (f"{DIVERSITY_WEIGHT} * greatest(0.0, coalesce({closest}, 0.0) - {DIVERSITY_FLOOR})"
             f" / {1 - DIVERSITY_FLOOR}")
 
