@@ -42,7 +42,7 @@ class Breakdown(BaseModel):
     bridge: float = Field(default=0.0, description="+0.1 when the memory shares a rarer word the query lacks with "
                                                   "one of the top 3 hits (two-turn questions).")
     redundancy: float = Field(default=0.0, description="Subtracted for resembling a better-ranked hit (cosine above "
-                                                      "0.5, up to 0.3): paraphrases of one thing make room.")
+                                                      "0.5; up to 30% of the score): paraphrases make room.")
     recency: float
     importance: float
     trait_boost: float

@@ -39,8 +39,9 @@ BRIDGE_WEIGHT = 0.1
 RARE_WORD_FREQ = 0.01
 # Diversity: ten wordings of one thing ("Biscuit stole a sock yesterday", "… last night") tell the client
 # less than ten things. Among the best DIVERSITY_POOL_MIN (or 3 × limit) candidates, each loses up to
-# DIVERSITY_WEIGHT for its resemblance (cosine above DIVERSITY_FLOOR) to the closest better-scored one;
-# the first of a kind keeps its score, its paraphrases make room.
+# DIVERSITY_WEIGHT of its score for its resemblance (cosine above DIVERSITY_FLOOR) to the closest
+# better-scored one that matches at least as much of the query; the first of a kind keeps its score,
+# its paraphrases make room. A share, not an amount: weak matches are not pushed under weaker ones.
 DIVERSITY_POOL_MIN = 30
 DIVERSITY_WEIGHT = 0.3
 DIVERSITY_FLOOR = 0.5
@@ -156,7 +157,7 @@ def _redundancy(with_vector: bool) -> str:
     closest = ("(SELECT max(coalesce(nullif(1 - (r.emb <=> o.emb), 'NaN'::float8), 0.0)) FROM ranked o"
                " WHERE (o.first_score > r.first_score OR (o.first_score = r.first_score AND o.id < r.id))"
                " AND o.lexical >= r.lexical)")
-    return (f"{DIVERSITY_WEIGHT} * greatest(0.0, coalesce({closest}, 0.0) - {DIVERSITY_FLOOR})"
+    return (f"r.first_score * {DIVERSITY_WEIGHT} * greatest(0.0, coalesce({closest}, 0.0) - {DIVERSITY_FLOOR})"
             f" / {1 - DIVERSITY_FLOOR}")
 
 
