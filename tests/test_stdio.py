@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
+
+from tests.conftest import engrain_env
+from tests.http_server import http_server
 
 pytestmark = pytest.mark.anyio
 
@@ -59,4 +64,37 @@ async def test_two_servers_share_one_embedded_database(tmp_path, monkeypatch):
     pid_file = Path(home) / "pgdata" / "postmaster.pid"
     with anyio.fail_after(30):
         while pid_file.exists():
+            await anyio.sleep(0.2)
+
+
+def postmaster_running(home: Path) -> bool:
+    return (home / "pgdata" / "postmaster.pid").exists()
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_sigterm_stops_the_embedded_database(tmp_path, transport):
+    """Clients, Docker and systemd stop a server with SIGTERM; its default action would skip the
+    exit hooks and leave the embedded Postgres running after the server is gone."""
+    home = tmp_path / "home"
+    if transport == "http":
+        with http_server(None, home, {"sigterm-test-token-123": "u1"}) as running:
+            process = running.process
+            assert postmaster_running(home)
+        code = process.returncode  # http_server sent SIGTERM and waited
+    else:
+        process = subprocess.Popen([sys.executable, "-m", "engrain", "serve"], env=engrain_env(home),
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        handles = home / "pgdata" / ".handle_pids.json"
+        with anyio.fail_after(120):  # a first start runs initdb
+            while not (handles.exists() and str(process.pid) in handles.read_text()):
+                await anyio.sleep(0.2)
+        process.send_signal(signal.SIGTERM)
+        with anyio.fail_after(30):
+            while (code := process.poll()) is None:
+                await anyio.sleep(0.1)
+        process.stdin.close()
+        process.stdout.close()
+    assert code == 128 + signal.SIGTERM
+    with anyio.fail_after(30):
+        while postmaster_running(home):
             await anyio.sleep(0.2)

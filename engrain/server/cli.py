@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
+import signal
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -134,6 +136,17 @@ def reindex(args: argparse.Namespace, settings: Settings) -> int:
     return _with_app(settings, work)
 
 
+def _stop_on_sigterm(signum: int, frame: Any) -> None:
+    """SIGTERM is how clients, Docker and systemd stop a server. Its default action skips atexit, so
+    the embedded Postgres this process started would keep running: release it, then exit. (Over
+    HTTP, uvicorn first shuts down gracefully, then re-raises the signal to this handler.) Open
+    transactions are rolled back by Postgres: nothing is half-written."""
+    from engrain.storage.embedded import release_embedded
+
+    release_embedded()
+    os._exit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="engrain", description="Long-term memory of the user for MCP clients.")
     logging_options = argparse.ArgumentParser(add_help=False)
@@ -166,6 +179,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     settings = Settings()
     logs.configure(settings.log_level, as_json=getattr(args, "log_json", False))
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
     sys.exit(args.func(args, settings))
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 TUNING_FILE = "engrain.conf"
+_started: list = []  # this process's handles on embedded servers (pgserver PostgresServer objects)
 _INCLUDE = f"include_if_exists = '{TUNING_FILE}'\n"
 
 
@@ -61,4 +62,12 @@ def start_embedded(pgdata: Path, shared_buffers: str) -> str:
         server.ensure_pgdata_inited()
         write_tuning(pgdata, shared_buffers)
     server.start()
+    _started.append(server)
     return server.get_uri(driver="asyncpg")
+
+
+def release_embedded() -> None:
+    """Give up this process's handles now, as pgserver's atexit hook would at a normal exit: the
+    last process using a data dir stops its postmaster. For exits that skip atexit (a signal)."""
+    while _started:
+        _started.pop().cleanup()
