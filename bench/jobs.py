@@ -13,13 +13,16 @@ import argparse
 import json
 import os
 import statistics
-import tempfile
+import sys
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 import anyio
 from sqlalchemy import text
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.homes import scratch_home
 from engrain.config import Settings
 from engrain.server.state import AppState
 
@@ -49,7 +52,7 @@ ANALYZE memories;
 
 
 async def bench(args: argparse.Namespace) -> dict:
-    home = tempfile.mkdtemp(prefix="engrain-bench-jobs-")
+    home = scratch_home("engrain-bench-jobs-")
     settings = Settings(home=home, embedder="hash", scheduler="off", llm="none", fetch_models=False)
     now = datetime.now(UTC)
     timings: dict[str, list[float]] = {"expiry": [], "decay": []}

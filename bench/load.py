@@ -17,7 +17,6 @@ import json
 import os
 import random
 import sys
-import tempfile
 import time
 import uuid
 from collections import defaultdict
@@ -27,6 +26,7 @@ from pathlib import Path
 import anyio
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.homes import scratch_home
 from bench.recall import memory, percentiles, query
 from tests.http_server import http_client, http_server
 
@@ -34,7 +34,7 @@ from tests.http_server import http_client, http_server
 async def run(args: argparse.Namespace) -> dict:
     tokens = {f"load-{uuid.uuid4().hex}": f"load-user-{n}" for n in range(args.users)}
     token_list = list(tokens)
-    home = Path(tempfile.mkdtemp(prefix="engrain-load-"))
+    home = Path(scratch_home("engrain-load-"))
     latencies: dict[str, list[float]] = defaultdict(list)
     errors: dict[str, int] = defaultdict(int)
     with http_server(os.environ.get("ENGRAIN_DATABASE_URL"), home, tokens, ENGRAIN_EMBEDDER=args.embedder) as server:

@@ -23,7 +23,7 @@ import argparse
 import json
 import re
 import statistics
-import tempfile
+import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -34,6 +34,8 @@ from typing import Any
 import anyio
 from sqlalchemy import text
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.homes import scratch_home
 from engrain.config import Settings
 from engrain.server.state import AppState
 from engrain.services.memories import BatchItem
@@ -113,7 +115,7 @@ async def evaluate(samples: list[dict[str, Any]], embedder: str, home: str | Non
     import numpy as np
     from rank_bm25 import BM25Okapi
 
-    settings = Settings(home=home or tempfile.mkdtemp(prefix="engrain-quality-"), embedder=embedder,
+    settings = Settings(home=home or scratch_home("engrain-quality-"), embedder=embedder,
                         scheduler="off", llm="none", fetch_models=False, timezone="UTC")
     app = AppState(settings)
     app.start(scheduler_loop=False)

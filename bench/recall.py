@@ -14,14 +14,17 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import tempfile
+import sys
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 import anyio
 from mcp import Client
 from sqlalchemy import text
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.homes import scratch_home
 from engrain.config import Settings
 from engrain.server.app import create_server
 from engrain.server.state import AppState
@@ -111,7 +114,7 @@ async def explain(app: AppState, user: str, q: str) -> dict[str, bool]:
 
 async def run_size(size: int, embedder: str, queries: int, singles: int) -> dict:
     rng = random.Random(size)
-    home = tempfile.mkdtemp(prefix="engrain-bench-recall-")
+    home = scratch_home("engrain-bench-recall-")
     settings = Settings(home=home, embedder=embedder, scheduler="off", llm="none", fetch_models=False,
                         user="bench", timezone="UTC")
     app = AppState(settings)

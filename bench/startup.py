@@ -15,15 +15,18 @@ import json
 import os
 import statistics
 import sys
-import tempfile
 import time
+from pathlib import Path
 
 import anyio
 from mcp import Client, StdioServerParameters
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.homes import scratch_home
+
 
 async def one_run(embedder: str) -> dict[str, float]:
-    home = tempfile.mkdtemp(prefix="engrain-bench-")
+    home = scratch_home("engrain-bench-")
     env = {**os.environ, "ENGRAIN_HOME": home, "ENGRAIN_EMBEDDER": embedder, "ENGRAIN_FETCH_MODELS": "false"}
     env.pop("ENGRAIN_DATABASE_URL", None)
     params = StdioServerParameters(command=sys.executable, args=["-m", "engrain", "serve"], env=env)
