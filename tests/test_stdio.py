@@ -61,14 +61,14 @@ async def test_two_servers_share_one_embedded_database(tmp_path, monkeypatch):
         async with anyio.create_task_group() as tg:
             tg.start_soon(run, "a", a_ready, b_ready)
             tg.start_soon(run, "b", b_ready, a_ready)
-    pid_file = Path(home) / "pgdata" / "postmaster.pid"
+    await postmaster_stopped(home)
+
+
+async def postmaster_stopped(home: Path) -> None:
+    """Wait (≤ 30 s) until the embedded Postgres in `home` has stopped."""
     with anyio.fail_after(30):
-        while pid_file.exists():
+        while (home / "pgdata" / "postmaster.pid").exists():
             await anyio.sleep(0.2)
-
-
-def postmaster_running(home: Path) -> bool:
-    return (home / "pgdata" / "postmaster.pid").exists()
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
@@ -79,7 +79,7 @@ async def test_sigterm_stops_the_embedded_database(tmp_path, transport):
     if transport == "http":
         with http_server(None, home, {"sigterm-test-token-123": "u1"}) as running:
             process = running.process
-            assert postmaster_running(home)
+            assert (home / "pgdata" / "postmaster.pid").exists()
         code = process.returncode  # http_server sent SIGTERM and waited
     else:
         process = subprocess.Popen([sys.executable, "-m", "engrain", "serve"], env=engrain_env(home),
@@ -95,6 +95,4 @@ async def test_sigterm_stops_the_embedded_database(tmp_path, transport):
         process.stdin.close()
         process.stdout.close()
     assert code == 128 + signal.SIGTERM
-    with anyio.fail_after(30):
-        while postmaster_running(home):
-            await anyio.sleep(0.2)
+    await postmaster_stopped(home)
