@@ -7,7 +7,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from engrain.services.enrich import content_hash, enrich, procedure_steps, read_query_time
+from engrain.services.dates import read_query_time
+from engrain.services.enrich import content_hash, enrich, procedure_steps
 
 NOW = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)  # a Sunday
 UTC_ZONE = ZoneInfo("UTC")

@@ -8,6 +8,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import ValidationError
 
 from engrain import __version__
 from engrain.resources import memories as memory_resources
@@ -16,8 +18,22 @@ from engrain.resources import traits as trait_resources
 from engrain.server import guide
 from engrain.server.state import AppState
 from engrain.tools import forget, ingest, link, recall, reflect, remember, review, traits
+from engrain.tools.common import describe_invalid_arguments
 
 log = logging.getLogger(__name__)
+
+
+class EngrainServer(MCPServer[AppState]):
+    """MCPServer whose argument errors are one line that names the field and what it accepts."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(f"Error executing tool {name}: {describe_invalid_arguments(exc.__cause__)}"
+                                ) from exc.__cause__
+            raise
 
 
 def create_server(app: AppState, *, session_digest: bool = True, **options: Any) -> MCPServer[AppState]:
@@ -51,7 +67,7 @@ def create_server(app: AppState, *, session_digest: bool = True, **options: Any)
         if summary:
             server._lowlevel_server.instructions = guide.with_profile(summary)
 
-    server: MCPServer[AppState] = MCPServer(
+    server = EngrainServer(
         "engrain", title="engrain memory", version=__version__, instructions=guide.INSTRUCTIONS, lifespan=lifespan,
         **options,
     )

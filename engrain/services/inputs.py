@@ -11,6 +11,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from engrain.errors import InvalidInput
+from engrain.services.dates import parse_when
 
 MAX_CONTENT_CHARS = 8_000
 MAX_QUERY_CHARS = 2_000
@@ -81,22 +82,8 @@ def tags(values: list[str]) -> list[str]:
     return out
 
 
-def when(field: str, value: str, now: datetime, tz: ZoneInfo | None) -> datetime:
-    """An ISO date/datetime or a relative phrase ("yesterday", "in 3 days"), aware in the user's zone."""
-    value = text_field(field, value, 100)
-    local_now = now.astimezone(tz) if tz else now.astimezone()
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        import dateparser  # deferred off the start-up path
-
-        parsed = dateparser.parse(
-            value,
-            languages=["en"],
-            settings={"RELATIVE_BASE": local_now.replace(tzinfo=None), "PREFER_DAY_OF_MONTH": "first"},
-        )
-        if parsed is None:
-            raise InvalidInput(field, f"{value!r} is neither an ISO date nor a date phrase like 'last week'") from None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=local_now.tzinfo)
-    return parsed
+def when(field: str, value: str, now: datetime, tz: ZoneInfo | None, *, prefer_past: bool = True) -> datetime:
+    """An ISO date/datetime or a date phrase ("yesterday", "in 3 days", "last summer"), aware in the
+    user's zone. Time filters look back, so an ambiguous phrase ("Friday") is the last one unless
+    `prefer_past` is False."""
+    return parse_when(field, text_field(field, value, 100), now, tz, prefer_past=prefer_past)

@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engrain.errors import InvalidInput, NotFound, QuotaExceeded
 from engrain.services import inputs
 from engrain.services.enrich import content_hash, enrich
+from engrain.services.mood import Mood, text_mood
 from engrain.storage import memories as repo
 from engrain.storage.models import Memory
 
@@ -133,6 +134,13 @@ def _result(m: Memory, status: str, superseded: uuid.UUID | None = None) -> Reme
     )
 
 
+def split_intentions(plans: list[Memory], now: datetime) -> tuple[list[Memory], list[Memory]]:
+    """Prospective memories as (upcoming or undated, overdue): a plan whose date passed stays
+    overdue until the expiry job makes it historical."""
+    overdue = [m for m in plans if m.event_time is not None and m.event_time < now]
+    return [m for m in plans if m not in overdue], overdue
+
+
 class MemoryService:
     def __init__(self, app: AppState) -> None:
         self.app = app
@@ -222,7 +230,9 @@ class MemoryService:
             kind = inputs.kind("kind", kind, inputs.WRITABLE_KINDS)
         if importance is not None:
             importance = inputs.int_range("importance", importance, 1, 10)
-        explicit_time = inputs.when("event_time", event_time, now, tz) if event_time else None
+        # A given phrase points the way the text does: "Monday" is the coming one in a plan.
+        explicit_time = (inputs.when("event_time", event_time, now, tz, prefer_past=text_mood(content) is Mood.PAST)
+                         if event_time else None)
         if category is not None:
             category = inputs.text_field("category", category, inputs.MAX_CATEGORY_CHARS)
         if source is not None:
@@ -382,9 +392,8 @@ class MemoryService:
         db = await self.app.database()
         async with db.sessions() as s:
             rows = await repo.intentions(s, user_id, now)
-        overdue = [MemoryView.of(m) for m in rows if m.event_time is not None and m.event_time < now]
-        upcoming = [MemoryView.of(m) for m in rows if m.event_time is None or m.event_time >= now]
-        return {"upcoming": upcoming, "overdue": overdue}
+        upcoming, overdue = split_intentions(rows, now)
+        return {"upcoming": [MemoryView.of(m) for m in upcoming], "overdue": [MemoryView.of(m) for m in overdue]}
 
     async def count_stale(self) -> int:
         """Rows (all users) whose vector was not made by the current model."""

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 from sqlalchemy.exc import DBAPIError
 
-from engrain.errors import EngrainError, Unavailable
+from engrain.errors import EngrainError, InvalidInput, Unavailable
 from engrain.providers.embeddings import Embedder
 from engrain.services import inputs
-from engrain.services.enrich import read_query_time
+from engrain.services.dates import read_query_time
 from engrain.services.focus import FocusedQuery, QueryFocus
 from engrain.storage import memories as repo
 from engrain.storage.recall import RecallFilter, run_recall
@@ -194,6 +194,9 @@ class SearchService:
             include_traits=include_traits,
             as_of=as_of is not None,
         )
+        if flt.since is not None and flt.until is not None and flt.since > flt.until:
+            raise InvalidInput("since", f"{flt.since.isoformat()} is later than until ({flt.until.isoformat()}): "
+                                        "nothing can be dated between them")
         if max_tokens is not None:
             max_tokens = inputs.int_range("max_tokens", max_tokens, 1, 1_000_000)
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from engrain.errors import InvalidInput, NotFound
 from engrain.services import inputs
+from engrain.services.memories import split_intentions
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
 from engrain.storage.models import Memory
@@ -149,11 +150,12 @@ class TraitService:
                                             for t in mine] + [""]
         if pinned:
             lines += ["## Pinned facts"] + [f"- {m.content}" for m in pinned] + [""]
-        upcoming = [m for m in plans if m.event_time is None or m.event_time >= now]
-        if upcoming:
-            lines += ["## Upcoming"] + [
-                f"- {m.event_time.date().isoformat() + ': ' if m.event_time else ''}{m.content}" for m in upcoming[:10]
-            ] + [""]
+        upcoming, overdue = split_intentions(plans, now)
+        for title, group in (("Upcoming", upcoming), ("Overdue", overdue)):
+            if group:
+                lines += [f"## {title}"] + [
+                    f"- {m.event_time.date().isoformat() + ': ' if m.event_time else ''}{m.content}" for m in group[:10]
+                ] + [""]
         if len(lines) == 2:
             lines += ["Nothing learned yet: remember facts about the user, and reflect to build traits."]
         return "\n".join(lines).rstrip() + "\n"
@@ -164,8 +166,9 @@ class TraitService:
         db = await self.app.database()
         async with db.sessions() as s:
             traits = await trait_repo.active_traits(s, user_id, stages=("established", "core"), limit=max_items)
-            plans = [m for m in await repo.intentions(s, user_id, now) if m.event_time and m.event_time >= now]
+            upcoming, overdue = split_intentions(await repo.intentions(s, user_id, now), now)
         parts = [f"- {t.content}" for t in traits]
-        parts += [f"- upcoming {m.event_time.date().isoformat()}: {m.content}" for m in plans[:3]]
+        parts += [f"- upcoming {m.event_time.date().isoformat()}: {m.content}" for m in upcoming if m.event_time][:3]
+        parts += [f"- overdue since {m.event_time.date().isoformat()}: {m.content}" for m in overdue[:3]]
         return "\n".join(parts)
 

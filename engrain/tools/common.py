@@ -12,7 +12,7 @@ from typing import ParamSpec, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import DBAPIError
 
 from engrain.errors import EngrainError, InvalidInput, NotFound, QuotaExceeded, Unavailable
@@ -65,12 +65,37 @@ def tool_errors(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
     return wrapper
 
 
+def describe_invalid_arguments(error: ValidationError) -> str:
+    """One line naming each rejected argument and what it accepts, instead of pydantic's dump
+    ("kind: 'bogus' is not one of 'fact', 'episodic' or 'procedural'")."""
+    parts: dict[str, str] = {}
+    for err in error.errors():
+        field = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p))
+                        for i, p in enumerate(err["loc"])) or "arguments"
+        given = repr(err.get("input"))[:40]
+        if err["type"] == "literal_error":
+            text = f"{given} is not one of {err['ctx']['expected']}"
+        elif err["type"] == "missing":
+            text = "is required"
+        else:
+            text = err["msg"].removeprefix("Input ").replace("should be", "must be", 1) + f" (got {given})"
+        parts.setdefault(field, f"{field}: {text}")
+    return "invalid arguments: " + "; ".join(parts.values())
+
+
 def structured(summary: str, model: BaseModel) -> CallToolResult:
     """A short human-readable text plus the model as structuredContent (its schema is the outputSchema)."""
     return CallToolResult(
         content=[TextContent(type="text", text=summary)],
         structured_content=model.model_dump(mode="json"),
     )
+
+
+def plural(count: int, noun: str) -> str:
+    """"1 memory", "2 memories", "0 traits": counts in tool texts read as English."""
+    if count == 1:
+        return f"1 {noun}"
+    return f"{count} {noun[:-1] + 'ies' if noun.endswith('y') and noun[-2:-1] not in 'aeiou' else noun + 's'}"
 
 
 def shorten(text: str, width: int = 80) -> str:

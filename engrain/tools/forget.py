@@ -11,7 +11,7 @@ from pydantic import Field
 from engrain.server.state import AppState
 from engrain.services import inputs
 from engrain.services.memories import ForgetResult
-from engrain.tools.common import structured, tool_errors
+from engrain.tools.common import plural, structured, tool_errors
 
 DESCRIPTION = (
     "Delete a memory, its links and its vector. Only the fact that a deletion happened is kept in the "
@@ -29,5 +29,5 @@ def register(server: MCPServer, app: AppState) -> None:
                                                         "kept in the history.")] = None,
     ) -> Annotated[CallToolResult, ForgetResult]:
         result = await app.memories.forget(app.user(), memory_id, reason)
-        extra = f"; dissolved {len(result.traits_dissolved)} trait(s)" if result.traits_dissolved else ""
+        extra = f"; dissolved {plural(len(result.traits_dissolved), 'trait')}" if result.traits_dissolved else ""
         return structured(f"forgot {result.id}{extra}", result)

@@ -13,7 +13,7 @@ from pydantic import Field
 from engrain.errors import EngrainError
 from engrain.server.state import AppState
 from engrain.services.ingest import MAX_MESSAGES, IngestResult, Message, validate_messages
-from engrain.tools.common import structured, tool_errors
+from engrain.tools.common import plural, structured, tool_errors
 from engrain.tools.sampling import parsed, sampling_active, to_sample
 
 DESCRIPTION = (
@@ -54,6 +54,6 @@ def register(server: MCPServer, app: AppState) -> None:
         elif sampled is not None:
             extracted, name = parsed(sampled), "sampling"
         result = await app.ingest.ingest(app.user(), messages, session_id, extracted, name)
-        summary = (f"ingested {len(result.created)} new memories ({result.method}), "
+        summary = (f"ingested {plural(len(result.created), 'new memory')} ({result.method}), "
                    f"{len(result.duplicates)} already known" + (", with a summary" if result.summary_id else ""))
         return structured(summary, result)

@@ -11,7 +11,7 @@ from pydantic import Field
 from engrain.server.state import AppState
 from engrain.services import inputs
 from engrain.services.search import RecallResult
-from engrain.tools.common import shorten, structured, tool_errors
+from engrain.tools.common import plural, shorten, structured, tool_errors
 
 DESCRIPTION = (
     "Search the user's long-term memory by meaning and keywords. Returns the best matches with a score "
@@ -45,7 +45,7 @@ def register(server: MCPServer, app: AppState) -> None:
             include_traits=include_traits, include_links=include_links, max_tokens=max_tokens, as_of=as_of,
         )
         when = f" as of {result.as_of.isoformat(timespec='seconds')}" if result.as_of else ""
-        lines = [f"{len(result.results)} memories for {shorten(query, 60)!r}{when}:"]
+        lines = [f"{plural(len(result.results), 'memory')} for {shorten(query, 60)!r}{when}:"]
         lines += [
             f"- [{hit.score:.3f}{' linked' if hit.source == 'linked' else ''}] {shorten(hit.content, 160)} ({hit.id})"
             for hit in result.results

@@ -15,7 +15,7 @@ from engrain.providers.llm import Prompt
 from engrain.server.state import AppState
 from engrain.services.reflection import Plan, ReflectResult
 from engrain.services.trait_review import CoreCheck
-from engrain.tools.common import structured, tool_errors
+from engrain.tools.common import plural, structured, tool_errors
 from engrain.tools.sampling import SampledAnswers, parsed, sampling_active, to_sample
 
 DESCRIPTION = (
@@ -113,9 +113,10 @@ def register(server: MCPServer, app: AppState) -> None:
             summary = f"not reflected: {result.reason}"
         else:
             summary = (f"reflected ({result.trigger_type}, {result.status}, llm {result.llm}): "
-                       f"{result.memories_scanned} memories, {result.traits_created} traits created, "
+                       f"{plural(result.memories_scanned, 'memory')}, "
+                       f"{plural(result.traits_created, 'trait')} created, "
                        f"{result.traits_updated} updated, {result.traits_dissolved} dissolved, "
-                       f"{result.links_created} links" + (f"; {result.error}" if result.error else ""))
+                       f"{plural(result.links_created, 'link')}" + (f"; {result.error}" if result.error else ""))
         if result.user_confirmation:
             summary += f"; the user was asked: {result.user_confirmation}"
         return structured(summary, result)

@@ -11,7 +11,7 @@ from pydantic import Field
 from engrain.server.state import AppState
 from engrain.services import inputs
 from engrain.services.trait_views import TraitList
-from engrain.tools.common import shorten, structured, tool_errors
+from engrain.tools.common import plural, shorten, structured, tool_errors
 
 DESCRIPTION = (
     "List the traits engrain has learned about the user (behaviors, preferences, core values), strongest "
@@ -38,6 +38,6 @@ def register(server: MCPServer, app: AppState) -> None:
     ) -> Annotated[CallToolResult, TraitList]:
         result = await app.traits.list(app.user(), min_stage=min_stage, subtype=subtype, context=context,
                                        limit=limit, include_evidence=include_evidence, as_of=as_of)
-        lines = [f"{len(result.traits)} of {result.total} traits at or above {min_stage}:"]
+        lines = [f"{len(result.traits)} of {plural(result.total, 'trait')} at or above {min_stage}:"]
         lines += [f"- [{t.stage} {t.confidence:.2f}] {shorten(t.content, 120)} ({t.id})" for t in result.traits]
         return structured("\n".join(lines), result)

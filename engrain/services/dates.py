@@ -1,0 +1,242 @@
+"""Reading times in text: the one home for dates, used by enrichment, recall and every time argument.
+
+Deterministic and fast: dateparser (about a millisecond a call) only runs when a cheap regex sees
+something date-like, and its matches are kept only if they contain a real date cue, which drops its
+false positives ("We", "may"). Which way an ambiguous date points ("Friday", "March 3") is decided
+by the statement's mood (`services/mood.py`): the coming one in a plan, the last one in the past.
+Seasons ("last summer") are read here because dateparser does not read them (it returns None);
+they are the meteorological seasons of the northern hemisphere.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from engrain.errors import InvalidInput
+from engrain.services.mood import Mood, mood_at
+
+_MONTHS = (r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|jun(?:e)?|jul(?:y)?|aug(?:ust)?|"
+           r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
+_WEEKDAYS = r"mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:rs(?:day)?)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?"
+_RELATIVE = (r"yesterday|today|tonight|tomorrow|ago|next|last|this|weekend|summer|winter|spring|autumn|"
+             r"in\s+(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+"
+             r"(?:minute|hour|day|week|month|year)s?")
+# A match must contain one of these to count as a date (so "We" or a bare "may" do not).
+_DATE_CUE = re.compile(rf"\d|\b(?:{_MONTHS}|{_WEEKDAYS}|{_RELATIVE})\b", re.IGNORECASE)
+# Only text with one of these is handed to dateparser (about 1 ms a call): a year, a numeric date, an
+# ordinal day, a month (a bare "may" only next to a number), a weekday or a relative phrase.
+_DATE_GATE = re.compile(
+    rf"\b(?:1[89]\d\d|20\d\d)\b|\b\d{{1,4}}[/.-]\d{{1,2}}(?:[/.-]\d{{1,4}})?\b|\b\d{{1,2}}(?:st|nd|rd|th)\b"
+    rf"|\bmay\s+\d|\d\s+may\b|\b(?:{_MONTHS}|{_WEEKDAYS}|{_RELATIVE})\b",
+    re.IGNORECASE,
+)
+_MONTH_NUMBER = {m: i for i, m in enumerate(
+    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)}
+# Absolute dates in their common written forms, read without dateparser (which costs ~1 ms a call):
+# 2025-03-04 · March 2025 · March 4(th)(, 2025) · 4(th) March 2025 · in 2019.
+_ABSOLUTE = re.compile(
+    r"\b(?:on\s+|in\s+)?(?:"
+    r"(?P<iy>\d{4})-(?P<im>\d{2})-(?P<id>\d{2})(?![T:\d])"
+    rf"|(?P<m1>{_MONTHS}|may)\.?\s+(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(?P<y1>\d{{4}}))?(?![\d:])"
+    rf"|(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m2>{_MONTHS}|may)\.?(?:,?\s+(?P<y2>\d{{4}}))?"
+    rf"|(?P<m3>{_MONTHS}|may)\.?,?\s+(?P<y3>\d{{4}})"
+    r"|(?<=in\s)(?P<y4>1[89]\d\d|20\d\d)(?![\d:/.-])"
+    r")\b",
+    re.IGNORECASE,
+)
+# Numbers and clock times alone are not dates ("3 cats", "the 7:40 train").
+_NOT_A_DATE = re.compile(r"^\s*(?:the|on|at|in|by)?\s*\d{1,3}(?:[:.]\d{2})?\s*(?:am|pm|h)?\s*$", re.IGNORECASE)
+# "every Monday", "on Tuesdays": a habit, not an event.
+_RECURRING = re.compile(rf"\b(?:every|each)\s+(?:other\s+)?$|^\s*(?:on\s+)?(?:{_WEEKDAYS})s\b", re.IGNORECASE)
+
+# A mention of when something happened, even where a client-given event_time makes parsing it moot:
+# what a "when did…" question is looking for. Full names only ("sat", "sun" and "mar" are words).
+_FULL_WEEKDAYS = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_FULL_MONTHS = (r"january|february|march|april|june|july|august|september|october|november|december")
+_TIME_PHRASE = re.compile(
+    rf"\b(?:yesterday|today|tonight|tomorrow|(?:\w+\s+)?(?:days?|weeks?|months?|years?)\s+ago"
+    rf"|(?:last|next|this|past|coming)\s+(?:week(?:end)?|month|year|night|morning|evening|afternoon|summer|"
+    rf"winter|spring|autumn|fall|{_FULL_WEEKDAYS})"
+    rf"|in\s+(?:a|an|one|two|three|four|five|six|\d+)\s+(?:days?|weeks?|months?|years?)"
+    rf"|{_FULL_WEEKDAYS}|(?:{_FULL_MONTHS})(?:\s+\d{{1,2}})?|(?:1[89]|20)\d\d|\d{{4}}-\d{{2}}-\d{{2}})\b",
+    re.IGNORECASE,
+)
+# Questions about a time: "When did…", "What year…", "How long ago…".
+_ASKS_WHEN = re.compile(r"\b(?:when|what\s+(?:day|date|time|year|month|week)|which\s+(?:day|date|year|month|week)"
+                        r"|how\s+long\s+ago|since\s+when)\b", re.IGNORECASE)
+
+_SEASON_START = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+_SEASON = re.compile(
+    r"\b(?:(?P<rel>last|this|next|past|coming)\s+(?P<s1>spring|summer|autumn|fall|winter)"
+    r"|(?P<s2>spring|summer|autumn|fall|winter)\s+(?:of\s+)?(?P<year>(?:19|20)\d\d))\b",
+    re.IGNORECASE,
+)
+_DATEPARSER_SETTINGS = {
+    "RETURN_AS_TIMEZONE_AWARE": False,
+    "PREFER_DAY_OF_MONTH": "first",  # "in March 2025" is March 1st, not March <today's day>
+}
+
+
+@dataclass(frozen=True)
+class QueryTime:
+    """What a recall query says about time: it asks when something happened, and/or names a period."""
+
+    asks_when: bool = False
+    window: tuple[datetime, datetime] | None = None
+
+
+def local(now: datetime, tz: ZoneInfo | None) -> datetime:
+    """`now` in the user's zone (the machine's when none is set)."""
+    return now.astimezone(tz) if tz else now.astimezone()
+
+
+def _season(text: str, local_now: datetime) -> tuple[datetime, str] | None:
+    """A season named with a year or relative to now, as the day it starts."""
+    m = _SEASON.search(text)
+    if m is None:
+        return None
+    month = _SEASON_START[(m["s1"] or m["s2"]).lower()]
+    if m["year"]:
+        return datetime(int(m["year"]), month, 1, tzinfo=local_now.tzinfo), m.group(0)
+
+    def start(year: int) -> datetime:
+        return datetime(year, month, 1, tzinfo=local_now.tzinfo)
+
+    def ended(begin: datetime) -> bool:
+        return (begin + timedelta(days=92)).replace(day=1) <= local_now
+
+    rel = m["rel"].lower()
+    year = local_now.year
+    if rel in ("last", "past"):  # the latest one that is over
+        year = year if ended(start(year)) else year - 1
+    elif rel in ("next", "coming"):  # the first one still to begin
+        year = year if start(year) > local_now else year + 1
+    elif month == 12 and local_now.month <= 2:  # "this winter" in January began last December
+        year -= 1
+    return start(year), m.group(0)
+
+
+def _absolute_date(content: str, local_now: datetime, prefer_past: bool) -> tuple[datetime, str] | None:
+    """The first date cue, when it is an absolute date in a common form (else None: ask dateparser).
+    A date without a year is the coming one in a plan and the last one in a past-tense sentence."""
+    cue = _DATE_GATE.search(content)
+    m = _ABSOLUTE.search(content)
+    if cue is None or m is None or not (m.start() <= cue.start() < m.end()):
+        return None
+    if _RECURRING.search(content[max(0, m.start() - 12):m.start()]):
+        return None
+    g = m.groupdict()
+    try:
+        if g["iy"]:
+            year, month, day = int(g["iy"]), int(g["im"]), int(g["id"])
+        elif g["y4"]:
+            year, month, day = int(g["y4"]), 1, 1
+        else:
+            name = (g["m1"] or g["m2"] or g["m3"]).lower()[:3]
+            month = _MONTH_NUMBER[name]
+            day = int(g["d1"] or g["d2"] or 1)
+            given_year = g["y1"] or g["y2"] or g["y3"]
+            year = int(given_year) if given_year else local_now.year
+            if not given_year:
+                candidate = datetime(year, month, day, tzinfo=local_now.tzinfo)
+                if prefer_past and candidate.date() > local_now.date():
+                    year -= 1
+                elif not prefer_past and candidate.date() < local_now.date():
+                    year += 1
+        return datetime(year, month, day, tzinfo=local_now.tzinfo), m.group(0).strip()
+    except ValueError:  # "February 30": let dateparser decide
+        return None
+
+
+def find_event_time(content: str, now: datetime, tz: ZoneInfo | None) -> tuple[datetime | None, str | None]:
+    """The first explicit or relative date in `content`, resolved against `now` in `tz`; an
+    ambiguous one points the way the statement's mood at that date does."""
+    cue = _DATE_GATE.search(content)
+    if cue is None:
+        return None, None
+    local_now = local(now, tz)
+    prefer_past = mood_at(content, cue.start()) is Mood.PAST
+    season = _season(content, local_now)
+    if season is not None and _SEASON.search(content).start() <= cue.start() + len(cue.group(0)):
+        return season
+    fast = _absolute_date(content, local_now, prefer_past)
+    if fast is not None:
+        return fast
+    settings = {**_DATEPARSER_SETTINGS, "RELATIVE_BASE": local_now.replace(tzinfo=None),
+                "PREFER_DATES_FROM": "past" if prefer_past else "future"}
+    from dateparser.search import search_dates  # heavy import, deferred off the start-up path
+
+    try:
+        found = search_dates(content, languages=["en"], settings=settings) or []
+    except Exception:  # dateparser can trip on odd unicode; a date is a bonus, never a failure
+        return None, None
+    position = 0
+    for text, value in found:
+        start = content.find(text, position)
+        position = max(position, start + len(text))
+        if not _DATE_CUE.search(text) or _NOT_A_DATE.match(text):
+            continue
+        if _RECURRING.search(content[max(0, start - 12):start]) or _RECURRING.match(text):
+            continue
+        return value.replace(tzinfo=local_now.tzinfo), text
+    return None, None
+
+
+def parse_when(field: str, value: str, now: datetime, tz: ZoneInfo | None, *, prefer_past: bool) -> datetime:
+    """A time argument (`event_time`, `since`, `until`, `as_of`): an ISO date/datetime or any phrase
+    that a memory's text may hold ("yesterday", "in 3 days", "last summer"), aware in the user's
+    zone. `prefer_past` says which way an ambiguous phrase ("Friday") points."""
+    local_now = local(now, tz)
+    try:
+        parsed: datetime | None = datetime.fromisoformat(value)
+    except ValueError:
+        season = _season(value, local_now)
+        parsed = season[0] if season is not None else None
+        if parsed is None:
+            import dateparser  # deferred off the start-up path
+
+            parsed = dateparser.parse(value, languages=["en"], settings={
+                **_DATEPARSER_SETTINGS, "RELATIVE_BASE": local_now.replace(tzinfo=None),
+                "PREFER_DATES_FROM": "past" if prefer_past else "future"})
+        if parsed is None:
+            raise InvalidInput(field, f"{value!r} is neither an ISO date nor a date phrase like 'last week' "
+                                      "or 'last summer'") from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=local_now.tzinfo)
+    return parsed
+
+
+def time_phrase(content: str) -> str | None:
+    """A mention of when something happened, even where a client-given event_time makes parsing it
+    moot: what a "when did…" question is looking for."""
+    phrase = _TIME_PHRASE.search(content)
+    return phrase.group(0) if phrase else None
+
+
+def _period(phrase: str, when: datetime) -> tuple[datetime, datetime]:
+    """The stretch of time a date phrase names: a year, a season, a month, a week or a day (±1 for slack)."""
+    p = phrase.lower()
+    day = when.replace(hour=0, minute=0, second=0, microsecond=0)
+    has_day = re.search(r"\b\d{1,2}(?:st|nd|rd|th)?\b|\d{4}-\d{2}-\d{2}|yesterday|today|tonight|tomorrow|day|"
+                        + _FULL_WEEKDAYS, p)
+    if _SEASON.search(p):
+        return day, (day + timedelta(days=92)).replace(day=1)
+    if "year" in p or (re.fullmatch(r"(?:in\s+)?\d{4}", p.strip())):
+        return day.replace(month=1, day=1), day.replace(year=day.year + 1, month=1, day=1)
+    if "month" in p or (re.search(rf"\b(?:{_MONTHS}|may)\b", p) and not has_day):
+        start = day.replace(day=1)
+        return start, (start + timedelta(days=32)).replace(day=1)
+    if "week" in p:
+        return day - timedelta(days=4), day + timedelta(days=4)
+    return day - timedelta(days=1), day + timedelta(days=2)
+
+
+def read_query_time(query: str, now: datetime, tz: ZoneInfo | None) -> QueryTime:
+    """Query-time date understanding: "when did…" questions and periods named in the query
+    ("last March", "in 2023", "yesterday"), resolved in the user's zone."""
+    when, phrase = find_event_time(query, now, tz)
+    return QueryTime(asks_when=bool(_ASKS_WHEN.search(query)),
+                     window=_period(phrase, when) if when is not None and phrase else None)
