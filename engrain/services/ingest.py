@@ -17,6 +17,8 @@ from pydantic import BaseModel, Field
 from engrain.errors import InvalidInput
 from engrain.providers.llm import Prompt
 from engrain.services import inputs
+from engrain.services.enrich import procedure_steps
+from engrain.services.mood import sentences
 
 if TYPE_CHECKING:
     from engrain.server.state import AppState
@@ -26,9 +28,13 @@ MAX_TOTAL_CHARS = 200_000
 MAX_EXTRACTED = 50
 SUMMARY_RELATION = "summarizes"
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|we|we're|our)\b", re.IGNORECASE)
-_FILLER = re.compile(r"^(?:well|so|actually|oh|hey|hi|hello|yeah|yes|no|ok(?:ay)?|um+|uh+)\b[,!.]?\s*", re.IGNORECASE)
+# Spoken openers and conjunctions that tie a sentence to the one before it.
+_LEAD = re.compile(r"^(?:well|so|actually|oh|hey|hi|hello|yeah|yes|no|ok(?:ay)?|um+|uh+|and|but|also|plus|anyway"
+                   r"|btw|by the way)\b[,!.:]?\s*", re.IGNORECASE)
+_TRAILING_ELLIPSIS = re.compile(r"(?:\.{2,}|…)+$")
+_FIRST_STEP = re.compile(r"^(?:.*\b)?first(?:ly)?\b", re.IGNORECASE)
+_STEP = re.compile(r"^(?:then|next|after that|afterwards|finally|lastly)\b", re.IGNORECASE)
 
 SYSTEM = (
     "You extract long-term memories about the user from a conversation for a memory system. Keep only "
@@ -80,16 +86,39 @@ def extraction_prompt(messages: list[Message], today: str) -> Prompt:
     return Prompt(SYSTEM, user, max_tokens=3000)
 
 
+def _clean(sentence: str) -> str:
+    """A sentence as a memory of its own: no leading filler or conjunction ("oh and I'm allergic…"
+    → "I'm allergic…"), no trailing ellipsis, a capital first letter."""
+    previous = None
+    while previous != sentence:
+        previous, sentence = sentence, _LEAD.sub("", sentence.strip()).strip()
+    sentence = _TRAILING_ELLIPSIS.sub("", sentence).strip()
+    return sentence[:1].upper() + sentence[1:]
+
+
+def _sequences(parts: list[str]) -> list[str]:
+    """Sentences with runs of sequence steps ("First I…", "Then I…", "Finally I…") joined into one
+    statement, so that enrichment reads them as one procedure."""
+    out: list[str] = []
+    for part in parts:
+        if out and _STEP.match(part) and not _FIRST_STEP.match(part) and _FIRST_STEP.search(out[-1]):
+            out[-1] = f"{out[-1].rstrip('.;')}, {part[:1].lower()}{part[1:]}"
+        else:
+            out.append(part)
+    return out
+
+
 def rule_statements(messages: list[Message]) -> list[str]:
-    """First-person statements from the user's turns (no questions), in order, without repeats."""
+    """The user's own statements (first-person sentences, not questions, and procedures told step by
+    step), cleaned, in order, without repeats."""
     out: list[str] = []
     for m in messages:
         if m.role != "user":
             continue
-        for sentence in _SENTENCE.split(m.content):
-            sentence = _FILLER.sub("", sentence.strip()).strip()
-            if (len(sentence.split()) >= 3 and not sentence.endswith("?") and _FIRST_PERSON.search(sentence)
-                    and sentence not in out):
+        for sentence in _sequences([_clean(s) for s in sentences(m.content)]):
+            is_procedure = bool(procedure_steps(sentence))
+            if (len(sentence.split()) >= 3 and not sentence.endswith("?")
+                    and (is_procedure or _FIRST_PERSON.search(sentence)) and sentence not in out):
                 out.append(sentence[: inputs.MAX_CONTENT_CHARS])
     return out
 

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput, NotFound, QuotaExceeded
 from engrain.services import inputs
+from engrain.services.duplicates import is_near_duplicate
 from engrain.services.enrich import content_hash, enrich
 from engrain.services.mood import Mood, text_mood
 from engrain.storage import memories as repo
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-NEAR_DUPLICATE = 0.95
 MAX_BATCH = 5_000
 REEMBED_BATCH = 256
 
@@ -183,16 +183,16 @@ class MemoryService:
                     raise NotFound("supersedes", old_id)
                 dup = await repo.find_live_duplicate(s, user_id, ns, kind, digest)
                 if dup is not None:
-                    await repo.touch(s, user_id, [dup.id], now)
-                    replaced = old_id if old_id not in (None, dup.id) else None
-                    if replaced is not None:  # the replacement already exists: still retire the old memory
-                        await self._supersede(s, user_id, replaced, dup.id, dup.content, now)
-                    return _result(dup, "duplicate", replaced)
+                    return await self._duplicate(s, user_id, dup, old_id, now)
                 near = await repo.nearest_live(s, user_id, ns, kind, model.id, model.dim, vector, now)
+                if near is not None and near.content_hash == digest:
+                    # Stored by a concurrent remember since the check above: the same text, not a variant.
+                    return await self._duplicate(s, user_id, await repo.get(s, user_id, near.id), old_id, now)
                 # An explicit `supersedes` asks for a new row: never fold it into a look-alike.
-                if old_id is None and near is not None and near[1] >= NEAR_DUPLICATE:
-                    return await self._merge(s, user_id, near[0], content, item.importance_given, clean_tags, now,
-                                             near[1])
+                if (old_id is None and near is not None
+                        and is_near_duplicate(model.id, near.similarity, content, near.content)):
+                    return await self._merge(s, user_id, near.id, content, item.importance_given, clean_tags, now,
+                                             near.similarity)
                 await self._check_quota(s, user_id, 1, now)
                 memory = item.row(user_id, model.id, vector, now)
                 s.add(memory)
@@ -208,6 +208,16 @@ class MemoryService:
                 if dup is None:
                     raise
                 return _result(dup, "duplicate")
+
+    async def _duplicate(self, s: AsyncSession, user_id: str, dup: Memory | None, old_id: uuid.UUID | None,
+                         now: datetime) -> RememberResult:
+        """The text is stored already: count the use; a `supersedes` still retires the old memory."""
+        assert dup is not None
+        await repo.touch(s, user_id, [dup.id], now)
+        replaced = old_id if old_id not in (None, dup.id) else None
+        if replaced is not None:
+            await self._supersede(s, user_id, replaced, dup.id, dup.content, now)
+        return _result(dup, "duplicate", replaced)
 
     async def _check_quota(self, s: Any, user_id: str, adding: int, now: datetime) -> None:
         """ENGRAIN_MAX_MEMORIES_PER_USER: refuse, inside the writing transaction, what would pass it."""

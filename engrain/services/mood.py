@@ -102,7 +102,7 @@ _REQUEST = re.compile(
 )
 _REMIND = re.compile(r"\bremind\s+me\b", re.IGNORECASE)
 
-_SENTENCES = re.compile(r"(?<=[.!?。！？])\s+|\n+")
+_SENTENCES = re.compile(r"(?<=[.!?…。！？])\s+|\n+")
 _CLAUSES = re.compile(r"\s*[,;:]\s*|\s+(?=(?:and|but|so|because|while|although|though|after|before|when|until)\b)",
                       re.IGNORECASE)
 
@@ -133,11 +133,16 @@ def _segments(separator: re.Pattern[str], text: str, base: int = 0) -> list[tupl
     return [(at, piece) for at, piece in pieces if piece.strip()]
 
 
+def sentences(text: str) -> list[str]:
+    """The sentences of `text`, trimmed, in order."""
+    return [sentence.strip() for _, sentence in _segments(_SENTENCES, text)]
+
+
 def text_mood(text: str) -> Mood:
     """The mood of a whole memory: a request if it asks the assistant anything (its wishes are about
     the conversation), else a plan if any sentence points forward, else past if any tells of the
     past, else present."""
-    moods = {_sentence_mood(sentence) for _, sentence in _segments(_SENTENCES, text)}
+    moods = {_sentence_mood(sentence) for sentence in sentences(text)}
     return next((mood for mood in (Mood.REQUEST, Mood.PLAN, Mood.PAST) if mood in moods), Mood.PRESENT)
 
 

