@@ -14,4 +14,5 @@ def register(server: MCPServer, app: AppState) -> None:
     @server.resource("engrain://status", name="status", mime_type="application/json",
                      description="Database, embedder, LLM provider, scheduler and counts.")
     async def read_status() -> str:
-        return json.dumps(await status(app, app.user()), ensure_ascii=False, default=str)
+        user = app.user()
+        return json.dumps(await status(app, user, viewer=user), ensure_ascii=False, default=str)

@@ -147,7 +147,10 @@ class Scheduler:
                     self.app.settings.session_end_timeout)
         return None
 
-    async def status(self) -> dict[str, Any]:
+    async def status(self, viewer: str | None = None) -> dict[str, Any]:
+        """Each job's last run and next run. `viewer`: the user a resource shows this to, who sees when
+        jobs ran but no other user's id, counts or errors (their own session digests in full); None:
+        the operator's view (`engrain status`, logs), with everything."""
         db = await self.app.database()
         async with db.sessions() as s:
             last = await job_repo.last_runs(s, scheduled_only=True)
@@ -158,6 +161,17 @@ class Scheduler:
             run = last.get(name)
             # When it is next due, for whichever server or worker runs jobs on this database.
             next_run = (datetime.fromisoformat(run["started_at"]) + self.interval).isoformat() if run else "now"
-            jobs[name] = {"last_run": run, "last_any_run": latest.get(name), "next_run": next_run}
+            jobs[name] = {"last_run": _seen_by(run, viewer), "last_any_run": _seen_by(latest.get(name), viewer),
+                          "next_run": next_run}
         return {"enabled_in_this_server": enabled, "interval_s": self.app.settings.scheduler_interval,
                 "jobs": jobs}
+
+
+def _seen_by(run: dict[str, Any] | None, viewer: str | None) -> dict[str, Any] | None:
+    """A job run as `viewer` may see it: whole if it is the operator or the run was this user's own
+    digest; else that it ran, when, how it ended, and the settings it ran with (its text-valued stats,
+    such as the LLM) — not the counts, ids and errors, which describe other users' data."""
+    if run is None or viewer is None or run["user_id"] == viewer:
+        return run
+    return {**{key: run[key] for key in ("status", "started_at", "finished_at")},
+            "stats": {key: value for key, value in (run["stats"] or {}).items() if isinstance(value, str)}}

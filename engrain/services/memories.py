@@ -224,6 +224,7 @@ class MemoryService:
         quota = self.app.settings.max_memories_per_user
         if quota is None or adding == 0:
             return
+        await repo.lock_user_writes(s, user_id)  # the count and the insert must be one step
         live = await repo.count_live(s, user_id, now, cap=quota)
         if live + adding > quota:
             raise QuotaExceeded(f"content: this user has {live:,} memories and the quota is {quota:,} "
@@ -331,7 +332,7 @@ class MemoryService:
         self, s: AsyncSession, user_id: str, old_id: uuid.UUID, new_id: uuid.UUID, new_content: str, now: datetime
     ) -> None:
         """End the old memory's validity (it leaves recall) and say by what it was replaced."""
-        await repo.end_validity(s, user_id, old_id, now)
+        await repo.end_validity(s, user_id, old_id, now, superseded_by=new_id)
         await repo.add_history(s, old_id, user_id, "supersede", reason=f"superseded by {new_id}", new=new_content,
                                at=now)
 
@@ -352,7 +353,8 @@ class MemoryService:
         return _result(keep, "merged")
 
     async def forget(self, user_id: str, memory_id: str, reason: str | None = None) -> ForgetResult:
-        """Delete a memory with its links and vector; history keeps only that it happened."""
+        """Delete a memory with its links and vector, and every copy of its words: its history, and the
+        memories it replaced. History keeps only that a deletion happened."""
         mid = inputs.memory_id("memory_id", memory_id)
         if reason is not None:
             reason = inputs.text_field("reason", reason, inputs.MAX_REASON_CHARS, allow_empty=True) or None
@@ -361,11 +363,8 @@ class MemoryService:
         async with db.sessions.begin() as s:
             if await repo.get(s, user_id, mid) is None:
                 raise NotFound("memory_id", mid)
-            orphaned = await repo.traits_losing_last_support(s, user_id, mid)
-            await repo.delete_memory(s, user_id, mid)
-            await repo.add_history(s, mid, user_id, "forget", reason=reason, at=now)
-            await repo.dissolve_traits(s, user_id, orphaned, now, f"lost its last supporting evidence ({mid})")
-        return ForgetResult(id=str(mid), deleted=True, traits_dissolved=[str(t) for t in orphaned])
+            erased = await repo.erase(s, "SELECT CAST(:id AS uuid) AS id", {"id": mid}, now, reason)
+        return ForgetResult(id=str(mid), deleted=True, traits_dissolved=[str(t) for t in erased["traits_dissolved"]])
 
     async def detail(self, user_id: str, memory_id: str) -> dict[str, Any]:
         """One memory with its links and its history (the `engrain://memories/{id}` resource)."""

@@ -13,7 +13,8 @@ if TYPE_CHECKING:
     from engrain.server.state import AppState
 
 
-async def status(app: AppState, user_id: str) -> dict[str, Any]:
+async def status(app: AppState, user_id: str, *, viewer: str | None = None) -> dict[str, Any]:
+    """The report for `user_id`; `viewer` (a resource's caller) sees no other user's job details."""
     report: dict[str, Any] = {
         "user": user_id,
         "embedder": app.embeddings.status(),
@@ -33,7 +34,7 @@ async def status(app: AppState, user_id: str) -> dict[str, Any]:
         }
         report["counts"] = await repo.counts(s, user_id, app.clock())
         report["reflection"] = await trait_repo.last_cycle(s, user_id)
-    report["scheduler"] = await app.scheduler.status()
+    report["scheduler"] = await app.scheduler.status(viewer)
     current = app.embeddings.current
     stale = {e: n for e, n in report["counts"]["by_embedder"].items() if current and e != current.id}
     if stale:

@@ -11,14 +11,14 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import delete, func, or_, select, text, update
+from sqlalchemy import func, or_, select, text, update
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import aliased
 
-from engrain.storage.models import Memory, MemoryHistory, MemoryLink, TraitEvidence
+from engrain.storage.models import Memory, MemoryHistory, MemoryLink
 from engrain.storage.sqltext import sql_literal, vector_literal
+from engrain.storage.traits import sample_sql
 
 HIDDEN_TRAIT_STAGES = ("trend", "candidate", "dissolved")
 
@@ -184,6 +184,13 @@ async def touch(session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID], n
     await touch_counts(session, [(user_id, memory_id, 1, now) for memory_id in ids])
 
 
+async def lock_user_writes(session: AsyncSession, user_id: str) -> None:
+    """Serialise this transaction's writes with other writers of the same user until it ends, so that
+    a count taken now still holds at commit (the memory quota)."""
+    await session.execute(text("SELECT pg_advisory_xact_lock(hashtextextended('engrain.quota:' || :u, 0))"),
+                          {"u": user_id})
+
+
 async def count_live(session: AsyncSession, user_id: str, now: datetime, *, cap: int) -> int:
     """Live memories of a user (traits aside), counting no further than `cap`."""
     return int(await session.scalar(
@@ -208,61 +215,72 @@ async def touch_counts(session: AsyncSession, accesses: Sequence[tuple[str, uuid
     )
 
 
-async def end_validity(session: AsyncSession, user_id: str, memory_id: uuid.UUID, now: datetime) -> None:
+async def end_validity(session: AsyncSession, user_id: str, memory_id: uuid.UUID, now: datetime,
+                       superseded_by: uuid.UUID | None = None) -> None:
     await session.execute(
         update(Memory)
         .where(Memory.id == memory_id, Memory.user_id == user_id)
-        .values(valid_until=now, updated_at=now)
+        .values(valid_until=now, updated_at=now, superseded_by=superseded_by)
     )
 
 
-async def delete_memory(session: AsyncSession, user_id: str, memory_id: uuid.UUID) -> bool:
-    """Delete the row; links and evidence go with it (ON DELETE CASCADE)."""
-    result = await session.execute(delete(Memory).where(Memory.id == memory_id, Memory.user_id == user_id))
-    return bool(result.rowcount)
+def _erase_sql(doomed_sql: str) -> str:
+    return f"""
+    WITH RECURSIVE doomed AS ({doomed_sql}),
+    chain AS (
+        SELECT m.id, m.user_id FROM memories m WHERE m.id IN (SELECT id FROM doomed)
+        UNION
+        SELECT m.id, m.user_id FROM memories m JOIN chain c ON m.superseded_by = c.id AND m.user_id = c.user_id),
+    rows AS (SELECT m.id, m.user_id, m.content FROM memories m JOIN chain c ON c.id = m.id),
+    touched AS (
+        SELECT DISTINCT e.trait_id FROM trait_evidence e JOIN chain c ON c.id = e.memory_id
+        WHERE e.polarity = 'supporting'),
+    scrubbed AS (DELETE FROM memory_history h USING chain c WHERE h.memory_id = c.id AND h.user_id = c.user_id
+                 RETURNING 1),
+    gone AS (DELETE FROM memories m USING chain c WHERE m.id = c.id AND m.user_id = c.user_id
+             RETURNING m.id, m.user_id),
+    hist AS (
+        INSERT INTO memory_history (memory_id, user_id, action, reason, at)
+        SELECT g.id, g.user_id, 'forget',
+               CASE WHEN g.id IN (SELECT id FROM doomed) THEN CAST(:reason AS text)
+                    ELSE 'replaced by a forgotten memory' END, :now
+        FROM gone g RETURNING 1)
+    SELECT (SELECT count(*) FROM gone) AS deleted, (SELECT count(*) FROM scrubbed) AS history_erased,
+           (SELECT coalesce(array_agg(trait_id), '{{}}') FROM touched) AS touched,
+           (SELECT coalesce(array_agg(id ORDER BY id), '{{}}') FROM gone) AS ids, {sample_sql("rows")}
+    """
 
 
-async def traits_losing_last_support(
-    session: AsyncSession, user_id: str, memory_id: uuid.UUID
-) -> list[uuid.UUID]:
-    """Active traits whose only supporting evidence is `memory_id`."""
-    other_evidence = aliased(TraitEvidence)
-    other = (
-        select(other_evidence.trait_id)
-        .where(
-            other_evidence.trait_id == Memory.id,
-            other_evidence.polarity == "supporting",
-            other_evidence.memory_id != memory_id,
-        )
-        .exists()
-    )
-    stmt = (
-        select(Memory.id)
-        .join(TraitEvidence, TraitEvidence.trait_id == Memory.id)
-        .where(
-            Memory.user_id == user_id,
-            Memory.kind == "trait",
-            Memory.trait_stage != "dissolved",
-            TraitEvidence.memory_id == memory_id,
-            TraitEvidence.polarity == "supporting",
-            ~other,
-        )
-    )
-    return list((await session.execute(stmt)).scalars())
+async def erase(session: AsyncSession, doomed_sql: str, params: dict[str, Any], now: datetime, reason: str | None
+                ) -> dict[str, Any]:
+    """Forget, for good, the memories `doomed_sql` selects (a query returning `id`), and everything that
+    holds their words: their history (creates, merges, edits), and the memories they replaced
+    (followed through `superseded_by`) with theirs. Links and trait evidence go by ON DELETE CASCADE;
+    each erased memory keeps one history row saying only that it was forgotten. Traits left without
+    supporting evidence dissolve. One statement for the erasure, one for the dissolution."""
+    row = (await session.execute(text(_erase_sql(doomed_sql)), {**params, "now": now, "reason": reason})).one()
+    dissolved = await dissolve_unsupported(session, list(row.touched), now,
+                                           "lost its last supporting evidence (a memory was forgotten)")
+    return {"deleted": int(row.deleted), "history_erased": int(row.history_erased), "ids": list(row.ids),
+            "traits_dissolved": dissolved, "sample": row.sample}
 
 
-async def dissolve_traits(
-    session: AsyncSession, user_id: str, trait_ids: Sequence[uuid.UUID], now: datetime, reason: str
-) -> None:
+async def dissolve_unsupported(session: AsyncSession, trait_ids: Sequence[uuid.UUID], now: datetime, reason: str
+                               ) -> list[uuid.UUID]:
+    """Dissolve those of `trait_ids` that no supporting evidence is left for; return their ids."""
     if not trait_ids:
-        return
-    await session.execute(
-        update(Memory)
-        .where(Memory.id.in_(list(trait_ids)), Memory.user_id == user_id)
-        .values(trait_stage="dissolved", valid_until=now, updated_at=now)
-    )
-    for trait_id in trait_ids:
-        await add_history(session, trait_id, user_id, "dissolve", reason=reason, at=now, stage="dissolved")
+        return []
+    rows = await session.execute(text("""
+        WITH upd AS (
+            UPDATE memories m SET trait_stage = 'dissolved', valid_until = :now, updated_at = :now
+            WHERE m.id = ANY(:ids) AND m.kind = 'trait' AND m.trait_stage <> 'dissolved'
+              AND NOT EXISTS (SELECT 1 FROM trait_evidence e WHERE e.trait_id = m.id AND e.polarity = 'supporting')
+            RETURNING m.id, m.user_id),
+        hist AS (
+            INSERT INTO memory_history (memory_id, user_id, action, reason, at, stage)
+            SELECT id, user_id, 'dissolve', :reason, :now, 'dissolved' FROM upd RETURNING 1)
+        SELECT id FROM upd ORDER BY id"""), {"ids": list(trait_ids), "now": now, "reason": reason})
+    return [r.id for r in rows]
 
 
 async def add_link_pair(

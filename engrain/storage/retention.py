@@ -11,9 +11,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engrain.storage.memories import erase
 from engrain.storage.sqltext import safe_exp
 from engrain.storage.traits import run_pass, sample_sql
 
@@ -59,32 +59,8 @@ async def fade_memories(session: AsyncSession, user_id: str | None, now: datetim
         SELECT (SELECT count(*) FROM upd) AS archived, 0 AS deleted, 0 AS traits_dissolved, {sample_sql("upd")}
         """
         return await run_pass(session, sql, params)
-    # Delete mode: like `forget` — the row, its links and evidence go (CASCADE), history keeps only that it
-    # happened, and traits left without any supporting memory dissolve (a second statement, which sees
-    # the deletions).
-    sql = f"""
-    WITH {_doomed_cte(user_filter)},
-    touched AS (
-        SELECT DISTINCT e.trait_id FROM trait_evidence e JOIN doomed d ON d.id = e.memory_id
-        WHERE e.polarity = 'supporting'),
-    gone AS (DELETE FROM memories m USING doomed d WHERE m.id = d.id RETURNING m.id, m.user_id, m.content),
-    hist AS (
-        INSERT INTO memory_history (memory_id, user_id, action, reason, at)
-        SELECT id, user_id, 'forget', 'retention: faded below the threshold', :now FROM gone RETURNING 1)
-    SELECT 0 AS archived, (SELECT count(*) FROM gone) AS deleted,
-           (SELECT coalesce(array_agg(trait_id), '{{}}') FROM touched) AS touched, {sample_sql("gone")}
-    """
-    row = (await session.execute(text(sql), params)).one()
-    dissolved = await run_pass(session, """
-        WITH upd AS (
-            UPDATE memories m SET trait_stage = 'dissolved', valid_until = :now, updated_at = :now
-            WHERE m.id = ANY(:touched) AND m.trait_stage <> 'dissolved'
-              AND NOT EXISTS (SELECT 1 FROM trait_evidence e WHERE e.trait_id = m.id AND e.polarity = 'supporting')
-            RETURNING m.id, m.user_id),
-        hist AS (
-            INSERT INTO memory_history (memory_id, user_id, action, reason, at, stage)
-            SELECT id, user_id, 'dissolve', 'lost its last supporting evidence (retention)', :now, 'dissolved'
-            FROM upd RETURNING 1)
-        SELECT (SELECT count(*) FROM upd) AS traits_dissolved
-        """, {"now": now, "touched": list(row.touched)})
-    return {"archived": 0, "deleted": int(row.deleted), **dissolved, "sample": row.sample}
+    # Delete mode: exactly `forget`, for every faded memory at once.
+    erased = await erase(session, f"WITH {_doomed_cte(user_filter)} SELECT id FROM doomed", params, now,
+                         "retention: faded below the threshold")
+    return {"archived": 0, "deleted": erased["deleted"], "traits_dissolved": len(erased["traits_dissolved"]),
+            "sample": erased["sample"]}

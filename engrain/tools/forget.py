@@ -14,8 +14,9 @@ from engrain.services.memories import ForgetResult
 from engrain.tools.common import plural, structured, tool_errors
 
 DESCRIPTION = (
-    "Delete a memory, its links and its vector. Only the fact that a deletion happened is kept in the "
-    "history, never the content. Traits left without any supporting memory are dissolved."
+    "Delete a memory for good: its links, its vector, its history, and the older memories it replaced "
+    "(earlier wordings of the same fact). Only the fact that a deletion happened is kept, never the "
+    "content. Traits left without any supporting memory are dissolved."
 )
 
 
