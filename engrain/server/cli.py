@@ -25,8 +25,9 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
     app = AppState(settings)
     if args.transport == "stdio":
         from engrain.server.app import create_server
+        from engrain.server.stdio import run_stdio
 
-        create_server(app).run("stdio")
+        anyio.run(run_stdio, create_server(app))
         return 0
     from engrain.server.http import serve_http
     from engrain.server.tokens import TokenError
@@ -136,11 +137,14 @@ def reindex(args: argparse.Namespace, settings: Settings) -> int:
     return _with_app(settings, work)
 
 
-def _stop_on_sigterm(signum: int, frame: Any) -> None:
-    """SIGTERM is how clients, Docker and systemd stop a server. Its default action skips atexit, so
-    the embedded Postgres this process started would keep running: release it, then exit. (Over
-    HTTP, uvicorn first shuts down gracefully, then re-raises the signal to this handler.) Open
-    transactions are rolled back by Postgres: nothing is half-written."""
+def _stop_on_signal(signum: int, frame: Any) -> None:
+    """SIGTERM is how clients, Docker and systemd stop a server; SIGINT is Ctrl-C. Either stops any
+    engrain command at once and quietly: the embedded Postgres this process started or joined is
+    released (the last user stops it), then the process exits with 128 + the signal's number, no
+    traceback. (Over HTTP, uvicorn first shuts down gracefully, then re-raises the signal to this
+    handler.) What was acknowledged is committed; open transactions are rolled back by Postgres, so
+    nothing is half-written. A stdio server cannot wait for its reader thread, blocked on stdin,
+    which is why this exits rather than unwinds."""
     from engrain.storage.embedded import release_embedded
 
     release_embedded()
@@ -179,7 +183,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     settings = Settings()
     logs.configure(settings.log_level, as_json=getattr(args, "log_json", False))
-    signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, _stop_on_signal)
     sys.exit(args.func(args, settings))
 
 

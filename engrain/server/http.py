@@ -25,17 +25,12 @@ from starlette.routing import Mount, Route
 from engrain.server import metrics
 from engrain.server.app import create_server
 from engrain.server.state import AppState
-from engrain.server.tokens import StaticTokenVerifier
+from engrain.server.tokens import StaticTokenVerifier, bearer_token
 
 log = logging.getLogger(__name__)
 Transport = Literal["http", "sse"]
 MCP_PATHS = {"http": "/mcp", "sse": "/sse"}
 HEALTH_TIMEOUT = 3.0
-
-
-def _bearer(request: Request) -> str | None:
-    scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
 
 
 def build_app(app: AppState, transport: Transport, host: str, port: int) -> Starlette:
@@ -65,7 +60,7 @@ def build_app(app: AppState, transport: Transport, host: str, port: int) -> Star
 
     async def metrics_endpoint(request: Request) -> Response:
         if not app.settings.metrics_public:
-            token = _bearer(request)
+            token = bearer_token(request.headers.get("authorization"))
             if token is None or verifier.user_of(token) is None:
                 return JSONResponse({"error": "invalid_token", "error_description": "a bearer token is required"},
                                     status_code=401, headers={"WWW-Authenticate": 'Bearer realm="engrain"'})

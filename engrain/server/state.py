@@ -27,6 +27,7 @@ from engrain.services.search import SearchService
 from engrain.services.trait_review import TraitReview
 from engrain.services.trait_views import TraitService
 from engrain.storage.db import Database
+from engrain.storage.embedded import postmaster_alive
 
 log = logging.getLogger(__name__)
 DB_RETRY_SECONDS = 2.0
@@ -92,9 +93,11 @@ class AppState:
         await self.close()
         return True
 
-    async def _open_database(self) -> None:
+    async def _open_database(self, previous: Database | None = None) -> None:
         self._db_attempt_at = asyncio.get_running_loop().time()
         try:
+            if previous is not None:
+                await previous.close()
             self._db = await Database.open(self.settings)
             log.info("database ready (%s)", "embedded" if self._db.embedded else "external")
         except Exception as exc:
@@ -103,15 +106,26 @@ class AppState:
         finally:
             self._db_ready.set()
 
+    def _reopen(self) -> None:
+        """Start opening the database again; callers wait on the new `_db_ready`. Synchronous, so that
+        of several concurrent callers exactly one starts it."""
+        previous, self._db = self._db, None
+        self._db_ready = asyncio.Event()
+        self.spawn(self._open_database(previous))
+
     async def database(self) -> Database:
         """The open database; waits for the first opening. After a failed opening (Postgres down at
         start) the next call at least DB_RETRY_SECONDS later tries again, so the server recovers
-        on its own; once open, the pool's pre-ping replaces connections a restart broke."""
+        on its own; once open, the pool's pre-ping replaces connections a restart broke. An embedded
+        postmaster that died (killed, out of memory) is started again by the next call."""
         await self._db_ready.wait()
-        if (self._db is None and self._started
+        if self._db is not None and self._db.embedded and not postmaster_alive():
+            log.info("embedded PostgreSQL is not running: restarting it")
+            self._reopen()
+            await self._db_ready.wait()
+        elif (self._db is None and self._started
                 and asyncio.get_running_loop().time() - self._db_attempt_at >= DB_RETRY_SECONDS):
-            self._db_ready = asyncio.Event()
-            self.spawn(self._open_database())
+            self._reopen()
             await self._db_ready.wait()
         if self._db is None:
             raise Unavailable(f"database unavailable: {self._db_error}")

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
+import time
 from pathlib import Path
 
 from mcp.server.auth.provider import AccessToken
 
+log = logging.getLogger(__name__)
 MIN_TOKEN_CHARS = 16
 _ENTRY = re.compile(r"^\s*(?P<token>[^\s:=]+)\s*[:=\s]\s*(?P<user>\S.*?)\s*$")
 
@@ -32,11 +35,8 @@ def parse_tokens(setting: str | None) -> dict[str, str]:
     """The token → user mapping of ENGRAIN_TOKENS (a file path or the mapping itself)."""
     if not setting or not setting.strip():
         raise TokenError("ENGRAIN_TOKENS is required over HTTP/SSE: a file or 'token:user_id,…'")
-    text = setting
-    path = Path(setting).expanduser()
-    if "\n" not in setting and len(setting) < 4096 and path.is_file():
-        text = path.read_text()
-    text = text.strip()
+    path = _token_file(setting)
+    text = (path.read_text() if path else setting).strip()
     if text.startswith("{"):
         try:
             raw = json.loads(text)
@@ -66,22 +66,73 @@ def parse_tokens(setting: str | None) -> dict[str, str]:
     return dict(pairs)
 
 
-class StaticTokenVerifier:
-    """The mcp SDK's TokenVerifier for a fixed set of tokens: the token's user becomes the subject,
-    which AppState.user() reads for every call."""
+def _token_file(setting: str | None) -> Path | None:
+    """The file ENGRAIN_TOKENS names, if it names one (else it holds the mapping itself)."""
+    if not setting or "\n" in setting or len(setting) >= 4096:
+        return None
+    path = Path(setting).expanduser()
+    return path if path.is_file() else None
 
-    def __init__(self, tokens: dict[str, str]) -> None:
-        self._users = {_digest(token): user for token, user in tokens.items()}
+
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an `Authorization: Bearer <token>` header, the one parser of every endpoint.
+    RFC 7235 allows several spaces after the scheme; the token itself has none."""
+    scheme, _, token = (authorization or "").strip().partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and token else None
+
+
+class StaticTokenVerifier:
+    """The mcp SDK's TokenVerifier for the tokens of ENGRAIN_TOKENS: the token's user becomes the
+    subject, which AppState.user() reads for every call. When ENGRAIN_TOKENS is a file, the file is
+    read again when it changes (checked at most every RELOAD_SECONDS), so a token removed from it
+    stops working within seconds, without a restart; a file that does not parse while it is being
+    edited leaves the last good mapping in force until it does."""
+
+    RELOAD_SECONDS = 1.0
+
+    def __init__(self, tokens: dict[str, str], source: Path | None = None) -> None:
+        self._users = self._digests(tokens)
+        self._source = source
+        self._stamp = self._stat() if source else None
+        self._checked = time.monotonic()
+
+    @staticmethod
+    def _digests(tokens: dict[str, str]) -> dict[bytes, str]:
+        return {_digest(token): user for token, user in tokens.items()}
 
     @classmethod
     def from_setting(cls, setting: str | None) -> StaticTokenVerifier:
-        return cls(parse_tokens(setting))
+        return cls(parse_tokens(setting), _token_file(setting))
+
+    def _stat(self) -> tuple[int, int] | None:
+        try:
+            info = self._source.stat() if self._source else None
+        except OSError:
+            return None
+        return (info.st_mtime_ns, info.st_size) if info else None
+
+    def _refresh(self) -> None:
+        if self._source is None or time.monotonic() - self._checked < self.RELOAD_SECONDS:
+            return
+        self._checked = time.monotonic()
+        stamp = self._stat()
+        if stamp == self._stamp:
+            return
+        try:
+            users = self._digests(parse_tokens(str(self._source)) if stamp else {})
+        except TokenError as exc:
+            log.warning("ENGRAIN_TOKENS file changed but does not parse (%s); keeping the previous tokens", exc)
+            return
+        self._users, self._stamp = users, stamp
+        log.info("ENGRAIN_TOKENS reloaded: %d tokens", len(users))
 
     def user_of(self, token: str) -> str | None:
-        return self._users.get(_digest(token))
+        self._refresh()
+        return self._users.get(_digest(token.strip()))
 
     async def verify_token(self, token: str) -> AccessToken | None:
         user = self.user_of(token)
         if user is None:
             return None
-        return AccessToken(token=token, client_id=user, scopes=[], subject=user)
+        return AccessToken(token=token.strip(), client_id=user, scopes=[], subject=user)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy.exc import DBAPIError
+
 from engrain.errors import Unavailable
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
@@ -22,19 +24,19 @@ async def status(app: AppState, user_id: str, *, viewer: str | None = None) -> d
     }
     try:
         db = await app.database()
-    except Unavailable as exc:
-        report["database"] = {"ok": False, "error": str(exc)}
+        async with db.sessions() as s:
+            report["database"] = {
+                "ok": True,
+                "embedded": db.embedded,
+                "location": str(app.settings.pgdata) if db.embedded else redact(db.url),
+                **(await repo.database_size(s)),
+            }
+            report["counts"] = await repo.counts(s, user_id, app.clock())
+            report["reflection"] = await trait_repo.last_cycle(s, user_id)
+        report["scheduler"] = await app.scheduler.status(viewer)
+    except (Unavailable, DBAPIError, OSError) as exc:  # the rest of the report still answers
+        report["database"] = {"ok": False, "error": f"database unavailable: {type(exc).__name__}: {exc}"[:300]}
         return report
-    async with db.sessions() as s:
-        report["database"] = {
-            "ok": True,
-            "embedded": db.embedded,
-            "location": str(app.settings.pgdata) if db.embedded else redact(db.url),
-            **(await repo.database_size(s)),
-        }
-        report["counts"] = await repo.counts(s, user_id, app.clock())
-        report["reflection"] = await trait_repo.last_cycle(s, user_id)
-    report["scheduler"] = await app.scheduler.status(viewer)
     current = app.embeddings.current
     stale = {e: n for e, n in report["counts"]["by_embedder"].items() if current and e != current.id}
     if stale:

