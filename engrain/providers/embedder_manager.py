@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -26,7 +27,9 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 MAX_BATCH = 256
 QUERY_CACHE_SIZE = 1024
-INLINE_MAX = 16  # a cheap model embeds this few texts on the event loop; more go to a thread
+INLINE_MAX = 16
+MODEL_HUB = ("huggingface.co", 443)  # where fastembed fetches its models
+MODEL_HUB_TIMEOUT = 3.0  # a cheap model embeds this few texts on the event loop; more go to a thread
 
 
 async def run_in_daemon_thread(fn: Callable[[], T]) -> T:
@@ -52,6 +55,16 @@ async def run_in_daemon_thread(fn: Callable[[], T]) -> T:
 
     threading.Thread(target=target, name="engrain-model-load", daemon=True).start()
     return await fut
+
+
+def model_hub_reachable(timeout: float = MODEL_HUB_TIMEOUT) -> bool:
+    """Can this machine reach the hub fastembed downloads from? One TCP connect, a few seconds at
+    most: fastembed itself retries an unreachable hub for about 40 s, logging errors as it goes."""
+    try:
+        socket.create_connection(MODEL_HUB, timeout=timeout).close()
+    except OSError:
+        return False
+    return True
 
 
 class EmbedderManager:
@@ -117,7 +130,7 @@ class EmbedderManager:
                 self._use(await run_in_daemon_thread(lambda: emb.load(bge, models, local_only=True)))
                 return
             except Exception:
-                log.info("fastembed %s is not cached locally", bge.model)
+                log.debug("fastembed %s is not cached locally", bge.model)
         local: emb.Embedder | None = None
         if emb.packaged_model_installed():
             try:
@@ -129,12 +142,16 @@ class EmbedderManager:
         if not (emb.fastembed_installed() and self.settings.fetch_models):
             self._use(fallback, "" if local else "no semantic model installed: using hash")
             return
+        if not await run_in_daemon_thread(model_hub_reachable):
+            # Offline is an expected condition: say once what serves, and why; never retry for half a minute.
+            self._use(fallback, f"semantic model unavailable (offline): using {fallback.id}")
+            return
         self._use(fallback, f"fetching {bge.model} in the background")
         try:
             better = await run_in_daemon_thread(lambda: emb.load(bge, models))
         except Exception as exc:
-            self.message = f"semantic model unavailable (offline): using {fallback.id}"
-            log.warning("%s (%s)", self.message, type(exc).__name__)
+            self.message = f"semantic model unavailable ({type(exc).__name__}): using {fallback.id}"
+            log.warning("%s", self.message)
             return
         self._use(better, f"switched from {fallback.id}")
         if self.on_switch is not None:

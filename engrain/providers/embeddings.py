@@ -7,6 +7,7 @@ nothing here runs at import time or on the `initialize` path.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 import re
@@ -112,6 +113,17 @@ class SentenceTransformerEmbedder:
         return unit_rows(self._model.encode(texts, batch_size=64, show_progress_bar=False))
 
 
+@functools.cache
+def _route_loguru() -> None:
+    """fastembed logs through loguru, straight to stderr, and calls a model missing from the cache an
+    ERROR. Its records go to our log at DEBUG instead: engrain reports the outcome of a load itself,
+    and a model that is not there yet is an expected condition."""
+    from loguru import logger
+
+    logger.remove()
+    logger.add(lambda message: log.debug("fastembed: %s", message.record["message"]), level="DEBUG")
+
+
 class FastEmbedEmbedder:
     """A fastembed (ONNX) model, cached under ENGRAIN_HOME/models.
 
@@ -123,6 +135,7 @@ class FastEmbedEmbedder:
     semantic = True
 
     def __init__(self, model: str, cache_dir: Path, local_only: bool = False) -> None:
+        _route_loguru()
         from fastembed import TextEmbedding
 
         cache_dir.mkdir(parents=True, exist_ok=True)

