@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import socket
 import threading
 from collections import OrderedDict
@@ -59,7 +60,10 @@ async def run_in_daemon_thread(fn: Callable[[], T]) -> T:
 
 def model_hub_reachable(timeout: float = MODEL_HUB_TIMEOUT) -> bool:
     """Can this machine reach the hub fastembed downloads from? One TCP connect, a few seconds at
-    most: fastembed itself retries an unreachable hub for about 40 s, logging errors as it goes."""
+    most: fastembed itself retries an unreachable hub for about 40 s, logging errors as it goes.
+    HF_HUB_OFFLINE, the hub's own switch, says no without trying."""
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {"1", "TRUE", "YES", "ON"}:
+        return False
     try:
         socket.create_connection(MODEL_HUB, timeout=timeout).close()
     except OSError:
