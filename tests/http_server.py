@@ -38,14 +38,16 @@ class Running:
 
 
 @contextmanager
-def http_server(database_url: str | None, home: Path, tokens: dict[str, str], transport: str = "http",
+def http_server(database_url: str | None, home: Path, tokens: dict[str, str] | Path, transport: str = "http",
                 args: tuple[str, ...] = (), **env: str) -> Iterator[Running]:
     """Start the server and wait for /healthz to answer ok; stop it (SIGTERM) afterwards.
-    Without a database URL the server starts the embedded Postgres in `home`."""
+    Without a database URL the server starts the embedded Postgres in `home`; `tokens` is the mapping,
+    or a file that holds it."""
     port = free_port()
     log = home / f"server-{port}.log"
     home.mkdir(parents=True, exist_ok=True)
-    environment = engrain_env(home, ENGRAIN_TOKENS=",".join(f"{t}:{u}" for t, u in tokens.items()), **env)
+    setting = str(tokens) if isinstance(tokens, Path) else ",".join(f"{t}:{u}" for t, u in tokens.items())
+    environment = engrain_env(home, ENGRAIN_TOKENS=setting, **env)
     if database_url:
         environment["ENGRAIN_DATABASE_URL"] = database_url
     with log.open("w") as sink:

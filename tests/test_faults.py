@@ -46,6 +46,19 @@ async def test_database_restart_mid_run_fails_clearly_then_recovers(own_postgres
         assert all(hit["content"] != "Written during the outage" for hit in found["results"])
 
 
+async def test_status_reports_the_database_unavailable_during_an_outage(own_postgres, settings_factory):
+    async with connect(settings_factory(database_url=own_postgres.get_uri(driver="asyncpg"))) as (client, _):
+        await call(client, "remember", content="Stored before the outage")
+        own_postgres.stop()
+        try:
+            status = json.loads((await client.read_resource("engrain://status")).contents[0].text)
+        finally:
+            own_postgres.start()
+        assert status["database"]["ok"] is False
+        assert status["database"]["error"].startswith("database unavailable")
+        assert status["embedder"]["id"] == "hash-v1-384"  # the rest of the report still answers
+
+
 async def test_server_down_at_start_recovers_when_the_database_comes_back(own_postgres, settings_factory):
     url = own_postgres.get_uri(driver="asyncpg")
     own_postgres.stop()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import time
 import uuid
 
 import httpx
@@ -148,3 +149,36 @@ def test_inspector_over_http_with_and_without_the_header(server):
     assert {"remember", "recall"} <= {t["name"] for t in json.loads(listed.stdout)["tools"]}
     refused = subprocess.run(cmd, capture_output=True, text=True, timeout=240, check=False)
     assert refused.returncode != 0
+
+
+def test_a_token_removed_from_the_file_stops_working_within_seconds(pg_url, tmp_path):
+    keep, revoke = f"tok-keep-{RUN}-secret", f"tok-revoke-{RUN}-secret"
+    token_file = tmp_path / "tokens"
+    token_file.write_text(f"{keep}:{ALICE}\n{revoke}:{BOB}\n")
+    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+    def status(token: str) -> int:
+        return httpx.post(server.mcp, json=body, headers=headers | {"Authorization": f"Bearer {token}"}).status_code
+
+    with http_server(pg_url, tmp_path / "home", token_file) as server:
+        assert status(revoke) == 200
+        token_file.write_text(f"# {BOB} left\n{keep}:{ALICE}\n")
+        deadline = time.monotonic() + 5
+        while status(revoke) == 200 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert status(revoke) == 401
+        assert status(keep) == 200
+
+
+@pytest.mark.parametrize("header", ["Bearer  {token}", "bearer {token}", "Bearer \t{token}"])
+def test_every_endpoint_reads_the_bearer_header_alike(server, header):
+    authorization = header.format(token=ALICE_TOKEN)
+    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    mcp = httpx.post(server.mcp, json=body, headers={"Accept": "application/json, text/event-stream",
+                                                     "Content-Type": "application/json",
+                                                     "Authorization": authorization})
+    metrics = httpx.get(f"{server.url}/metrics", headers={"Authorization": authorization})
+    assert mcp.status_code == metrics.status_code == 200
