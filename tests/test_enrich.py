@@ -14,6 +14,30 @@ NOW = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)  # a Sunday
 UTC_ZONE = ZoneInfo("UTC")
 
 
+# Tense and modality (services/mood.py): which way a date points, and what is a plan.
+TENSE_AND_MODALITY = [
+    # Obligations and plans point forward: a bare weekday is the coming one (NOW is a Sunday).
+    ("I need to finish the report by Friday.", "fact", "prospective", "2026-11-27"),
+    ("I need to call the plumber on Monday.", "fact", "prospective", "2026-11-23"),
+    ("I have to get the car fixed by Monday", "fact", "prospective", "2026-11-23"),
+    ("The report is due Friday", "fact", "prospective", "2026-11-27"),
+    ("I went to the doctor and need to go back on Friday", "fact", "prospective", "2026-11-27"),
+    ("I'm excited about the concert on Friday", "fact", "prospective", "2026-11-27"),  # an adjective
+    ("Need to call the plumber", "fact", "prospective", None),
+    # A forward-pointing verb in a past form, and the past itself, point back.
+    ("I had to call the plumber on Monday", "episodic", "historical", "2026-11-16"),
+    ("I should have called mom on Friday", "episodic", "historical", "2026-11-20"),
+    ("We went to Greece last summer", "episodic", "historical", "2026-06-01"),
+    # Requests to the assistant and movements now are no plans; someone else's advice neither.
+    ("Can you explain this step by step in detail? I want to understand it thoroughly.", "fact", "current",
+     None),
+    ("I'm going to bed.", "fact", "current", None),
+    ("You should write a book about your life.", "fact", "current", None),
+    ("I'm going to learn Japanese", "fact", "prospective", None),
+    ("Can you remind me to call mom on Friday?", "fact", "prospective", "2026-11-27"),
+]
+
+
 @pytest.mark.parametrize(
     ("text", "kind", "temporality", "date"),
     [
@@ -35,6 +59,7 @@ UTC_ZONE = ZoneInfo("UTC")
         ("I have 3 cats", "fact", "current", None),
         ("We may adopt a dog", "fact", "current", None),
         ("I like sushi", "fact", "current", None),
+        *TENSE_AND_MODALITY,
     ],
 )
 def test_dates_kind_and_temporality(text, kind, temporality, date):
@@ -123,36 +148,6 @@ def test_query_time_understanding(query, asks_when, window):
     read = read_query_time(query, NOW, UTC_ZONE)
     assert read.asks_when is asks_when
     assert (tuple(d.date().isoformat() for d in read.window) if read.window else None) == window
-
-
-@pytest.mark.parametrize(
-    ("text", "kind", "temporality", "date"),
-    [
-        # Obligations and plans point forward: a bare weekday is the coming one (NOW is a Sunday).
-        ("I need to finish the report by Friday.", "fact", "prospective", "2026-11-27"),
-        ("I need to call the plumber on Monday.", "fact", "prospective", "2026-11-23"),
-        ("I have to get the car fixed by Monday", "fact", "prospective", "2026-11-23"),
-        ("The report is due Friday", "fact", "prospective", "2026-11-27"),
-        ("I went to the doctor and need to go back on Friday", "fact", "prospective", "2026-11-27"),
-        ("I'm excited about the concert on Friday", "fact", "prospective", "2026-11-27"),  # an adjective
-        ("Need to call the plumber", "fact", "prospective", None),
-        # A forward-pointing verb in a past form, and the past itself, point back.
-        ("I had to call the plumber on Monday", "episodic", "historical", "2026-11-16"),
-        ("I should have called mom on Friday", "episodic", "historical", "2026-11-20"),
-        ("We went to Greece last summer", "episodic", "historical", "2026-06-01"),
-        # Requests to the assistant and movements now are no plans; someone else's advice neither.
-        ("Can you explain this step by step in detail? I want to understand it thoroughly.", "fact", "current",
-         None),
-        ("I'm going to bed.", "fact", "current", None),
-        ("You should write a book about your life.", "fact", "current", None),
-        ("I'm going to learn Japanese", "fact", "prospective", None),
-        ("Can you remind me to call mom on Friday?", "fact", "prospective", "2026-11-27"),
-    ],
-)
-def test_tense_and_modality(text, kind, temporality, date):
-    info = enrich(text, NOW, UTC_ZONE)
-    assert (info.kind, info.temporality) == (kind, temporality)
-    assert (info.event_time.date().isoformat() if info.event_time else None) == date
 
 
 def test_a_plan_whose_given_date_passed_is_prospective_and_overdue():
