@@ -14,12 +14,14 @@ embedding space (a per-model gate, set from the study) *and* they say nothing di
   second may add ("Berlin, Germany", "a nurse at the hospital") but not replace ("Monday" →
   "Tuesday");
 - they are in the same order when both have the same words ("tea over coffee" / "coffee over tea");
-- what one adds is no particle or aspect word that turns the fact around ("moved out of Lisbon").
+- what one adds is no particle or aspect word that turns the fact around ("moved out of Lisbon");
+- when both are dated, they are dated the same day.
 """
 
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
@@ -124,6 +126,10 @@ def same_fact(first: str, second: str) -> bool:
     return True
 
 
-def is_near_duplicate(embedder_id: str, cosine: float, new: str, stored: str) -> bool:
-    """Should `new` be folded into `stored` (a live memory or trait of the same kind)?"""
+def is_near_duplicate(embedder_id: str, cosine: float, new: str, stored: str,
+                      new_time: datetime | None = None, stored_time: datetime | None = None) -> bool:
+    """Should `new` be folded into `stored` (a live memory of the same kind)? Two dated memories of
+    different days are two events ("Tapas with Leo" in March, "… and Ana" in June), however alike."""
+    if new_time is not None and stored_time is not None and new_time.date() != stored_time.date():
+        return False
     return cosine >= near_duplicate_threshold(embedder_id) and same_fact(new, stored)

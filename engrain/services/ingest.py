@@ -30,8 +30,8 @@ SUMMARY_RELATION = "summarizes"
 
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|we|we're|our)\b", re.IGNORECASE)
 # Spoken openers and conjunctions that tie a sentence to the one before it.
-_LEAD = re.compile(r"^(?:well|so|actually|oh|hey|hi|hello|yeah|yes|no|ok(?:ay)?|um+|uh+|and|but|also|plus|anyway"
-                   r"|btw|by the way)\b[,!.:]?\s*", re.IGNORECASE)
+_LEAD = re.compile(r"^(?:well|so|actually|oh|hey|hi|hello|yeah|yes|no|ok(?:ay)?|um+|uh+|and|but|also|plus)\b[,!.:]?\s*",
+                   re.IGNORECASE)
 _TRAILING_ELLIPSIS = re.compile(r"(?:\.{2,}|…)+$")
 _FIRST_STEP = re.compile(r"^(?:.*\b)?first(?:ly)?\b", re.IGNORECASE)
 _STEP = re.compile(r"^(?:then|next|after that|afterwards|finally|lastly)\b", re.IGNORECASE)

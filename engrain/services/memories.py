@@ -190,7 +190,8 @@ class MemoryService:
                     return await self._duplicate(s, user_id, await repo.get(s, user_id, near.id), old_id, now)
                 # An explicit `supersedes` asks for a new row: never fold it into a look-alike.
                 if (old_id is None and near is not None
-                        and is_near_duplicate(model.id, near.similarity, content, near.content)):
+                        and is_near_duplicate(model.id, near.similarity, content, near.content, item.event_time,
+                                              near.event_time)):
                     return await self._merge(s, user_id, near.id, content, item.importance_given, clean_tags, now,
                                              near.similarity)
                 await self._check_quota(s, user_id, 1, now)

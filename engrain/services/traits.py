@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from engrain.services.duplicates import TRAIT_THRESHOLD
+from engrain.services.duplicates import TRAIT_THRESHOLD as NEAR_DUPLICATE
 from engrain.services.enrich import content_hash
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
@@ -132,7 +132,7 @@ class TraitWriter:
         if content in self.embed:
             embedder_id, dim, vector = self.embed[content]
             near = await repo.nearest_live(self.s, self.user_id, "default", "trait", embedder_id, dim, vector, self.now)
-            if near is not None and near.similarity >= TRAIT_THRESHOLD:
+            if near is not None and near.similarity >= NEAR_DUPLICATE:
                 return await repo.get(self.s, self.user_id, near.id)
         return None
 

@@ -62,6 +62,7 @@ class Neighbour(NamedTuple):
     similarity: float
     content: str
     content_hash: str
+    event_time: datetime | None
 
 
 async def nearest_live(
@@ -81,7 +82,8 @@ async def nearest_live(
     await session.execute(text("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)"))
     stmt = text(
         f"""
-        SELECT id, 1 - (embedding::vector({int(dim)}) <=> CAST(:v AS vector({int(dim)}))) AS sim, content, content_hash
+        SELECT id, 1 - (embedding::vector({int(dim)}) <=> CAST(:v AS vector({int(dim)}))) AS sim, content, content_hash,
+               event_time
         FROM memories
         WHERE embedder = {sql_literal(embedder_id)} AND user_id = :user AND namespace = :ns AND kind = :kind
           AND (valid_until IS NULL OR valid_until > :now)
@@ -94,7 +96,7 @@ async def nearest_live(
             stmt, {"v": vector_literal(vector), "user": user_id, "ns": namespace, "kind": kind, "now": now}
         )
     ).first()
-    return Neighbour(row.id, float(row.sim), row.content, row.content_hash) if row else None
+    return Neighbour(row.id, float(row.sim), row.content, row.content_hash, row.event_time) if row else None
 
 
 async def insert(session: AsyncSession, memory: Memory, vector: list[float] | None) -> Memory:
