@@ -403,7 +403,7 @@ class ReflectionService:
                 refused = await writer.upgrade(sources, content, str(entry.get("new_subtype")),
                                                _clean(entry.get("reasoning")) or "")
                 if refused:
-                    log.debug("upgrade to %r refused: %s", content, refused)
+                    log.debug("an upgrade of %d traits was refused: %s", len(sources), refused)
         links = 0
         for entry in _entries(main, "links"):
             a, b = plan.memory_ref(entry.get("source_id")), plan.memory_ref(entry.get("target_id"))
