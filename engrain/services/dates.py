@@ -16,21 +16,19 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from engrain.errors import InvalidInput
+from engrain.services.calendar_words import FULL_MONTHS, FULL_WEEKDAYS, MONTHS, WEEKDAYS
 from engrain.services.mood import Mood, mood_at
 
-_MONTHS = (r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|jun(?:e)?|jul(?:y)?|aug(?:ust)?|"
-           r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
-_WEEKDAYS = r"mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:rs(?:day)?)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?"
 _RELATIVE = (r"yesterday|today|tonight|tomorrow|ago|next|last|this|weekend|summer|winter|spring|autumn|"
              r"in\s+(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+"
              r"(?:minute|hour|day|week|month|year)s?")
 # A match must contain one of these to count as a date (so "We" or a bare "may" do not).
-_DATE_CUE = re.compile(rf"\d|\b(?:{_MONTHS}|{_WEEKDAYS}|{_RELATIVE})\b", re.IGNORECASE)
+_DATE_CUE = re.compile(rf"\d|\b(?:{MONTHS}|{WEEKDAYS}|{_RELATIVE})\b", re.IGNORECASE)
 # Only text with one of these is handed to dateparser (about 1 ms a call): a year, a numeric date, an
 # ordinal day, a month (a bare "may" only next to a number), a weekday or a relative phrase.
 _DATE_GATE = re.compile(
     rf"\b(?:1[89]\d\d|20\d\d)\b|\b\d{{1,4}}[/.-]\d{{1,2}}(?:[/.-]\d{{1,4}})?\b|\b\d{{1,2}}(?:st|nd|rd|th)\b"
-    rf"|\bmay\s+\d|\d\s+may\b|\b(?:{_MONTHS}|{_WEEKDAYS}|{_RELATIVE})\b",
+    rf"|\bmay\s+\d|\d\s+may\b|\b(?:{MONTHS}|{WEEKDAYS}|{_RELATIVE})\b",
     re.IGNORECASE,
 )
 _MONTH_NUMBER = {m: i for i, m in enumerate(
@@ -40,9 +38,9 @@ _MONTH_NUMBER = {m: i for i, m in enumerate(
 _ABSOLUTE = re.compile(
     r"\b(?:on\s+|in\s+)?(?:"
     r"(?P<iy>\d{4})-(?P<im>\d{2})-(?P<id>\d{2})(?![T:\d])"
-    rf"|(?P<m1>{_MONTHS}|may)\.?\s+(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(?P<y1>\d{{4}}))?(?![\d:])"
-    rf"|(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m2>{_MONTHS}|may)\.?(?:,?\s+(?P<y2>\d{{4}}))?"
-    rf"|(?P<m3>{_MONTHS}|may)\.?,?\s+(?P<y3>\d{{4}})"
+    rf"|(?P<m1>{MONTHS}|may)\.?\s+(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(?P<y1>\d{{4}}))?(?![\d:])"
+    rf"|(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m2>{MONTHS}|may)\.?(?:,?\s+(?P<y2>\d{{4}}))?"
+    rf"|(?P<m3>{MONTHS}|may)\.?,?\s+(?P<y3>\d{{4}})"
     r"|(?<=in\s)(?P<y4>1[89]\d\d|20\d\d)(?![\d:/.-])"
     r")\b",
     re.IGNORECASE,
@@ -50,18 +48,16 @@ _ABSOLUTE = re.compile(
 # Numbers and clock times alone are not dates ("3 cats", "the 7:40 train").
 _NOT_A_DATE = re.compile(r"^\s*(?:the|on|at|in|by)?\s*\d{1,3}(?:[:.]\d{2})?\s*(?:am|pm|h)?\s*$", re.IGNORECASE)
 # "every Monday", "on Tuesdays": a habit, not an event.
-_RECURRING = re.compile(rf"\b(?:every|each)\s+(?:other\s+)?$|^\s*(?:on\s+)?(?:{_WEEKDAYS})s\b", re.IGNORECASE)
+_RECURRING = re.compile(rf"\b(?:every|each)\s+(?:other\s+)?$|^\s*(?:on\s+)?(?:{WEEKDAYS})s\b", re.IGNORECASE)
 
 # A mention of when something happened, even where a client-given event_time makes parsing it moot:
 # what a "when did…" question is looking for. Full names only ("sat", "sun" and "mar" are words).
-_FULL_WEEKDAYS = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-_FULL_MONTHS = (r"january|february|march|april|june|july|august|september|october|november|december")
 _TIME_PHRASE = re.compile(
     rf"\b(?:yesterday|today|tonight|tomorrow|(?:\w+\s+)?(?:days?|weeks?|months?|years?)\s+ago"
     rf"|(?:last|next|this|past|coming)\s+(?:week(?:end)?|month|year|night|morning|evening|afternoon|summer|"
-    rf"winter|spring|autumn|fall|{_FULL_WEEKDAYS})"
+    rf"winter|spring|autumn|fall|{FULL_WEEKDAYS})"
     rf"|in\s+(?:a|an|one|two|three|four|five|six|\d+)\s+(?:days?|weeks?|months?|years?)"
-    rf"|{_FULL_WEEKDAYS}|(?:{_FULL_MONTHS})(?:\s+\d{{1,2}})?|(?:1[89]|20)\d\d|\d{{4}}-\d{{2}}-\d{{2}})\b",
+    rf"|{FULL_WEEKDAYS}|(?:{FULL_MONTHS})(?:\s+\d{{1,2}})?|(?:1[89]|20)\d\d|\d{{4}}-\d{{2}}-\d{{2}})\b",
     re.IGNORECASE,
 )
 # Questions about a time: "When did…", "What year…", "How long ago…".
@@ -221,12 +217,12 @@ def _period(phrase: str, when: datetime) -> tuple[datetime, datetime]:
     p = phrase.lower()
     day = when.replace(hour=0, minute=0, second=0, microsecond=0)
     has_day = re.search(r"\b\d{1,2}(?:st|nd|rd|th)?\b|\d{4}-\d{2}-\d{2}|yesterday|today|tonight|tomorrow|day|"
-                        + _FULL_WEEKDAYS, p)
+                        + FULL_WEEKDAYS, p)
     if _SEASON.search(p):
         return day, (day + timedelta(days=92)).replace(day=1)
     if "year" in p or (re.fullmatch(r"(?:in\s+)?\d{4}", p.strip())):
         return day.replace(month=1, day=1), day.replace(year=day.year + 1, month=1, day=1)
-    if "month" in p or (re.search(rf"\b(?:{_MONTHS}|may)\b", p) and not has_day):
+    if "month" in p or (re.search(rf"\b(?:{MONTHS}|may)\b", p) and not has_day):
         start = day.replace(day=1)
         return start, (start + timedelta(days=32)).replace(day=1)
     if "week" in p:

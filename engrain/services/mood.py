@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
+from engrain.services.calendar_words import MONTHS, WEEKDAYS
+
 
 class Mood(StrEnum):
     PAST = "past"
@@ -32,9 +34,6 @@ class Mood(StrEnum):
     PRESENT = "present"
 
 
-_WEEKDAYS = r"mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:rs(?:day)?)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?"
-_MONTHS = (r"jan(?:uary)?|feb(?:ruary)?|march|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
-           r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
 
 # "going to" is the future only before a verb: before an article, a possessive or one of the bare
 # nouns English uses without one ("go to bed / school / church"), it is a movement happening now.
@@ -65,7 +64,7 @@ _USER_SUBJECT = re.compile(
 # Deadlines and reminders point forward whoever is named: "The report is due Friday".
 _FORWARD_MARK = re.compile(
     r"\b(?:remind\s+me|upcoming|scheduled|appointment|deadline|due"
-    rf"|by\s+(?:the\s+end\s+of\s+|end\s+of\s+)?(?:{_WEEKDAYS}|{_MONTHS}|tomorrow|tonight|next|then|noon|\d))\b",
+    rf"|by\s+(?:the\s+end\s+of\s+|end\s+of\s+)?(?:{WEEKDAYS}|{MONTHS}|may|tomorrow|tonight|next|then|noon|\d))\b",
     re.IGNORECASE,
 )
 
