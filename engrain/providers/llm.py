@@ -12,9 +12,9 @@ import json
 import logging
 import os
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from engrain.errors import EngrainError
 from engrain.providers.urls import split_base_url
@@ -23,6 +23,15 @@ log = logging.getLogger(__name__)
 
 DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
+
+
+T = TypeVar("T")
+
+
+class Ask(Protocol):
+    """Ask a model one prompt; the answer comes back as JSON that `validate` turned into its shape."""
+
+    async def __call__(self, prompt: Prompt, validate: Callable[[Any], T]) -> T: ...
 
 
 class LLMError(EngrainError):
@@ -113,16 +122,23 @@ def extract_json(text: str) -> Any:
     raise ValueError(f"no JSON object in the model's answer ({text[:80]!r}…)")
 
 
-async def complete_json(llm: LLM, prompt: Prompt) -> Any:
-    """Ask for JSON; on a parse failure ask once more, saying what was wrong."""
+async def complete_json(llm: LLM, prompt: Prompt, validate: Callable[[Any], T] = lambda value: value) -> T:
+    """Ask for JSON of a shape `validate` accepts; when the answer is no JSON, or `validate` refuses it
+    (a ValueError saying what is wrong), ask once more, telling the model what was wrong."""
     answer = await llm.complete(prompt)
     try:
-        return extract_json(answer)
+        value = extract_json(answer)
     except ValueError:
-        log.info("%s answered without valid JSON; retrying once", llm.name)
-    retry = Prompt(prompt.system, prompt.user + "\n\nYour previous answer was not valid JSON. "
-                   "Answer again with one JSON object only, no prose.", prompt.max_tokens)
-    return extract_json(await llm.complete(retry))
+        problem = "was not valid JSON"
+    else:
+        try:
+            return validate(value)
+        except ValueError as exc:
+            problem = f"was not of the shape asked for ({exc})"
+    log.info("%s: the answer %s; retrying once", llm.name, problem.split(" (")[0])
+    retry = Prompt(prompt.system, prompt.user + f"\n\nYour previous answer {problem}. Answer again with one "
+                   "JSON object of the shape asked for, no prose.", prompt.max_tokens)
+    return validate(extract_json(await llm.complete(retry)))
 
 
 @dataclass(frozen=True)
@@ -141,14 +157,14 @@ class LLMChoice:
         """The model is the connected client's (MCP sampling): unreachable without a client request."""
         return self.kind in ("sampling", "auto-sampling")
 
-    def direct_ask(self) -> Callable[[Prompt], Awaitable[Any]] | None:
-        """Parsed-JSON answers from the configured provider; None when there is no direct provider."""
+    def direct_ask(self) -> Ask | None:
+        """Validated answers from the configured provider; None when there is no direct provider."""
         llm = self.llm
         if self.kind != "direct" or llm is None:
             return None
 
-        async def ask(prompt: Prompt) -> Any:
-            return await complete_json(llm, prompt)
+        async def ask(prompt: Prompt, validate: Callable[[Any], T]) -> T:
+            return await complete_json(llm, prompt, validate)
 
         return ask
 

@@ -22,9 +22,10 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import EngrainError
-from engrain.providers.llm import Prompt
+from engrain.providers.llm import Ask, Prompt
 from engrain.services import reflection_prompts as prompts
 from engrain.services import traits as lifecycle
+from engrain.services.answers import MainAnswer, QuestionsAnswer, ReviewAnswer, parse
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
 from engrain.storage.models import Memory
@@ -41,7 +42,6 @@ IDEMPOTENCY_WINDOW = timedelta(seconds=60)
 QUESTIONS, EVIDENCE_PER_QUESTION, MAX_EVIDENCE = 5, 3, 10
 MAX_TRAIT_CHARS = 500
 
-Ask = Callable[[Prompt], Awaitable[Any]]
 Progress = Callable[[float, str], Awaitable[None]]
 
 
@@ -108,35 +108,23 @@ def _resolve(ref: Any, shown: list[tuple[str, Memory]]) -> uuid.UUID | None:
     return None
 
 
-def _entries(answer: dict[str, Any], key: str) -> list[dict[str, Any]]:
-    value = answer.get(key)
-    return [e for e in value if isinstance(e, dict)] if isinstance(value, list) else []
-
-
-def _clean(value: Any) -> str | None:
-    if not isinstance(value, str) or "\x00" in value:
-        return None
-    value = " ".join(value.split())
-    return value[:MAX_TRAIT_CHARS] if value else None
-
-
 def lock_key(user_id: str) -> int:
     """A per-user advisory lock key (signed 64-bit)."""
     return int.from_bytes(hashlib.sha256(f"engrain:reflect:{user_id}".encode()).digest()[:8], "big", signed=True)
 
 
-def review_candidates(plan: Plan, main: dict[str, Any]) -> list[tuple[str, Memory, list[uuid.UUID]]]:
+def review_candidates(plan: Plan, main: MainAnswer) -> list[tuple[str, Memory, list[uuid.UUID]]]:
     """Traits that, once this answer's contradictions and reinforcements are applied, are contradicted
-    often enough for the dedicated review (ratio > 0.3 and at least 2). Pure, so a sampling resolver
-    and the applying transaction agree on it."""
+    often enough for the dedicated review (ratio > 0.3 and at least 2). Pure, so every route that asks
+    the review and the applying transaction agree on it."""
     added_r: dict[uuid.UUID, int] = {}
     added_c: dict[uuid.UUID, list[uuid.UUID]] = {}
-    for entry in _entries(main, "reinforcements"):
-        tid, ev = plan.trait_ref(entry.get("trait_id")), plan.memory_refs(entry.get("new_evidence_ids"))
+    for r in main.reinforcements:
+        tid, ev = plan.trait_ref(r.trait_id), plan.memory_refs(r.new_evidence_ids)
         if tid and ev:
             added_r[tid] = added_r.get(tid, 0) + len(ev)
-    for entry in _entries(main, "contradictions"):
-        tid, ev = plan.trait_ref(entry.get("trait_id")), plan.memory_refs(entry.get("contradicting_evidence_ids"))
+    for c in main.contradictions:
+        tid, ev = plan.trait_ref(c.trait_id), plan.memory_refs(c.contradicting_evidence_ids)
         if tid and ev:
             added_c.setdefault(tid, []).extend(ev)
     out = []
@@ -204,13 +192,11 @@ class ReflectionService:
         mems, trts = prompts.memory_lines(plan.memories), prompts.trait_lines(plan.traits)
         return prompts.questions_prompt(mems, trts) if plan.two_stage else prompts.main_prompt(mems, trts, None)
 
-    async def second_prompt(self, plan: Plan, first_answer: Any) -> Prompt | None:
+    async def second_prompt(self, plan: Plan, first_answer: QuestionsAnswer) -> Prompt | None:
         """Two-stage only: retrieve evidence for the model's questions, then the main prompt."""
         if not plan.two_stage:
             return None
-        questions = first_answer.get("questions") if isinstance(first_answer, dict) else None
-        if not isinstance(questions, list) or not all(isinstance(q, str) for q in questions):
-            raise ValueError('the questions answer has no "questions" list of strings')
+        questions = first_answer.questions
         seen = {m.id for _, m in plan.memories}
         found: list[Memory] = []
         db = await self.app.database()
@@ -227,8 +213,8 @@ class ReflectionService:
         return prompts.main_prompt(prompts.memory_lines(plan.memories), prompts.trait_lines(plan.traits),
                                    prompts.memory_lines(plan.evidence))
 
-    async def review_prompt(self, plan: Plan, main: Any) -> Prompt | None:
-        cases = review_candidates(plan, main) if isinstance(main, dict) else []
+    async def review_prompt(self, plan: Plan, main: MainAnswer) -> Prompt | None:
+        cases = review_candidates(plan, main)
         if not cases:
             return None
         db = await self.app.database()
@@ -275,27 +261,28 @@ class ReflectionService:
             return plan
         await step(0.1, f"scanning {len(plan.memories)} new memories ({plan.trigger.type})")
         calls = 0
-        main: Any = None
-        review: Any = None
+        main: MainAnswer | None = None
+        review: ReviewAnswer | None = None
         error: str | None = None
         first = self.first_prompt(plan)
         if ask is not None and first is not None:
             try:
                 await step(0.2, "asking the model" + (" for key questions" if plan.two_stage else ""))
                 calls += 1
-                main = await ask(first)
-                second = await self.second_prompt(plan, main)
-                if second is not None:
+                if plan.two_stage:
+                    questions = await ask(first, lambda raw: parse(QuestionsAnswer, raw))
+                    second = await self.second_prompt(plan, questions)
+                    assert second is not None
                     await step(0.45, f"asking the model with {len(plan.evidence)} pieces of evidence")
                     calls += 1
-                    main = await ask(second)
-                if not isinstance(main, dict):
-                    raise ValueError("the model's answer is not a JSON object")
+                    main = await ask(second, lambda raw: parse(MainAnswer, raw))
+                else:
+                    main = await ask(first, lambda raw: parse(MainAnswer, raw))
                 third = await self.review_prompt(plan, main)
                 if third is not None:
                     await step(0.65, "asking the model to review contradicted traits")
                     calls += 1
-                    review = await ask(third)
+                    review = await ask(third, lambda raw: parse(ReviewAnswer, raw))
             except (EngrainError, ValueError) as exc:
                 error = f"{type(exc).__name__}: {exc}"
                 main = review = None
@@ -306,18 +293,13 @@ class ReflectionService:
         await step(1.0, "done")
         return result
 
-    async def _embed_contents(self, main: Any, review: Any) -> dict[str, tuple[str, int, list[float]]]:
+    async def _embed_contents(self, main: MainAnswer | None, review: ReviewAnswer | None
+                              ) -> dict[str, tuple[str, int, list[float]]]:
         """Vectors for every trait text the answer may create, in one batch, before the transaction."""
-        contents: list[str] = []
-        if isinstance(main, dict):
-            for key in ("new_trends", "new_behaviors", "upgrades"):
-                for entry in _entries(main, key):
-                    c = _clean(entry.get("content") or entry.get("new_content"))
-                    if c:
-                        contents.append(c)
-        if isinstance(review, dict):
-            contents += [c for e in _entries(review, "decisions") if (c := _clean(e.get("new_content")))]
-        contents = list(dict.fromkeys(contents))
+        contents = main.trait_texts() if main is not None else []
+        if review is not None:
+            contents += [d.new_content for d in review.decisions if d.new_content]
+        contents = list(dict.fromkeys(c for c in contents if c))
         if not contents:
             return {}
         try:
@@ -329,7 +311,8 @@ class ReflectionService:
         await db.ensure_vector_index(model.id, model.dim)
         return {c: (model.id, model.dim, v) for c, v in zip(contents, vectors, strict=True)}
 
-    async def apply(self, plan: Plan, main: Any, review: Any, llm_name: str, error: str | None) -> ReflectResult:
+    async def apply(self, plan: Plan, main: MainAnswer | None, review: ReviewAnswer | None, llm_name: str,
+                    error: str | None) -> ReflectResult:
         vectors = await self._embed_contents(main, review)
         db = await self.app.database()
         # The caller holds the user's reflection lock since `prepare` checked the triggers: nothing can
@@ -342,7 +325,7 @@ class ReflectionService:
             for step in (trait_repo.expire_trends, trait_repo.promote_trends, trait_repo.expire_prospective):
                 code.update(await step(s, plan.user_id, plan.now))
             writer = lifecycle.TraitWriter(s, plan.user_id, plan.now, cycle_id, vectors)
-            links = await self._apply_answer(s, writer, plan, main, review) if isinstance(main, dict) else 0
+            links = await self._apply_answer(s, writer, plan, main, review) if main is not None else 0
             decay = await trait_repo.decay_traits(s, plan.user_id, plan.now)
             created = set(writer.stats.created)
             result = ReflectResult(
@@ -361,53 +344,47 @@ class ReflectionService:
                 await trait_repo.set_watermark(s, plan.user_id, plan.now)
         return result
 
-    async def _apply_answer(self, s: AsyncSession, writer: lifecycle.TraitWriter, plan: Plan, main: dict[str, Any],
-                            review: Any) -> int:
+    async def _apply_answer(self, s: AsyncSession, writer: lifecycle.TraitWriter, plan: Plan, main: MainAnswer,
+                            review: ReviewAnswer | None) -> int:
         """Apply the model's answer; anything citing ids it was not shown is ignored."""
         current = {t.id: t for t in await trait_repo.active_traits(s, plan.user_id)}
 
         def trait(ref: Any) -> Memory | None:
             tid = plan.trait_ref(ref)
-            return current.get(tid) if tid else None
+            found = current.get(tid) if tid else None
+            return found if found is not None and found.trait_stage != "dissolved" else None
 
-        for entry in _entries(main, "new_trends"):
-            content, ev = _clean(entry.get("content")), plan.memory_refs(entry.get("evidence_ids"))
-            if content and ev:
-                await writer.create_trend(content, ev, entry.get("window_days"), entry.get("context"))
-        for entry in _entries(main, "new_behaviors"):
-            content, ev = _clean(entry.get("content")), plan.memory_refs(entry.get("evidence_ids"))
-            if content and ev:
-                await writer.create_behavior(content, ev, entry.get("confidence"), entry.get("context"))
-        for entry in _entries(main, "reinforcements"):
-            t, ev = trait(entry.get("trait_id")), plan.memory_refs(entry.get("new_evidence_ids"))
-            if t is not None and t.trait_stage != "dissolved" and ev:
-                await writer.reinforce(t, ev, str(entry.get("quality_grade", "D")).strip().upper()[:1])
-        for entry in _entries(main, "contradictions"):
-            t, ev = trait(entry.get("trait_id")), plan.memory_refs(entry.get("contradicting_evidence_ids"))
-            if t is not None and t.trait_stage != "dissolved" and ev:
-                await writer.contradict(t, ev, _clean(entry.get("description")) or "")
+        for trend in main.new_trends:
+            if ev := plan.memory_refs(trend.evidence_ids):
+                await writer.create_trend(trend.content, ev, trend.window_days, trend.context)
+        for behavior in main.new_behaviors:
+            if ev := plan.memory_refs(behavior.evidence_ids):
+                await writer.create_behavior(behavior.content, ev, behavior.confidence, behavior.context)
+        for r in main.reinforcements:
+            if (t := trait(r.trait_id)) is not None and (ev := plan.memory_refs(r.new_evidence_ids)):
+                await writer.reinforce(t, ev, r.quality_grade)
+        for c in main.contradictions:
+            if (t := trait(c.trait_id)) is not None and (ev := plan.memory_refs(c.contradicting_evidence_ids)):
+                await writer.contradict(t, ev, c.description)
         reviewable = {t.id for _, t, _ in review_candidates(plan, main)}
-        for entry in _entries(review, "decisions") if isinstance(review, dict) else []:
-            t = trait(entry.get("trait_id"))
-            if t is None or t.id not in reviewable or t.trait_stage == "dissolved":
+        for decision in review.decisions if review is not None else []:
+            t = trait(decision.trait_id)
+            if t is None or t.id not in reviewable:
                 continue
-            if entry.get("action") == "dissolve":
+            if decision.action == "dissolve":
                 await writer.dissolve(t, "dissolved by the contradiction review")
-            elif entry.get("action") == "modify" and (content := _clean(entry.get("new_content"))):
-                await writer.modify(t, content)
-        for entry in _entries(main, "upgrades"):
-            refs = entry.get("from_trait_ids")
-            sources = [t for r in refs if (t := trait(r)) is not None] if isinstance(refs, list) else []
-            content = _clean(entry.get("new_content"))
-            if content and sources and len(sources) == len(refs):
-                refused = await writer.upgrade(sources, content, str(entry.get("new_subtype")),
-                                               _clean(entry.get("reasoning")) or "")
+            elif decision.new_content:
+                await writer.modify(t, decision.new_content)
+        for upgrade in main.upgrades:
+            sources = [t for r in upgrade.from_trait_ids if (t := trait(r)) is not None]
+            if sources and len(sources) == len(upgrade.from_trait_ids):
+                refused = await writer.upgrade(sources, upgrade.new_content, upgrade.new_subtype, upgrade.reasoning)
                 if refused:
                     log.debug("an upgrade of %d traits was refused: %s", len(sources), refused)
         links = 0
-        for entry in _entries(main, "links"):
-            a, b = plan.memory_ref(entry.get("source_id")), plan.memory_ref(entry.get("target_id"))
-            relation = (_clean(entry.get("relation")) or "related")[:40]
+        for link in main.links:
+            a, b = plan.memory_ref(link.source_id), plan.memory_ref(link.target_id)
             if a and b and a != b:
-                links += await repo.add_link_pair(s, plan.user_id, a, b, relation, "reflection")
+                links += await repo.add_link_pair(s, plan.user_id, a, b, " ".join(link.relation.split()) or "related",
+                                                  "reflection")
         return links

@@ -48,7 +48,7 @@ def register(server: MCPServer, app: AppState) -> None:
         if ask is not None:
             name = app.llm.name
             try:
-                extracted = await ask(app.ingest.prompt(messages))
+                extracted = await ask(app.ingest.prompt(messages), lambda raw: raw)
             except (EngrainError, ValueError):
                 extracted = None  # fall back to the rules rather than lose the conversation
         elif sampled is not None:

@@ -13,6 +13,7 @@ from pydantic import Field
 
 from engrain.providers.llm import Prompt
 from engrain.server.state import AppState
+from engrain.services.answers import MainAnswer, QuestionsAnswer, parse
 from engrain.services.reflection import Plan, ReflectResult
 from engrain.services.trait_review import CoreCheck
 from engrain.tools.common import plural, structured, tool_errors
@@ -46,7 +47,7 @@ def register(server: MCPServer, app: AppState) -> None:
         if plan is None or first is None or not plan.two_stage:
             return None
         try:
-            return await app.reflection.second_prompt(plan, parsed(first))
+            return await app.reflection.second_prompt(plan, parse(QuestionsAnswer, parsed(first)))
         except ValueError:
             return None
 
@@ -59,11 +60,16 @@ def register(server: MCPServer, app: AppState) -> None:
         plan = await plan_for(force, ctx)
         if plan is None or first is None:
             return None
-        if plan.two_stage:
-            if second is None:
-                return None
-            await app.reflection.second_prompt(plan, parsed(first))  # re-fetches the evidence shown to the model
-        return await app.reflection.review_prompt(plan, parsed(second if plan.two_stage else first))
+        try:
+            if plan.two_stage:
+                if second is None:
+                    return None
+                # re-fetches the evidence shown to the model
+                await app.reflection.second_prompt(plan, parse(QuestionsAnswer, parsed(first)))
+            return await app.reflection.review_prompt(plan, parse(MainAnswer, parsed(second if plan.two_stage
+                                                                                     else first)))
+        except ValueError:
+            return None
 
     async def answer_3(prompt: Annotated[Prompt | None, Resolve(prompt_3)]) -> Sample | None:
         return to_sample(prompt)

@@ -7,7 +7,8 @@ answer up by the prompt it was given for.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.resolve import Sample
@@ -15,6 +16,8 @@ from mcp.types import CreateMessageResult, SamplingMessage, TextContent
 
 from engrain.providers.llm import LLMError, Prompt, extract_json
 from engrain.server.state import AppState
+
+T = TypeVar("T")
 
 
 def sampling_active(app: AppState, ctx: Context) -> bool:
@@ -57,8 +60,8 @@ class SampledAnswers:
     def __init__(self, pairs: list[tuple[Prompt | None, CreateMessageResult | None]]) -> None:
         self._by_prompt = {p.user: r for p, r in pairs if p is not None and r is not None}
 
-    async def __call__(self, prompt: Prompt) -> Any:
+    async def __call__(self, prompt: Prompt, validate: Callable[[Any], T]) -> T:
         result = self._by_prompt.get(prompt.user)
         if result is None:
             raise LLMError("sampling: the client's model was not asked this prompt (the memories changed meanwhile)")
-        return extract_json(result_text(result) or "")
+        return validate(extract_json(result_text(result) or ""))

@@ -1,0 +1,145 @@
+"""The shapes of a model's answers to a reflection, parsed once, whoever the model is.
+
+A direct provider, MCP sampling and the calling model (a host task) all answer with the JSON the
+prompts describe; each answer is validated here into these models, and only the models are applied.
+They are lenient where a model's habits are harmless (extra keys are ignored, "0.4" is a number, a
+missing list is empty) and strict where a wrong type means the answer cannot be trusted (a string
+where a list of ids belongs): that is a `ValidationError` whose message names the key and the type.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from engrain.providers.llm import extract_json
+
+MAX_TEXT = 500
+
+
+class _Item(BaseModel):
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+
+def _text(value: str) -> str:
+    """One line of at most MAX_TEXT characters, without NUL bytes."""
+    if "\x00" in value:
+        raise ValueError("contains a NUL byte")
+    return " ".join(value.split())[:MAX_TEXT]
+
+
+class NewTrend(_Item):
+    content: str = Field(min_length=1)
+    evidence_ids: list[str] = Field(min_length=1)
+    window_days: int | None = None
+    context: str | None = None
+    _clean = field_validator("content")(_text)
+
+
+class NewBehavior(_Item):
+    content: str = Field(min_length=1)
+    evidence_ids: list[str] = Field(min_length=1)
+    confidence: float | None = None
+    context: str | None = None
+    _clean = field_validator("content")(_text)
+
+
+class Reinforcement(_Item):
+    trait_id: str
+    new_evidence_ids: list[str] = Field(min_length=1)
+    quality_grade: Literal["A", "B", "C", "D"] = "D"
+
+    @field_validator("quality_grade", mode="before")
+    @classmethod
+    def _grade(cls, value: Any) -> Any:
+        return value.strip().upper()[:1] if isinstance(value, str) else value
+
+
+class Contradiction(_Item):
+    trait_id: str
+    contradicting_evidence_ids: list[str] = Field(min_length=1)
+    description: str = ""
+    _clean = field_validator("description")(_text)
+
+
+class Upgrade(_Item):
+    from_trait_ids: list[str] = Field(min_length=1)
+    new_content: str = Field(min_length=1)
+    new_subtype: Literal["preference", "core"]
+    reasoning: str = ""
+    _clean = field_validator("new_content", "reasoning")(_text)
+
+
+class Link(_Item):
+    source_id: str
+    target_id: str
+    relation: str = Field(default="related", max_length=40)
+
+
+class Update(_Item):
+    """An older fact that a newer memory replaces ("moved from Berlin to Lisbon")."""
+
+    old_id: str
+    new_id: str
+
+
+class MainAnswer(_Item):
+    new_trends: list[NewTrend] = Field(default_factory=list)
+    new_behaviors: list[NewBehavior] = Field(default_factory=list)
+    reinforcements: list[Reinforcement] = Field(default_factory=list)
+    contradictions: list[Contradiction] = Field(default_factory=list)
+    upgrades: list[Upgrade] = Field(default_factory=list)
+    links: list[Link] = Field(default_factory=list)
+    updates: list[Update] = Field(default_factory=list)
+
+    def trait_texts(self) -> list[str]:
+        """Every trait text this answer may create (to embed them in one batch)."""
+        return [*(t.content for t in self.new_trends), *(b.content for b in self.new_behaviors),
+                *(u.new_content for u in self.upgrades)]
+
+
+class QuestionsAnswer(_Item):
+    questions: list[str] = Field(min_length=1)
+
+
+class Decision(_Item):
+    trait_id: str
+    action: Literal["modify", "dissolve"]
+    new_content: str | None = None
+
+    @field_validator("new_content")
+    @classmethod
+    def _clean(cls, value: str | None) -> str | None:
+        return _text(value) if value is not None else None
+
+
+class ReviewAnswer(_Item):
+    decisions: list[Decision] = Field(default_factory=list)
+
+
+A = TypeVar("A", bound=BaseModel)
+
+
+def parse(model: type[A], answer: Any) -> A:
+    """An answer (a JSON object, or text holding one) as `model`. Raises ValueError with a message that
+    names what is wrong: no JSON, or each key whose value has the wrong type."""
+    if isinstance(answer, str):
+        answer = extract_json(answer)
+    try:
+        return model.model_validate(answer)
+    except ValidationError as exc:
+        raise ValueError(describe(exc)) from None
+
+
+def describe(error: ValidationError) -> str:
+    """'new_trends[0].evidence_ids: must be a list (got "m1")' for each error, in one line."""
+    parts = []
+    for err in error.errors():
+        path = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p))
+                       for i, p in enumerate(err["loc"])) or "answer"
+        given = json.dumps(err.get("input"), default=str)[:60]
+        message = "is required" if err["type"] == "missing" else err["msg"].replace("Input should be", "must be")
+        parts.append(f"{path}: {message}" + ("" if err["type"] == "missing" else f" (got {given})"))
+    return "; ".join(parts)
