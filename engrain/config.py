@@ -54,8 +54,13 @@ class Settings(BaseSettings):
     embedder: str = Field(default="auto", description="auto | hash | fastembed:<m> | sentence-transformers:<m> "
                           "| openai-compatible:<base_url>:<model>")
     embedder_api_key: str | None = Field(default=None, description="Bearer key for openai-compatible.")
-    llm: str = Field(default="auto", description="auto | none | sampling | anthropic[:model] "
+    llm: str = Field(default="auto", description="auto | none | sampling | host | anthropic[:model] "
                      "| openai-compatible:<base_url>[:model]")
+    llm_base_url: str | None = Field(default=None, description="auto: an openai-compatible server to use when no "
+                                     "Anthropic key is set, e.g. http://localhost:11434/v1 (with ENGRAIN_LLM_MODEL).")
+    llm_model: str | None = Field(default=None, description="The model of ENGRAIN_LLM_BASE_URL.")
+    host_task_ttl: float = Field(default=3600.0, gt=0, description="Seconds a task handed to the calling model "
+                                 "stays answerable.")
     llm_api_key: str | None = Field(default=None, description="Bearer key for an openai-compatible LLM.")
     fetch_models: bool = Field(default=True, description="auto: try to fetch a better model in the background.")
     recall_timeout_ms: int = Field(default=2000, ge=50, description="Statement timeout of one recall.")

@@ -118,8 +118,12 @@ def test_extract_json_rejects(text):
 
 def test_choose(monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    assert choose("auto").kind == "auto-sampling" and choose("auto").name == "sampling"
+    assert choose("auto").kind == "auto" and choose("auto").route(client_samples=True) == "sampling"
+    assert choose("auto").route(client_samples=False) == "host" and choose("host").route(True) == "host"
     assert choose("none").name == "none" and choose("sampling").kind == "sampling"
+    assert choose("sampling").route(client_samples=False) == "none"
+    configured = choose("auto", base_url="http://localhost:11434/v1", model="llama3.1:8b")
+    assert configured.name == "openai-compatible:llama3.1:8b" and configured.route(True) == "direct"
     assert choose("anthropic").name == "anthropic:claude-haiku-4-5"
     assert choose("anthropic:claude-sonnet-4-5").name == "anthropic:claude-sonnet-4-5"
     assert choose("openai-compatible:http://localhost:11434/v1:llama3.1:8b").name == "openai-compatible:llama3.1:8b"

@@ -143,19 +143,30 @@ async def complete_json(llm: LLM, prompt: Prompt, validate: Callable[[Any], T] =
 
 @dataclass(frozen=True)
 class LLMChoice:
-    """What ENGRAIN_LLM resolved to: a direct provider, `sampling`, or nothing."""
+    """What ENGRAIN_LLM resolved to: a direct provider, the client's model (MCP sampling), the calling
+    model through tool round trips (host tasks), or nothing."""
 
-    kind: str  # "direct" | "sampling" | "auto-sampling" | "none"
+    kind: str  # "direct" | "sampling" | "auto" (sampling when the client can, else host) | "host" | "none"
     llm: LLM | None = None
 
     @property
     def name(self) -> str:
-        return self.llm.name if self.llm else ("sampling" if self.needs_client else "none")
+        return self.llm.name if self.llm else self.kind
 
     @property
     def needs_client(self) -> bool:
-        """The model is the connected client's (MCP sampling): unreachable without a client request."""
-        return self.kind in ("sampling", "auto-sampling")
+        """The model is reached through the connected client: unreachable without a client request."""
+        return self.kind in ("sampling", "auto", "host")
+
+    def route(self, client_samples: bool) -> str:
+        """The route one request takes, in the order of `auto`: a direct provider, else sampling when the
+        client supports it, else the calling model through a host task; `sampling` set explicitly with
+        a client that cannot sample has no route ("none")."""
+        if self.kind == "direct":
+            return "direct"
+        if self.kind in ("sampling", "auto") and client_samples:
+            return "sampling"
+        return "host" if self.kind in ("auto", "host") else "none"
 
     def direct_ask(self) -> Ask | None:
         """Validated answers from the configured provider; None when there is no direct provider."""
@@ -169,20 +180,24 @@ class LLMChoice:
         return ask
 
 
-def choose(spec: str, api_key: str | None = None, timeout: float = 60.0) -> LLMChoice:
+def choose(spec: str, api_key: str | None = None, timeout: float = 60.0, base_url: str | None = None,
+           model: str | None = None) -> LLMChoice:
     """Parse ENGRAIN_LLM: `auto` | `anthropic[:model]` | `openai-compatible:<base_url>[:model]` |
-    `sampling` | `none`. `auto` is anthropic when ANTHROPIC_API_KEY is set, else sampling when the
-    calling client supports it, else none."""
+    `sampling` | `host` | `none`. `auto`, in order: anthropic when ANTHROPIC_API_KEY is set; the
+    openai-compatible server of ENGRAIN_LLM_BASE_URL when one is configured; the client's model through
+    sampling when the client supports it; else the calling model itself through host tasks."""
     spec = spec.strip()
     kind, _, rest = spec.partition(":")
     if spec == "auto":
         if os.environ.get("ANTHROPIC_API_KEY"):
             return LLMChoice("direct", AnthropicLLM(timeout=timeout))
-        return LLMChoice("auto-sampling")
-    if spec == "none":
-        return LLMChoice("none")
-    if spec == "sampling":
-        return LLMChoice("sampling")
+        if base_url:
+            key = api_key or os.environ.get("OPENAI_API_KEY")
+            return LLMChoice("direct", OpenAICompatibleLLM(base_url, model or DEFAULT_OPENAI_MODEL, key,
+                                                           timeout=timeout))
+        return LLMChoice("auto")
+    if spec in ("none", "sampling", "host"):
+        return LLMChoice(spec)
     if kind == "anthropic":
         return LLMChoice("direct", AnthropicLLM(rest or DEFAULT_ANTHROPIC_MODEL, timeout=timeout))
     if kind == "openai-compatible":
@@ -192,6 +207,6 @@ def choose(spec: str, api_key: str | None = None, timeout: float = 60.0) -> LLMC
             return LLMChoice("direct", OpenAICompatibleLLM(parts[0], parts[1] or DEFAULT_OPENAI_MODEL, key,
                                                            timeout=timeout))
     raise ValueError(
-        f"ENGRAIN_LLM={spec!r} is not understood; use auto, none, sampling, anthropic[:model] "
+        f"ENGRAIN_LLM={spec!r} is not understood; use auto, none, sampling, host, anthropic[:model] "
         "or openai-compatible:<base_url>[:model]"
     )

@@ -42,8 +42,8 @@ class AppState:
         self.settings = settings
         self.clock = clock
         # An explicit provider (tests pass a scripted one) wins over ENGRAIN_LLM.
-        self.llm = LLMChoice("direct", llm) if llm is not None else choose(settings.llm, settings.llm_api_key,
-                                                                               settings.llm_timeout)
+        self.llm = LLMChoice("direct", llm) if llm is not None else choose(
+            settings.llm, settings.llm_api_key, settings.llm_timeout, settings.llm_base_url, settings.llm_model)
         self.embeddings = EmbedderManager(settings)
         self.embeddings.on_switch = self._on_embedder_switch
         self._db: Database | None = None

@@ -31,6 +31,10 @@ SPEC_THRESHOLD = 0.95
 # A new trait close to an active one reinforces it (SPEC §7.4): nothing is lost, the evidence is kept,
 # so traits keep the contract's cosine rule.
 TRAIT_THRESHOLD = SPEC_THRESHOLD
+# When a fact is replaced (`supersedes`, or a reflection's update), its live near-paraphrases of the
+# same kind go with it: "I live in Berlin, Germany" must not outrank "I live in Lisbon now" once
+# "I live in Berlin" was replaced.
+PARAPHRASE_THRESHOLD = 0.9
 # The cosine gate per embedder (id prefix → gate), from bench/near_duplicates.py: the lowest gate at
 # which, with the word rules below, no pair of different facts in the study merges. Models the study
 # has not measured keep the contract's 0.95.

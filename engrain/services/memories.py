@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput, NotFound, QuotaExceeded
 from engrain.services import inputs
-from engrain.services.duplicates import is_near_duplicate
+from engrain.services.duplicates import PARAPHRASE_THRESHOLD, is_near_duplicate
 from engrain.services.enrich import content_hash, enrich
 from engrain.services.mood import Mood, text_mood
 from engrain.storage import memories as repo
@@ -200,7 +200,7 @@ class MemoryService:
                 await s.flush()
                 await repo.add_history(s, memory.id, user_id, "create", new=content, at=now)
                 if old_id is not None:
-                    await self._supersede(s, user_id, old_id, memory.id, content, now)
+                    await self._supersede(s, user_id, old_id, memory.id, now)
                 return _result(memory, "created", old_id)
         except IntegrityError:
             # A concurrent remember of the same text won the unique index: report its row.
@@ -217,7 +217,7 @@ class MemoryService:
         await repo.touch(s, user_id, [dup.id], now)
         replaced = old_id if old_id not in (None, dup.id) else None
         if replaced is not None:
-            await self._supersede(s, user_id, replaced, dup.id, dup.content, now)
+            await self._supersede(s, user_id, replaced, dup.id, now)
         return _result(dup, "duplicate", replaced)
 
     async def _check_quota(self, s: Any, user_id: str, adding: int, now: datetime) -> None:
@@ -329,13 +329,11 @@ class MemoryService:
                 out.append(_result(rows[key], "created" if fresh[key] is p else "duplicate"))
         return out
 
-    async def _supersede(
-        self, s: AsyncSession, user_id: str, old_id: uuid.UUID, new_id: uuid.UUID, new_content: str, now: datetime
-    ) -> None:
-        """End the old memory's validity (it leaves recall) and say by what it was replaced."""
-        await repo.end_validity(s, user_id, old_id, now, superseded_by=new_id)
-        await repo.add_history(s, old_id, user_id, "supersede", reason=f"superseded by {new_id}", new=new_content,
-                               at=now)
+    async def _supersede(self, s: AsyncSession, user_id: str, old_id: uuid.UUID, new_id: uuid.UUID, now: datetime
+                         ) -> None:
+        """End the old memory's validity (it leaves recall), and its near-paraphrases', saying by what
+        they were replaced."""
+        await repo.supersede(s, user_id, old_id, new_id, now, PARAPHRASE_THRESHOLD)
 
     async def _merge(
         self, s: AsyncSession, user_id: str, keep_id: uuid.UUID, content: str, importance: int | None,

@@ -43,6 +43,7 @@ QUESTIONS, EVIDENCE_PER_QUESTION, MAX_EVIDENCE = 5, 3, 10
 MAX_TRAIT_CHARS = 500
 
 Progress = Callable[[float, str], Awaitable[None]]
+Finish = Callable[[AsyncSession, "ReflectResult", lifecycle.TraitWriter], Awaitable[None]]
 
 
 class ReflectResult(BaseModel):
@@ -61,6 +62,11 @@ class ReflectResult(BaseModel):
     llm_calls: int = 0
     user_confirmation: str | None = Field(default=None, description="What the user said (elicitation) about a "
                                                                     "trait about to become core, if asked.")
+    memories_pending: int = Field(default=0, description="New memories no model has looked at yet: the next "
+                                                         "reflection with a model sees them.")
+    task_id: str | None = Field(default=None, description="status needs_model: the task to answer with "
+                                                          "reflect(task_id, answer).")
+    task: str | None = Field(default=None, description="status needs_model: what the calling model is asked to do.")
 
 
 @dataclass
@@ -81,6 +87,9 @@ class Plan:
     memories: list[tuple[str, Memory]]
     traits: list[tuple[str, Memory]]
     evidence: list[tuple[str, Memory]] = field(default_factory=list)
+    # Where the watermark goes once a model has looked at `memories`: when they were read (a host task
+    # is answered later, and what arrived meanwhile stays pending).
+    mark: datetime | None = None
 
     def memory_ref(self, ref: Any) -> uuid.UUID | None:
         """A cited memory id, if the model was shown it (anything else is hallucinated or foreign)."""
@@ -233,9 +242,18 @@ class ReflectionService:
     # ---- the cycle ---------------------------------------------------------------------------
 
     async def reflect(self, user_id: str, *, force: bool, ask: Ask | None, llm_name: str,
-                      progress: Progress | None = None) -> ReflectResult:
-        """Run one cycle. `ask` answers a prompt with parsed JSON (None: no model available).
+                      progress: Progress | None = None, host: bool = False) -> ReflectResult:
+        """Run one cycle. `ask` answers a prompt (None: no model here). `host`: the calling model is the
+        model, so the cycle runs its code-only steps and hands the model a task (services/host_tasks.py).
         Concurrent calls for one user: the second returns at once, not triggered."""
+        async def cycle() -> ReflectResult:
+            result = await self._cycle(user_id, force, ask, llm_name, progress, host)
+            return result
+        return await self.locked(user_id, cycle, llm_name)
+
+    async def locked(self, user_id: str, work: Callable[[], Awaitable[ReflectResult]], llm_name: str
+                     ) -> ReflectResult:
+        """Run `work` holding the user's reflection lock; a concurrent call returns at once."""
         db = await self.app.database()
         async with db.engine.connect() as lock_conn:
             got = await lock_conn.scalar(text("SELECT pg_try_advisory_lock(:k)"), {"k": lock_key(user_id)})
@@ -243,14 +261,14 @@ class ReflectionService:
                 return ReflectResult(triggered=False, reason="a reflection for this user is already running",
                                      llm=llm_name)
             try:
-                return await self._cycle(user_id, force, ask, llm_name, progress)
+                return await work()
             finally:
                 with anyio.CancelScope(shield=True):  # never leave the lock on a pooled connection
                     await lock_conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": lock_key(user_id)})
                     await lock_conn.commit()
 
     async def _cycle(self, user_id: str, force: bool, ask: Ask | None, llm_name: str,
-                     progress: Progress | None) -> ReflectResult:
+                     progress: Progress | None, host: bool) -> ReflectResult:
         async def step(fraction: float, message: str) -> None:
             if progress is not None:
                 await progress(fraction, message)
@@ -288,7 +306,10 @@ class ReflectionService:
                 main = review = None
                 log.warning("reflection for %s: LLM step failed (%s); keeping code-only results", user_id, error)
         await step(0.8, "applying")
-        result = await self.apply(plan, main, review, llm_name, error)
+        if host and plan.memories:
+            result = await self.app.host_tasks.issue_reflection(plan)
+        else:
+            result = await self.apply(plan, main, review, llm_name, error)
         result.llm_calls = calls
         await step(1.0, "done")
         return result
@@ -312,9 +333,14 @@ class ReflectionService:
         return {c: (model.id, model.dim, v) for c, v in zip(contents, vectors, strict=True)}
 
     async def apply(self, plan: Plan, main: MainAnswer | None, review: ReviewAnswer | None, llm_name: str,
-                    error: str | None) -> ReflectResult:
+                    error: str | None, finish: Finish | None = None) -> ReflectResult:
+        """One transaction: the code-only steps, the answer, decay, and the watermark — which moves only
+        past memories a model has looked at (no model, a failed one, or a task not answered yet: they
+        stay pending for the next reflection that has a model). `finish` runs last in the same
+        transaction (a host task records its outcome there)."""
         vectors = await self._embed_contents(main, review)
         db = await self.app.database()
+        looked = error is None and (main is not None or not plan.memories)
         # The caller holds the user's reflection lock since `prepare` checked the triggers: nothing can
         # have moved the watermark in between.
         async with db.sessions.begin() as s:
@@ -328,20 +354,24 @@ class ReflectionService:
             links = await self._apply_answer(s, writer, plan, main, review) if main is not None else 0
             decay = await trait_repo.decay_traits(s, plan.user_id, plan.now)
             created = set(writer.stats.created)
+            status = "failed" if error else ("completed" if looked else "code_only")
             result = ReflectResult(
                 triggered=True, trigger_type=plan.trigger.type, memories_scanned=len(plan.memories),
                 traits_created=len(created),
                 traits_updated=len(writer.stats.updated - created - writer.stats.dissolved) + code["promoted"],
                 traits_dissolved=len(writer.stats.dissolved) + code["expired_trends"] + decay["dissolved"],
-                links_created=links, cycle_id=str(cycle_id), status="failed" if error else "completed",
-                error=error, llm=llm_name,
+                links_created=links, cycle_id=str(cycle_id), status=status, error=error, llm=llm_name,
             )
             stats = result.model_dump(include={"memories_scanned", "traits_created", "traits_updated",
                                                "traits_dissolved", "links_created", "llm"})
             stats |= {"expired_intentions": code["expired_intentions"], "decayed": decay["decayed"]}
-            await trait_repo.finish_cycle(s, cycle_id, result.status, stats, error, plan.now)
-            if error is None:
-                await trait_repo.set_watermark(s, plan.user_id, plan.now)
+            await trait_repo.finish_cycle(s, cycle_id, status, stats, error, plan.now)
+            if looked:
+                await trait_repo.set_watermark(s, plan.user_id, plan.mark or plan.now)
+            result.memories_pending = (await trait_repo.importance_since(
+                s, plan.user_id, await trait_repo.watermark(s, plan.user_id)))[0]
+            if finish is not None:
+                await finish(s, result, writer)
         return result
 
     async def _apply_answer(self, s: AsyncSession, writer: lifecycle.TraitWriter, plan: Plan, main: MainAnswer,

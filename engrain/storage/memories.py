@@ -226,6 +226,30 @@ async def end_validity(session: AsyncSession, user_id: str, memory_id: uuid.UUID
     )
 
 
+async def supersede(session: AsyncSession, user_id: str, old_id: uuid.UUID, new_id: uuid.UUID, now: datetime,
+                    paraphrase: float) -> list[uuid.UUID]:
+    """`new_id` replaces `old_id`: the old memory ends (it leaves recall) and says by what, and so do its
+    live near-paraphrases (same kind and embedder, cosine ≥ `paraphrase`): once "I live in Berlin" is
+    replaced, "I live in Berlin, Germany" must not outrank the new fact. One statement; returns the ids
+    retired."""
+    rows = await session.execute(text("""
+        WITH old AS (SELECT id, kind, embedder, embedding FROM memories WHERE id = :old AND user_id = :u),
+        retired AS (
+            SELECT o.id FROM old o
+            UNION
+            SELECT m.id FROM memories m JOIN old o ON m.kind = o.kind AND m.embedder = o.embedder
+            WHERE m.user_id = :u AND m.id NOT IN (o.id, :new) AND m.embedding IS NOT NULL
+              AND o.embedding IS NOT NULL AND (m.valid_until IS NULL OR m.valid_until > :now)
+              AND 1 - (m.embedding <=> o.embedding) >= :paraphrase),
+        upd AS (UPDATE memories m SET valid_until = :now, updated_at = :now, superseded_by = :new
+                FROM retired r WHERE m.id = r.id AND m.user_id = :u RETURNING m.id),
+        hist AS (INSERT INTO memory_history (memory_id, user_id, action, reason, at)
+                 SELECT id, :u, 'supersede', 'superseded by ' || CAST(:new AS text), :now FROM upd RETURNING 1)
+        SELECT id FROM upd ORDER BY id"""),
+        {"old": old_id, "new": new_id, "u": user_id, "now": now, "paraphrase": paraphrase})
+    return [r.id for r in rows]
+
+
 def _erase_sql(doomed_sql: str) -> str:
     return f"""
     WITH RECURSIVE doomed AS ({doomed_sql}),
