@@ -186,9 +186,9 @@ async def test_sampling_two_stage(settings_factory):
 
 
 @pytest.mark.anyio
-async def test_auto_without_sampling_client_is_none(settings_factory, monkeypatch):
+async def test_auto_without_sampling_client_hands_the_calling_model_a_task(settings_factory, monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     async with connect(settings_factory(llm="auto")) as (client, _):
         await call(client, "remember", content="Likes chess")
         out = await call(client, "reflect")
-        assert out["llm"] == "none" and out["status"] == "completed"
+        assert out["llm"] == "host" and out["status"] == "needs_model" and out["task_id"]

@@ -214,11 +214,13 @@ async def test_llm_none_runs_code_only_steps(settings_factory, clock):
         await call(client, "remember", content="Flight to Oslo", event_time="2026-11-23")
         clock.now += timedelta(days=3)
         out = await call(client, "reflect")
-        assert out["triggered"] and out["status"] == "completed" and out["llm"] == "none" and out["llm_calls"] == 0
+        assert out["triggered"] and out["status"] == "code_only" and out["llm"] == "none" and out["llm_calls"] == 0
         assert await scalar(app, "SELECT temporality FROM memories WHERE user_id = :u", u=app.settings.user) \
             == "historical"
+        # No model looked at the memory (issue 13): the watermark stays, the memory waits for one.
         assert await scalar(app, "SELECT last_reflected_at FROM user_state WHERE user_id = :u",
-                            u=app.settings.user) == clock.now
+                            u=app.settings.user) is None
+        assert out["memories_pending"] == 1
 
 
 async def test_memory_and_trait_limits(settings_factory, clock):

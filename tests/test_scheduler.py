@@ -18,6 +18,7 @@ from engrain.scheduler.jobs import JOBS
 from engrain.scheduler.runner import Scheduler
 from engrain.server.state import AppState
 from tests.conftest import Clock, call, connect, execute, scalar
+from tests.scripted import ScriptedLLM, answer
 
 pytestmark = pytest.mark.anyio
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
@@ -276,10 +277,12 @@ async def test_a_failing_job_is_recorded_and_the_others_run(settings):
 
 async def test_end_of_session_digest(settings):
     clock = Clock(NOW)
-    async with connect(settings(scheduler="on", scheduler_interval=3600), clock) as (client, app):
+    # Only a model the server holds digests without a client (issue 13): a scripted direct provider.
+    llm = ScriptedLLM(answer())
+    async with connect(settings(scheduler="on", scheduler_interval=3600), clock, llm) as (client, app):
         await call(client, "remember", content="Started learning the cello")
         assert await scalar(app, "SELECT count(*) FROM reflection_cycles") == 0
-    # The client disconnected: the session's user was digested (ENGRAIN_LLM=none: code-only cycle).
+    # The client disconnected: the session's user was digested.
     async with running(settings(), clock) as app2:
         assert await scalar(app2, "SELECT count(*) FROM reflection_cycles WHERE user_id = 'alice'") == 1
         row = await scalar(app2, "SELECT json_build_array(status, user_id) FROM job_runs WHERE job = 'digest' "

@@ -84,8 +84,9 @@ async def decay(app: AppState, now: datetime, user_id: str | None, dry_run: bool
 async def digest(app: AppState, now: datetime, user_id: str | None, dry_run: bool) -> dict[str, Any]:
     """Reflect every user whose `should_reflect` is true.
 
-    Without a client there is no sampling: when the configured model is the client's (sampling),
-    users are left for the next `reflect` a client makes, instead of being digested without a model.
+    Only a model the server holds can digest without a client. Otherwise (the client's model through
+    sampling or a host task, or none) due users are left due: the next `reflect` with a model sees their
+    memories, and the server tells the calling model a reflection is due.
     """
     db = await app.database()
     async with db.sessions() as s:
@@ -99,9 +100,9 @@ async def digest(app: AppState, now: datetime, user_id: str | None, dry_run: boo
     choice = app.llm
     if dry_run:
         return stats | {"sample": due[:trait_repo.SAMPLE], "llm": choice.name}
-    if choice.needs_client:
-        return stats | {"reflected": 0, "waiting_for_client_model": len(due), "llm": "sampling"}
     ask = choice.direct_ask()
+    if ask is None:  # no model without a client: the due users stay due (nothing is consumed without a model)
+        return stats | {"reflected": 0, "waiting_for_model": len(due), "llm": choice.name}
     reflected, failed, passed_over = 0, [], []
     for entry in due:
         try:

@@ -19,6 +19,7 @@ from engrain.providers.embedder_manager import EmbedderManager
 from engrain.providers.embeddings import Embedder
 from engrain.providers.llm import LLM, LLMChoice, choose
 from engrain.scheduler.runner import Scheduler
+from engrain.services.host_tasks import HostTasks
 from engrain.services.ingest import IngestService
 from engrain.services.links import LinkService
 from engrain.services.memories import MemoryService
@@ -60,6 +61,7 @@ class AppState:
         self.traits = TraitService(self)
         self.trait_review = TraitReview(self)
         self.ingest = IngestService(self)
+        self.host_tasks = HostTasks(self)
         self.scheduler = Scheduler(self)
         self._scheduler_loop: asyncio.Task[Any] | None = None
 

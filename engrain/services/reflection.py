@@ -26,6 +26,7 @@ from engrain.providers.llm import Ask, Prompt
 from engrain.services import reflection_prompts as prompts
 from engrain.services import traits as lifecycle
 from engrain.services.answers import MainAnswer, QuestionsAnswer, ReviewAnswer, parse
+from engrain.services.duplicates import PARAPHRASE_THRESHOLD
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
 from engrain.storage.models import Memory
@@ -224,8 +225,10 @@ class ReflectionService:
 
     async def review_prompt(self, plan: Plan, main: MainAnswer) -> Prompt | None:
         cases = review_candidates(plan, main)
-        if not cases:
-            return None
+        return prompts.review_prompt(await self.review_blocks(plan, cases)) if cases else None
+
+    async def review_blocks(self, plan: Plan, cases: list[tuple[str, Memory, list[uuid.UUID]]]) -> str:
+        """Each contradicted trait with its supporting and contradicting evidence, for the review."""
         db = await self.app.database()
         async with db.sessions() as s:
             rows = await trait_repo.evidence(s, [t.id for _, t, _ in cases])
@@ -234,10 +237,10 @@ class ReflectionService:
         for alias, t, new in cases:
             support = [r["content"] for r in rows if r["trait_id"] == t.id and r["polarity"] == "supporting"]
             against = [r["content"] for r in rows if r["trait_id"] == t.id and r["polarity"] == "contradicting"]
-            against += [shown[m].content for m in new]
+            against += [shown[m].content for m in new if m in shown]
             blocks.append(f"[{alias}] {t.content}\n  supporting: " + " | ".join(support or ["(none)"])
-                          + "\n  contradicting: " + " | ".join(against))
-        return prompts.review_prompt("\n".join(blocks))
+                          + "\n  contradicting: " + " | ".join(against or ["(none)"]))
+        return "\n".join(blocks)
 
     # ---- the cycle ---------------------------------------------------------------------------
 
@@ -246,10 +249,8 @@ class ReflectionService:
         """Run one cycle. `ask` answers a prompt (None: no model here). `host`: the calling model is the
         model, so the cycle runs its code-only steps and hands the model a task (services/host_tasks.py).
         Concurrent calls for one user: the second returns at once, not triggered."""
-        async def cycle() -> ReflectResult:
-            result = await self._cycle(user_id, force, ask, llm_name, progress, host)
-            return result
-        return await self.locked(user_id, cycle, llm_name)
+        return await self.locked(user_id, lambda: self._cycle(user_id, force, ask, llm_name, progress, host),
+                                 llm_name)
 
     async def locked(self, user_id: str, work: Callable[[], Awaitable[ReflectResult]], llm_name: str
                      ) -> ReflectResult:
@@ -374,6 +375,40 @@ class ReflectionService:
                 await finish(s, result, writer)
         return result
 
+    async def apply_review(self, plan: Plan, review: ReviewAnswer, reviewable: set[uuid.UUID], llm_name: str,
+                           finish: Finish | None = None) -> ReflectResult:
+        """Apply a contradiction review that came after its cycle (a host task): only the decisions, on
+        the traits that were sent for review, in a cycle of its own."""
+        vectors = await self._embed_contents(None, review)
+        db = await self.app.database()
+        async with db.sessions.begin() as s:
+            cycle_id = uuid.uuid4()
+            await trait_repo.start_cycle(s, cycle_id, plan.user_id, "review", None, plan.now)
+            writer = lifecycle.TraitWriter(s, plan.user_id, plan.now, cycle_id, vectors)
+            current = {t.id: t for t in await trait_repo.active_traits(s, plan.user_id)}
+            await self._apply_review(writer, review, reviewable, lambda ref: current.get(plan.trait_ref(ref)))
+            result = ReflectResult(triggered=True, trigger_type="review", traits_updated=len(writer.stats.updated),
+                                   traits_dissolved=len(writer.stats.dissolved), cycle_id=str(cycle_id),
+                                   status="completed", llm=llm_name)
+            await trait_repo.finish_cycle(s, cycle_id, "completed", result.model_dump(
+                include={"traits_updated", "traits_dissolved", "llm"}), None, plan.now)
+            if finish is not None:
+                await finish(s, result, writer)
+        return result
+
+    @staticmethod
+    async def _apply_review(writer: lifecycle.TraitWriter, review: ReviewAnswer | None, reviewable: set[uuid.UUID],
+                            trait: Callable[[Any], Memory | None]) -> None:
+        """The review's decisions, for traits that were sent for review and are still active."""
+        for decision in review.decisions if review is not None else []:
+            t = trait(decision.trait_id)
+            if t is None or t.id not in reviewable or t.trait_stage == "dissolved":
+                continue
+            if decision.action == "dissolve":
+                await writer.dissolve(t, "dissolved by the contradiction review")
+            elif decision.new_content:
+                await writer.modify(t, decision.new_content)
+
     async def _apply_answer(self, s: AsyncSession, writer: lifecycle.TraitWriter, plan: Plan, main: MainAnswer,
                             review: ReviewAnswer | None) -> int:
         """Apply the model's answer; anything citing ids it was not shown is ignored."""
@@ -396,21 +431,17 @@ class ReflectionService:
         for c in main.contradictions:
             if (t := trait(c.trait_id)) is not None and (ev := plan.memory_refs(c.contradicting_evidence_ids)):
                 await writer.contradict(t, ev, c.description)
-        reviewable = {t.id for _, t, _ in review_candidates(plan, main)}
-        for decision in review.decisions if review is not None else []:
-            t = trait(decision.trait_id)
-            if t is None or t.id not in reviewable:
-                continue
-            if decision.action == "dissolve":
-                await writer.dissolve(t, "dissolved by the contradiction review")
-            elif decision.new_content:
-                await writer.modify(t, decision.new_content)
+        await self._apply_review(writer, review, {t.id for _, t, _ in review_candidates(plan, main)}, trait)
         for upgrade in main.upgrades:
             sources = [t for r in upgrade.from_trait_ids if (t := trait(r)) is not None]
             if sources and len(sources) == len(upgrade.from_trait_ids):
                 refused = await writer.upgrade(sources, upgrade.new_content, upgrade.new_subtype, upgrade.reasoning)
                 if refused:
                     log.debug("an upgrade of %d traits was refused: %s", len(sources), refused)
+        for u in main.updates:
+            old, new = plan.memory_ref(u.old_id), plan.memory_ref(u.new_id)
+            if old and new and old != new:
+                await repo.supersede(s, plan.user_id, old, new, plan.now, PARAPHRASE_THRESHOLD)
         links = 0
         for link in main.links:
             a, b = plan.memory_ref(link.source_id), plan.memory_ref(link.target_id)

@@ -25,7 +25,8 @@ MAIN_SCHEMA = """\
   "contradictions": [{"trait_id": "t2", "contradicting_evidence_ids": ["m4"], "description": "..."}],
   "upgrades": [{"from_trait_ids": ["t1", "t3"], "new_content": "...", "new_subtype": "preference|core",
                 "reasoning": "..."}],
-  "links": [{"source_id": "m1", "target_id": "m2", "relation": "elaborates|contradicts|same_topic|causal|related"}]
+  "links": [{"source_id": "m1", "target_id": "m2", "relation": "elaborates|contradicts|same_topic|causal|related"}],
+  "updates": [{"old_id": "m5", "new_id": "m6"}]
 }"""
 
 RULES = """\
@@ -40,7 +41,13 @@ Rules:
 - upgrades: several established behaviors that together show a preference (new_subtype "preference"),
   or preferences that show a core value (new_subtype "core").
 - links: pairs of memories that explain each other.
-- Use empty lists when nothing applies. Do not repeat existing traits as new ones: reinforce them."""
+- updates: an older fact that a newer memory replaces (old "I live in Berlin", new "I moved to Lisbon").
+- Use empty lists when nothing applies. Do not repeat existing traits as new ones: reinforce them.
+- Write new traits in the language of the memories they come from.
+
+What a trait is: stages, weakest to strongest: trend (seen once or twice, may pass), candidate, emerging,
+established, core. Subtypes: behavior (what the user does), preference (what they like or choose), core (a
+value that explains many preferences)."""
 
 
 def _when(m: Memory) -> str:
@@ -90,3 +97,15 @@ def review_prompt(cases: str) -> Prompt:
         '"new_content": "..."}]}'
     )
     return Prompt(SYSTEM, user, max_tokens=1000)
+
+
+def host_task(task_id: str, expires: datetime, prompt: Prompt, what: str) -> str:
+    """A task for the calling model, whole: what to do, in its own terms, then the prompt itself."""
+    return "\n".join([
+        f"engrain task {task_id}: {what}",
+        f"Do it now, then go on with the conversation. Analyse what follows; when a pattern needs checking "
+        f"against the user's older memories, call `recall` first. Then call `reflect` with "
+        f'task_id="{task_id}" and answer = one JSON object exactly as described at the end (an object or a '
+        f"string holding it). The task can be answered until {expires.isoformat(timespec='minutes')}.",
+        "", prompt.system, "", prompt.user,
+    ])

@@ -3,7 +3,7 @@
 # No `from __future__ import annotations`: the SDK reads the resolvers' annotations at registration,
 # and these resolvers are closures its type-hint lookup could not find by name.
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
 from mcp.server.mcpserver import Context, MCPServer
@@ -11,39 +11,43 @@ from mcp.server.mcpserver.resolve import Elicit, Resolve, Sample
 from mcp.types import CallToolResult, CreateMessageResult, ToolAnnotations
 from pydantic import Field
 
+from engrain.errors import InvalidInput
 from engrain.providers.llm import Prompt
 from engrain.server.state import AppState
 from engrain.services.answers import MainAnswer, QuestionsAnswer, parse
 from engrain.services.reflection import Plan, ReflectResult
 from engrain.services.trait_review import CoreCheck
 from engrain.tools.common import plural, structured, tool_errors
-from engrain.tools.sampling import SampledAnswers, parsed, sampling_active, to_sample
+from engrain.tools.sampling import SampledAnswers, client_samples, parsed, sampling_active, to_sample
 
 DESCRIPTION = (
     "Digest the memories learned since the last reflection into traits of the user (trends, behaviors, "
     "preferences, core values), reinforcing, contradicting, upgrading and decaying what engrain believes. "
     "Runs by itself on a schedule; call it after a session rich in personal information. `force` skips the "
-    "check of whether enough new information arrived."
+    "check of whether enough new information arrived. When engrain has no model of its own, the result has "
+    "status 'needs_model' and a `task`: do what it says, then call reflect again with its `task_id` and your "
+    "`answer` (a JSON object)."
 )
 
 
 def register(server: MCPServer, app: AppState) -> None:
-    async def plan_for(force: bool, ctx: Context) -> Plan | None:
-        if not sampling_active(app, ctx):
+    async def plan_for(force: bool, ctx: Context, task_id: str | None) -> Plan | None:
+        if task_id is not None or not sampling_active(app, ctx):  # answering a host task asks nobody
             return None
         plan = await app.reflection.prepare(app.user(), force)
         return None if isinstance(plan, ReflectResult) else plan
 
-    async def prompt_1(force: bool, ctx: Context) -> Prompt | None:
-        plan = await plan_for(force, ctx)
+    async def prompt_1(force: bool, ctx: Context, task_id: str | None = None) -> Prompt | None:
+        plan = await plan_for(force, ctx, task_id)
         return app.reflection.first_prompt(plan) if plan else None
 
     async def answer_1(prompt: Annotated[Prompt | None, Resolve(prompt_1)]) -> Sample | None:
         return to_sample(prompt)
 
     async def prompt_2(force: bool, ctx: Context,
-                       first: Annotated[CreateMessageResult | None, Resolve(answer_1)]) -> Prompt | None:
-        plan = await plan_for(force, ctx)
+                       first: Annotated[CreateMessageResult | None, Resolve(answer_1)],
+                       task_id: str | None = None) -> Prompt | None:
+        plan = await plan_for(force, ctx, task_id)
         if plan is None or first is None or not plan.two_stage:
             return None
         try:
@@ -56,8 +60,9 @@ def register(server: MCPServer, app: AppState) -> None:
 
     async def prompt_3(force: bool, ctx: Context,
                        first: Annotated[CreateMessageResult | None, Resolve(answer_1)],
-                       second: Annotated[CreateMessageResult | None, Resolve(answer_2)]) -> Prompt | None:
-        plan = await plan_for(force, ctx)
+                       second: Annotated[CreateMessageResult | None, Resolve(answer_2)],
+                       task_id: str | None = None) -> Prompt | None:
+        plan = await plan_for(force, ctx, task_id)
         if plan is None or first is None:
             return None
         try:
@@ -74,10 +79,10 @@ def register(server: MCPServer, app: AppState) -> None:
     async def answer_3(prompt: Annotated[Prompt | None, Resolve(prompt_3)]) -> Sample | None:
         return to_sample(prompt)
 
-    async def ask_core(ctx: Context) -> Elicit[CoreCheck] | None:
+    async def ask_core(ctx: Context, task_id: str | None = None) -> Elicit[CoreCheck] | None:
         """A trait about to become core is worth the user's word, when the client can ask them."""
         caps = ctx.client_capabilities
-        if caps is None or caps.elicitation is None:
+        if caps is None or caps.elicitation is None or task_id is not None:
             return None
         trait = await app.trait_review.near_core(app.user())
         return Elicit(app.trait_review.core_question(trait), CoreCheck) if trait is not None else None
@@ -95,34 +100,58 @@ def register(server: MCPServer, app: AppState) -> None:
         a3: Annotated[CreateMessageResult | None, Resolve(answer_3)],
         core: Annotated[ElicitationResult[CoreCheck], Resolve(ask_core)],
         force: Annotated[bool, Field(description="Reflect even if the triggers say it is not needed.")] = False,
+        task_id: Annotated[str | None, Field(description="The task_id of a needs_model result you are answering."
+                                                         )] = None,
+        answer: Annotated[dict[str, Any] | str | None, Field(description="Your answer to that task: the JSON "
+                                                                         "object it describes (or a string "
+                                                                         "holding it).")] = None,
     ) -> Annotated[CallToolResult, ReflectResult]:
+        if task_id is not None or answer is not None:
+            if task_id is None or answer is None:
+                raise InvalidInput("task_id" if task_id is None else "answer",
+                                   "task_id and answer go together: answer the task a needs_model result gave")
+            return summarize(await app.host_tasks.answer(app.user(), task_id, answer))
         asked = None
         if not (isinstance(core, AcceptedElicitation) and core.data is None):  # None: nothing was asked
             # A resolver hands over only the answer, so the trait it asked about is looked up again.
             trait = await app.trait_review.near_core(app.user())
             if trait is not None:
-                answer = core.data.confirm if isinstance(core, AcceptedElicitation) else None
-                asked = await app.trait_review.answer_core_question(app.user(), trait, answer)
+                answer_ = core.data.confirm if isinstance(core, AcceptedElicitation) else None
+                asked = await app.trait_review.answer_core_question(app.user(), trait, answer_)
+        route = app.llm.route(client_samples=client_samples(ctx))
         ask, name = app.llm.direct_ask(), app.llm.name
-        if ask is None and sampling_active(app, ctx):
+        if route == "sampling":
             ask, name = SampledAnswers([(p1, a1), (p2, a2), (p3, a3)]), "sampling"
-        elif ask is None:
-            name = "none"
+        elif route in ("host", "none"):
+            name = route
 
         async def progress(fraction: float, message: str) -> None:
             await ctx.report_progress(fraction, 1.0, message)
 
-        result = await app.reflection.reflect(app.user(), force=force, ask=ask, llm_name=name, progress=progress)
+        result = await app.reflection.reflect(app.user(), force=force, ask=ask, llm_name=name, progress=progress,
+                                              host=route == "host")
+        if route == "none" and app.llm.kind == "sampling" and result.status == "code_only":
+            result.error = ("ENGRAIN_LLM=sampling, but this client declared no sampling capability: no model "
+                            "looked at the new memories, which stay pending")
         if asked is not None:
             result = result.model_copy(update={"user_confirmation": asked})
-        if not result.triggered:
-            summary = f"not reflected: {result.reason}"
-        else:
-            summary = (f"reflected ({result.trigger_type}, {result.status}, llm {result.llm}): "
-                       f"{plural(result.memories_scanned, 'memory')}, "
-                       f"{plural(result.traits_created, 'trait')} created, "
-                       f"{result.traits_updated} updated, {result.traits_dissolved} dissolved, "
-                       f"{plural(result.links_created, 'link')}" + (f"; {result.error}" if result.error else ""))
-        if result.user_confirmation:
-            summary += f"; the user was asked: {result.user_confirmation}"
-        return structured(summary, result)
+        return summarize(result)
+
+
+def summarize(result: ReflectResult) -> CallToolResult:
+    """The short text of a reflect result: a needs_model result's text is its task, whole."""
+    if result.task is not None:
+        return structured(result.task, result)
+    if not result.triggered:
+        summary = f"not reflected: {result.reason}"
+    else:
+        summary = (f"reflected ({result.trigger_type}, {result.status}, llm {result.llm}): "
+                   f"{plural(result.memories_scanned, 'memory')}, "
+                   f"{plural(result.traits_created, 'trait')} created, "
+                   f"{result.traits_updated} updated, {result.traits_dissolved} dissolved, "
+                   f"{plural(result.links_created, 'link')}" + (f"; {result.error}" if result.error else ""))
+        if result.memories_pending:
+            summary += f"; {plural(result.memories_pending, 'memory')} waiting for a model"
+    if result.user_confirmation:
+        summary += f"; the user was asked: {result.user_confirmation}"
+    return structured(summary, result)

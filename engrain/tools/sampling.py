@@ -20,12 +20,16 @@ from engrain.server.state import AppState
 T = TypeVar("T")
 
 
-def sampling_active(app: AppState, ctx: Context) -> bool:
-    """ENGRAIN_LLM is sampling (or auto without an API key) and this client can sample."""
-    if not app.llm.needs_client:
-        return False
+def client_samples(ctx: Context) -> bool:
+    """Did the client declare the sampling capability?"""
     caps = ctx.client_capabilities
     return bool(caps is not None and caps.sampling is not None)
+
+
+def sampling_active(app: AppState, ctx: Context) -> bool:
+    """This request reaches the model through sampling (ENGRAIN_LLM sampling or auto without a direct
+    provider, and a client that can sample)."""
+    return app.llm.route(client_samples(ctx)) == "sampling"
 
 
 def to_sample(prompt: Prompt | None) -> Sample | None:

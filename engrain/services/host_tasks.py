@@ -1,0 +1,172 @@
+"""Reflection by the calling model: the route `reflect` takes when the server has no model of its own
+and the client cannot sample (Claude Desktop, Claude Code).
+
+`reflect` runs the cycle's code-only steps and hands the calling model a task: the new memories and
+active traits under aliases, the rules, and the JSON to answer with. The task is stored with what it
+showed (aliases → ids), belongs to one user, expires after ENGRAIN_HOST_TASK_TTL, and a user has at
+most one open. `reflect(task_id, answer)` parses the answer with the parser every provider uses,
+refuses it — naming the key, the type or the alias — when anything is wrong, and otherwise applies it
+in one transaction, exactly as an LLM's answer is applied. A trait the answer pushes past the
+contradiction ratio comes back as a follow-up review task. Answering twice applies once.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from engrain.errors import InvalidInput, NotFound
+from engrain.services import reflection_prompts as prompts
+from engrain.services.answers import MainAnswer, ReviewAnswer, parse
+from engrain.services.reflection import Plan, ReflectResult, Trigger, review_candidates
+from engrain.services.traits import TraitWriter
+from engrain.storage import host_tasks as task_repo
+from engrain.storage import memories as repo
+from engrain.storage.models import HostTask
+
+if TYPE_CHECKING:
+    from engrain.server.state import AppState
+
+LLM_NAME = "host"
+WHAT = {"reflect": "update engrain's model of the user from what it learned recently.",
+        "review": "decide about traits of the user that are now contradicted often."}
+
+
+def _stored(plan: Plan, reviewable: list[uuid.UUID] | None = None) -> dict[str, Any]:
+    """What a task showed, by alias: enough to resolve its answer later, and no memory text."""
+    return {"trigger": plan.trigger.type, "value": plan.trigger.value,
+            "mark": (plan.mark or plan.now).isoformat(),
+            "memories": {alias: str(m.id) for alias, m in plan.memories},
+            "traits": {alias: str(t.id) for alias, t in plan.traits},
+            "reviewable": [str(t) for t in reviewable or []]}
+
+
+def unknown_refs(stored: dict[str, Any], answer: MainAnswer | ReviewAnswer) -> list[str]:
+    """Every id the answer cites that its task did not show, with where it stands."""
+    memories = set(stored["memories"]) | set(stored["memories"].values())
+    traits = set(stored["traits"]) | set(stored["traits"].values())
+    problems: list[str] = []
+
+    def check(path: str, ref: str, shown: set[str], what: str) -> None:
+        if ref.strip().strip("[]") not in shown:
+            problems.append(f"{path}: {ref!r} is not {what} this task showed")
+
+    if isinstance(answer, ReviewAnswer):
+        for i, d in enumerate(answer.decisions):
+            check(f"decisions[{i}].trait_id", d.trait_id, traits, "a trait")
+        return problems
+    for key in ("new_trends", "new_behaviors"):
+        for i, item in enumerate(getattr(answer, key)):
+            for j, ref in enumerate(item.evidence_ids):
+                check(f"{key}[{i}].evidence_ids[{j}]", ref, memories, "a memory")
+    for i, r in enumerate(answer.reinforcements):
+        check(f"reinforcements[{i}].trait_id", r.trait_id, traits, "a trait")
+        for j, ref in enumerate(r.new_evidence_ids):
+            check(f"reinforcements[{i}].new_evidence_ids[{j}]", ref, memories, "a memory")
+    for i, c in enumerate(answer.contradictions):
+        check(f"contradictions[{i}].trait_id", c.trait_id, traits, "a trait")
+        for j, ref in enumerate(c.contradicting_evidence_ids):
+            check(f"contradictions[{i}].contradicting_evidence_ids[{j}]", ref, memories, "a memory")
+    for i, u in enumerate(answer.upgrades):
+        for j, ref in enumerate(u.from_trait_ids):
+            check(f"upgrades[{i}].from_trait_ids[{j}]", ref, traits, "a trait")
+    for i, link in enumerate(answer.links):
+        check(f"links[{i}].source_id", link.source_id, memories, "a memory")
+        check(f"links[{i}].target_id", link.target_id, memories, "a memory")
+    for i, u in enumerate(answer.updates):
+        check(f"updates[{i}].old_id", u.old_id, memories, "a memory")
+        check(f"updates[{i}].new_id", u.new_id, memories, "a memory")
+    return problems
+
+
+class HostTasks:
+    def __init__(self, app: AppState) -> None:
+        self.app = app
+
+    def _expiry(self, now: datetime) -> datetime:
+        return now + timedelta(seconds=self.app.settings.host_task_ttl)
+
+    async def _hand_out(self, s: AsyncSession, result: ReflectResult, kind: str, plan: Plan,
+                        stored: dict[str, Any], prompt_text: prompts.Prompt) -> None:
+        """Open the task in the caller's transaction and put it in the result."""
+        now = self.app.clock()
+        expires = self._expiry(now)
+        task_id = await task_repo.open_task(s, plan.user_id, kind, stored, now, expires)
+        result.status, result.task_id = "needs_model", str(task_id)
+        result.task = prompts.host_task(str(task_id), expires, prompt_text, WHAT[kind])
+
+    async def issue_reflection(self, plan: Plan) -> ReflectResult:
+        """The code-only steps of the cycle (the new memories stay pending) and, in the same
+        transaction, the task that asks the calling model about them."""
+        prompt = prompts.main_prompt(prompts.memory_lines(plan.memories), prompts.trait_lines(plan.traits), None)
+
+        async def finish(s: AsyncSession, result: ReflectResult, _: TraitWriter) -> None:
+            await self._hand_out(s, result, "reflect", plan, _stored(plan), prompt)
+
+        return await self.app.reflection.apply(plan, None, None, LLM_NAME, None, finish)
+
+    async def answer(self, user_id: str, task_id: str, answer: Any) -> ReflectResult:
+        """Apply the calling model's answer to one of this user's tasks (see the module docstring)."""
+        try:
+            tid = uuid.UUID(str(task_id).strip())
+        except ValueError:
+            raise InvalidInput("task_id", f"{str(task_id)[:60]!r} is not a task id (a UUID)") from None
+        return await self.app.reflection.locked(user_id, lambda: self._answer(user_id, tid, answer), LLM_NAME)
+
+    async def _task(self, user_id: str, tid: uuid.UUID) -> HostTask:
+        db = await self.app.database()
+        async with db.sessions() as s:
+            task = await task_repo.claim(s, user_id, tid)
+        if task is None:
+            raise NotFound("task_id", tid)
+        if task.status == "replaced":
+            raise InvalidInput("task_id", "was replaced by a newer task (a user has one open task): answer that one")
+        if task.status == "open" and task.expires_at <= self.app.clock():
+            raise InvalidInput("task_id", f"expired at {task.expires_at.isoformat(timespec='seconds')}: call "
+                                          "reflect again for a new task")
+        return task
+
+    async def _plan(self, task: HostTask) -> Plan:
+        """The plan the task showed, with the rows as they are now (a memory forgotten since is left out)."""
+        stored = task.plan
+        db = await self.app.database()
+        async with db.sessions() as s:
+            rows = {m.id: m for m in await repo.get_many(s, task.user_id, [
+                uuid.UUID(i) for i in [*stored["memories"].values(), *stored["traits"].values()]])}
+
+        def shown(aliases: dict[str, str]) -> list[tuple[str, Any]]:
+            return [(alias, rows[uuid.UUID(i)]) for alias, i in aliases.items() if uuid.UUID(i) in rows]
+
+        return Plan(task.user_id, self.app.clock(), Trigger(True, stored["trigger"], stored["value"]),
+                    shown(stored["memories"]), shown(stored["traits"]), mark=datetime.fromisoformat(stored["mark"]))
+
+    async def _answer(self, user_id: str, tid: uuid.UUID, answer: Any) -> ReflectResult:
+        task = await self._task(user_id, tid)
+        if task.status == "answered":  # a second submit: the first one's outcome, nothing applied again
+            return ReflectResult.model_validate(task.result)
+        model = MainAnswer if task.kind == "reflect" else ReviewAnswer
+        try:
+            parsed = parse(model, answer)
+        except ValueError as exc:
+            raise InvalidInput("answer", f"{exc}; nothing was applied, fix it and call reflect again") from None
+        if problems := unknown_refs(task.plan, parsed):
+            raise InvalidInput("answer", "; ".join(problems) + "; nothing was applied, cite only the ids in square "
+                                                               "brackets of the task")
+        plan = await self._plan(task)
+
+        async def finish(s: AsyncSession, result: ReflectResult, _: TraitWriter) -> None:
+            if isinstance(parsed, MainAnswer) and (cases := review_candidates(plan, parsed)):
+                blocks = await self.app.reflection.review_blocks(plan, cases)
+                await self._hand_out(s, result, "review", plan, _stored(plan, [t.id for _, t, _ in cases]),
+                                     prompts.review_prompt(blocks))
+            closing = await task_repo.claim(s, user_id, tid)
+            assert closing is not None
+            await task_repo.close(s, closing, "answered", self.app.clock(), result.model_dump(mode="json"))
+
+        if isinstance(parsed, MainAnswer):
+            return await self.app.reflection.apply(plan, parsed, None, LLM_NAME, None, finish)
+        reviewable = {uuid.UUID(i) for i in task.plan["reviewable"]}
+        return await self.app.reflection.apply_review(plan, parsed, reviewable, LLM_NAME, finish)
