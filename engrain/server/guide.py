@@ -14,6 +14,8 @@ engrain is the user's long-term memory. It persists across sessions and clients.
   memories; `forget` deletes a memory for good when the user asks.
 - `get_user_traits` lists what engrain has learned about the user; `reflect` digests new memories into
   traits (it also runs by itself); `ingest_conversation` stores a whole conversation at once.
+- When `reflect` answers status "needs_model", you are the model: do what its `task` says (call `recall`
+  to check older evidence if needed), then call `reflect` with its `task_id` and your `answer`.
 - Resources: engrain://profile (who the user is), engrain://traits, engrain://memories/recent,
   engrain://intentions (upcoming plans), engrain://status."""
 
@@ -38,6 +40,12 @@ Skip small talk, one-off requests, and anything secret (passwords, keys, health 
 
 Keep it true. When something changes, remember the new fact with `supersedes` set to the old id.
 Link memories that explain each other. When the user asks you to forget something, use `forget`.
+
+Help it learn. When engrain says memories wait for a reflection, call `reflect` when the conversation
+allows. If engrain has no model of its own, `reflect` returns status "needs_model" with a `task` and a
+`task_id`: read the task, call `recall` when a pattern needs checking against older memories, then call
+`reflect(task_id=…, answer={…})` with the JSON the task describes, citing only the [m1]/[t1] ids it
+shows. A malformed answer is refused with what to fix, and nothing is applied until it is right.
 """
 
 

@@ -76,6 +76,7 @@ class Trigger:
     type: str | None
     value: float | None
     reason: str | None = None
+    pending: int = 0  # new memories since the watermark
 
 
 @dataclass
@@ -163,6 +164,12 @@ class ReflectionService:
 
     @staticmethod
     def _classify(mark: datetime | None, count: int, importance: int, now: datetime) -> Trigger:
+        trigger = ReflectionService._decide(mark, count, importance, now)
+        trigger.pending = count
+        return trigger
+
+    @staticmethod
+    def _decide(mark: datetime | None, count: int, importance: int, now: datetime) -> Trigger:
         if mark is not None and now - mark < IDEMPOTENCY_WINDOW:
             return Trigger(False, None, None, "reflected less than 60 s ago")
         if count == 0:

@@ -139,11 +139,12 @@ class TraitService:
         now = self.app.clock()
         db = await self.app.database()
         async with db.sessions() as s:
-            traits = await trait_repo.active_traits(s, user_id, stages=("emerging", "established", "core"))
+            traits = await trait_repo.active_traits(s, user_id, stages=("candidate", "emerging", "established", "core"))
             pinned = await repo.pinned(s, user_id, now)
             plans = await repo.intentions(s, user_id, now)
         lines = [f"# What engrain knows about {user_id}", ""]
-        for stage, title in (("core", "Core"), ("established", "Established"), ("emerging", "Emerging (tentative)")):
+        for stage, title in (("core", "Core"), ("established", "Established"), ("emerging", "Emerging (tentative)"),
+                             ("candidate", "Candidates (seen, not yet confirmed)")):
             mine = [t for t in traits if t.trait_stage == stage]
             if mine:
                 lines += [f"## {title}"] + [f"- {t.content} ({t.trait_subtype}, {t.trait_confidence:.2f})"
@@ -158,7 +159,17 @@ class TraitService:
                 ] + [""]
         if len(lines) == 2:
             lines += ["Nothing learned yet: remember facts about the user, and reflect to build traits."]
+        if due := await self.reflection_due(user_id):
+            lines += ["", due]
         return "\n".join(lines).rstrip() + "\n"
+
+    async def reflection_due(self, user_id: str) -> str | None:
+        """One line telling the calling model to reflect, when memories wait for it (SPEC §7 triggers)."""
+        trigger = await self.app.reflection.should_reflect(user_id)
+        if not trigger.triggered or not trigger.pending:
+            return None
+        return (f"{trigger.pending} new {'memory' if trigger.pending == 1 else 'memories'} since the last "
+                "reflection: call reflect when the conversation allows.")
 
     async def summary(self, user_id: str, max_items: int = 8) -> str:
         """A few lines for the server instructions: the strongest traits and the next plans."""
@@ -170,5 +181,7 @@ class TraitService:
         parts = [f"- {t.content}" for t in traits]
         parts += [f"- upcoming {m.event_time.date().isoformat()}: {m.content}" for m in upcoming if m.event_time][:3]
         parts += [f"- overdue since {m.event_time.date().isoformat()}: {m.content}" for m in overdue[:3]]
+        if due := await self.reflection_due(user_id):
+            parts.append(due)
         return "\n".join(parts)
 

