@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 from mcp import types
 
+from engrain.providers.llm import Prompt
 from engrain.services.traits import reinforced
 from tests.conftest import Clock, call, call_error, connect, execute
 from tests.scripted import ScriptedLLM, alias, answer
@@ -157,3 +158,28 @@ async def test_reflect_never_waits_for_a_client_without_elicitation(settings_fac
         out = await call(client, "reflect", force=True)
         assert out["user_confirmation"] is None and out["status"] == "completed"
         assert (await detail(client, trait["id"]))["confidence"] == pytest.approx(0.8)
+
+
+async def test_elicitation_and_sampling_together_complete_a_cycle(settings_factory):
+    """The user's answer writes an endorsement memory; it used to land before the cycle re-planned, so
+    the prompt the client's model had answered no longer matched and the cycle failed."""
+    asked: list[str] = []
+    sampled: list[str] = []
+
+    async def sample(context, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
+        text = params.messages[0].content.text
+        sampled.append(text)
+        reply = proposes_running(Prompt("", text)) if len(sampled) == 1 else answer()  # the first builds the trait
+        return types.CreateMessageResult(role="assistant", model="client-model",
+                                         content=types.TextContent(type="text", text=json.dumps(reply)))
+
+    clock = Clock()
+    async with connect(settings_factory(llm="sampling"), clock, sampling_callback=sample,
+                       elicitation_callback=answering(True, asked)) as (client, app):
+        trait = await near_core_trait(client, app)
+        clock.now += timedelta(minutes=5)
+        await call(client, "remember", content="Ran a half marathon on Sunday")
+        out = await call(client, "reflect", force=True)
+        assert out["status"] == "completed" and out["llm"] == "sampling" and out["error"] is None
+        assert len(asked) == 1 and len(sampled) == 2 and out["user_confirmation"].startswith("confirmed")
+        assert (await detail(client, trait["id"]))["confidence"] > 0.8

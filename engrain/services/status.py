@@ -20,7 +20,8 @@ async def status(app: AppState, user_id: str, *, viewer: str | None = None) -> d
     report: dict[str, Any] = {
         "user": user_id,
         "embedder": app.embeddings.status(),
-        "llm": {"provider": app.llm.name, "mode": app.llm.kind, "configured": app.settings.llm},
+        "llm": {"provider": app.llm.name, "mode": app.llm.kind, "configured": app.settings.llm,
+                "route": {"client_samples": app.llm.route(True), "client_does_not_sample": app.llm.route(False)}},
     }
     try:
         db = await app.database()
@@ -33,6 +34,8 @@ async def status(app: AppState, user_id: str, *, viewer: str | None = None) -> d
             }
             report["counts"] = await repo.counts(s, user_id, app.clock())
             report["reflection"] = await trait_repo.last_cycle(s, user_id)
+            mark = await trait_repo.watermark(s, user_id)
+            report["reflection"]["memories_pending"] = (await trait_repo.importance_since(s, user_id, mark))[0]
         report["scheduler"] = await app.scheduler.status(viewer)
     except (Unavailable, DBAPIError, OSError) as exc:  # the rest of the report still answers
         report["database"] = {"ok": False, "error": f"database unavailable: {type(exc).__name__}: {exc}"[:300]}

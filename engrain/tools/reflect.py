@@ -111,13 +111,12 @@ def register(server: MCPServer, app: AppState) -> None:
                 raise InvalidInput("task_id" if task_id is None else "answer",
                                    "task_id and answer go together: answer the task a needs_model result gave")
             return summarize(await app.host_tasks.answer(app.user(), task_id, answer))
-        asked = None
+        asked_about = None
         if not (isinstance(core, AcceptedElicitation) and core.data is None):  # None: nothing was asked
-            # A resolver hands over only the answer, so the trait it asked about is looked up again.
-            trait = await app.trait_review.near_core(app.user())
-            if trait is not None:
-                answer_ = core.data.confirm if isinstance(core, AcceptedElicitation) else None
-                asked = await app.trait_review.answer_core_question(app.user(), trait, answer_)
+            # A resolver hands over only the answer, so the trait it asked about is looked up again. The
+            # answer is applied after the cycle: it writes a memory (an endorsement), and the cycle must
+            # see the memories its sampled prompts showed the client's model.
+            asked_about = await app.trait_review.near_core(app.user())
         route = app.llm.route(client_samples=client_samples(ctx))
         ask, name = app.llm.direct_ask(), app.llm.name
         if route == "sampling":
@@ -133,7 +132,9 @@ def register(server: MCPServer, app: AppState) -> None:
         if route == "none" and app.llm.kind == "sampling" and result.status == "code_only":
             result.error = ("ENGRAIN_LLM=sampling, but this client declared no sampling capability: no model "
                             "looked at the new memories, which stay pending")
-        if asked is not None:
+        if asked_about is not None:
+            confirm = core.data.confirm if isinstance(core, AcceptedElicitation) else None
+            asked = await app.trait_review.answer_core_question(app.user(), asked_about, confirm)
             result = result.model_copy(update={"user_confirmation": asked})
         return summarize(result)
 
