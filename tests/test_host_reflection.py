@@ -4,14 +4,19 @@ A scripted client plays the calling model: it reads the task, calls recall, and 
 from __future__ import annotations
 
 import json
+import math
 import re
+import sys
 import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from mcp import Client, StdioServerParameters
 
-from tests.conftest import Clock, call, call_error, connect, scalar
-from tests.scripted import ScriptedLLM, answer
+from engrain.providers.llm import Prompt
+from tests.conftest import Clock, call, call_error, connect, engrain_env, scalar
+from tests.scripted import ScriptedLLM, alias, answer
+from tests.test_trait_lifecycle import BEHAVIOR, PREFERENCE, REWORDED, T0, traits
 
 pytestmark = pytest.mark.anyio
 NOW = datetime(2026, 11, 22, 7, 0, tzinfo=UTC)
@@ -150,8 +155,6 @@ async def test_no_memory_is_consumed_without_a_model_and_a_later_model_sees_it(s
 
 async def test_a_fact_update_supersedes_the_old_fact_and_its_paraphrases(settings_factory):
     def reply(prompt):
-        from tests.scripted import alias
-
         return {**answer(), "updates": [{"old_id": alias(prompt, "I live in Berlin."),
                                          "new_id": alias(prompt, "I moved to Lisbon")}]}
 
@@ -165,3 +168,85 @@ async def test_a_fact_update_supersedes_the_old_fact_and_its_paraphrases(setting
         found = await call(client, "recall", query="where do I live")
         ids = [hit["id"] for hit in found["results"]]
         assert lisbon["id"] in ids and berlin["id"] not in ids and paraphrase["id"] not in ids
+
+
+async def host_reflect(client, *replies, force: bool = True) -> tuple[dict, int]:
+    """reflect, then answer each task it hands out (the main task, then a review task, if any) with the
+    next reply — a function of the task text, as a model reads it — like the calling model would."""
+    out = await call(client, "reflect", force=force)
+    queue, answered = list(replies), 0
+    while out.get("task_id"):
+        reply = queue.pop(0)
+        out = await call(client, "reflect", task_id=out["task_id"],
+                         answer=reply(Prompt("", out["task"])) if callable(reply) else reply)
+        answered += 1
+    return out, answered
+
+
+async def test_the_trait_lifecycle_driven_entirely_through_host_tasks(host_settings):
+    """create → reinforce to established → upgrade → contradict → review → decay, no model on the server."""
+    clock = Clock(T0)
+    async with connect(host_settings(), clock) as (client, _):
+        await call(client, "remember", content="Takes the stairs instead of the elevator at the office")
+        await call(client, "remember", content="Walked to work instead of taking the bus")
+        await host_reflect(client, lambda p: answer(new_behaviors=[{
+            "content": BEHAVIOR, "confidence": 0.5, "context": "personal",
+            "evidence_ids": [alias(p, "stairs"), alias(p, "Walked")]}]), force=False)
+        behavior = (await traits(client, min_stage="candidate"))[BEHAVIOR]
+        assert behavior["stage"] == "candidate" and behavior["confidence"] == pytest.approx(0.5)
+
+        clock.now += timedelta(days=1)
+        await call(client, "remember", content="Biked to the grocery store")
+        await host_reflect(client, lambda p: answer(reinforcements=[{
+            "trait_id": alias(p, BEHAVIOR), "new_evidence_ids": [alias(p, "Biked")], "quality_grade": "A"}]))
+        expected = 0.5 * math.exp(-0.005 / 1.1)
+        expected += (1 - expected) * 0.25
+        behavior = (await traits(client))[BEHAVIOR]
+        assert behavior["stage"] == "established" and behavior["confidence"] == pytest.approx(expected, abs=1e-6)
+
+        clock.now += timedelta(days=1)
+        await call(client, "remember", content="Bought a folding bike")
+        await host_reflect(client, lambda p: answer(upgrades=[{
+            "from_trait_ids": [alias(p, BEHAVIOR)], "new_content": PREFERENCE, "new_subtype": "preference",
+            "reasoning": "walks and bikes across contexts"}]))
+        preference = (await traits(client))[PREFERENCE]
+        assert preference["subtype"] == "preference" and preference["stage"] == "established"
+
+        clock.now += timedelta(days=1)
+        await call(client, "remember", content="Drove to work every day this week")
+        await call(client, "remember", content="Took a taxi to the airport")
+        out, answered = await host_reflect(
+            client,
+            lambda p: answer(contradictions=[{"trait_id": alias(p, PREFERENCE), "description": "drives a lot now",
+                                              "contradicting_evidence_ids": [alias(p, "Drove"), alias(p, "taxi")]}]),
+            lambda p: {"decisions": [{"trait_id": alias(p, PREFERENCE), "action": "modify",
+                                      "new_content": REWORDED}]})
+        assert answered == 2 and out["trigger_type"] == "review" and out["llm"] == "host"
+        reviewed = (await traits(client))[REWORDED]
+        assert reviewed["id"] == preference["id"] and reviewed["contradiction_count"] == 2
+        assert reviewed["stage"] == "emerging"
+
+        clock.now += timedelta(days=1500)
+        await call(client, "remember", content="A note years later")
+        first = await call(client, "reflect", force=True)
+        assert first["traits_dissolved"] >= 2  # decay is a code-only step: it ran before the task was answered
+        assert (await call(client, "reflect", task_id=first["task_id"], answer=answer()))["status"] == "completed"
+        detail = json.loads((await client.read_resource(f"engrain://traits/{preference['id']}")).contents[0].text)
+        assert detail["stage"] == "dissolved"
+
+
+async def test_a_host_task_round_trip_over_stdio(tmp_path):
+    """The acceptance scenario with `engrain serve` as a subprocess, the way Claude Desktop runs it."""
+    env = {k: v for k, v in engrain_env(tmp_path / "home", ENGRAIN_LLM="auto").items() if k != "ANTHROPIC_API_KEY"}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "engrain", "serve"], env=env)
+    async with Client(params) as client:
+        for text in MORNING:
+            await call(client, "remember", content=text)
+        task = await call(client, "reflect", force=True)
+        assert task["status"] == "needs_model"
+        evidence = [aliases(task["task"], "coffees"), aliases(task["task"], "coffee and a jog")]
+        reply = {"new_behaviors": [{"content": "Starts the day with coffee and a run", "evidence_ids": evidence}]}
+        done = await call(client, "reflect", task_id=task["task_id"], answer=json.dumps(reply))
+        assert done["traits_created"] == 1 and done["llm"] == "host"
+        profile = (await client.read_resource("engrain://profile")).contents[0].text
+        assert "Starts the day with coffee and a run" in profile
