@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import psutil
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import ValidationError
@@ -21,6 +25,12 @@ from engrain.tools import forget, ingest, link, recall, reflect, remember, revie
 from engrain.tools.common import describe_invalid_arguments
 
 log = logging.getLogger(__name__)
+INITIALIZE_DEADLINE = 0.9  # seconds from the process's start by which `initialize` is answered
+
+
+def process_age() -> float:
+    """Seconds since this process started."""
+    return time.time() - psutil.Process().create_time()
 
 
 class EngrainServer(MCPServer[AppState]):
@@ -37,8 +47,9 @@ class EngrainServer(MCPServer[AppState]):
 
 
 def create_server(app: AppState, *, session_digest: bool = True, **options: Any) -> MCPServer[AppState]:
-    """Build the server. Nothing slow happens here or at `initialize`: the lifespan only
-    starts the database and the model in the background. `session_digest`: digest the stdio
+    """Build the server. Nothing slow happens here: the lifespan starts the database and the model in
+    the background, and waits for the user's profile only as long as `initialize` can still be
+    answered within INITIALIZE_DEADLINE of the process's start. `session_digest`: digest the stdio
     user's new memories when the session ends (over HTTP the job loop digests every user).
     `options` go to MCPServer (the token verifier and auth settings of the HTTP transports)."""
 
@@ -46,7 +57,13 @@ def create_server(app: AppState, *, session_digest: bool = True, **options: Any)
     async def lifespan(_: MCPServer[AppState]) -> AsyncIterator[AppState]:
         # SSE enters the lifespan once per connection, stdio and streamable HTTP once per process.
         app.acquire()
-        app.spawn(_instructions_with_profile())
+        profile = asyncio.ensure_future(_instructions_with_profile())
+        app.track(profile)
+        # Clients read the instructions once, at initialize: wait for the profile while the process is
+        # still young enough to answer initialize within INITIALIZE_DEADLINE of its start (an embedded
+        # Postgres that exists starts in a few hundred ms); a first start (initdb) answers with the guide.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(profile), max(0.0, INITIALIZE_DEADLINE - process_age()))
         try:
             yield app
         finally:

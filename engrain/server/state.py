@@ -139,7 +139,10 @@ class AppState:
 
     def spawn(self, coro: Awaitable[Any]) -> None:
         """Run work that must not delay the answer (access tracking, re-embedding)."""
-        task = asyncio.ensure_future(coro)
+        self.track(asyncio.ensure_future(coro))
+
+    def track(self, task: asyncio.Future[Any]) -> None:
+        """Keep a background task referenced until it ends, and log its failure."""
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
 
