@@ -250,3 +250,36 @@ async def test_a_host_task_round_trip_over_stdio(tmp_path):
         assert done["traits_created"] == 1 and done["llm"] == "host"
         profile = (await client.read_resource("engrain://profile")).contents[0].text
         assert "Starts the day with coffee and a run" in profile
+
+
+CONVERSATION = [
+    {"role": "user", "content": "I just moved to Lisbon last month. My wife and I love surfing."},
+    {"role": "assistant", "content": "Lisbon is great for surfing."},
+]
+
+
+async def test_ingestion_by_the_calling_model_replaces_the_provisional_statements(host_settings):
+    async with connect(host_settings(), Clock(NOW)) as (client, app):
+        out = await call(client, "ingest_conversation", messages=CONVERSATION, session_id="c1")
+        assert out["status"] == "needs_model" and out["method"] == "rules" and len(out["created"]) == 2
+        assert "call `ingest_conversation` with" in out["task"] and "I just moved to Lisbon" in out["task"]
+        extraction = {"memories": [
+            {"content": "Moved to Lisbon in October 2026", "kind": "episodic", "importance": 8,
+             "event_time": "2026-10-15", "temporality": "historical", "category": "location"},
+            {"content": "Surfs with his wife", "kind": "fact", "category": "preference"}],
+            "summary": "The user moved to Lisbon and surfs."}
+        bad = {"memories": [{"content": "Surfs", "kind": "opinion"}]}
+        before = await scalar(app, "SELECT count(*) FROM memories WHERE user_id = :u", u=app.settings.user)
+        message = await call_error(client, "ingest_conversation", task_id=out["task_id"], answer=bad)
+        assert "memories[0].kind" in message and "nothing was applied" in message
+        assert await scalar(app, "SELECT count(*) FROM memories WHERE user_id = :u", u=app.settings.user) == before
+        wrong_tool = await call_error(client, "reflect", task_id=out["task_id"], answer={})
+        assert "is a task for ingest_conversation" in wrong_tool
+        done = await call(client, "ingest_conversation", task_id=out["task_id"], answer=extraction)
+        assert done["method"] == "llm" and done["llm"] == "host" and len(done["created"]) == 2 and done["summary_id"]
+        contents = await scalar(app, "SELECT array_agg(content ORDER BY content) FROM memories WHERE user_id = :u "
+                                     "AND valid_until IS NULL", u=app.settings.user)
+        assert contents == ["Conversation summary: The user moved to Lisbon and surfs.",
+                            "Moved to Lisbon in October 2026", "Surfs with his wife"]
+        again = await call(client, "ingest_conversation", task_id=out["task_id"], answer=extraction)
+        assert again == done

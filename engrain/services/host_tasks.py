@@ -20,7 +20,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput, NotFound
 from engrain.services import reflection_prompts as prompts
-from engrain.services.answers import MainAnswer, ReviewAnswer, parse
+from engrain.services.answers import Extraction, MainAnswer, ReviewAnswer, parse
+from engrain.services.ingest import IngestResult, Message
 from engrain.services.reflection import Plan, ReflectResult, Trigger, review_candidates
 from engrain.services.traits import TraitWriter
 from engrain.storage import host_tasks as task_repo
@@ -32,7 +33,8 @@ if TYPE_CHECKING:
 
 LLM_NAME = "host"
 WHAT = {"reflect": "update engrain's model of the user from what it learned recently.",
-        "review": "decide about traits of the user that are now contradicted often."}
+        "review": "decide about traits of the user that are now contradicted often.",
+        "ingest": "extract what this conversation says about the user, for their long-term memory."}
 
 
 def _stored(plan: Plan, reviewable: list[uuid.UUID] | None = None) -> dict[str, Any]:
@@ -82,6 +84,13 @@ def unknown_refs(stored: dict[str, Any], answer: MainAnswer | ReviewAnswer) -> l
     return problems
 
 
+def _task_id(value: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(str(value).strip())
+    except ValueError:
+        raise InvalidInput("task_id", f"{str(value)[:60]!r} is not a task id (a UUID)") from None
+
+
 class HostTasks:
     def __init__(self, app: AppState) -> None:
         self.app = app
@@ -110,18 +119,60 @@ class HostTasks:
 
     async def answer(self, user_id: str, task_id: str, answer: Any) -> ReflectResult:
         """Apply the calling model's answer to one of this user's tasks (see the module docstring)."""
-        try:
-            tid = uuid.UUID(str(task_id).strip())
-        except ValueError:
-            raise InvalidInput("task_id", f"{str(task_id)[:60]!r} is not a task id (a UUID)") from None
+        tid = _task_id(task_id)
         return await self.app.reflection.locked(user_id, lambda: self._answer(user_id, tid, answer), LLM_NAME)
 
-    async def _task(self, user_id: str, tid: uuid.UUID) -> HostTask:
+    async def issue_extraction(self, user_id: str, messages: list[Message], session_id: str | None
+                               ) -> IngestResult:
+        """The user's own statements are stored now (the fallback, should no answer come); the task asks
+        the calling model for a proper extraction, which replaces them when it is answered."""
+        result = await self.app.ingest.ingest(user_id, messages, session_id, None, LLM_NAME)
+        now = self.app.clock()
+        expires = self._expiry(now)
+        db = await self.app.database()
+        async with db.sessions.begin() as s:
+            task_id = await task_repo.open_task(s, user_id, "ingest", {"session_id": session_id,
+                                                                      "provisional": result.created}, now, expires)
+        result.status, result.task_id = "needs_model", str(task_id)
+        result.task = prompts.host_task(str(task_id), expires, self.app.ingest.prompt(messages), WHAT["ingest"],
+                                        "ingest_conversation")
+        return result
+
+    async def answer_extraction(self, user_id: str, task_id: str, answer: Any) -> IngestResult:
+        """Store the calling model's extraction exactly as a model's, in place of the provisional
+        statements; an answer with a wrong type, kind or temporality is refused and nothing is applied."""
+        task = await self._task(user_id, _task_id(task_id), "ingest")
+        if task.status == "answered":
+            return IngestResult.model_validate(task.result)
+        try:
+            extraction = parse(Extraction, answer)
+        except ValueError as exc:
+            raise InvalidInput("answer", f"{exc}; nothing was applied, fix it and call ingest_conversation "
+                                         "again") from None
+        db = await self.app.database()
+        now = self.app.clock()
+        if provisional := task.plan["provisional"]:
+            async with db.sessions.begin() as s:
+                await repo.erase(s, "SELECT unnest(CAST(:ids AS uuid[])) AS id",
+                                 {"ids": [uuid.UUID(i) for i in provisional]}, now,
+                                 "replaced by the calling model's extraction")
+        result = await self.app.ingest.store(user_id, extraction.memories, extraction.summary,
+                                             task.plan["session_id"], "llm", LLM_NAME)
+        async with db.sessions.begin() as s:
+            closing = await task_repo.claim(s, user_id, task.id)
+            assert closing is not None
+            await task_repo.close(s, closing, "answered", now, result.model_dump(mode="json"))
+        return result
+
+    async def _task(self, user_id: str, tid: uuid.UUID, kind: str | None = None) -> HostTask:
         db = await self.app.database()
         async with db.sessions() as s:
             task = await task_repo.claim(s, user_id, tid)
         if task is None:
             raise NotFound("task_id", tid)
+        tool = {"ingest": "ingest_conversation"}.get(task.kind, "reflect")
+        if kind is not None and (task.kind == "ingest") != (kind == "ingest"):
+            raise InvalidInput("task_id", f"is a task for {tool}: answer it there")
         if task.status == "replaced":
             raise InvalidInput("task_id", "was replaced by a newer task (a user has one open task): answer that one")
         if task.status == "open" and task.expires_at <= self.app.clock():
@@ -144,7 +195,7 @@ class HostTasks:
                     shown(stored["memories"]), shown(stored["traits"]), mark=datetime.fromisoformat(stored["mark"]))
 
     async def _answer(self, user_id: str, tid: uuid.UUID, answer: Any) -> ReflectResult:
-        task = await self._task(user_id, tid)
+        task = await self._task(user_id, tid, "reflect")
         if task.status == "answered":  # a second submit: the first one's outcome, nothing applied again
             return ReflectResult.model_validate(task.result)
         model = MainAnswer if task.kind == "reflect" else ReviewAnswer

@@ -10,13 +10,14 @@ dedup and validation are the same as for a client's own calls.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
 from engrain.errors import InvalidInput
 from engrain.providers.llm import Prompt
 from engrain.services import inputs
+from engrain.services.answers import ExtractedMemory, Extraction
 from engrain.services.enrich import procedure_steps
 from engrain.services.mood import sentences
 
@@ -55,6 +56,11 @@ class IngestResult(BaseModel):
     summary_id: str | None = None
     method: Literal["llm", "rules"]
     llm: str
+    status: Literal["stored", "needs_model"] = Field(
+        default="stored", description="needs_model: the user's own statements were stored for now; answer `task` "
+                                      "with ingest_conversation(task_id, answer) to store a model's extraction.")
+    task_id: str | None = None
+    task: str | None = None
 
 
 def validate_messages(messages: list[Message]) -> list[Message]:
@@ -133,36 +139,35 @@ class IngestService:
         return extraction_prompt(messages, local.strftime("%Y-%m-%d (%A)"))
 
     async def ingest(self, user_id: str, messages: list[Message], session_id: str | None,
-                     extracted: Any, llm_name: str) -> IngestResult:
-        """Store what was extracted (`extracted` is the model's parsed JSON, or None for the rules)."""
+                     extracted: Extraction | None, llm_name: str) -> IngestResult:
+        """Store what a model extracted, or, with `extracted` None, the user's own statements (rules)."""
         validate_messages(messages)
+        if extracted is None:
+            return await self.store(user_id, [ExtractedMemory(content=c) for c in rule_statements(messages)],
+                                    None, session_id, "rules", llm_name)
+        return await self.store(user_id, extracted.memories, extracted.summary, session_id, "llm", llm_name)
+
+    async def store(self, user_id: str, items: list[ExtractedMemory], summary: str | None, session_id: str | None,
+                    method: str, llm_name: str) -> IngestResult:
+        """Each item through `remember` (validation, enrichment, dedup), then the summary, linked to them."""
         source = inputs.text_field("session_id", session_id, 200) if session_id else None
         created: list[str] = []
         duplicates: list[str] = []
-
-        async def keep(content: str, **fields: Any) -> None:
+        for item in items[:MAX_EXTRACTED]:
+            fields = item.model_dump(exclude_none=True)
+            if steps := [x.strip()[:500] for x in item.procedure_steps or [] if x.strip()][:30]:
+                fields["procedure_steps"] = steps if len(steps) >= 2 else None
+            fields = {k: v for k, v in fields.items() if v is not None}
             try:
-                result = await self.app.memories.remember(user_id, content, source=source, **fields)
+                result = await self.app.memories.remember(user_id, source=source, **fields)
             except InvalidInput:
                 if "event_time" not in fields:
                     raise
                 fields.pop("event_time")  # a date the model wrote in a form we cannot read: keep the memory
-                result = await self.app.memories.remember(user_id, content, source=source, **fields)
+                result = await self.app.memories.remember(user_id, source=source, **fields)
             (duplicates if result.status == "duplicate" else created).append(result.id)
-
-        if not isinstance(extracted, dict):
-            for statement in rule_statements(messages):
-                await keep(statement)
-            return IngestResult(created=created, duplicates=duplicates, method="rules", llm=llm_name)
-
-        items = extracted.get("memories")
-        for item in (items if isinstance(items, list) else [])[:MAX_EXTRACTED]:
-            fields = _fields(item)
-            if fields is not None:
-                await keep(**fields)
         summary_id = None
-        summary = extracted.get("summary")
-        if isinstance(summary, str) and summary.strip() and "\x00" not in summary:
+        if summary and summary.strip() and "\x00" not in summary:
             text = "Conversation summary: " + " ".join(summary.split())[:1000]
             result = await self.app.memories.remember(user_id, text, kind="episodic", source=source,
                                                       event_time=self.app.clock().isoformat())
@@ -170,30 +175,5 @@ class IngestService:
             for memory_id in dict.fromkeys([*created, *duplicates]):
                 if memory_id != summary_id:
                     await self.app.links.link(user_id, summary_id, memory_id, SUMMARY_RELATION, created_by="ingest")
-        return IngestResult(created=created, duplicates=duplicates, summary_id=summary_id, method="llm",
+        return IngestResult(created=created, duplicates=duplicates, summary_id=summary_id, method=method,
                             llm=llm_name)
-
-
-def _fields(item: Any) -> dict[str, Any] | None:
-    """The remember() arguments for one extracted memory; None if it is unusable."""
-    if not isinstance(item, dict) or not isinstance(item.get("content"), str):
-        return None
-    content = item["content"].strip()
-    if not content or "\x00" in content or len(content) > inputs.MAX_CONTENT_CHARS:
-        return None
-    fields: dict[str, Any] = {"content": content}
-    if item.get("kind") in inputs.WRITABLE_KINDS:
-        fields["kind"] = item["kind"]
-    importance = item.get("importance")
-    if isinstance(importance, int) and not isinstance(importance, bool) and 1 <= importance <= 10:
-        fields["importance"] = importance
-    if isinstance(item.get("category"), str) and 0 < len(item["category"].strip()) <= inputs.MAX_CATEGORY_CHARS:
-        fields["category"] = item["category"].strip()
-    if isinstance(item.get("event_time"), str) and item["event_time"].strip():
-        fields["event_time"] = item["event_time"].strip()[:100]
-    if item.get("temporality") in ("current", "historical", "prospective"):
-        fields["temporality"] = item["temporality"]
-    steps = item.get("procedure_steps")
-    if isinstance(steps, list) and len(steps) >= 2 and all(isinstance(x, str) and x.strip() for x in steps):
-        fields["procedure_steps"] = [x.strip()[:500] for x in steps[:30]]
-    return fields

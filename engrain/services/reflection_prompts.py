@@ -99,12 +99,12 @@ def review_prompt(cases: str) -> Prompt:
     return Prompt(SYSTEM, user, max_tokens=1000)
 
 
-def host_task(task_id: str, expires: datetime, prompt: Prompt, what: str) -> str:
+def host_task(task_id: str, expires: datetime, prompt: Prompt, what: str, tool: str = "reflect") -> str:
     """A task for the calling model, whole: what to do, in its own terms, then the prompt itself."""
     return "\n".join([
         f"engrain task {task_id}: {what}",
         f"Do it now, then go on with the conversation. Analyse what follows; when a pattern needs checking "
-        f"against the user's older memories, call `recall` first. Then call `reflect` with "
+        f"against the user's older memories, call `recall` first. Then call `{tool}` with "
         f'task_id="{task_id}" and answer = one JSON object exactly as described at the end (an object or a '
         f"string holding it). The task can be answered until {expires.isoformat(timespec='minutes')}.",
         "", prompt.system, "", prompt.user,

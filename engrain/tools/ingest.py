@@ -3,29 +3,32 @@
 # No `from __future__ import annotations`: the SDK reads the resolvers' annotations at registration,
 # and these resolvers are closures its type-hint lookup could not find by name.
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resolve import Resolve, Sample
 from mcp.types import CallToolResult, CreateMessageResult, ToolAnnotations
 from pydantic import Field
 
-from engrain.errors import EngrainError
+from engrain.errors import EngrainError, InvalidInput
 from engrain.server.state import AppState
+from engrain.services.answers import Extraction
 from engrain.services.ingest import MAX_MESSAGES, IngestResult, Message, validate_messages
 from engrain.tools.common import plural, structured, tool_errors
-from engrain.tools.sampling import parsed, sampling_active, to_sample
+from engrain.tools.sampling import client_samples, parsed, sampling_active, to_sample
 
 DESCRIPTION = (
     "Store what a conversation taught about the user: facts, events (with dates), plans and workflows, plus "
     "a short linked summary when a model is available. Without a model, the user's own first-person "
-    "statements are kept. Pass the turns as {role, content}; returns the ids stored."
+    "statements are kept. Pass the turns as {role, content}; returns the ids stored. When engrain has no "
+    "model of its own, the result has status 'needs_model' and a `task`: do it, then call "
+    "ingest_conversation with its `task_id` and your `answer`."
 )
 
 
 def register(server: MCPServer, app: AppState) -> None:
-    async def extraction(messages: list[Message], ctx: Context) -> Sample | None:
-        if not sampling_active(app, ctx):
+    async def extraction(ctx: Context, messages: list[Message] | None = None) -> Sample | None:
+        if messages is None or not sampling_active(app, ctx):
             return None
         try:
             validate_messages(messages)
@@ -39,21 +42,43 @@ def register(server: MCPServer, app: AppState) -> None:
     async def ingest_conversation(
         ctx: Context,
         sampled: Annotated[CreateMessageResult | None, Resolve(extraction)],
-        messages: Annotated[list[Message], Field(description=f"The turns, oldest first (≤ {MAX_MESSAGES}).")],
+        messages: Annotated[list[Message] | None, Field(description=f"The turns, oldest first "
+                                                                    f"(≤ {MAX_MESSAGES}).")] = None,
         session_id: Annotated[str | None, Field(description="Conversation id, kept as each memory's source.")] = None,
+        task_id: Annotated[str | None, Field(description="The task_id of a needs_model result you are answering."
+                                                         )] = None,
+        answer: Annotated[dict[str, Any] | str | None, Field(description="Your answer to that task: the JSON "
+                                                                         "object it describes.")] = None,
     ) -> Annotated[CallToolResult, IngestResult]:
+        if task_id is not None or answer is not None:
+            if task_id is None or answer is None:
+                raise InvalidInput("task_id" if task_id is None else "answer",
+                                   "task_id and answer go together: answer the task a needs_model result gave")
+            return summarize(await app.host_tasks.answer_extraction(app.user(), task_id, answer))
+        if messages is None:
+            raise InvalidInput("messages", "is required (or task_id and answer, to answer an extraction task)")
         validate_messages(messages)
+        route = app.llm.route(client_samples(ctx))
+        if route == "host":
+            return summarize(await app.host_tasks.issue_extraction(app.user(), messages, session_id))
         extracted, name = None, "none"
         ask = app.llm.direct_ask()
         if ask is not None:
             name = app.llm.name
             try:
-                extracted = await ask(app.ingest.prompt(messages), lambda raw: raw)
+                extracted = await ask(app.ingest.prompt(messages), Extraction.lenient)
             except (EngrainError, ValueError):
                 extracted = None  # fall back to the rules rather than lose the conversation
         elif sampled is not None:
-            extracted, name = parsed(sampled), "sampling"
-        result = await app.ingest.ingest(app.user(), messages, session_id, extracted, name)
-        summary = (f"ingested {plural(len(result.created), 'new memory')} ({result.method}), "
-                   f"{len(result.duplicates)} already known" + (", with a summary" if result.summary_id else ""))
-        return structured(summary, result)
+            name = "sampling"
+            try:
+                extracted = Extraction.lenient(parsed(sampled))
+            except ValueError:
+                extracted = None
+        return summarize(await app.ingest.ingest(app.user(), messages, session_id, extracted, name))
+
+
+def summarize(result: IngestResult) -> CallToolResult:
+    text = (f"ingested {plural(len(result.created), 'new memory')} ({result.method}), "
+            f"{len(result.duplicates)} already known" + (", with a summary" if result.summary_id else ""))
+    return structured(f"{text}\n\n{result.task}" if result.task else text, result)
