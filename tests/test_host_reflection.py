@@ -283,3 +283,23 @@ async def test_ingestion_by_the_calling_model_replaces_the_provisional_statement
                             "Moved to Lisbon in October 2026", "Surfs with his wife"]
         again = await call(client, "ingest_conversation", task_id=out["task_id"], answer=extraction)
         assert again == done
+
+
+async def test_sampling_configured_with_a_client_that_cannot_sample_says_so(settings_factory):
+    async with connect(settings_factory(llm="sampling"), Clock(NOW)) as (client, _):
+        await call(client, "remember", content="I bake sourdough on weekends")
+        out = await call(client, "reflect", force=True)
+    assert out["status"] == "code_only" and out["llm"] == "none" and out["memories_pending"] == 1
+    assert "declared no sampling capability" in out["error"]
+
+
+async def test_the_profile_and_the_instructions_say_when_a_reflection_is_due(host_settings):
+    async with connect(host_settings(), Clock(NOW)) as (client, app):
+        for text in MORNING:
+            await call(client, "remember", content=text)
+        due = "5 new memories since the last reflection: call reflect when the conversation allows."
+        assert (await client.read_resource("engrain://profile")).contents[0].text.rstrip().endswith(due)
+        assert (await app.traits.summary(app.settings.user)).endswith(due)
+        status = json.loads((await client.read_resource("engrain://status")).contents[0].text)
+        assert status["reflection"]["memories_pending"] == 5
+        assert status["llm"]["route"] == {"client_samples": "sampling", "client_does_not_sample": "host"}
