@@ -9,11 +9,11 @@ where a list of ids belongs): that is a `ValidationError` whose message names th
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from engrain.errors import describe_validation
 from engrain.providers.llm import extract_json
 
 MAX_TEXT = 500
@@ -30,20 +30,21 @@ def _text(value: str) -> str:
     return " ".join(value.split())[:MAX_TEXT]
 
 
-class NewTrend(_Item):
+class _Observed(_Item):
+    """A new trait: what it says, the memories it rests on, and where it shows."""
+
     content: str = Field(min_length=1)
     evidence_ids: list[str] = Field(min_length=1)
+    context: str | None = None
+    _clean = field_validator("content")(_text)
+
+
+class NewTrend(_Observed):
     window_days: int | None = None
-    context: str | None = None
-    _clean = field_validator("content")(_text)
 
 
-class NewBehavior(_Item):
-    content: str = Field(min_length=1)
-    evidence_ids: list[str] = Field(min_length=1)
+class NewBehavior(_Observed):
     confidence: float | None = None
-    context: str | None = None
-    _clean = field_validator("content")(_text)
 
 
 class Reinforcement(_Item):
@@ -170,16 +171,4 @@ def parse(model: type[A], answer: Any) -> A:
     try:
         return model.model_validate(answer)
     except ValidationError as exc:
-        raise ValueError(describe(exc)) from None
-
-
-def describe(error: ValidationError) -> str:
-    """'new_trends[0].evidence_ids: must be a list (got "m1")' for each error, in one line."""
-    parts = []
-    for err in error.errors():
-        path = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p))
-                       for i, p in enumerate(err["loc"])) or "answer"
-        given = json.dumps(err.get("input"), default=str)[:60]
-        message = "is required" if err["type"] == "missing" else err["msg"].replace("Input should be", "must be")
-        parts.append(f"{path}: {message}" + ("" if err["type"] == "missing" else f" (got {given})"))
-    return "; ".join(parts)
+        raise ValueError(describe_validation(exc)) from None

@@ -15,7 +15,7 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import DBAPIError
 
-from engrain.errors import EngrainError, InvalidInput, NotFound, QuotaExceeded, Unavailable
+from engrain.errors import EngrainError, InvalidInput, NotFound, QuotaExceeded, Unavailable, describe_validation
 from engrain.server import metrics
 from engrain.server.logs import request_id
 
@@ -67,20 +67,18 @@ def tool_errors(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
 
 def describe_invalid_arguments(error: ValidationError) -> str:
     """One line naming each rejected argument and what it accepts, instead of pydantic's dump
-    ("kind: 'bogus' is not one of 'fact', 'episodic' or 'procedural'")."""
-    parts: dict[str, str] = {}
-    for err in error.errors():
-        field = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p))
-                        for i, p in enumerate(err["loc"])) or "arguments"
-        given = repr(err.get("input"))[:40]
-        if err["type"] == "literal_error":
-            text = f"{given} is not one of {err['ctx']['expected']}"
-        elif err["type"] == "missing":
-            text = "is required"
-        else:
-            text = err["msg"].removeprefix("Input ").replace("should be", "must be", 1) + f" (got {given})"
-        parts.setdefault(field, f"{field}: {text}")
-    return "invalid arguments: " + "; ".join(parts.values())
+    ("kind: 'bogus' is not one of 'fact', 'episodic' or 'procedural')."""
+    return "invalid arguments: " + describe_validation(error)
+
+
+def answers_a_task(task_id: str | None, answer: object) -> bool:
+    """Is this call the answer to a host task (`task_id` and `answer` given together)?"""
+    if task_id is None and answer is None:
+        return False
+    if task_id is None or answer is None:
+        raise InvalidInput("task_id" if task_id is None else "answer",
+                           "task_id and answer go together: answer the task a needs_model result gave")
+    return True
 
 
 def structured(summary: str, model: BaseModel) -> CallToolResult:

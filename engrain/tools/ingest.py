@@ -14,7 +14,7 @@ from engrain.errors import EngrainError, InvalidInput
 from engrain.server.state import AppState
 from engrain.services.answers import Extraction
 from engrain.services.ingest import MAX_MESSAGES, IngestResult, Message, validate_messages
-from engrain.tools.common import plural, structured, tool_errors
+from engrain.tools.common import answers_a_task, plural, structured, tool_errors
 from engrain.tools.sampling import client_samples, parsed, sampling_active, to_sample
 
 DESCRIPTION = (
@@ -50,10 +50,7 @@ def register(server: MCPServer, app: AppState) -> None:
         answer: Annotated[dict[str, Any] | str | None, Field(description="Your answer to that task: the JSON "
                                                                          "object it describes.")] = None,
     ) -> Annotated[CallToolResult, IngestResult]:
-        if task_id is not None or answer is not None:
-            if task_id is None or answer is None:
-                raise InvalidInput("task_id" if task_id is None else "answer",
-                                   "task_id and answer go together: answer the task a needs_model result gave")
+        if answers_a_task(task_id, answer):
             return summarize(await app.host_tasks.answer_extraction(app.user(), task_id, answer))
         if messages is None:
             raise InvalidInput("messages", "is required (or task_id and answer, to answer an extraction task)")

@@ -11,13 +11,12 @@ from mcp.server.mcpserver.resolve import Elicit, Resolve, Sample
 from mcp.types import CallToolResult, CreateMessageResult, ToolAnnotations
 from pydantic import Field
 
-from engrain.errors import InvalidInput
 from engrain.providers.llm import Prompt
 from engrain.server.state import AppState
 from engrain.services.answers import MainAnswer, QuestionsAnswer, parse
 from engrain.services.reflection import Plan, ReflectResult
 from engrain.services.trait_review import CoreCheck
-from engrain.tools.common import plural, structured, tool_errors
+from engrain.tools.common import answers_a_task, plural, structured, tool_errors
 from engrain.tools.sampling import SampledAnswers, client_samples, parsed, sampling_active, to_sample
 
 DESCRIPTION = (
@@ -106,10 +105,7 @@ def register(server: MCPServer, app: AppState) -> None:
                                                                          "object it describes (or a string "
                                                                          "holding it).")] = None,
     ) -> Annotated[CallToolResult, ReflectResult]:
-        if task_id is not None or answer is not None:
-            if task_id is None or answer is None:
-                raise InvalidInput("task_id" if task_id is None else "answer",
-                                   "task_id and answer go together: answer the task a needs_model result gave")
+        if answers_a_task(task_id, answer):
             return summarize(await app.host_tasks.answer(app.user(), task_id, answer))
         asked_about = None
         if not (isinstance(core, AcceptedElicitation) and core.data is None):  # None: nothing was asked
