@@ -183,3 +183,35 @@ async def test_elicitation_and_sampling_together_complete_a_cycle(settings_facto
         assert out["status"] == "completed" and out["llm"] == "sampling" and out["error"] is None
         assert len(asked) == 1 and len(sampled) == 2 and out["user_confirmation"].startswith("confirmed")
         assert (await detail(client, trait["id"]))["confidence"] > 0.8
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_memory_arriving_while_the_client_samples_waits_for_the_next_reflection(settings_factory, mode):
+    """The client's model answers about the memories it was shown; one that arrives meanwhile (another
+    client) never makes the answer land on other memories than those it cited."""
+    settings = settings_factory(llm="sampling")
+    clock = Clock()
+    shown: list[str] = []
+    async with connect(settings, clock) as (other, _):
+
+        async def sample(context, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
+            text = params.messages[0].content.text
+            shown.append(text)
+            if len(shown) == 1:
+                clock.now += timedelta(seconds=1)
+                await call(other, "remember", content="I also started climbing on Thursdays")
+            reply = answer(new_trends=[{"content": "Runs early", "evidence_ids": [alias(Prompt("", text), "ran 5k")]}])
+            return types.CreateMessageResult(role="assistant", model="m",
+                                             content=types.TextContent(type="text", text=json.dumps(reply)))
+
+        async with connect(settings, clock, sampling_callback=sample, mode=mode) as (client, _):
+            await call(client, "remember", content="I ran 5k before work today")
+            clock.now += timedelta(seconds=1)
+            out = await call(client, "reflect", force=True)
+            assert out["status"] == "completed" and out["traits_created"] == 1 and "climbing" not in shown[0]
+            if mode == "legacy":  # one request: the body applies the answer to the plan the model was shown
+                assert len(shown) == 1 and out["memories_scanned"] == 1 and out["memories_pending"] == 1
+            else:  # input-required rounds: the changed prompt is asked again, and the answer covers both
+                assert len(shown) == 2 and "climbing" in shown[1] and out["memories_scanned"] == 2
+            [trend] = (await call(client, "get_user_traits", min_stage="trend", include_evidence=True))["traits"]
+            assert len(trend["supporting_ids"]) == 1

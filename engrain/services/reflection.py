@@ -89,6 +89,9 @@ class Plan:
     memories: list[tuple[str, Memory]]
     traits: list[tuple[str, Memory]]
     evidence: list[tuple[str, Memory]] = field(default_factory=list)
+    # The watermark the plan was read at: a plan made earlier (a sampling request's resolvers) is used
+    # only if no other reflection moved it since.
+    since: datetime | None = None
     # Where the watermark goes once a model has looked at `memories`: when they were read (a host task
     # is answered later, and what arrived meanwhile stays pending).
     mark: datetime | None = None
@@ -200,8 +203,8 @@ class ReflectionService:
                 trigger = Trigger(True, kind, float(importance))
             memories = await trait_repo.new_memories(s, user_id, mark, now, MAX_MEMORIES)
             traits = await trait_repo.active_traits(s, user_id, limit=MAX_TRAITS)
-        return Plan(user_id, now, trigger,
-                    [(f"m{i}", m) for i, m in enumerate(memories, 1)], [(f"t{i}", t) for i, t in enumerate(traits, 1)])
+        return Plan(user_id, now, trigger, [(f"m{i}", m) for i, m in enumerate(memories, 1)],
+                    [(f"t{i}", t) for i, t in enumerate(traits, 1)], since=mark)
 
     def first_prompt(self, plan: Plan) -> Prompt | None:
         if not plan.memories:
@@ -252,11 +255,13 @@ class ReflectionService:
     # ---- the cycle ---------------------------------------------------------------------------
 
     async def reflect(self, user_id: str, *, force: bool, ask: Ask | None, llm_name: str,
-                      progress: Progress | None = None, host: bool = False) -> ReflectResult:
+                      progress: Progress | None = None, host: bool = False, plan: Plan | None = None
+                      ) -> ReflectResult:
         """Run one cycle. `ask` answers a prompt (None: no model here). `host`: the calling model is the
         model, so the cycle runs its code-only steps and hands the model a task (services/host_tasks.py).
+        `plan`: the one the client's model was asked about (sampling), used when still current.
         Concurrent calls for one user: the second returns at once, not triggered."""
-        return await self.locked(user_id, lambda: self._cycle(user_id, force, ask, llm_name, progress, host),
+        return await self.locked(user_id, lambda: self._cycle(user_id, force, ask, llm_name, progress, host, plan),
                                  llm_name)
 
     async def locked(self, user_id: str, work: Callable[[], Awaitable[ReflectResult]], llm_name: str
@@ -276,12 +281,19 @@ class ReflectionService:
                     await lock_conn.commit()
 
     async def _cycle(self, user_id: str, force: bool, ask: Ask | None, llm_name: str,
-                     progress: Progress | None, host: bool) -> ReflectResult:
+                     progress: Progress | None, host: bool, planned: Plan | None) -> ReflectResult:
         async def step(fraction: float, message: str) -> None:
             if progress is not None:
                 await progress(fraction, message)
 
-        plan = await self.prepare(user_id, force)
+        plan: Plan | ReflectResult | None = planned
+        if planned is not None:
+            db = await self.app.database()
+            async with db.sessions() as s:
+                if await trait_repo.watermark(s, user_id) != planned.since:  # another reflection ran meanwhile
+                    plan = None
+        if plan is None:
+            plan = await self.prepare(user_id, force)
         if isinstance(plan, ReflectResult):
             plan.llm = llm_name
             return plan

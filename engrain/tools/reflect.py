@@ -3,6 +3,7 @@
 # No `from __future__ import annotations`: the SDK reads the resolvers' annotations at registration,
 # and these resolvers are closures its type-hint lookup could not find by name.
 
+from collections import OrderedDict
 from typing import Annotated, Any
 
 from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
@@ -29,12 +30,24 @@ DESCRIPTION = (
 )
 
 
+PLANS_KEPT = 64  # plans of requests in flight (a request's resolvers and its body share one)
+
+
 def register(server: MCPServer, app: AppState) -> None:
+    # One plan per request: the resolvers that ask the client's model and the body that applies its
+    # answers look at the same memories under the same aliases, whatever arrives in between.
+    plans: OrderedDict[str, Plan | None] = OrderedDict()
+
     async def plan_for(force: bool, ctx: Context, task_id: str | None) -> Plan | None:
         if task_id is not None or not sampling_active(app, ctx):  # answering a host task asks nobody
             return None
-        plan = await app.reflection.prepare(app.user(), force)
-        return None if isinstance(plan, ReflectResult) else plan
+        key = str(ctx.request_id)
+        if key not in plans:
+            plan = await app.reflection.prepare(app.user(), force)
+            plans[key] = None if isinstance(plan, ReflectResult) else plan
+            while len(plans) > PLANS_KEPT:
+                plans.popitem(last=False)
+        return plans[key]
 
     async def prompt_1(force: bool, ctx: Context, task_id: str | None = None) -> Prompt | None:
         plan = await plan_for(force, ctx, task_id)
@@ -68,8 +81,8 @@ def register(server: MCPServer, app: AppState) -> None:
             if plan.two_stage:
                 if second is None:
                     return None
-                # re-fetches the evidence shown to the model
-                await app.reflection.second_prompt(plan, parse(QuestionsAnswer, parsed(first)))
+                if not plan.evidence:  # a plan of an earlier round: fetch the evidence the model was shown
+                    await app.reflection.second_prompt(plan, parse(QuestionsAnswer, parsed(first)))
             return await app.reflection.review_prompt(plan, parse(MainAnswer, parsed(second if plan.two_stage
                                                                                      else first)))
         except ValueError:
@@ -124,7 +137,7 @@ def register(server: MCPServer, app: AppState) -> None:
             await ctx.report_progress(fraction, 1.0, message)
 
         result = await app.reflection.reflect(app.user(), force=force, ask=ask, llm_name=name, progress=progress,
-                                              host=route == "host")
+                                              host=route == "host", plan=plans.pop(str(ctx.request_id), None))
         if route == "none" and app.llm.kind == "sampling" and result.status == "code_only":
             result.error = ("ENGRAIN_LLM=sampling, but this client declared no sampling capability: no model "
                             "looked at the new memories, which stay pending")
