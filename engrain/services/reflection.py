@@ -286,11 +286,11 @@ class ReflectionService:
             if progress is not None:
                 await progress(fraction, message)
 
-        plan: Plan | ReflectResult | None = planned
-        if planned is not None:
+        plan: Plan | ReflectResult | None = planned if planned is not None and planned.user_id == user_id else None
+        if plan is not None:
             db = await self.app.database()
             async with db.sessions() as s:
-                if await trait_repo.watermark(s, user_id) != planned.since:  # another reflection ran meanwhile
+                if await trait_repo.watermark(s, user_id) != plan.since:  # another reflection ran meanwhile
                     plan = None
         if plan is None:
             plan = await self.prepare(user_id, force)

@@ -38,10 +38,14 @@ def register(server: MCPServer, app: AppState) -> None:
     # answers look at the same memories under the same aliases, whatever arrives in between.
     plans: OrderedDict[str, Plan | None] = OrderedDict()
 
+    def plan_key(ctx: Context) -> str:
+        """A request of one connection of one user: JSON-RPC ids restart with every connection."""
+        return f"{app.user()}\x00{id(ctx.session)}\x00{ctx.request_id}"
+
     async def plan_for(force: bool, ctx: Context, task_id: str | None) -> Plan | None:
         if task_id is not None or not sampling_active(app, ctx):  # answering a host task asks nobody
             return None
-        key = str(ctx.request_id)
+        key = plan_key(ctx)
         if key not in plans:
             plan = await app.reflection.prepare(app.user(), force)
             plans[key] = None if isinstance(plan, ReflectResult) else plan
@@ -137,7 +141,7 @@ def register(server: MCPServer, app: AppState) -> None:
             await ctx.report_progress(fraction, 1.0, message)
 
         result = await app.reflection.reflect(app.user(), force=force, ask=ask, llm_name=name, progress=progress,
-                                              host=route == "host", plan=plans.pop(str(ctx.request_id), None))
+                                              host=route == "host", plan=plans.pop(plan_key(ctx), None))
         if route == "none" and app.llm.kind == "sampling" and result.status == "code_only":
             result.error = ("ENGRAIN_LLM=sampling, but this client declared no sampling capability: no model "
                             "looked at the new memories, which stay pending")
