@@ -186,7 +186,7 @@ async def host_reflect(client, *replies, force: bool = True) -> tuple[dict, int]
 async def test_the_trait_lifecycle_driven_entirely_through_host_tasks(host_settings):
     """create → reinforce to established → upgrade → contradict → review → decay, no model on the server."""
     clock = Clock(T0)
-    async with connect(host_settings(), clock) as (client, _):
+    async with connect(host_settings(), clock) as (client, app):
         await call(client, "remember", content="Takes the stairs instead of the elevator at the office")
         await call(client, "remember", content="Walked to work instead of taking the bus")
         await host_reflect(client, lambda p: answer(new_behaviors=[{
@@ -222,6 +222,8 @@ async def test_the_trait_lifecycle_driven_entirely_through_host_tasks(host_setti
             lambda p: {"decisions": [{"trait_id": alias(p, PREFERENCE), "action": "modify",
                                       "new_content": REWORDED}]})
         assert answered == 2 and out["trigger_type"] == "review" and out["llm"] == "host"
+        stored = await scalar(app, "SELECT json_agg(result) FROM host_tasks WHERE user_id = :u", u=app.settings.user)
+        assert "Drove to work" not in json.dumps(stored)  # answered tasks keep ids and counts, never memory text
         reviewed = (await traits(client))[REWORDED]
         assert reviewed["id"] == preference["id"] and reviewed["contradiction_count"] == 2
         assert reviewed["stage"] == "emerging"

@@ -215,7 +215,9 @@ class HostTasks:
                                      prompts.review_prompt(blocks))
             closing = await task_repo.claim(s, user_id, tid)
             assert closing is not None
-            await task_repo.close(s, closing, "answered", self.app.clock(), result.model_dump(mode="json"))
+            # Without the follow-up task's text: a stored row holds ids, never the words of a memory.
+            await task_repo.close(s, closing, "answered", self.app.clock(),
+                                  result.model_dump(mode="json", exclude={"task"}))
 
         if isinstance(parsed, MainAnswer):
             return await self.app.reflection.apply(plan, parsed, None, LLM_NAME, None, finish)
