@@ -61,7 +61,7 @@ class AppState:
         self.traits = TraitService(self)
         self.trait_review = TraitReview(self)
         self.ingest = IngestService(self)
-        self.host_tasks = HostTasks(self)
+        self.host_tasks = HostTasks(settings.host_task_ttl, self.clock, self.database, self.reflection, self.ingest)
         self.scheduler = Scheduler(self)
         self._scheduler_loop: asyncio.Task[Any] | None = None
 

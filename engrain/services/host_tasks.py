@@ -13,23 +13,22 @@ contradiction ratio comes back as a follow-up review task. Answering twice appli
 from __future__ import annotations
 
 import uuid
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput, NotFound
 from engrain.services import reflection_prompts as prompts
 from engrain.services.answers import Extraction, MainAnswer, ReviewAnswer, parse
-from engrain.services.ingest import IngestResult, Message
-from engrain.services.reflection import Plan, ReflectResult, Trigger, review_candidates
+from engrain.services.ingest import IngestResult, IngestService, Message
+from engrain.services.reflection import Plan, ReflectionService, ReflectResult, Trigger, review_candidates
 from engrain.services.traits import TraitWriter
 from engrain.storage import host_tasks as task_repo
 from engrain.storage import memories as repo
+from engrain.storage.db import Database
 from engrain.storage.models import HostTask
-
-if TYPE_CHECKING:
-    from engrain.server.state import AppState
 
 LLM_NAME = "host"
 WHAT = {"reflect": "update engrain's model of the user from what it learned recently.",
@@ -92,16 +91,22 @@ def _task_id(value: str) -> uuid.UUID:
 
 
 class HostTasks:
-    def __init__(self, app: AppState) -> None:
-        self.app = app
+    """Receives what it uses: the task lifetime, the clock, the database, and the two services whose work
+    a task hands out (reflection, ingestion)."""
+
+    def __init__(self, ttl_seconds: float, clock: Callable[[], datetime], database: Callable[[], Awaitable[Database]],
+                 reflection: ReflectionService, ingest: IngestService) -> None:
+        self.ttl = timedelta(seconds=ttl_seconds)
+        self.clock, self.database = clock, database
+        self.reflection, self.ingest = reflection, ingest
 
     def _expiry(self, now: datetime) -> datetime:
-        return now + timedelta(seconds=self.app.settings.host_task_ttl)
+        return now + self.ttl
 
     async def _hand_out(self, s: AsyncSession, result: ReflectResult, kind: str, plan: Plan,
                         stored: dict[str, Any], prompt_text: prompts.Prompt) -> None:
         """Open the task in the caller's transaction and put it in the result."""
-        now = self.app.clock()
+        now = self.clock()
         expires = self._expiry(now)
         task_id = await task_repo.open_task(s, plan.user_id, kind, stored, now, expires)
         result.status, result.task_id = "needs_model", str(task_id)
@@ -115,26 +120,26 @@ class HostTasks:
         async def finish(s: AsyncSession, result: ReflectResult, _: TraitWriter) -> None:
             await self._hand_out(s, result, "reflect", plan, _stored(plan), prompt)
 
-        return await self.app.reflection.apply(plan, None, None, LLM_NAME, None, finish)
+        return await self.reflection.apply(plan, None, None, LLM_NAME, None, finish)
 
     async def answer(self, user_id: str, task_id: str, answer: Any) -> ReflectResult:
         """Apply the calling model's answer to one of this user's tasks (see the module docstring)."""
         tid = _task_id(task_id)
-        return await self.app.reflection.locked(user_id, lambda: self._answer(user_id, tid, answer), LLM_NAME)
+        return await self.reflection.locked(user_id, lambda: self._answer(user_id, tid, answer), LLM_NAME)
 
     async def issue_extraction(self, user_id: str, messages: list[Message], session_id: str | None
                                ) -> IngestResult:
         """The user's own statements are stored now (the fallback, should no answer come); the task asks
         the calling model for a proper extraction, which replaces them when it is answered."""
-        result = await self.app.ingest.ingest(user_id, messages, session_id, None, LLM_NAME)
-        now = self.app.clock()
+        result = await self.ingest.ingest(user_id, messages, session_id, None, LLM_NAME)
+        now = self.clock()
         expires = self._expiry(now)
-        db = await self.app.database()
+        db = await self.database()
         async with db.sessions.begin() as s:
             task_id = await task_repo.open_task(s, user_id, "ingest", {"session_id": session_id,
                                                                       "provisional": result.created}, now, expires)
         result.status, result.task_id = "needs_model", str(task_id)
-        result.task = prompts.host_task(str(task_id), expires, self.app.ingest.prompt(messages), WHAT["ingest"],
+        result.task = prompts.host_task(str(task_id), expires, self.ingest.prompt(messages), WHAT["ingest"],
                                         "ingest_conversation")
         return result
 
@@ -149,14 +154,14 @@ class HostTasks:
         except ValueError as exc:
             raise InvalidInput("answer", f"{exc}; nothing was applied, fix it and call ingest_conversation "
                                          "again") from None
-        db = await self.app.database()
-        now = self.app.clock()
+        db = await self.database()
+        now = self.clock()
         if provisional := task.plan["provisional"]:
             async with db.sessions.begin() as s:
                 await repo.erase(s, "SELECT unnest(CAST(:ids AS uuid[])) AS id",
                                  {"ids": [uuid.UUID(i) for i in provisional]}, now,
                                  "replaced by the calling model's extraction")
-        result = await self.app.ingest.store(user_id, extraction.memories, extraction.summary,
+        result = await self.ingest.store(user_id, extraction.memories, extraction.summary,
                                              task.plan["session_id"], "llm", LLM_NAME)
         async with db.sessions.begin() as s:
             closing = await task_repo.claim(s, user_id, task.id)
@@ -165,7 +170,7 @@ class HostTasks:
         return result
 
     async def _task(self, user_id: str, tid: uuid.UUID, kind: str | None = None) -> HostTask:
-        db = await self.app.database()
+        db = await self.database()
         async with db.sessions() as s:
             task = await task_repo.claim(s, user_id, tid)
         if task is None:
@@ -175,7 +180,7 @@ class HostTasks:
             raise InvalidInput("task_id", f"is a task for {tool}: answer it there")
         if task.status == "replaced":
             raise InvalidInput("task_id", "was replaced by a newer task (a user has one open task): answer that one")
-        if task.status == "open" and task.expires_at <= self.app.clock():
+        if task.status == "open" and task.expires_at <= self.clock():
             raise InvalidInput("task_id", f"expired at {task.expires_at.isoformat(timespec='seconds')}: call "
                                           "reflect again for a new task")
         return task
@@ -183,7 +188,7 @@ class HostTasks:
     async def _plan(self, task: HostTask) -> Plan:
         """The plan the task showed, with the rows as they are now (a memory forgotten since is left out)."""
         stored = task.plan
-        db = await self.app.database()
+        db = await self.database()
         async with db.sessions() as s:
             rows = {m.id: m for m in await repo.get_many(s, task.user_id, [
                 uuid.UUID(i) for i in [*stored["memories"].values(), *stored["traits"].values()]])}
@@ -191,7 +196,7 @@ class HostTasks:
         def shown(aliases: dict[str, str]) -> list[tuple[str, Any]]:
             return [(alias, rows[uuid.UUID(i)]) for alias, i in aliases.items() if uuid.UUID(i) in rows]
 
-        return Plan(task.user_id, self.app.clock(), Trigger(True, stored["trigger"], stored["value"]),
+        return Plan(task.user_id, self.clock(), Trigger(True, stored["trigger"], stored["value"]),
                     shown(stored["memories"]), shown(stored["traits"]), mark=datetime.fromisoformat(stored["mark"]))
 
     async def _answer(self, user_id: str, tid: uuid.UUID, answer: Any) -> ReflectResult:
@@ -210,16 +215,16 @@ class HostTasks:
 
         async def finish(s: AsyncSession, result: ReflectResult, _: TraitWriter) -> None:
             if isinstance(parsed, MainAnswer) and (cases := review_candidates(plan, parsed)):
-                blocks = await self.app.reflection.review_blocks(plan, cases)
+                blocks = await self.reflection.review_blocks(plan, cases)
                 await self._hand_out(s, result, "review", plan, _stored(plan, [t.id for _, t, _ in cases]),
                                      prompts.review_prompt(blocks))
             closing = await task_repo.claim(s, user_id, tid)
             assert closing is not None
             # Without the follow-up task's text: a stored row holds ids, never the words of a memory.
-            await task_repo.close(s, closing, "answered", self.app.clock(),
+            await task_repo.close(s, closing, "answered", self.clock(),
                                   result.model_dump(mode="json", exclude={"task"}))
 
         if isinstance(parsed, MainAnswer):
-            return await self.app.reflection.apply(plan, parsed, None, LLM_NAME, None, finish)
+            return await self.reflection.apply(plan, parsed, None, LLM_NAME, None, finish)
         reviewable = {uuid.UUID(i) for i in task.plan["reviewable"]}
-        return await self.app.reflection.apply_review(plan, parsed, reviewable, LLM_NAME, finish)
+        return await self.reflection.apply_review(plan, parsed, reviewable, LLM_NAME, finish)

@@ -44,6 +44,7 @@ QUESTIONS, EVIDENCE_PER_QUESTION, MAX_EVIDENCE = 5, 3, 10
 MAX_TRAIT_CHARS = 500
 
 Progress = Callable[[float, str], Awaitable[None]]
+HandOut = Callable[["Plan"], Awaitable["ReflectResult"]]
 Finish = Callable[[AsyncSession, "ReflectResult", lifecycle.TraitWriter], Awaitable[None]]
 
 
@@ -255,10 +256,11 @@ class ReflectionService:
     # ---- the cycle ---------------------------------------------------------------------------
 
     async def reflect(self, user_id: str, *, force: bool, ask: Ask | None, llm_name: str,
-                      progress: Progress | None = None, host: bool = False, plan: Plan | None = None
+                      progress: Progress | None = None, host: HandOut | None = None, plan: Plan | None = None
                       ) -> ReflectResult:
         """Run one cycle. `ask` answers a prompt (None: no model here). `host`: the calling model is the
-        model, so the cycle runs its code-only steps and hands the model a task (services/host_tasks.py).
+        model, so the plan goes to `host`, which runs the code-only steps and hands the model a task
+        (services/host_tasks.py).
         `plan`: the one the client's model was asked about (sampling), used when still current.
         Concurrent calls for one user: the second returns at once, not triggered."""
         return await self.locked(user_id, lambda: self._cycle(user_id, force, ask, llm_name, progress, host, plan),
@@ -281,7 +283,7 @@ class ReflectionService:
                     await lock_conn.commit()
 
     async def _cycle(self, user_id: str, force: bool, ask: Ask | None, llm_name: str,
-                     progress: Progress | None, host: bool, planned: Plan | None) -> ReflectResult:
+                     progress: Progress | None, host: HandOut | None, planned: Plan | None) -> ReflectResult:
         async def step(fraction: float, message: str) -> None:
             if progress is not None:
                 await progress(fraction, message)
@@ -326,8 +328,8 @@ class ReflectionService:
                 main = review = None
                 log.warning("reflection for %s: LLM step failed (%s); keeping code-only results", user_id, error)
         await step(0.8, "applying")
-        if host and plan.memories:
-            result = await self.app.host_tasks.issue_reflection(plan)
+        if host is not None and plan.memories:
+            result = await host(plan)
         else:
             result = await self.apply(plan, main, review, llm_name, error)
         result.llm_calls = calls

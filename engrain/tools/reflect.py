@@ -141,7 +141,8 @@ def register(server: MCPServer, app: AppState) -> None:
             await ctx.report_progress(fraction, 1.0, message)
 
         result = await app.reflection.reflect(app.user(), force=force, ask=ask, llm_name=name, progress=progress,
-                                              host=route == "host", plan=plans.pop(plan_key(ctx), None))
+                                              host=app.host_tasks.issue_reflection if route == "host" else None,
+                                              plan=plans.pop(plan_key(ctx), None))
         if route == "none" and app.llm.kind == "sampling" and result.status == "code_only":
             result.error = ("ENGRAIN_LLM=sampling, but this client declared no sampling capability: no model "
                             "looked at the new memories, which stay pending")
