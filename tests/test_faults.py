@@ -56,7 +56,7 @@ async def test_status_reports_the_database_unavailable_during_an_outage(own_post
             own_postgres.start()
         assert status["database"]["ok"] is False
         assert status["database"]["error"].startswith("database unavailable")
-        assert status["embedder"]["id"] == "hash-v1-384"  # the rest of the report still answers
+        assert status["embedder"]["id"] == "hash-v2-384"  # the rest of the report still answers
 
 
 async def test_server_down_at_start_recovers_when_the_database_comes_back(own_postgres, settings_factory):

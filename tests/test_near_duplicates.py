@@ -79,6 +79,6 @@ async def test_same_text_from_two_servers_at_once_is_a_duplicate_not_a_merge(set
 def test_two_dated_memories_of_different_days_are_two_events():
     march, june = datetime(2026, 3, 14, tzinfo=UTC), datetime(2026, 6, 2, tzinfo=UTC)
     first, second = "Tapas dinner with Leo", "Tapas dinner with Leo and Ana"
-    assert is_near_duplicate("hash-v1-384", 0.9, second, first) is True
-    assert is_near_duplicate("hash-v1-384", 0.9, second, first, june, march) is False
-    assert is_near_duplicate("hash-v1-384", 0.9, second, first, march, march) is True
+    assert is_near_duplicate("hash-v2-384", 0.9, second, first) is True
+    assert is_near_duplicate("hash-v2-384", 0.9, second, first, june, march) is False
+    assert is_near_duplicate("hash-v2-384", 0.9, second, first, march, march) is True

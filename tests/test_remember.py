@@ -19,7 +19,7 @@ async def test_creates_with_inferred_fields(session):
     assert out["kind"] == "fact" and out["temporality"] == "current" and out["importance"] == 5
     assert out["category"] == "preference"
     row = await scalar(app, "SELECT embedder FROM memories WHERE id = :id", id=uuid.UUID(out["id"]))
-    assert row == "hash-v1-384"
+    assert row == "hash-v2-384"
 
 
 async def test_relative_dates_resolve_against_the_clock(settings_factory):

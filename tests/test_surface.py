@@ -111,7 +111,7 @@ async def test_status_reports_database_embedder_and_counts(session):
     await call(client, "remember", content="Status check memory")
     status = await read_json(client, "engrain://status")
     assert status["database"]["ok"] is True
-    assert status["embedder"]["id"] == "hash-v1-384" and status["embedder"]["state"] == "ready"
+    assert status["embedder"]["id"] == "hash-v2-384" and status["embedder"]["state"] == "ready"
     assert status["counts"]["by_kind"] == {"fact": 1}
     assert status["user"] == app.settings.user
     assert status["llm"]["provider"] in ("none", "sampling") and status["reflection"]["last_cycle"] is None

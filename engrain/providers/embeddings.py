@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engrain.providers.urls import split_base_url
+from engrain.text.languages import CJK_CHARS
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +52,20 @@ class Embedder(Protocol):
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+_CJK_RUN = re.compile(f"([{CJK_CHARS}]+)")
+
+
+def _cjk_split(word: str) -> list[str]:
+    """A word as it is, but a CJK run in it as its characters followed by its character pairs."""
+    out: list[str] = []
+    for i, piece in enumerate(_CJK_RUN.split(word)):
+        if not piece:
+            continue
+        if i % 2 == 0:
+            out.append(piece)
+        else:
+            out += list(piece) + [piece[j:j + 2] for j in range(len(piece) - 1)]
+    return out
 
 
 class HashEmbedder:
@@ -66,11 +81,13 @@ class HashEmbedder:
 
     def __init__(self, dim: int = 384) -> None:
         self.dim = dim
-        self.id = f"hash-v1-{dim}"
+        self.id = f"hash-v2-{dim}"
 
     def _features(self, text: str) -> list[tuple[str, float]]:
         norm = unicodedata.normalize("NFKC", text).lower()
-        words = _WORD.findall(norm)
+        # CJK runs have no spaces: their characters and character pairs are the words (v2; v1 took a
+        # whole Chinese sentence for one word, so two sentences shared nothing unless identical).
+        words = [piece for w in _WORD.findall(norm) for piece in _cjk_split(w)]
         feats: list[tuple[str, float]] = [(f"w:{w}", 1.0) for w in words]
         feats += [(f"b:{a} {b}", 0.7) for a, b in itertools.pairwise(words)]
         for w in words:

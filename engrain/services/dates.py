@@ -16,8 +16,10 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from engrain.errors import InvalidInput
+from engrain.services import languages
 from engrain.services.calendar_words import FULL_MONTHS, FULL_WEEKDAYS, MONTHS, WEEKDAYS
 from engrain.services.mood import Mood, mood_at
+from engrain.text.languages import ENGLISH, detect
 
 _RELATIVE = (r"yesterday|today|tonight|tomorrow|ago|next|last|this|weekend|summer|winter|spring|autumn|"
              r"in\s+(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+"
@@ -147,9 +149,13 @@ def _absolute_date(content: str, local_now: datetime, prefer_past: bool) -> tupl
         return None
 
 
-def find_event_time(content: str, now: datetime, tz: ZoneInfo | None) -> tuple[datetime | None, str | None]:
-    """The first explicit or relative date in `content`, resolved against `now` in `tz`; an
-    ambiguous one points the way the statement's mood at that date does."""
+def find_event_time(content: str, now: datetime, tz: ZoneInfo | None, lang: str = ENGLISH
+                    ) -> tuple[datetime | None, str | None]:
+    """The first explicit or relative date in `content` (written in `lang`), resolved against `now`
+    in `tz`; an ambiguous one points the way the statement's mood at that date does."""
+    if lang != ENGLISH:
+        found = languages.find_date(lang, content, local(now, tz))
+        return found if found is not None else (None, None)
     cue = _DATE_GATE.search(content)
     if cue is None:
         return None, None
@@ -197,6 +203,9 @@ def parse_when(field: str, value: str, now: datetime, tz: ZoneInfo | None, *, pr
             parsed = dateparser.parse(value, languages=["en"], settings={
                 **_DATEPARSER_SETTINGS, "RELATIVE_BASE": local_now.replace(tzinfo=None),
                 "PREFER_DATES_FROM": "past" if prefer_past else "future"})
+        if parsed is None and (lang := detect(value)) != ENGLISH:  # "上周三", "la semana pasada"
+            found = languages.find_date(lang, value, local_now)
+            parsed = found[0] if found is not None else None
         if parsed is None:
             raise InvalidInput(field, f"{value!r} is neither an ISO date nor a date phrase like 'last week' "
                                       "or 'last summer'") from None
@@ -205,9 +214,11 @@ def parse_when(field: str, value: str, now: datetime, tz: ZoneInfo | None, *, pr
     return parsed
 
 
-def time_phrase(content: str) -> str | None:
+def time_phrase(content: str, lang: str = ENGLISH) -> str | None:
     """A mention of when something happened, even where a client-given event_time makes parsing it
     moot: what a "when did…" question is looking for."""
+    if lang != ENGLISH:
+        return languages.date_phrase(lang, content)
     phrase = _TIME_PHRASE.search(content)
     return phrase.group(0) if phrase else None
 
@@ -217,22 +228,23 @@ def _period(phrase: str, when: datetime) -> tuple[datetime, datetime]:
     p = phrase.lower()
     day = when.replace(hour=0, minute=0, second=0, microsecond=0)
     has_day = re.search(r"\b\d{1,2}(?:st|nd|rd|th)?\b|\d{4}-\d{2}-\d{2}|yesterday|today|tonight|tomorrow|day|"
-                        + FULL_WEEKDAYS, p)
+                        + FULL_WEEKDAYS + r"|[日号天晚初旬底末]|周[一二三四五六日]|星期.|礼拜.", p)
     if _SEASON.search(p):
         return day, (day + timedelta(days=92)).replace(day=1)
-    if "year" in p or (re.fullmatch(r"(?:in\s+)?\d{4}", p.strip())):
+    if re.search(r"year|jahr|año|ann[ée]e|年$", p) or (re.fullmatch(r"(?:in\s+)?\d{4}", p.strip())):
         return day.replace(month=1, day=1), day.replace(year=day.year + 1, month=1, day=1)
-    if "month" in p or (re.search(rf"\b(?:{MONTHS}|may)\b", p) and not has_day):
+    if (re.search(r"month|monat|mes|mois", p) or (re.search(rf"\b(?:{MONTHS}|may)\b|月", p) and not has_day)):
         start = day.replace(day=1)
         return start, (start + timedelta(days=32)).replace(day=1)
-    if "week" in p:
+    if re.search(r"week|woche|semana|semaine|(?:周|星期|礼拜)(?![一二三四五六日天末])", p):
         return day - timedelta(days=4), day + timedelta(days=4)
     return day - timedelta(days=1), day + timedelta(days=2)
 
 
-def read_query_time(query: str, now: datetime, tz: ZoneInfo | None) -> QueryTime:
+def read_query_time(query: str, now: datetime, tz: ZoneInfo | None, lang: str = ENGLISH) -> QueryTime:
     """Query-time date understanding: "when did…" questions and periods named in the query
-    ("last March", "in 2023", "yesterday"), resolved in the user's zone."""
-    when, phrase = find_event_time(query, now, tz)
-    return QueryTime(asks_when=bool(_ASKS_WHEN.search(query)),
+    ("last March", "in 2023", "yesterday", 上个月), resolved in the user's zone."""
+    when, phrase = find_event_time(query, now, tz, lang)
+    asks = _ASKS_WHEN.search(query) if lang == ENGLISH else languages.asks_when(lang, query)
+    return QueryTime(asks_when=bool(asks),
                      window=_period(phrase, when) if when is not None and phrase else None)

@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from engrain.services import languages
 from engrain.services.dates import find_event_time, time_phrase
 from engrain.services.mood import Mood, mood_at, text_mood
+from engrain.text.languages import ENGLISH
 
 _ARROW = re.compile(r"\s*(?:→|->|=>|⟶|⇒)\s*")
 _SEQUENCE_WORD = re.compile(
@@ -53,6 +55,10 @@ def content_hash(content: str) -> str:
     return hashlib.sha256(normalize(content).encode()).hexdigest()
 
 
+# The importance of a memory whose text says it matters (the default is 5).
+IMPORTANT = 8
+
+
 @dataclass
 class Enrichment:
     kind: str
@@ -62,16 +68,20 @@ class Enrichment:
     procedure_steps: list[str] = field(default_factory=list)
     date_text: str | None = None
     time_phrase: str | None = None
+    important: bool = False  # the text says it matters ("重要", "wichtig", "allergisch"): importance 8
 
 
-def procedure_steps(content: str) -> list[str]:
-    """Steps of a workflow written as "A → B → C", "first…, then…, finally…" or "1. … 2. …"."""
+def procedure_steps(content: str, lang: str = ENGLISH) -> list[str]:
+    """Steps of a workflow written as "A → B → C", "first…, then…, finally…" (or the sequence words
+    of `lang`: "首先…然后…最后", "先…再…") or "1. … 2. …"."""
     parts = [p.strip(" .;") for p in _ARROW.split(content)]
     if len(parts) >= 3 and all(parts):
         if ":" in parts[0]:
             parts[0] = parts[0].split(":", 1)[1].strip()
         return [p for p in parts if p]
-    first = _FIRST.search(content)
+    first = _FIRST.search(content) if lang == ENGLISH else None
+    if lang != ENGLISH and (steps := languages.procedure_steps(lang, content)):
+        return steps
     if first and _THEN.search(content, first.end()):
         body = content[first.start():]
         steps = [s.strip(" ,.;:") for s in _SEQUENCE_WORD.split(body)]
@@ -86,9 +96,11 @@ def procedure_steps(content: str) -> list[str]:
     return []
 
 
-def category_of(content: str, steps: list[str]) -> str:
+def category_of(content: str, steps: list[str], lang: str = ENGLISH) -> str:
     if steps:
         return "workflow"
+    if lang != ENGLISH:
+        return languages.category(lang, content) or "general"
     for name, pattern in _CATEGORIES:
         if pattern.search(content):
             return name
@@ -108,15 +120,23 @@ def temporality_of(mood: Mood, asks_assistant: bool, event_time: datetime | None
     return "current"
 
 
-def enrich(content: str, now: datetime, tz: ZoneInfo | None, event_time: datetime | None = None) -> Enrichment:
-    """Infer kind, temporality, event_time, category and procedure steps from the text alone.
-    A client-given `event_time` wins over a date found in the text."""
+def mood_of(content: str, lang: str, position: int | None = None) -> Mood:
+    """English reads tense (mood.py); other languages their cue words (languages/)."""
+    if lang != ENGLISH:
+        return languages.mood(lang, content, position)
+    return mood_at(content, position) if position is not None else text_mood(content)
+
+
+def enrich(content: str, now: datetime, tz: ZoneInfo | None, event_time: datetime | None = None,
+           lang: str = ENGLISH) -> Enrichment:
+    """Infer kind, temporality, event_time, category and procedure steps from the text alone (written
+    in `lang`). A client-given `event_time` wins over a date found in the text."""
     date_text: str | None = None
     if event_time is None:
-        event_time, date_text = find_event_time(content, now, tz)
-    steps = procedure_steps(content)
-    whole = text_mood(content)
-    mood = mood_at(content, content.find(date_text)) if date_text else whole
+        event_time, date_text = find_event_time(content, now, tz, lang)
+    steps = procedure_steps(content, lang)
+    whole = mood_of(content, lang)
+    mood = mood_of(content, lang, content.find(date_text)) if date_text else whole
     temporality = temporality_of(mood, whole is Mood.REQUEST, event_time, now)
     if steps:
         kind = "procedural"
@@ -124,5 +144,5 @@ def enrich(content: str, now: datetime, tz: ZoneInfo | None, event_time: datetim
         kind = "episodic"
     else:
         kind = "fact"
-    return Enrichment(kind, temporality, event_time, category_of(content, steps), steps, date_text,
-                      date_text or time_phrase(content))
+    return Enrichment(kind, temporality, event_time, category_of(content, steps, lang), steps, date_text,
+                      date_text or time_phrase(content, lang), languages.important(lang, content))

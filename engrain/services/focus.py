@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engrain.storage.vocabulary import common_words
+from engrain.text.fulltext import words_of
+from engrain.text.languages import cjk_language
 
 if TYPE_CHECKING:
     from engrain.server.state import AppState
@@ -42,11 +44,15 @@ class FocusedQuery:
 
 def focus(query: str, common: frozenset[str]) -> FocusedQuery:
     """The query without the user's common words (and their possessive 's). A query made only of
-    common words is kept whole: there would be nothing left to embed."""
-    found = tuple(dict.fromkeys(w.lower() for w in _WORD.findall(query) if w.lower() in common))
+    common words is kept whole: there would be nothing left to embed. CJK words are the segmenter's
+    (the same as the index's), found inside the text without word boundaries."""
+    cjk = cjk_language(query)
+    words = words_of(query, cjk) if cjk else _WORD.findall(query)
+    found = tuple(dict.fromkeys(w.lower() for w in words if w.lower() in common))
     if not found:
         return FocusedQuery(query, ())
-    pattern = re.compile(r"(?<![^\W_])(?:" + "|".join(map(re.escape, found)) + r")(?:['’]s)?(?![^\W_])",
+    alternatives = "|".join(map(re.escape, sorted(found, key=len, reverse=True)))
+    pattern = re.compile(alternatives if cjk else r"(?<![^\W_])(?:" + alternatives + r")(?:['’]s)?(?![^\W_])",
                          re.IGNORECASE)
     rest = " ".join(pattern.sub(" ", query).split())
     if not _WORD.search(rest):

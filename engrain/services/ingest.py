@@ -16,10 +16,11 @@ from pydantic import BaseModel, Field
 
 from engrain.errors import InvalidInput
 from engrain.providers.llm import Prompt
-from engrain.services import inputs
+from engrain.services import inputs, languages
 from engrain.services.answers import ExtractedMemory, Extraction
 from engrain.services.enrich import procedure_steps
 from engrain.services.mood import sentences
+from engrain.text.languages import ENGLISH, detect
 
 if TYPE_CHECKING:
     from engrain.server.state import AppState
@@ -41,7 +42,9 @@ SYSTEM = (
     "You extract long-term memories about the user from a conversation for a memory system. Keep only "
     "what stays useful across sessions: facts about the user, preferences, events in their life, plans and "
     "how they do things. Skip small talk, questions and what the assistant said unless the user confirmed "
-    "it. Write each memory as one self-contained sentence about the user. Answer with one JSON object only."
+    "it. Write each memory as one self-contained sentence about the user, in the language the user wrote "
+    "in (a Chinese conversation gives Chinese memories), keeping names as written. Answer with one JSON "
+    "object only."
 )
 
 
@@ -114,6 +117,13 @@ def _sequences(parts: list[str]) -> list[str]:
     return out
 
 
+def _is_statement(lang: str, sentence: str) -> bool:
+    """A first-person statement of three words or more, not a question."""
+    if lang != ENGLISH:
+        return languages.is_statement(lang, sentence)
+    return len(sentence.split()) >= 3 and not sentence.endswith("?") and bool(_FIRST_PERSON.search(sentence))
+
+
 def rule_statements(messages: list[Message]) -> list[str]:
     """The user's own statements (first-person sentences, not questions, and procedures told step by
     step), cleaned, in order, without repeats."""
@@ -121,10 +131,9 @@ def rule_statements(messages: list[Message]) -> list[str]:
     for m in messages:
         if m.role != "user":
             continue
+        lang = detect(m.content)
         for sentence in _sequences([_clean(s) for s in sentences(m.content)]):
-            is_procedure = bool(procedure_steps(sentence))
-            if (len(sentence.split()) >= 3 and not sentence.endswith("?")
-                    and (is_procedure or _FIRST_PERSON.search(sentence)) and sentence not in out):
+            if sentence not in out and (procedure_steps(sentence, lang) or _is_statement(lang, sentence)):
                 out.append(sentence[: inputs.MAX_CONTENT_CHARS])
     return out
 

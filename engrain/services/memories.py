@@ -17,10 +17,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engrain.errors import InvalidInput, NotFound, QuotaExceeded
 from engrain.services import inputs
 from engrain.services.duplicates import PARAPHRASE_THRESHOLD, is_near_duplicate
-from engrain.services.enrich import content_hash, enrich
-from engrain.services.mood import Mood, text_mood
+from engrain.services.enrich import IMPORTANT, content_hash, enrich, mood_of
+from engrain.services.mood import Mood
 from engrain.storage import memories as repo
 from engrain.storage.models import Memory
+from engrain.text.languages import detect
 
 if TYPE_CHECKING:
     from engrain.server.state import AppState
@@ -100,6 +101,7 @@ class Prepared:
     pinned: bool
     source: str | None
     metadata: dict[str, Any]
+    lang: str  # detected once, for enrichment and the full-text form
 
     def row(self, user_id: str, embedder_id: str, vector: list[float], now: datetime) -> Memory:
         return Memory(
@@ -107,7 +109,7 @@ class Prepared:
             content_hash=self.digest, embedding=vector, embedder=embedder_id, importance=self.importance_given or 5,
             category=self.category, tags=self.tags, temporality=self.temporality, event_time=self.event_time,
             created_at=now, updated_at=now, pinned=self.pinned, source=self.source, metadata_=self.metadata,
-            access_count=0,
+            access_count=0, lang=self.lang,
         )
 
 
@@ -195,9 +197,7 @@ class MemoryService:
                     return await self._merge(s, user_id, near.id, content, item.importance_given, clean_tags, now,
                                              near.similarity)
                 await self._check_quota(s, user_id, 1, now)
-                memory = item.row(user_id, model.id, vector, now)
-                s.add(memory)
-                await s.flush()
+                memory = await repo.insert(s, item.row(user_id, model.id, vector, now), vector)
                 await repo.add_history(s, memory.id, user_id, "create", new=content, at=now)
                 if old_id is not None:
                     await self._supersede(s, user_id, old_id, memory.id, now)
@@ -238,18 +238,19 @@ class MemoryService:
         """Validate every field (naming it in the error) and enrich the text; nothing is written."""
         tz = self.app.settings.tz
         content = inputs.text_field("content", content, inputs.MAX_CONTENT_CHARS)
+        lang = detect(content)
         if kind is not None:
             kind = inputs.kind("kind", kind, inputs.WRITABLE_KINDS)
         if importance is not None:
             importance = inputs.int_range("importance", importance, 1, 10)
         # A given phrase points the way the text does: "Monday" is the coming one in a plan.
-        explicit_time = (inputs.when("event_time", event_time, now, tz, prefer_past=text_mood(content) is Mood.PAST)
-                         if event_time else None)
+        explicit_time = (inputs.when("event_time", event_time, now, tz,
+                                     prefer_past=mood_of(content, lang) is Mood.PAST) if event_time else None)
         if category is not None:
             category = inputs.text_field("category", category, inputs.MAX_CATEGORY_CHARS)
         if source is not None:
             source = inputs.text_field("source", source, 200)
-        info = enrich(content, now, tz, event_time=explicit_time)
+        info = enrich(content, now, tz, event_time=explicit_time, lang=lang)
         if procedure_steps:
             info.procedure_steps, info.kind = procedure_steps, "procedural"
         if temporality is not None:
@@ -264,7 +265,8 @@ class MemoryService:
         return Prepared(
             content=content, digest=content_hash(content), kind=kind or info.kind,
             namespace=inputs.namespace(namespace) if namespace is not None else "default",
-            importance_given=importance, category=category or info.category, tags=inputs.tags(tags or []),
+            importance_given=importance or (IMPORTANT if info.important else None), lang=lang,
+            category=category or info.category, tags=inputs.tags(tags or []),
             temporality=info.temporality, event_time=info.event_time, pinned=bool(pinned), source=source,
             metadata=extra,
         )

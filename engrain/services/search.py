@@ -19,6 +19,7 @@ from engrain.services.dates import read_query_time
 from engrain.services.focus import FocusedQuery, QueryFocus
 from engrain.storage import memories as repo
 from engrain.storage.recall import RecallFilter, run_recall
+from engrain.text.fulltext import query_form
 
 if TYPE_CHECKING:
     from engrain.server.state import AppState
@@ -200,14 +201,15 @@ class SearchService:
         if max_tokens is not None:
             max_tokens = inputs.int_range("max_tokens", max_tokens, 1, 1_000_000)
 
-        when = read_query_time(query, now, settings.tz)
+        words = query_form(query)
+        when = read_query_time(query, now, settings.tz, words.lang)
         focused, model, vector = await self._embed_query(user_id, query)
         embedder_id, dim = (model.id, model.dim) if model is not None else ("", 0)
         db = await self.app.database()
         try:
             async with db.sessions.begin() as s:
                 rows = await run_recall(
-                    s, user_id=user_id, query=query, vector=vector, embedder_id=embedder_id, dim=dim, flt=flt,
+                    s, user_id=user_id, query=words, vector=vector, embedder_id=embedder_id, dim=dim, flt=flt,
                     now=now, decay_seconds=settings.decay_rate_days * 86400, limit=limit,
                     pool=max(MIN_POOL, limit * 5), timeout_ms=settings.recall_timeout_ms,
                     asks_when=when.asks_when, window=when.window,

@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engrain.storage.models import Memory, MemoryHistory, MemoryLink
 from engrain.storage.sqltext import sql_literal, vector_literal
 from engrain.storage.traits import sample_sql
+from engrain.text import fulltext
 
 HIDDEN_TRAIT_STAGES = ("trend", "candidate", "dissolved")
 
@@ -99,7 +100,16 @@ async def nearest_live(
     return Neighbour(row.id, float(row.sim), row.content, row.content_hash, row.event_time) if row else None
 
 
+def _with_text_form(memory: Memory) -> Memory:
+    """Give a new row its language's full-text form (a language already set, e.g. detected for
+    enrichment, is kept)."""
+    f = fulltext.form(memory.content, memory.lang)
+    memory.lang, memory.ts_config, memory.search_text = f.lang, f.ts_config, f.search_text
+    return memory
+
+
 async def insert(session: AsyncSession, memory: Memory, vector: list[float] | None) -> Memory:
+    _with_text_form(memory)
     memory.embedding = vector
     session.add(memory)
     await session.flush()
@@ -125,7 +135,7 @@ async def insert_many(session: AsyncSession, memories: Sequence[Memory], now: da
                                 index_where=text("valid_until IS NULL"))
         .returning(Memory.__table__.c.id)
     )
-    result = await session.execute(stmt, [_column_values(m) for m in memories])
+    result = await session.execute(stmt, [_column_values(_with_text_form(m)) for m in memories])
     inserted = set(result.scalars().all())
     history = [
         {"memory_id": m.id, "user_id": m.user_id, "action": "create", "new_content": m.content, "at": now,

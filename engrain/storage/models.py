@@ -24,7 +24,7 @@ from sqlalchemy import (
     Text,
     func,
 )
-from sqlalchemy.dialects.postgresql import JSONB, TSVECTOR, UUID
+from sqlalchemy.dialects.postgresql import JSONB, REGCONFIG, TSVECTOR, UUID
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -43,8 +43,12 @@ class Memory(Base):
     content_hash: Mapped[str] = mapped_column(Text)
     embedding: Mapped[list[float] | None] = mapped_column(Vector(), nullable=True, deferred=True)
     embedder: Mapped[str | None] = mapped_column(Text)
+    # The language's full-text form (engrain/text/fulltext.py): set by storage on insert.
+    lang: Mapped[str] = mapped_column(Text, default="en")
+    ts_config: Mapped[str] = mapped_column(REGCONFIG, default="english")
+    search_text: Mapped[str | None] = mapped_column(Text, deferred=True)
     tsv: Mapped[Any] = mapped_column(
-        TSVECTOR, Computed("to_tsvector('english', content)", persisted=True), deferred=True
+        TSVECTOR, Computed("to_tsvector(ts_config, coalesce(search_text, content))", persisted=True), deferred=True
     )
     importance: Mapped[int] = mapped_column(SmallInteger, default=5)
     category: Mapped[str | None] = mapped_column(Text)

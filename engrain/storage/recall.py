@@ -18,9 +18,12 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.storage.sqltext import safe_exp, sql_literal, vector_literal
+from engrain.text.fulltext import TextForm
 
 LINK_EXPANSION = 3
-TS_CONFIG = "english"
+# The query's words, prepared like a memory's (engrain/text/fulltext.py): its language's configuration
+# and, for CJK, its segmented text. Parameters, so the statement's text stays the same for every language.
+QUERY_TSQUERY = "websearch_to_tsquery(CAST(:qcfg AS regconfig), :qtext)"
 # Beyond the SPEC's 0.05 bump for a full match of the query, every query word found in a candidate
 # counts, weighted by how rare the word is (IDF): `lexical` is the IDF-weighted share of the query's
 # words that the memory contains, in [0, 1], and enters the base score with this weight.
@@ -59,7 +62,7 @@ _LEXEME_CTES = f"""
     lex AS (
         SELECT w.lexeme, CAST(quote_literal(w.lexeme) AS tsquery) AS tq, coalesce(st.freq, r.freq) AS freq,
                ln(1.0 / greatest(1e-6, least(1.0, coalesce(st.freq, r.freq)))) + 0.1 AS idf
-        FROM unnest(to_tsvector('{TS_CONFIG}', :query)) AS w CROSS JOIN rarest r
+        FROM unnest(to_tsvector(CAST(:qcfg AS regconfig), :qtext)) AS w CROSS JOIN rarest r
         LEFT JOIN stats st ON st.lexeme = w.lexeme),
     lexsum AS (SELECT nullif(sum(idf), 0) AS total FROM lex),
     rare AS (SELECT CAST(string_agg(quote_literal(lexeme), ' | ') AS tsquery) AS tsq
@@ -187,13 +190,13 @@ def recall_sql(embedder_id: str, dim: int, f: RecallFilter, with_vector: bool, a
     score_cols = _score_columns(int(dim) if with_vector else None, emb, _temporal(asks_when, window))
     link_time = " AND l.created_at <= :now" if f.as_of else ""
     return f"""
-    WITH q AS (SELECT websearch_to_tsquery('{TS_CONFIG}', :query) AS tsq),{_LEXEME_CTES}
+    WITH q AS (SELECT {QUERY_TSQUERY} AS tsq),{_LEXEME_CTES}
     {vector_cte}
     txt AS (  -- the tsquery is written out (not taken from q) so that the GIN index can serve it.
               -- Candidates match every word: ranking all rows that match any word costs ~100 ms at 100k.
         SELECT m.id FROM memories m
-        WHERE m.tsv @@ websearch_to_tsquery('{TS_CONFIG}', :query) AND {where}
-        ORDER BY ts_rank_cd(m.tsv, websearch_to_tsquery('{TS_CONFIG}', :query)) DESC
+        WHERE m.tsv @@ {QUERY_TSQUERY} AND {where}
+        ORDER BY ts_rank_cd(m.tsv, {QUERY_TSQUERY}) DESC
         LIMIT :pool
     ),
     any_txt AS (
@@ -276,7 +279,7 @@ async def run_recall(
     session: AsyncSession,
     *,
     user_id: str,
-    query: str,
+    query: TextForm,
     vector: list[float] | None,
     embedder_id: str,
     dim: int,
@@ -299,7 +302,8 @@ async def run_recall(
     )
     params: dict[str, Any] = {
         "user": user_id,
-        "query": query,
+        "qcfg": query.ts_config,
+        "qtext": query.search_text,
         "now": now,
         "decay": decay_seconds,
         "limit": limit,

@@ -11,31 +11,30 @@ from datetime import datetime
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from engrain.storage.recall import TS_CONFIG
-
 SAMPLE = 500
 
-# Words are what `[^[:alnum:]]+` separates, lower-cased: the same split as services/focus.py applies
-# to a query. Stop words (no lexeme in the full-text configuration) are never "common": every text
-# has them and leaving them out of a query would change its sense, not its focus.
-_COMMON_WORDS = f"""
+# Words are what `[^[:alnum:]]+` separates in the indexed text (segmented for CJK), lower-cased: the
+# same split as services/focus.py applies to a query. Stop words (no lexeme in the memory's full-text
+# configuration) are never "common": every text has them and leaving them out of a query would change
+# its sense, not its focus.
+_COMMON_WORDS = """
 WITH sample AS (
-    SELECT m.content FROM memories m
+    SELECT coalesce(m.search_text, m.content) AS words, m.ts_config FROM memories m
     WHERE m.user_id = :user AND (m.valid_until IS NULL OR m.valid_until > :now)
     ORDER BY m.created_at DESC
     LIMIT :sample
 ),
 total AS (SELECT count(*) AS n FROM sample),
 common AS MATERIALIZED (  -- materialized: the stop-word test below runs on these few words, not on every word
-    SELECT w.word, count(*) AS docs
+    SELECT w.word, count(*) AS docs, (array_agg(s.ts_config))[1] AS cfg
     FROM sample s CROSS JOIN LATERAL (
-        SELECT DISTINCT lower(x) AS word FROM regexp_split_to_table(s.content, '[^[:alnum:]]+') AS x WHERE x <> ''
+        SELECT DISTINCT lower(x) AS word FROM regexp_split_to_table(s.words, '[^[:alnum:]]+') AS x WHERE x <> ''
     ) w
     GROUP BY w.word
     HAVING count(*) >= CAST(:min_share AS float8) * (SELECT n FROM total)
 )
 SELECT t.n, c.word, c.docs::float8 / t.n AS share
-FROM total t LEFT JOIN common c ON to_tsvector('{TS_CONFIG}', c.word) <> ''::tsvector
+FROM total t LEFT JOIN common c ON to_tsvector(c.cfg, c.word) <> ''::tsvector
 ORDER BY share DESC NULLS LAST, c.word
 """
 

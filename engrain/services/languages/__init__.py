@@ -1,0 +1,136 @@
+"""What enrichment and ingestion read in a language other than English: dates, mood, procedures,
+categories, importance cues and first-person statements.
+
+English keeps its own, richer modules (`mood.py`, `dates.py`, `enrich.py`). Each other language
+has one module holding its words (`zh.py`, `de.py`, `es.py`, `fr.py`); the reading below is shared.
+Dates come from dateparser's data for every language it knows (`dateparser_phrases.py`), plus the
+rules a language module adds where dateparser was measured not to read them (Chinese). A language
+without a module still gets its dates from dateparser; its mood is the present.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from engrain.services.languages import dateparser_phrases, de, es, fr, zh
+from engrain.services.mood import Mood
+
+_NEVER = re.compile(r"(?!)")
+_SENTENCE_END = re.compile(r"[.!?。！？]\s*$")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """A language's words for what enrichment and ingestion look for."""
+
+    plan: re.Pattern[str] = _NEVER
+    past: re.Pattern[str] = _NEVER
+    request: re.Pattern[str] = re.compile(r"[?？¿]\s*$")
+    clauses: re.Pattern[str] = re.compile(r"[,;:.!?]\s*")
+    first_person: re.Pattern[str] = _NEVER
+    asks_when: re.Pattern[str] = _NEVER
+    first_step: re.Pattern[str] = _NEVER
+    next_step: re.Pattern[str] = _NEVER
+    important: re.Pattern[str] = _NEVER
+    categories: list[tuple[str, re.Pattern[str]]] = field(default_factory=list)
+    # Dates the language's module reads itself: (day, phrase, start) for each one in the text.
+    dates: Callable[[str, datetime, bool], list[tuple[datetime, str, int]]] | None = None
+    spaced: bool = True  # words are separated by spaces (not so in Chinese)
+
+
+_RULES = {
+    "zh": Rules(plan=zh.PLAN, past=zh.PAST, request=zh.REQUEST, clauses=zh.CLAUSES, first_person=zh.FIRST_PERSON,
+                asks_when=zh.ASKS_WHEN, first_step=zh.FIRST_STEP, next_step=zh.NEXT_STEP, important=zh.IMPORTANT,
+                categories=zh.CATEGORIES, dates=zh.dates, spaced=False),
+    **{m.CODE: Rules(plan=m.PLAN, past=m.PAST, first_person=m.FIRST_PERSON, asks_when=m.ASKS_WHEN,
+                     first_step=m.FIRST_STEP, next_step=m.NEXT_STEP, important=m.IMPORTANT, categories=m.CATEGORIES)
+       for m in (de, es, fr)},
+}
+_DEFAULT = Rules()
+
+
+def rules(lang: str) -> Rules:
+    return _RULES.get(lang, _DEFAULT)
+
+
+def mood(lang: str, text: str, position: int | None = None) -> Mood:
+    """The mood of the clause holding `position` (else of the whole text): a request when the text asks
+    the assistant, a plan on a forward-pointing cue, the past on a past cue, else the present."""
+    r = rules(lang)
+    if r.request.search(text.strip()):
+        return Mood.REQUEST
+    scope = text
+    if position is not None:
+        bounds = [0] + [m.end() for m in r.clauses.finditer(text)] + [len(text)]
+        start = max(b for b in bounds if b <= position)
+        end = min((b for b in bounds if b > position), default=len(text))
+        scope = text[start:end]
+    for part in (scope, text):
+        if r.plan.search(part):
+            return Mood.PLAN
+        if r.past.search(part):
+            return Mood.PAST
+    return Mood.PRESENT
+
+
+def find_date(lang: str, content: str, local_now: datetime) -> tuple[datetime, str] | None:
+    """The first date in `content` (the language's own rules and dateparser's, whichever comes first);
+    an ambiguous one points the way the whole text does."""
+    prefer_past = mood(lang, content) is Mood.PAST
+    r = rules(lang)
+    found = list(r.dates(content, local_now, prefer_past)) if r.dates else []
+    parsed = dateparser_phrases.find(content, lang, local_now, prefer_past)
+    if parsed is not None:
+        found.append(parsed)
+    if not found:
+        return None
+    when, phrase, _ = min(found, key=lambda f: (f[2], -len(f[1])))
+    return when, phrase
+
+
+def date_phrase(lang: str, content: str) -> str | None:
+    """The first date phrase in `content`, unresolved: what a "when did…" question looks for."""
+    r = rules(lang)
+    found = [(start, phrase) for _, phrase, start in r.dates(content, datetime.now(), False)] if r.dates else []
+    pattern = dateparser_phrases.phrase_pattern(lang)
+    m = pattern.search(content) if pattern is not None else None
+    if m is not None:
+        found.append((m.start(), m.group(0)))
+    return min(found, key=lambda f: (f[0], -len(f[1])))[1] if found else None
+
+
+def asks_when(lang: str, query: str) -> bool:
+    return bool(rules(lang).asks_when.search(query))
+
+
+def procedure_steps(lang: str, content: str) -> list[str]:
+    """Steps told with the language's sequence words ("首先…然后…最后", "zuerst… dann…")."""
+    r = rules(lang)
+    first = r.first_step.search(content)
+    if first is None or r.next_step.search(content, first.end()) is None:
+        return []
+    steps = [s.strip(" ,.;:，。；：") for s in r.next_step.split(content[first.end():])]
+    steps = [s for s in steps if s]
+    return steps if len(steps) >= 2 else []
+
+
+def category(lang: str, content: str) -> str | None:
+    return next((name for name, pattern in rules(lang).categories if pattern.search(content)), None)
+
+
+def important(lang: str, content: str) -> bool:
+    return bool(rules(lang).important.search(content))
+
+
+def is_statement(lang: str, sentence: str) -> bool:
+    """A first-person statement long enough to be a memory (not a question)."""
+    r = rules(lang)
+    long_enough = len(sentence.split()) >= 3 if r.spaced else len(sentence) >= 4
+    return long_enough and not r.request.search(sentence) and bool(r.first_person.search(sentence))
+
+
+__all__ = ["Rules", "asks_when", "category", "date_phrase", "find_date", "important", "is_statement", "mood",
+           "procedure_steps", "rules"]

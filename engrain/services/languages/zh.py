@@ -1,0 +1,133 @@
+"""Chinese: the one home of its rules (dates dateparser does not read, plans, procedures, categories).
+
+Chinese marks time with words, not tense: 了/过/已经 after a verb tell of the past, 打算/计划/准备/
+要/将/想 point forward, and the date words (昨天, 上周三, 下个月) say the rest. Measured against
+dateparser (base 2026-11-22): it reads 昨天, 前天, 上个月, 下个月, 去年 and 2024年3月3日 (used for
+them, see dateparser_phrases.py) but returns None for 上周三, 下周五, 三天后, 3月初 and 十二月中旬,
+which are read here.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+
+_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+NUMBER = r"(?:\d{1,4}|[零〇一二两三四五六七八九十百]{1,4})"
+
+
+def number(text: str) -> int:
+    """An Arabic or Chinese numeral up to the hundreds (三 → 3, 十二 → 12, 二十五 → 25, 两百 → 200)."""
+    if text.isdigit():
+        return int(text)
+    total, current = 0, 0
+    for ch in text:
+        if ch in _DIGITS:
+            current = _DIGITS[ch]
+        elif ch == "十":
+            total += (current or 1) * 10
+            current = 0
+        elif ch == "百":
+            total += (current or 1) * 100
+            current = 0
+    return total + current
+
+
+_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6, "末": 5,
+            "1": 0, "2": 1, "3": 2, "4": 3, "5": 4, "6": 5, "7": 6}
+_WEEK_DAY = re.compile(r"(?P<rel>上上|下下|上|下|这|本)?(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天末1-7])")
+_UNIT_DAYS = {"天": 1, "日": 1, "周": 7, "星期": 7, "礼拜": 7}
+_SPAN = re.compile(rf"(?P<n>{NUMBER}|半)(?:个)?(?P<unit>天|日|周|星期|礼拜|月|年)(?P<dir>后|以后|之后|前|以前|之前)")
+_IN_SPAN = re.compile(rf"过(?P<n>{NUMBER})(?:个)?(?P<unit>天|周|星期|礼拜|月)")
+_MONTH_PART = re.compile(rf"(?P<year>去年|今年|明年|\d{{4}}年)?(?P<m>{NUMBER})月(?P<part>初|上旬|中旬|中|下旬|底|末)")
+_MONTH_DAY = re.compile(rf"(?P<year>去年|今年|明年|前年|\d{{4}}年)?(?P<m>{NUMBER})月(?P<d>{NUMBER})[日号]?")
+_DAY_WORDS = {"大前天": -3, "前天": -2, "昨天": -1, "昨晚": -1, "今天": 0, "今晚": 0, "明天": 1, "后天": 2,
+              "大后天": 3}
+_DAY_WORD = re.compile("|".join(sorted(_DAY_WORDS, key=len, reverse=True)))
+_PART_DAY = {"初": 1, "上旬": 1, "中旬": 11, "中": 11, "下旬": 21, "底": 21, "末": 21}
+_RELATIVE_YEAR = {"前年": -2, "去年": -1, "今年": 0, "明年": 1}
+
+
+def _add_months(day: datetime, months: int) -> datetime:
+    index = day.year * 12 + day.month - 1 + months
+    return day.replace(year=index // 12, month=index % 12 + 1, day=1)
+
+
+def _year(text: str | None, local_now: datetime) -> int | None:
+    if not text:
+        return None
+    return local_now.year + _RELATIVE_YEAR[text] if text in _RELATIVE_YEAR else int(text[:4])
+
+
+def dates(content: str, local_now: datetime, prefer_past: bool) -> list[tuple[datetime, str, int]]:
+    """Every date this module reads in `content`: (midnight of the day in the user's zone, phrase, start)."""
+    today = local_now.replace(hour=0, minute=0, second=0, microsecond=0)
+    found: list[tuple[datetime, str, int]] = []
+    for m in _WEEK_DAY.finditer(content):
+        weekday = _WEEKDAY[m["day"]]
+        monday = today - timedelta(days=today.weekday())
+        shift = {"上上": -14, "上": -7, "下": 7, "下下": 14}.get(m["rel"] or "", 0)
+        day = monday + timedelta(days=shift + weekday)
+        if not m["rel"]:  # a bare 周三: the coming one in a plan, the last one in the past
+            if prefer_past and day > today:
+                day -= timedelta(days=7)
+            elif not prefer_past and day < today:
+                day += timedelta(days=7)
+        found.append((day, m.group(0), m.start()))
+    for m in _SPAN.finditer(content):
+        n = 0.5 if m["n"] == "半" else number(m["n"])
+        sign = -1 if "前" in m["dir"] else 1
+        if m["unit"] in _UNIT_DAYS:
+            day = today + timedelta(days=sign * n * _UNIT_DAYS[m["unit"]])
+        else:
+            months = round(n * (12 if m["unit"] == "年" else 1))
+            day = _add_months(today, sign * months).replace(day=min(today.day, 28))
+        found.append((day, m.group(0), m.start()))
+    for m in _IN_SPAN.finditer(content):
+        n = number(m["n"])
+        day = (today + timedelta(days=n * _UNIT_DAYS[m["unit"]]) if m["unit"] in _UNIT_DAYS
+               else _add_months(today, n).replace(day=min(today.day, 28)))
+        found.append((day, m.group(0), m.start()))
+    for m in _DAY_WORD.finditer(content):
+        found.append((today + timedelta(days=_DAY_WORDS[m.group(0)]), m.group(0), m.start()))
+    for pattern, day_of in ((_MONTH_PART, lambda m: _PART_DAY[m["part"]]), (_MONTH_DAY, lambda m: number(m["d"]))):
+        for m in pattern.finditer(content):
+            month, year = number(m["m"]), _year(m["year"], local_now)
+            if not 1 <= month <= 12:
+                continue
+            try:
+                day = today.replace(year=year or today.year, month=month, day=day_of(m))
+            except ValueError:
+                continue
+            if year is None and prefer_past and day > today:
+                day = day.replace(year=day.year - 1)
+            elif year is None and not prefer_past and day < today.replace(day=1):
+                day = day.replace(year=day.year + 1)
+            found.append((day, m.group(0), m.start()))
+    return found
+
+
+# Mood cues. 要 is "will / want to" except inside 需要, 重要, 主要, 只要, 要是, 要求 and the like.
+PLAN = re.compile(r"打算|计划|准备(?!了)|将要|将会|(?<![需重主只不想])要(?![是求么紧])"
+                  r"|(?<![即必])将(?=[要会在去])|想要?去|会去|提醒我|下(?:个|一个)?(?:周|星期|礼拜|月)|明天|后天|明年|下次|以后|即将")
+PAST = re.compile(r"了|过(?![来去年])|已经|曾经|刚刚?|昨天|昨晚|前天|上(?:个|一个)?(?:周|星期|礼拜|月)|去年|前年"
+                  r"|\d+年前|那时")
+REQUEST = re.compile(r"[?？]\s*$|[吗呢]\s*[。！!]?\s*$|^(?:请|麻烦|帮我|你能|你可以|能不能|可不可以|告诉我|解释)")
+CLAUSES = re.compile(r"[，,；;：:。！!？?\n]")
+FIRST_PERSON = re.compile(r"我|咱们")
+ASKS_WHEN = re.compile(r"什么时候|何时|哪(?:一)?(?:天|年|月|周|个月|一年)|几月|几号|多久以前|多久前|啥时候")
+# Steps: 首先…然后…最后, 先…再/然后…, 第一步…第二步… (先 not inside 先生, 原先, 事先, 首先 handled first).
+FIRST_STEP = re.compile(r"首先|第一步|(?<![原事预首优领祖])先(?!生|前)")
+NEXT_STEP = re.compile(r"[，,；;。]?\s*(?:然后|接着|之后|随后|其次|再(?!见|次)|最后|第[二三四五六七八九十]步)"
+                       r"[，,：:]?\s*")
+IMPORTANT = re.compile(r"重要|千万|一定要记住|别忘|不要忘|务必|紧急|过敏")
+CATEGORIES: list[tuple[str, re.Pattern[str]]] = [
+    ("workflow", re.compile(r"流程|步骤|部署|工作流|惯例|例行")),
+    ("health", re.compile(r"医生|牙医|过敏|药|生病|医院|饮食|症状|受伤|看病|体检|治疗")),
+    ("relationship", re.compile(r"妻子|老婆|丈夫|老公|女朋友|男朋友|女友|男友|妈妈|爸爸|母亲|父亲|姐姐|妹妹"
+                                r"|哥哥|弟弟|女儿|儿子|朋友|孩子|家人|家里人")),
+    ("work", re.compile(r"工作|上班|公司|老板|同事|经理|项目|开会|会议|客户|职业|出差|加班|跳槽|创业")),
+    ("location", re.compile(r"住在|搬到|搬家|搬去|位于|老家|地址|城市|国家|小区")),
+    ("skill", re.compile(r"会说|擅长|精通|学习|学会|在学|编程|认证|练习|考试")),
+    ("preference", re.compile(r"喜欢|爱吃|爱喝|最爱|热爱|偏好|讨厌|受不了|享受|迷上")),
+]

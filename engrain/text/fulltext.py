@@ -1,0 +1,120 @@
+"""The form a text takes in the full-text index, the same for a memory and for a query.
+
+PostgreSQL's parser splits words at spaces and punctuation, so a Chinese sentence is one giant
+"word" to it. Texts are therefore prepared here and indexed with `to_tsvector(ts_config,
+coalesce(search_text, content))`:
+
+- Chinese is segmented into words by jieba (its search mode also emits the words inside a long
+  one: 北京大学 → 北京, 大学, 北京大学), dropping function words by jieba's part-of-speech
+  dictionary (pronouns, particles, prepositions, conjunctions, adverbs, measure words,
+  interjections, punctuation), as the English configuration drops its stop words. Japanese and
+  Korean, which jieba does not know, are indexed as overlapping character pairs (bigrams). The
+  words in Latin letters inside CJK text stay whole, and the configuration is `english`, so that
+  "Alice" or "latte" is stemmed exactly as in an English question.
+- A language with a PostgreSQL Snowball configuration (German, French, Spanish…) is indexed by
+  it: stemming and stop words of its own.
+- Any other language gets `simple` over its lower-cased, unaccented text.
+
+A query is prepared the same way, by its own language: a Chinese question finds Chinese memories
+(and the Latin names in them), an English one English memories.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+from engrain.text.languages import CJK, CJK_CHARS, TS_CONFIGS, detect
+
+CJK_CONFIG = "english"
+OTHER_CONFIG = "simple"
+# jieba part-of-speech tags of words that say nothing about a memory's subject (like English stop words).
+_FUNCTION_TAGS = frozenset({"r", "u", "uj", "ul", "uz", "ug", "uv", "ud", "y", "p", "c", "d", "e", "o", "x", "zg", "q"})
+_CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
+_SPACE = re.compile(r"\s+")
+
+_segmenter: Any = None
+_tags: dict[str, str] = {}
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class TextForm:
+    lang: str  # ISO 639-1 code
+    ts_config: str  # PostgreSQL text-search configuration
+    search_text: str | None  # what the index reads instead of the content (None: the content itself)
+
+
+def _jieba() -> Any:
+    """jieba's tokenizer and tag dictionary, loaded once (about 0.9 s) on the first Chinese text."""
+    global _segmenter, _tags
+    with _lock:
+        if _segmenter is None:
+            import jieba
+            import jieba.posseg
+
+            jieba.setLogLevel(logging.WARNING)
+            jieba.initialize()
+            _tags = jieba.posseg.dt.word_tag_tab
+            _segmenter = jieba.dt
+    return _segmenter
+
+
+def chinese_words(text: str) -> list[str]:
+    """The content words of a Chinese text (Latin words kept whole), in order."""
+    segmenter = _jieba()
+    words = []
+    for word in segmenter.cut_for_search(text):
+        word = word.strip()
+        if word and _tags.get(word) not in _FUNCTION_TAGS and any(ch.isalnum() for ch in word):
+            words.append(word)
+    return words
+
+
+def bigram_words(text: str) -> list[str]:
+    """Japanese and Korean: each CJK run as overlapping character pairs, the rest as it is."""
+    out: list[str] = []
+    position = 0
+    for run in _CJK_RUN.finditer(text):
+        out.append(text[position:run.start()])
+        chars = run.group(0)
+        out += [chars] if len(chars) == 1 else [chars[i:i + 2] for i in range(len(chars) - 1)]
+        position = run.end()
+    out.append(text[position:])
+    return [w for piece in out for w in _SPACE.split(piece) if w]
+
+
+def unaccented(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def words_of(text: str, lang: str) -> list[str] | None:
+    """The words of a CJK text as the index sees them (None for other languages: PostgreSQL splits them)."""
+    if lang == "zh":
+        return chinese_words(text)
+    if lang in CJK:
+        return bigram_words(text)
+    return None
+
+
+def form(text: str, lang: str | None = None) -> TextForm:
+    """How `text` (in `lang`, detected when not given) is indexed or queried."""
+    lang = lang or detect(text)
+    words = words_of(text, lang)
+    if words is not None:
+        return TextForm(lang, CJK_CONFIG, " ".join(words))
+    config = TS_CONFIGS.get(lang)
+    if config is not None:
+        return TextForm(lang, config, None)
+    return TextForm(lang, OTHER_CONFIG, unaccented(text))
+
+
+def query_form(query: str) -> TextForm:
+    """A query's form; its `search_text` is always set: what to_tsvector and websearch_to_tsquery read."""
+    f = form(query)
+    return f if f.search_text is not None else TextForm(f.lang, f.ts_config, query)
