@@ -9,17 +9,25 @@ particular. Questions name the speaker, ask "when did…", paraphrase what was s
 two turns (multi-hop), or ask about the wrong speaker (adversarial). Categories follow
 LoCoMo's numbering: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial.
 
-    python bench/make_synthetic.py
+    python bench/make_synthetic.py              # English: bench/data/synthetic_locomo.json
+    python bench/make_synthetic.py --lang zh    # Chinese: bench/data/synthetic_locomo_zh.json
+
+The Chinese set (`bench/synthetic_zh.py`) has the same structure in colloquial Mandarin, with the
+speakers' and pets' names in Latin letters inside Chinese text, as in translated or bilingual chat.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-OUT = Path(__file__).parent / "data" / "synthetic_locomo.json"
+DATA = Path(__file__).parent / "data"
 SESSIONS = 16
 TURNS = 30
 
@@ -159,16 +167,44 @@ def questions(p: tuple, other: tuple, t: dict[str, str]) -> list[dict]:
     ]
 
 
-def sample(idx: int, a: tuple, b: tuple, rng: random.Random) -> dict:
+@dataclass(frozen=True)
+class Corpus:
+    """A language's lines, people, facts and questions; `sample` weaves them into conversations."""
+
+    filler: list[str]
+    times: list[str]
+    activities: list[str]
+    comments: list[str]
+    pet_actions: list[str]
+    pet_when: list[str]
+    topical: list[str]
+    people: list[tuple]
+    brothers: set[str]
+    facts: Callable[[tuple], list[tuple[int, str, str]]]
+    questions: Callable[[tuple, tuple, dict[str, str]], list[dict]]
+    fmt: Callable[[datetime], str]
+    episode: Callable[[str, str, str], str]  # time, activity, comment → a line
+    pet_line: Callable[[str, str, str], str]  # pet name, action, when → a line
+    sibling_words: tuple[str, str]  # brother, sister
+    out: str
+
+
+ENGLISH = Corpus(FILLER, TIMES, ACTIVITIES, COMMENTS, PET_ACTIONS, PET_WHEN, TOPICAL, PEOPLE, BROTHERS, facts,
+                 questions, fmt, lambda when, what, comment: f"{when} {what}{comment}.",
+                 lambda name, action, when: f"{name} {action} {when}.", ("brother", "sister"),
+                 "synthetic_locomo.json")
+
+
+def sample(idx: int, a: tuple, b: tuple, rng: random.Random, corpus: Corpus = ENGLISH) -> dict:
     start = datetime(2023, 1 + idx, 3 + idx, 14, 5)
     dates = [start + timedelta(days=9 * s + rng.randint(0, 3)) for s in range(SESSIONS)]
     conv: dict = {"speaker_a": a[0], "speaker_b": b[0]}
     turns: dict[str, str] = {}
-    told = {a[0]: facts(a), b[0]: facts(b)}
+    told = {a[0]: corpus.facts(a), b[0]: corpus.facts(b)}
 
     said: set[tuple[str, str]] = set()
     # Each speaker tells each everyday episode once (in their own order), as people do.
-    episodes = {who[0]: rng.sample(ACTIVITIES, len(ACTIVITIES)) for who in (a, b)}
+    episodes = {who[0]: rng.sample(corpus.activities, len(corpus.activities)) for who in (a, b)}
 
     def small_talk(who: tuple) -> str:
         """A line of small talk, preferably one this speaker has not said yet (people seldom repeat
@@ -177,20 +213,21 @@ def sample(idx: int, a: tuple, b: tuple, rng: random.Random) -> dict:
         for _attempt in range(20):
             roll = rng.random()
             if roll < 0.2 and episodes[who[0]]:
-                line = f"{rng.choice(TIMES)} {episodes[who[0]].pop()}{rng.choice(COMMENTS)}."
+                line = corpus.episode(rng.choice(corpus.times), episodes[who[0]].pop(), rng.choice(corpus.comments))
             elif roll < 0.3:
-                line = f"{pet_name} {rng.choice(PET_ACTIONS)} {rng.choice(PET_WHEN)}."
+                line = corpus.pet_line(pet_name, rng.choice(corpus.pet_actions), rng.choice(corpus.pet_when))
             else:
-                pool = FILLER if roll < 0.55 else TOPICAL
+                pool = corpus.filler if roll < 0.55 else corpus.topical
+                brother, sister = corpus.sibling_words
                 line = rng.choice(pool).format(pet=pet, pet_name=pet_name, city=city, trip=trip, food=food,
-                                               sib=sib, sibling_word="brother" if sib in BROTHERS else "sister")
+                                               sib=sib, sibling_word=brother if sib in corpus.brothers else sister)
             if (who[0], line) not in said:
                 break
         said.add((who[0], line))
         return line
 
     for s, when in enumerate(dates, start=1):
-        conv[f"session_{s}_date_time"] = fmt(when)
+        conv[f"session_{s}_date_time"] = corpus.fmt(when)
         script = [(who, key, text) for who in (a, b) for sess, key, text in told[who[0]] if sess == s - 1]
         rng.shuffle(script)
         slots = sorted(rng.sample(range(TURNS), len(script)))
@@ -209,16 +246,27 @@ def sample(idx: int, a: tuple, b: tuple, rng: random.Random) -> dict:
 
     # Adversarial questions ask about the other speaker; their evidence is the turn of the speaker who did
     # say it (what a reader needs in order to notice the mix-up).
-    qa = questions(a, b, turns) + questions(b, a, turns)
+    qa = corpus.questions(a, b, turns) + corpus.questions(b, a, turns)
     return {"sample_id": f"synthetic-{idx}", "conversation": conv, "qa": qa}
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lang", choices=("en", "zh"), default="en")
+    args = parser.parse_args()
+    corpus = ENGLISH
+    if args.lang == "zh":
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+        from bench.synthetic_zh import CHINESE
+
+        corpus = CHINESE
     rng = random.Random(7)
-    samples = [sample(i, PEOPLE[2 * i], PEOPLE[2 * i + 1], rng) for i in range(len(PEOPLE) // 2)]
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(samples, indent=1, ensure_ascii=False) + "\n")
-    print(f"{OUT}: {len(samples)} samples, {sum(len(s['qa']) for s in samples)} questions")
+    people = corpus.people
+    samples = [sample(i, people[2 * i], people[2 * i + 1], rng, corpus) for i in range(len(people) // 2)]
+    out = DATA / corpus.out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(samples, indent=1, ensure_ascii=False) + "\n")
+    print(f"{out}: {len(samples)} samples, {sum(len(s['qa']) for s in samples)} questions")
 
 
 if __name__ == "__main__":

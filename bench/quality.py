@@ -6,12 +6,15 @@ ANALYZEd, as autovacuum would on a running server (recall's word rarity reads th
 statistics). Every question goes
 through `recall`; a question is a hit at k when an evidence turn is among the first k results
 (any-hit) or when all of them are (all-hit). The same turns are also ranked by plain BM25
-(rank-bm25) and by vector similarity alone (the same embedder), so gains are measured, not claimed.
+(rank-bm25, over the words engrain's index sees: jieba's for Chinese) and by vector similarity alone
+(the same embedder), so gains are measured, not claimed. A CJK set also gets BM25 over character
+pairs (`bm25_bigrams`), the usual baseline for Chinese retrieval.
 A result is a distinct text: engrain stores a turn said word for word several times once, and the
 baselines' identical turns (equal scores) are likewise one result standing for all their dia_ids,
 so k counts results for every system alike.
 
     python bench/quality.py [--data bench/data/synthetic_locomo.json] [--embedder auto] [--details]
+    python bench/quality.py --data bench/data/synthetic_locomo_zh.json --embedder hash
 
 `--details` adds every question with the rank of its first evidence hit in each system and
 engrain's first three results: where a figure moves, this says which questions moved it.
@@ -39,6 +42,8 @@ from bench.homes import scratch_home
 from engrain.config import Settings
 from engrain.server.state import AppState
 from engrain.services.memories import BatchItem
+from engrain.text.fulltext import bigram_words, words_of
+from engrain.text.languages import cjk_language, detect
 
 KS = (1, 5, 10, 20)
 DEFAULT_DATA = Path(__file__).parent / "data" / "synthetic_locomo.json"
@@ -67,7 +72,7 @@ def session_turns(sample: dict[str, Any]) -> list[Turn]:
     numbers = sorted(int(m[1]) for k in conv if (m := re.fullmatch(r"session_(\d+)", k)))
     for n in numbers:
         raw = conv.get(f"session_{n}_date_time")
-        when = dateparser.parse(raw, languages=["en"]) if raw else None
+        when = dateparser.parse(raw, languages=[detect(raw)]) if raw else None
         out += [Turn(t["dia_id"], t["speaker"], t["text"], when) for t in conv[f"session_{n}"] if t.get("text")]
     return out
 
@@ -99,7 +104,13 @@ class Scores:
 
 
 def tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text.lower())
+    """The words of a text as engrain's index splits them (segmented for CJK)."""
+    cjk = cjk_language(text)
+    return [w.lower() for w in words_of(text, cjk) or []] if cjk else _TOKEN.findall(text.lower())
+
+
+def bigrams(text: str) -> list[str]:
+    return [w.lower() for w in bigram_words(text)]
 
 
 def ranked_dia(order: list[int], turns: list[Turn]) -> list[list[str]]:
@@ -111,15 +122,18 @@ def ranked_dia(order: list[int], turns: list[Turn]) -> list[list[str]]:
 
 
 async def evaluate(samples: list[dict[str, Any]], embedder: str, home: str | None = None,
-                   details: bool = False) -> dict[str, Any]:
+                   details: bool = False, database_url: str | None = None) -> dict[str, Any]:
     import numpy as np
     from rank_bm25 import BM25Okapi
 
     settings = Settings(home=home or scratch_home("engrain-quality-"), embedder=embedder,
-                        scheduler="off", llm="none", fetch_models=False, timezone="UTC")
+                        scheduler="off", llm="none", fetch_models=False, timezone="UTC", database_url=database_url)
     app = AppState(settings)
     app.start(scheduler_loop=False)
     systems = {"engrain": Scores(), "bm25": Scores(), "vector": Scores()}
+    cjk = any(cjk_language(t.text) for sample in samples[:1] for t in session_turns(sample)[:50])
+    if cjk:
+        systems["bm25_bigrams"] = Scores()
     latencies: list[float] = []
     asked: list[dict[str, Any]] = []
     ingest_s = 0.0
@@ -145,6 +159,7 @@ async def evaluate(samples: list[dict[str, Any]], embedder: str, home: str | Non
             for turn, result in zip(turns, stored, strict=True):
                 dia_of[result.id].append(turn.dia_id)
             bm25 = BM25Okapi([tokens(t.content) for t in turns])
+            bm25_pairs = BM25Okapi([bigrams(t.content) for t in turns]) if cjk else None
             _, turn_vectors = await app.embeddings.embed([t.content for t in turns])
             matrix = np.asarray(turn_vectors)
             for qa in sample["qa"]:
@@ -162,6 +177,10 @@ async def evaluate(samples: list[dict[str, Any]], embedder: str, home: str | Non
                 scores = bm25.get_scores(tokens(qa["question"]))
                 ranks["bm25"] = systems["bm25"].add(
                     category, ranked_dia(list(np.argsort(-scores, kind="stable")), turns), evidence)
+                if bm25_pairs is not None:
+                    pair_scores = bm25_pairs.get_scores(bigrams(qa["question"]))
+                    ranks["bm25_bigrams"] = systems["bm25_bigrams"].add(
+                        category, ranked_dia(list(np.argsort(-pair_scores, kind="stable")), turns), evidence)
                 _, [qv] = await app.embeddings.embed([qa["question"]])
                 sims = matrix @ np.asarray(qv)
                 ranks["vector"] = systems["vector"].add(

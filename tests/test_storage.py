@@ -80,8 +80,8 @@ async def test_recall_statement_can_use_hnsw_and_gin_indexes(session):
                        "FROM generate_series(1, 3000) g",
                   u=app.settings.user, e=model.id, dim=model.dim)
     await execute(app, "ANALYZE memories")
-    params = {"user": app.settings.user, "query": "xylophone", "qv": vector_literal(vector), "now": app.clock(),
-              "decay": 86400.0, "limit": 10, "pool": 50}
+    params = {"user": app.settings.user, "qcfg": "english", "qtext": "xylophone", "qv": vector_literal(vector),
+              "now": app.clock(), "decay": 86400.0, "limit": 10, "pool": 50}
     db = await app.database()
 
     async def plan(*disabled: str) -> str:

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engrain.providers.urls import split_base_url
-from engrain.text.languages import CJK_CHARS
+from engrain.text.fulltext import words_of
+from engrain.text.languages import cjk_language, has_cjk
 
 log = logging.getLogger(__name__)
 
@@ -52,20 +53,14 @@ class Embedder(Protocol):
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_CJK_RUN = re.compile(f"([{CJK_CHARS}]+)")
 
 
-def _cjk_split(word: str) -> list[str]:
-    """A word as it is, but a CJK run in it as its characters followed by its character pairs."""
-    out: list[str] = []
-    for i, piece in enumerate(_CJK_RUN.split(word)):
-        if not piece:
-            continue
-        if i % 2 == 0:
-            out.append(piece)
-        else:
-            out += list(piece) + [piece[j:j + 2] for j in range(len(piece) - 1)]
-    return out
+def _words(norm: str) -> list[str]:
+    """Words of a normalized text: a CJK text's are its segmenter's content words (the index's), so
+    that 怎么样 or 的 weigh nothing, as stop words weigh little in English."""
+    if has_cjk(norm):
+        return words_of(norm, cjk_language(norm) or "zh") or []
+    return _WORD.findall(norm)
 
 
 class HashEmbedder:
@@ -85,10 +80,11 @@ class HashEmbedder:
 
     def _features(self, text: str) -> list[tuple[str, float]]:
         norm = unicodedata.normalize("NFKC", text).lower()
-        # CJK runs have no spaces: their characters and character pairs are the words (v2; v1 took a
-        # whole Chinese sentence for one word, so two sentences shared nothing unless identical).
-        words = [piece for w in _WORD.findall(norm) for piece in _cjk_split(w)]
+        # v2: CJK text is segmented into words, each with its characters as features (v1 took a whole
+        # Chinese sentence for one word, so two sentences shared nothing unless identical).
+        words = _words(norm)
         feats: list[tuple[str, float]] = [(f"w:{w}", 1.0) for w in words]
+        feats += [(f"h:{ch}", 0.5) for w in words if len(w) > 1 and has_cjk(w) for ch in w]
         feats += [(f"b:{a} {b}", 0.7) for a, b in itertools.pairwise(words)]
         for w in words:
             padded = f"<{w}>"

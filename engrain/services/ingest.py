@@ -131,8 +131,11 @@ def rule_statements(messages: list[Message]) -> list[str]:
     for m in messages:
         if m.role != "user":
             continue
-        lang = detect(m.content)
+        whole = detect(m.content)
         for sentence in _sequences([_clean(s) for s in sentences(m.content)]):
+            # People switch languages mid-message; a short sentence reads as English when unsure.
+            lang = detect(sentence)
+            lang = whole if lang == ENGLISH else lang
             if sentence not in out and (procedure_steps(sentence, lang) or _is_statement(lang, sentence)):
                 out.append(sentence[: inputs.MAX_CONTENT_CHARS])
     return out

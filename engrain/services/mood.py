@@ -101,7 +101,8 @@ _REQUEST = re.compile(
 )
 _REMIND = re.compile(r"\bremind\s+me\b", re.IGNORECASE)
 
-_SENTENCES = re.compile(r"(?<=[.!?…。！？])\s+|\n+")
+# Chinese and Japanese end a sentence with 。！？ and no space before the next one.
+_SENTENCES = re.compile(r"(?<=[.!?…])\s+|(?<=[。！？])\s*|\n+")
 _CLAUSES = re.compile(r"\s*[,;:]\s*|\s+(?=(?:and|but|so|because|while|although|though|after|before|when|until)\b)",
                       re.IGNORECASE)
 

@@ -102,10 +102,14 @@ def words_of(text: str, lang: str) -> list[str] | None:
     return None
 
 
-def form(text: str, lang: str | None = None) -> TextForm:
-    """How `text` (in `lang`, detected when not given) is indexed or queried."""
+def form(text: str, lang: str | None = None, *, query: bool = False) -> TextForm:
+    """How `text` (in `lang`, detected when not given) is indexed or queried. A Chinese memory's index
+    also holds the single characters of its longer words (爱吃 → 爱, 吃), so that a question's
+    one-character word finds them; a query keeps its words whole."""
     lang = lang or detect(text)
     words = words_of(text, lang)
+    if words is not None and lang == "zh" and not query:
+        words = words + [ch for w in words if len(w) > 1 and _CJK_RUN.fullmatch(w) for ch in w]
     if words is not None:
         return TextForm(lang, CJK_CONFIG, " ".join(words))
     config = TS_CONFIGS.get(lang)
@@ -116,5 +120,5 @@ def form(text: str, lang: str | None = None) -> TextForm:
 
 def query_form(query: str) -> TextForm:
     """A query's form; its `search_text` is always set: what to_tsvector and websearch_to_tsquery read."""
-    f = form(query)
+    f = form(query, query=True)
     return f if f.search_text is not None else TextForm(f.lang, f.ts_config, query)
