@@ -1,9 +1,10 @@
 """Retrieval quality on long conversations in the LoCoMo JSON layout, against two baselines.
 
 Each conversation becomes one user; every turn is stored as a memory ("Speaker: text", the session
-date as event_time, the dia_id in metadata) with batched `remember_many`; then the table is
-ANALYZEd, as autovacuum would on a running server (recall's word rarity reads those
-statistics). Every question goes
+date as event_time, the dia_id in metadata) with batched `remember_many`; then the scheduler's
+expiry job runs (plans whose date passed become historical, as the bundled scheduler makes them
+between sessions; `--no-expiry` skips it) and the table is ANALYZEd, as autovacuum would on a
+running server (recall's word rarity reads those statistics). Every question goes
 through `recall`; a question is a hit at k when an evidence turn is among the first k results
 (any-hit) or when all of them are (all-hit). The same turns are also ranked by plain BM25
 (rank-bm25, over the words engrain's index sees: jieba's for Chinese) and by vector similarity alone
@@ -40,6 +41,7 @@ from sqlalchemy import text
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.homes import scratch_home
 from engrain.config import Settings
+from engrain.scheduler import jobs
 from engrain.server.state import AppState
 from engrain.services.memories import BatchItem
 from engrain.text.fulltext import bigram_words, words_of
@@ -122,7 +124,8 @@ def ranked_dia(order: list[int], turns: list[Turn]) -> list[list[str]]:
 
 
 async def evaluate(samples: list[dict[str, Any]], embedder: str, home: str | None = None,
-                   details: bool = False, database_url: str | None = None) -> dict[str, Any]:
+                   details: bool = False, database_url: str | None = None, expire_plans: bool = True
+                   ) -> dict[str, Any]:
     import numpy as np
     from rank_bm25 import BM25Okapi
 
@@ -151,6 +154,8 @@ async def evaluate(samples: list[dict[str, Any]], embedder: str, home: str | Non
             ])
             ingest_s += time.perf_counter() - started
             stored_samples.append((sample, user, turns, stored))
+        if expire_plans:  # the scheduler's expiry job (every 15 min on a live server): past plans are history
+            await jobs.expiry(app, app.clock(), None, False)
         db = await app.database()
         async with db.engine.begin() as conn:  # word statistics, as autovacuum keeps them on a live server
             await conn.execute(text("ANALYZE memories"))
@@ -210,9 +215,12 @@ def main() -> None:
     parser.add_argument("--data", default=str(DEFAULT_DATA))
     parser.add_argument("--embedder", default="auto")
     parser.add_argument("--details", action="store_true", help="every question's first evidence rank per system")
+    parser.add_argument("--no-expiry", action="store_true",
+                        help="skip the scheduler's expiry job (plans whose date passed keep the 0.5 penalty)")
     args = parser.parse_args()
     samples = json.loads(Path(args.data).read_text())
-    print(json.dumps(anyio.run(evaluate, samples, args.embedder, None, args.details), indent=2))
+    print(json.dumps(anyio.run(lambda: evaluate(samples, args.embedder, None, args.details,
+                                                expire_plans=not args.no_expiry)), indent=2))
 
 
 if __name__ == "__main__":

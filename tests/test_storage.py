@@ -6,7 +6,7 @@ import anyio
 import pytest
 from sqlalchemy import text
 
-from engrain.storage.db import Database, async_url, vector_index_name
+from engrain.storage.db import Database, _alembic_upgrade, async_url, vector_index_name
 from engrain.storage.recall import RecallFilter, recall_sql
 from engrain.storage.sqltext import vector_literal
 from tests.conftest import call, execute
@@ -80,8 +80,8 @@ async def test_recall_statement_can_use_hnsw_and_gin_indexes(session):
                        "FROM generate_series(1, 3000) g",
                   u=app.settings.user, e=model.id, dim=model.dim)
     await execute(app, "ANALYZE memories")
-    params = {"user": app.settings.user, "qcfg": "english", "qtext": "xylophone", "qv": vector_literal(vector),
-              "now": app.clock(), "decay": 86400.0, "limit": 10, "pool": 50}
+    params = {"user": app.settings.user, "qcfg": "english", "qtext": "xylophone", "qterms": "xylophone",
+              "qv": vector_literal(vector), "now": app.clock(), "decay": 86400.0, "limit": 10, "pool": 50}
     db = await app.database()
 
     async def plan(*disabled: str) -> str:
@@ -93,3 +93,29 @@ async def test_recall_statement_can_use_hnsw_and_gin_indexes(session):
     # A sequential scan may still be cheapest here; forbid plan shapes to prove the indexes match the query.
     assert f"Index Scan using {vector_index_name(model.id)}" in await plan("enable_seqscan")
     assert "Bitmap Index Scan on ix_memories_tsv" in await plan("enable_seqscan", "enable_indexscan")
+
+
+async def test_the_language_migration_gives_existing_rows_their_language(fresh_database_url):
+    """Rows written before 0006 get their language and index form; Chinese becomes findable by word."""
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    engine = create_async_engine(async_url(fresh_database_url))
+    try:
+        async with engine.begin() as conn:
+            await conn.run_sync(lambda c: _alembic_upgrade(c, "0005"))
+            for content in ("我上周三去了北京出差", "Nächsten Monat ziehe ich nach Hamburg.", "I love sushi"):
+                await conn.execute(text(
+                    "INSERT INTO memories (id, user_id, namespace, kind, content, content_hash, importance, tags,"
+                    " temporality, pinned, access_count, metadata) VALUES (gen_random_uuid(), 'u', 'default',"
+                    " 'fact', :c, md5(:c), 5, '{}', 'current', false, 0, '{}')"), {"c": content})
+            before = (await conn.execute(text(
+                "SELECT count(*) FROM memories WHERE tsv @@ to_tsquery('english', '北京')"))).scalar()
+            await conn.run_sync(_alembic_upgrade)
+            rows = dict((await conn.execute(text("SELECT lang, ts_config::text FROM memories"))).all())
+            found = (await conn.execute(text(
+                "SELECT content FROM memories WHERE tsv @@ websearch_to_tsquery('english', '北京')"))).scalars().all()
+    finally:
+        await engine.dispose()
+    assert before == 0
+    assert rows == {"zh": "english", "de": "german", "en": "english"}
+    assert found == ["我上周三去了北京出差"]

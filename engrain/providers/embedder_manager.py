@@ -4,7 +4,8 @@
 after start-up and only calls that need a vector wait for it. With `auto`, the best
 model already on this machine serves first; a better one (fastembed bge-small) is
 fetched in the background, and when it arrives `on_switch` lets the app re-embed
-older rows.
+older rows. When most memories are not in English (`prefer_multilingual`), the better
+one is a multilingual model instead.
 """
 
 from __future__ import annotations
@@ -87,6 +88,7 @@ class EmbedderManager:
         self._flushing = False
         self._tasks: set[asyncio.Task[Any]] = set()
         self._query_cache: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
+        self.multilingual = False  # `auto` aims at the multilingual model (most memories are not English)
 
     # ---- lifecycle -------------------------------------------------------------------
 
@@ -126,9 +128,14 @@ class EmbedderManager:
             log.error(self.message)
             self._ready.set()
 
+    def _auto_target(self) -> emb.EmbedderSpec:
+        """The model `auto` fetches: English bge-small, or the multilingual one."""
+        name = emb.MULTILINGUAL_FASTEMBED_MODEL if self.multilingual else emb.DEFAULT_FASTEMBED_MODEL
+        return emb.EmbedderSpec("fastembed", name)
+
     async def _load_auto(self) -> None:
         models = self.settings.models_dir
-        bge = emb.EmbedderSpec("fastembed", emb.DEFAULT_FASTEMBED_MODEL)
+        bge = self._auto_target()
         if emb.fastembed_installed():
             try:
                 self._use(await run_in_daemon_thread(lambda: emb.load(bge, models, local_only=True)))
@@ -151,15 +158,49 @@ class EmbedderManager:
             self._use(fallback, f"semantic model unavailable (offline): using {fallback.id}")
             return
         self._use(fallback, f"fetching {bge.model} in the background")
+        await self._fetch(bge, fallback)
+
+    async def _fetch(self, spec: emb.EmbedderSpec, fallback: emb.Embedder) -> None:
+        """Download `spec` (blocking work in a thread), then serve it and let the app re-embed."""
         try:
-            better = await run_in_daemon_thread(lambda: emb.load(bge, models))
+            better = await run_in_daemon_thread(lambda: emb.load(spec, self.settings.models_dir))
         except Exception as exc:
             self.message = f"semantic model unavailable ({type(exc).__name__}): using {fallback.id}"
             log.warning("%s", self.message)
             return
+        if spec != self._auto_target():  # the aim changed while it downloaded
+            log.info("fetched %s, but %s is preferred now", spec.model, self._auto_target().model)
+            return
         self._use(better, f"switched from {fallback.id}")
         if self.on_switch is not None:
             await self.on_switch(better)
+
+    async def prefer_multilingual(self) -> None:
+        """Most memories are not in English: with `auto`, serve the multilingual model from now on, from
+        the local cache or fetched in the background (offline: what serves keeps serving)."""
+        if self.spec.kind != "auto" or self.multilingual:
+            return
+        self.multilingual = True
+        await self._ready.wait()
+        target, current = self._auto_target(), self.current
+        if current is None or current.id == f"fastembed:{target.model}" or not emb.fastembed_installed():
+            return
+        try:
+            cached = await run_in_daemon_thread(lambda: emb.load(target, self.settings.models_dir, local_only=True))
+        except Exception:
+            log.debug("fastembed %s is not cached locally", target.model)
+        else:
+            self._use(cached, f"switched from {current.id}")
+            if self.on_switch is not None:
+                await self.on_switch(cached)
+            return
+        if not (self.settings.fetch_models and await run_in_daemon_thread(model_hub_reachable)):
+            self.message = (f"most memories are not in English; {target.model} is unavailable (offline): "
+                            f"using {current.id}")
+            log.info("%s", self.message)
+            return
+        log.info("most memories are not in English: fetching %s in the background", target.model)
+        await self._fetch(target, current)
 
     async def ready(self) -> emb.Embedder:
         """Wait for the model; raise if it could not load."""

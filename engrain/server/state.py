@@ -21,6 +21,7 @@ from engrain.providers.llm import LLM, LLMChoice, choose
 from engrain.scheduler.runner import Scheduler
 from engrain.services.host_tasks import HostTasks
 from engrain.services.ingest import IngestService
+from engrain.services.language_mix import LanguageMix
 from engrain.services.links import LinkService
 from engrain.services.memories import MemoryService
 from engrain.services.reflection import ReflectionService
@@ -63,6 +64,7 @@ class AppState:
         self.ingest = IngestService(self)
         self.host_tasks = HostTasks(settings.host_task_ttl, self.clock, self.database, self.reflection, self.ingest)
         self.scheduler = Scheduler(self)
+        self.languages = LanguageMix(self.database, self.embeddings, self.clock, self.spawn)
         self._scheduler_loop: asyncio.Task[Any] | None = None
 
     # ---- lifecycle -------------------------------------------------------------------
@@ -102,6 +104,7 @@ class AppState:
                 await previous.close()
             self._db = await Database.open(self.settings)
             log.info("database ready (%s)", "embedded" if self._db.embedded else "external")
+            self.spawn(self.languages.check())
         except Exception as exc:
             self._db_error = exc
             log.error("database unavailable: %s", exc)

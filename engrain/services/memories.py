@@ -198,6 +198,7 @@ class MemoryService:
                                              near.similarity)
                 await self._check_quota(s, user_id, 1, now)
                 memory = await repo.insert(s, item.row(user_id, model.id, vector, now), vector)
+                self.app.languages.stored([item.lang])
                 await repo.add_history(s, memory.id, user_id, "create", new=content, at=now)
                 if old_id is not None:
                     await self._supersede(s, user_id, old_id, memory.id, now)
@@ -320,6 +321,7 @@ class MemoryService:
             dup_ids = sorted({existing[(p.namespace, p.kind, p.digest)] for p in prepared
                               if (p.namespace, p.kind, p.digest) in existing})
             await repo.touch(s, user_id, dup_ids, now)
+        self.app.languages.stored([p.lang for p in fresh.values()])
         out = []
         for p in prepared:
             key = (p.namespace, p.kind, p.digest)

@@ -141,15 +141,19 @@ class SearchService:
         self.accesses = AccessTracker(app)
         self.focus = QueryFocus(app)
 
-    async def _embed_query(self, user_id: str, query: str
+    async def _embed_query(self, user_id: str, query: str, lang: str
                            ) -> tuple[FocusedQuery, Embedder | None, list[float] | None]:
         """The query's vector (of its focused text, for a semantic model); without a model, none:
-        full text still answers."""
+        full text still answers. A model that does not know the query's language (an English-only
+        model and a Chinese question) gives none either: its cosines would be noise that outvotes
+        the words the query shares with a memory."""
         focused = FocusedQuery(query, ())
         try:
             model = await self.app.embeddings.ready()
         except Unavailable as exc:
             log.warning("recall without vectors: %s", exc)
+            return focused, None, None
+        if not model.covers(lang):
             return focused, None, None
         if model.semantic:
             focused = await self.focus.focus(user_id, query)
@@ -203,7 +207,7 @@ class SearchService:
 
         words = query_form(query)
         when = read_query_time(query, now, settings.tz, words.lang)
-        focused, model, vector = await self._embed_query(user_id, query)
+        focused, model, vector = await self._embed_query(user_id, query, words.lang)
         embedder_id, dim = (model.id, model.dim) if model is not None else ("", 0)
         db = await self.app.database()
         try:

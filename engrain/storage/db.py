@@ -35,7 +35,7 @@ def redact(url: str) -> str:
     return make_url(url).render_as_string(hide_password=True)
 
 
-def _alembic_upgrade(conn: Connection) -> None:
+def _alembic_upgrade(conn: Connection, revision: str = "head") -> None:
     # Imported here: alembic (and mako) cost ~0.1 s, which must not delay `initialize`.
     from alembic import command
     from alembic.config import Config
@@ -43,7 +43,7 @@ def _alembic_upgrade(conn: Connection) -> None:
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     cfg.attributes["connection"] = conn
-    command.upgrade(cfg, "head")
+    command.upgrade(cfg, revision)
 
 
 def vector_index_name(embedder_id: str) -> str:

@@ -430,3 +430,13 @@ async def set_embeddings(
         ),
         {"e": embedder_id, "ids": list(ids), "vecs": [vector_literal(v) for v in vectors]},
     )
+
+
+async def language_mix(session: AsyncSession, now: datetime, sample: int) -> tuple[int, float]:
+    """(memories sampled, share of them not in English) among the newest `sample` live memories of
+    every user: the embedding model serves them all."""
+    row = (await session.execute(text(
+        "SELECT count(*) AS n, coalesce(avg(CASE WHEN s.lang <> 'en' THEN 1.0 ELSE 0.0 END), 0.0) AS share"
+        " FROM (SELECT m.lang FROM memories m WHERE m.valid_until IS NULL OR m.valid_until > :now"
+        " ORDER BY m.created_at DESC LIMIT :sample) s"), {"now": now, "sample": sample})).one()
+    return int(row.n), float(row.share)

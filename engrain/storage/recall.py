@@ -18,7 +18,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.storage.sqltext import safe_exp, sql_literal, vector_literal
-from engrain.text.fulltext import TextForm
+from engrain.text.fulltext import QueryForm
 
 LINK_EXPANSION = 3
 # The query's words, prepared like a memory's (engrain/text/fulltext.py): its language's configuration
@@ -51,7 +51,10 @@ DIVERSITY_FLOOR = 0.5
 # Word rarity comes from the planner's statistics of the tsvector column (most common elements and
 # their frequencies, refreshed by ANALYZE): no per-query counting. A word not among the most common
 # elements is rarer than all of them; with no statistics yet every word weighs the same.
-_LEXEME_CTES = f"""
+# Without a query vector (no model, or one that does not know the query's language) every query word
+# brings candidates, not only the rare ones: words are then all recall has.
+def _lexeme_ctes(rare_freq: float) -> str:
+    return f"""
     stats AS (
         SELECT e.lexeme, f.freq::float8 AS freq
         FROM pg_stats s
@@ -62,11 +65,11 @@ _LEXEME_CTES = f"""
     lex AS (
         SELECT w.lexeme, CAST(quote_literal(w.lexeme) AS tsquery) AS tq, coalesce(st.freq, r.freq) AS freq,
                ln(1.0 / greatest(1e-6, least(1.0, coalesce(st.freq, r.freq)))) + 0.1 AS idf
-        FROM unnest(to_tsvector(CAST(:qcfg AS regconfig), :qtext)) AS w CROSS JOIN rarest r
+        FROM unnest(to_tsvector(CAST(:qcfg AS regconfig), :qterms)) AS w CROSS JOIN rarest r
         LEFT JOIN stats st ON st.lexeme = w.lexeme),
     lexsum AS (SELECT nullif(sum(idf), 0) AS total FROM lex),
     rare AS (SELECT CAST(string_agg(quote_literal(lexeme), ' | ') AS tsquery) AS tsq
-             FROM lex WHERE freq < {RARE_WORD_FREQ}),"""
+             FROM lex WHERE freq < {rare_freq}),"""
 
 
 @dataclass(frozen=True)
@@ -190,7 +193,7 @@ def recall_sql(embedder_id: str, dim: int, f: RecallFilter, with_vector: bool, a
     score_cols = _score_columns(int(dim) if with_vector else None, emb, _temporal(asks_when, window))
     link_time = " AND l.created_at <= :now" if f.as_of else ""
     return f"""
-    WITH q AS (SELECT {QUERY_TSQUERY} AS tsq),{_LEXEME_CTES}
+    WITH q AS (SELECT {QUERY_TSQUERY} AS tsq),{_lexeme_ctes(RARE_WORD_FREQ if with_vector else 1.01)}
     {vector_cte}
     txt AS (  -- the tsquery is written out (not taken from q) so that the GIN index can serve it.
               -- Candidates match every word: ranking all rows that match any word costs ~100 ms at 100k.
@@ -214,7 +217,7 @@ def recall_sql(embedder_id: str, dim: int, f: RecallFilter, with_vector: bool, a
     -- the city); a candidate sharing such a rarer word with a seed other than itself is bridged to it.
     -- MATERIALIZED: computed once, not once per candidate.
     seeds AS MATERIALIZED (
-        SELECT t.id, t.tsv FROM terms t WHERE t.vector > 0 OR t.text
+        SELECT t.id, t.tsv FROM terms t WHERE t.vector > 0 OR t.text OR t.lexical > 0
         ORDER BY {_score()} DESC, t.id LIMIT {BRIDGE_SEEDS}
     ),
     bridge_words AS MATERIALIZED (
@@ -235,7 +238,7 @@ def recall_sql(embedder_id: str, dim: int, f: RecallFilter, with_vector: bool, a
         SELECT b.*, {_embedding_of("b", with_vector, dim, emb)} AS emb
         FROM (SELECT t.*, {_score("bridge")} AS first_score
               FROM bridged t
-              WHERE t.vector > 0 OR t.text  -- a candidate with neither similarity nor a text match has score 0
+              WHERE t.vector > 0 OR t.text OR t.lexical > 0  -- else the score is 0
               ORDER BY first_score DESC, t.id LIMIT greatest({DIVERSITY_POOL_MIN}, 3 * :limit)) b
     ),
     top AS (
@@ -279,7 +282,7 @@ async def run_recall(
     session: AsyncSession,
     *,
     user_id: str,
-    query: TextForm,
+    query: QueryForm,
     vector: list[float] | None,
     embedder_id: str,
     dim: int,
@@ -303,7 +306,8 @@ async def run_recall(
     params: dict[str, Any] = {
         "user": user_id,
         "qcfg": query.ts_config,
-        "qtext": query.search_text,
+        "qtext": query.text,
+        "qterms": query.terms,
         "now": now,
         "decay": decay_seconds,
         "limit": limit,

@@ -34,6 +34,8 @@ CJK_CONFIG = "english"
 OTHER_CONFIG = "simple"
 # jieba part-of-speech tags of words that say nothing about a memory's subject (like English stop words).
 _FUNCTION_TAGS = frozenset({"r", "u", "uj", "ul", "uz", "ug", "uv", "ud", "y", "p", "c", "d", "e", "o", "x", "zg", "q"})
+# jieba tags the copula and "to have" as verbs; the English configuration drops "is", "was", "have".
+_FUNCTION_VERBS = frozenset({"是", "有", "没有", "没"})
 _CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 _SPACE = re.compile(r"\s+")
 
@@ -70,7 +72,8 @@ def chinese_words(text: str) -> list[str]:
     words = []
     for word in segmenter.cut_for_search(text):
         word = word.strip()
-        if word and _tags.get(word) not in _FUNCTION_TAGS and any(ch.isalnum() for ch in word):
+        if (word and _tags.get(word) not in _FUNCTION_TAGS and word not in _FUNCTION_VERBS
+                and any(ch.isalnum() for ch in word)):
             words.append(word)
     return words
 
@@ -102,23 +105,41 @@ def words_of(text: str, lang: str) -> list[str] | None:
     return None
 
 
-def form(text: str, lang: str | None = None, *, query: bool = False) -> TextForm:
-    """How `text` (in `lang`, detected when not given) is indexed or queried. A Chinese memory's index
-    also holds the single characters of its longer words (爱吃 → 爱, 吃), so that a question's
-    one-character word finds them; a query keeps its words whole."""
+def _with_characters(words: list[str]) -> list[str]:
+    """Chinese words followed by the single characters of the longer ones (爱吃 → 爱, 吃): a question
+    that says 兄弟姐妹 still shares 弟 with a memory that says 弟弟, as a partial match."""
+    return words + [ch for w in words if len(w) > 1 and _CJK_RUN.fullmatch(w) for ch in w]
+
+
+def form(text: str, lang: str | None = None) -> TextForm:
+    """How `text` (in `lang`, detected when not given) is indexed: a Chinese memory's index holds its
+    words and the characters of its longer words."""
     lang = lang or detect(text)
     words = words_of(text, lang)
-    if words is not None and lang == "zh" and not query:
-        words = words + [ch for w in words if len(w) > 1 and _CJK_RUN.fullmatch(w) for ch in w]
     if words is not None:
-        return TextForm(lang, CJK_CONFIG, " ".join(words))
+        return TextForm(lang, CJK_CONFIG, " ".join(_with_characters(words) if lang == "zh" else words))
     config = TS_CONFIGS.get(lang)
     if config is not None:
         return TextForm(lang, config, None)
     return TextForm(lang, OTHER_CONFIG, unaccented(text))
 
 
-def query_form(query: str) -> TextForm:
-    """A query's form; its `search_text` is always set: what to_tsvector and websearch_to_tsquery read."""
-    f = form(query, query=True)
-    return f if f.search_text is not None else TextForm(f.lang, f.ts_config, query)
+@dataclass(frozen=True)
+class QueryForm:
+    """A query as the index sees it."""
+
+    lang: str
+    ts_config: str
+    text: str  # a full match has every word of this (websearch_to_tsquery)
+    terms: str  # whose words weigh in `lexical` and bring candidates: with Chinese characters, as indexed
+
+
+def query_form(query: str) -> QueryForm:
+    lang = detect(query)
+    words = words_of(query, lang)
+    if words is not None:
+        terms = _with_characters(words) if lang == "zh" else words
+        return QueryForm(lang, CJK_CONFIG, " ".join(words), " ".join(terms))
+    f = form(query, lang)
+    text = f.search_text if f.search_text is not None else query
+    return QueryForm(lang, f.ts_config, text, text)

@@ -1,0 +1,47 @@
+"""Which languages the memories are in, for the choice of embedding model.
+
+`auto` serves an English model unless most memories are not in English: then a multilingual one
+(see providers/embedder_manager.py). The mix is read when the database opens and, after a memory
+in another language is stored, at most once a minute (one query over the newest memories).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Any
+
+from engrain.providers.embedder_manager import EmbedderManager
+from engrain.storage import memories as repo
+from engrain.text.languages import ENGLISH
+
+SAMPLE = 1000  # the newest live memories read
+MIN_MEMORIES = 20  # fewer say nothing about a user's languages
+MULTILINGUAL_SHARE = 0.5  # "mostly not English"
+CHECK_SECONDS = 60.0
+
+
+class LanguageMix:
+    def __init__(self, database: Callable[[], Awaitable[Any]], embeddings: EmbedderManager,
+                 clock: Callable[[], datetime], spawn: Callable[[Awaitable[Any]], None]) -> None:
+        self.database = database
+        self.embeddings = embeddings
+        self.clock = clock
+        self.spawn = spawn
+        self._next_check = 0.0
+
+    def stored(self, langs: list[str]) -> None:
+        """Memories in these languages were stored: read the mix again if one is not English."""
+        if self.embeddings.multilingual or all(lang == ENGLISH for lang in langs):
+            return
+        if time.monotonic() >= self._next_check:
+            self._next_check = time.monotonic() + CHECK_SECONDS
+            self.spawn(self.check())
+
+    async def check(self) -> None:
+        db = await self.database()
+        async with db.sessions() as s:
+            count, share = await repo.language_mix(s, self.clock(), SAMPLE)
+        if count >= MIN_MEMORIES and share > MULTILINGUAL_SHARE:
+            await self.embeddings.prefer_multilingual()
