@@ -156,12 +156,13 @@ async def test_recall_leaves_out_vectors_of_a_model_that_does_not_know_the_langu
     assert english["embedder"] == "hash-v2-384" and english["results"][0]["breakdown"]["vector"] > 0
 
 
-async def test_mostly_chinese_memories_make_auto_prefer_a_multilingual_model(settings_factory):
+async def test_mostly_chinese_memories_make_auto_prefer_a_multilingual_model(settings_factory, fresh_database_url):
+    """The mix is read over every user's newest memories: a database of its own."""
     from engrain.providers.embedder_manager import EmbedderManager
     from engrain.providers.embeddings import MULTILINGUAL_FASTEMBED_MODEL, HashEmbedder
     from engrain.services.language_mix import MIN_MEMORIES, LanguageMix
 
-    async with connect(settings_factory(), Clock(MONDAY)) as (client, app):
+    async with connect(settings_factory(database_url=fresh_database_url), Clock(MONDAY)) as (client, app):
         for i in range(MIN_MEMORIES):
             await call(client, "remember", content=f"I like the number {i}")
         english = EmbedderManager(settings_factory(embedder="auto", fetch_models=False))
