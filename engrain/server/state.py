@@ -13,6 +13,8 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
+import anyio
+
 from engrain.config import Settings
 from engrain.errors import Unavailable
 from engrain.providers.embedder_manager import EmbedderManager
@@ -30,6 +32,7 @@ from engrain.services.trait_review import TraitReview
 from engrain.services.trait_views import TraitService
 from engrain.storage.db import Database
 from engrain.storage.embedded import postmaster_alive
+from engrain.text.languages import load_identifier
 
 log = logging.getLogger(__name__)
 DB_RETRY_SECONDS = 2.0
@@ -105,6 +108,8 @@ class AppState:
             self._db = await Database.open(self.settings)
             log.info("database ready (%s)", "embedded" if self._db.embedded else "external")
             self.spawn(self.languages.check())
+            # Language detection's model, loaded off the start-up path, before the first text needs it.
+            self.spawn(anyio.to_thread.run_sync(load_identifier))
         except Exception as exc:
             self._db_error = exc
             log.error("database unavailable: %s", exc)

@@ -21,6 +21,7 @@ from engrain.services.enrich import IMPORTANT, content_hash, enrich, mood_of
 from engrain.services.mood import Mood
 from engrain.storage import memories as repo
 from engrain.storage.models import Memory
+from engrain.text import fulltext
 from engrain.text.languages import detect
 
 if TYPE_CHECKING:
@@ -169,6 +170,7 @@ class MemoryService:
         `temporality` and `procedure_steps` are not tool arguments: conversation ingestion passes
         what the model extracted, which wins over the rule-based inference like any given value."""
         now = self.app.clock()
+        await fulltext.load_for(content)
         item = self._prepare(content, now, kind=kind, importance=importance, event_time=event_time,
                              category=category, tags=tags, namespace=namespace, pinned=pinned, source=source,
                              temporality=temporality, procedure_steps=procedure_steps)

@@ -19,7 +19,7 @@ from engrain.services.dates import read_query_time
 from engrain.services.focus import FocusedQuery, QueryFocus
 from engrain.storage import memories as repo
 from engrain.storage.recall import RecallFilter, run_recall
-from engrain.text.fulltext import query_form
+from engrain.text.fulltext import load_for, query_form
 
 if TYPE_CHECKING:
     from engrain.server.state import AppState
@@ -205,6 +205,7 @@ class SearchService:
         if max_tokens is not None:
             max_tokens = inputs.int_range("max_tokens", max_tokens, 1, 1_000_000)
 
+        await load_for(query)
         words = query_form(query)
         when = read_query_time(query, now, settings.tz, words.lang)
         focused, model, vector = await self._embed_query(user_id, query, words.lang)

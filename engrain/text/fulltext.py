@@ -28,7 +28,9 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from engrain.text.languages import CJK, CJK_CHARS, TS_CONFIGS, detect
+import anyio
+
+from engrain.text.languages import CJK, CJK_CHARS, TS_CONFIGS, detect, has_cjk, identifier_ready, load_identifier
 
 CJK_CONFIG = "english"
 OTHER_CONFIG = "simple"
@@ -49,6 +51,16 @@ class TextForm:
     lang: str  # ISO 639-1 code
     ts_config: str  # PostgreSQL text-search configuration
     search_text: str | None  # what the index reads instead of the content (None: the content itself)
+
+
+async def load_for(text: str) -> None:
+    """Load, in a thread, the models preparing `text` needs (py3langid about 0.5 s, jieba about 0.9 s,
+    each once per process), so that the first text in a language never stalls the event loop."""
+    if has_cjk(text):
+        if _segmenter is None:
+            await anyio.to_thread.run_sync(_jieba)
+    elif not identifier_ready():
+        await anyio.to_thread.run_sync(load_identifier)
 
 
 def _jieba() -> Any:

@@ -44,7 +44,11 @@ _identifiers: tuple[Any, Any] | None = None
 _lock = threading.Lock()
 
 
-def _langid() -> tuple[Any, Any]:
+def identifier_ready() -> bool:
+    return _identifiers is not None
+
+
+def load_identifier() -> tuple[Any, Any]:
     """py3langid's model over all its languages and over the COMMON ones, loaded once (about half a
     second) on the first non-CJK text."""
     global _identifiers
@@ -81,7 +85,7 @@ def detect(text: str) -> str:
         return cjk
     if not _ALPHABETIC_WORD.search(text):
         return ENGLISH
-    for identifier in _langid():
+    for identifier in load_identifier():
         lang, confidence = identifier.classify(text)
         if confidence >= LANGID_CONFIDENCE:
             return str(lang)
