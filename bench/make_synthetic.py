@@ -137,12 +137,19 @@ def facts(p: tuple) -> list[tuple[int, str, str]]:
     ]
 
 
+def asker(name: str, turns: dict[str, str]) -> Callable[..., dict]:
+    """q(question, answer, keys, category): a LoCoMo question whose evidence is `name`'s turns of those keys."""
+    def q(question: str, answer: str, keys: list[str], category: int) -> dict:
+        return {"question": question, "answer": answer, "evidence": [turns[f"{name}:{k}"] for k in keys],
+                "category": category}
+
+    return q
+
+
 def questions(p: tuple, other: tuple, t: dict[str, str]) -> list[dict]:
     name, pet, pet_name, job, _, city, _, sib_job, trip, food, instrument, car, _, book = p
 
-    def q(question: str, answer: str, keys: list[str], category: int, owner: str = name) -> dict:
-        return {"question": question, "answer": answer, "evidence": [t[f"{owner}:{k}"] for k in keys],
-                "category": category}
+    q = asker(name, t)
 
     return [
         q(f"What is the name of {name}'s pet?", pet_name, ["pet"], 4),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from bench.make_synthetic import Corpus
+from bench.make_synthetic import Corpus, asker
 
 FILLER = [
     "哈哈，这周听起来够热闹的！", "哦不错，多跟我说说。", "我懂你的意思。", "太酷了，真替你高兴。", "话说你最近怎么样？",
@@ -93,9 +93,7 @@ def facts(p: tuple) -> list[tuple[int, str, str]]:
 def questions(p: tuple, other: tuple, t: dict[str, str]) -> list[dict]:
     name, pet, pet_name, job, _, city, _, sib_job, trip, food, instrument, car, _, book = p
 
-    def q(question: str, answer: str, keys: list[str], category: int, owner: str = name) -> dict:
-        return {"question": question, "answer": answer, "evidence": [t[f"{owner}:{k}"] for k in keys],
-                "category": category}
+    q = asker(name, t)
 
     return [
         q(f"{name}的宠物叫啥名字？", pet_name, ["pet"], 4),

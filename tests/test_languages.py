@@ -37,6 +37,7 @@ def test_the_index_sees_chinese_words_and_keeps_latin_names():
     question = query_form("Alice什么时候去的北京？")
     assert question.text.split() == ["Alice", "时候", "去", "北京"]
     assert question.terms.split() == ["Alice", "时候", "去", "北京", "时", "候", "北", "京"]
+    assert form("東京に行きました").search_text == "東京 京に に行 行き きま まし した"
     assert form("Nächsten Monat ziehe ich nach Hamburg.").ts_config == "german"
     assert form("Dzisiaj byłem w kinie z przyjaciółmi.").search_text == "dzisiaj byłem w kinie z przyjaciołmi."
 
@@ -113,7 +114,11 @@ async def test_rule_based_ingestion_keeps_chinese_and_european_statements(settin
         memories = await call(client, "recall", query="北京", limit=10)
         contents = {r["content"] for r in (await call(client, "recall", query="Hamburg café arachides",
                                                            limit=10))["results"]}
+        recent = (await client.read_resource("engrain://memories/recent")).contents[0].text
     assert out["method"] == "rules" and len(out["created"]) == 4
+    # Resources carry the memories' own text, in their language.
+    assert {"我上周三去了北京出差。", "Je suis allergique aux arachides."} <= set(
+        json.dumps(json.loads(recent), ensure_ascii=False).split('"'))
     assert memories["results"][0]["content"] == "我上周三去了北京出差。"
     assert {"Ich wohne seit zwei Jahren in Hamburg.", "Me encanta el café con leche.",
             "Je suis allergique aux arachides."} <= contents
