@@ -155,7 +155,7 @@ async def evaluate(samples: list[dict[str, Any]], embedder: str, home: str | Non
             ingest_s += time.perf_counter() - started
             stored_samples.append((sample, user, turns, stored))
         if expire_plans:  # the scheduler's expiry job (every 15 min on a live server): past plans are history
-            await jobs.expiry(app, app.clock(), None, False)
+            await jobs.expiry(app.job_context, app.clock(), None, False)
         db = await app.database()
         async with db.engine.begin() as conn:  # word statistics, as autovacuum keeps them on a live server
             await conn.execute(text("ANALYZE memories"))

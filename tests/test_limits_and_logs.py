@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from engrain.server import logs
+from engrain import logs
 from tests.conftest import call, call_error, connect, scalar
 
 pytestmark = pytest.mark.anyio

@@ -39,7 +39,7 @@ async def build_history(settings) -> str:
 
 async def export_text(app: AppState, user: str) -> str:
     out = io.StringIO()
-    await export_jsonl(app, out, user=user)
+    await export_jsonl(app.database, out, user=user)
     return out.getvalue()
 
 
@@ -60,11 +60,11 @@ async def test_round_trip_is_byte_identical_and_import_is_idempotent(settings_fa
     target = AppState(settings_factory(database_url=fresh_database_url, user=user))
     target.start(scheduler_loop=False)
     try:
-        stats = await import_jsonl(target, first.splitlines(keepends=True))
+        stats = await import_jsonl(target.database, first.splitlines(keepends=True))
         assert stats["memory"]["added"] == len(memories) and stats["history"]["added"] == kinds.count("history")
         second = await export_text(target, user)
         assert second == first  # byte-identical
-        again = await import_jsonl(target, first.splitlines(keepends=True))
+        again = await import_jsonl(target.database, first.splitlines(keepends=True))
         assert all(v["added"] == 0 for v in again.values())
         assert await export_text(target, user) == first
         count = await scalar(target, "SELECT count(*) FROM memories WHERE user_id = :u", u=user)
@@ -86,9 +86,9 @@ async def test_import_rejects_what_is_not_an_export(settings_factory):
         from engrain.errors import InvalidInput
 
         with pytest.raises(InvalidInput, match="line 1"):
-            await import_jsonl(app, ['{"type": "memory"}\n'])
+            await import_jsonl(app.database, ['{"type": "memory"}\n'])
         with pytest.raises(InvalidInput, match="line 2: not JSON"):
-            await import_jsonl(app, ['{"type":"header","format":"engrain-export","version":1}\n', "{oops\n"])
+            await import_jsonl(app.database, ['{"type":"header","format":"engrain-export","version":1}\n', "{oops\n"])
     finally:
         await app.close()
 

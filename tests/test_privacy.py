@@ -30,7 +30,7 @@ async def places_holding(app, secret: str) -> list[str]:
         if hits:
             found.append(f"{table}.{column}")
     out = io.StringIO()
-    await export_jsonl(app, out)
+    await export_jsonl(app.database, out)
     if secret.lower() in out.getvalue().lower():
         found.append("export")
     return found

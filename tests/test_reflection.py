@@ -11,7 +11,8 @@ from datetime import UTC, datetime, timedelta
 import anyio
 import pytest
 
-from engrain.services.reflection import lock_key
+from engrain.services.reflection import lock_name
+from engrain.storage.db import advisory_key
 from tests.conftest import Clock, call, connect, scalar
 from tests.scripted import ScriptedLLM, alias, answer
 
@@ -205,8 +206,9 @@ async def test_two_concurrent_reflects_run_once(settings_factory, clock):
         async with db.engine.connect() as conn:
             from sqlalchemy import text
 
-            assert await conn.scalar(text("SELECT pg_try_advisory_lock(:k)"), {"k": lock_key(app.settings.user)})
-            await conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": lock_key(app.settings.user)})
+            key = advisory_key(lock_name(app.settings.user))
+            assert await conn.scalar(text("SELECT pg_try_advisory_lock(:k)"), {"k": key})
+            await conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": key})
 
 
 async def test_llm_none_runs_code_only_steps(settings_factory, clock):

@@ -262,12 +262,12 @@ async def test_two_workers_never_run_a_job_twice(settings):
 
 
 async def test_a_failing_job_is_recorded_and_the_others_run(settings):
-    async def broken(app, now, user_id, dry_run):
+    async def broken(context, now, user_id, dry_run):
         raise RuntimeError("disk on fire")
 
     clock = Clock(NOW)
     async with running(settings(), clock) as app:
-        scheduler = Scheduler(app, {**JOBS, "broken": broken})
+        scheduler = Scheduler(app.job_context, {**JOBS, "broken": broken})
         results = {r.job: r for r in await scheduler.tick()}
         assert results["broken"].status == "failed" and "disk on fire" in results["broken"].error
         assert {results[j].status for j in ("expiry", "digest", "decay")} == {"completed"}

@@ -7,7 +7,7 @@ import json
 from mcp.server.mcpserver import MCPServer
 
 from engrain.server.state import AppState
-from engrain.services.status import status
+from engrain.server.status import status
 
 
 def register(server: MCPServer, app: AppState) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -14,16 +15,28 @@ from engrain.storage import traits as trait_repo
 from engrain.storage.retention import fade_memories
 
 if TYPE_CHECKING:
-    from engrain.server.state import AppState
+    from engrain.providers.llm import LLMChoice
+    from engrain.services.reflection import ReflectionService
+    from engrain.services.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
-Job = Callable[["AppState", datetime, "str | None", bool], Awaitable[dict[str, Any]]]
+
+@dataclass(frozen=True)
+class JobContext:
+    """What the jobs use: the runtime, reflection (the digest reflects) and the model choice."""
+
+    runtime: Runtime
+    reflection: ReflectionService
+    llm: LLMChoice
 
 
-async def _in_transaction(app: AppState, dry_run: bool, work: Callable[[Any], Awaitable[dict[str, Any]]]
+Job = Callable[[JobContext, datetime, "str | None", bool], Awaitable[dict[str, Any]]]
+
+
+async def _in_transaction(ctx: JobContext, dry_run: bool, work: Callable[[Any], Awaitable[dict[str, Any]]]
                           ) -> dict[str, Any]:
-    db = await app.database()
+    db = await ctx.runtime.database()
     async with db.sessions() as s:
         tx = await s.begin()
         try:
@@ -38,7 +51,7 @@ async def _in_transaction(app: AppState, dry_run: bool, work: Callable[[Any], Aw
     return stats
 
 
-async def expiry(app: AppState, now: datetime, user_id: str | None, dry_run: bool) -> dict[str, Any]:
+async def expiry(ctx: JobContext, now: datetime, user_id: str | None, dry_run: bool) -> dict[str, Any]:
     """Past intentions become historical; trends are promoted or expire with their window."""
     async def work(s: Any) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -52,12 +65,12 @@ async def expiry(app: AppState, now: datetime, user_id: str | None, dry_run: boo
                 out[f"{name}_sample"] = sample
         return out
 
-    return await _in_transaction(app, dry_run, work)
+    return await _in_transaction(ctx, dry_run, work)
 
 
-async def decay(app: AppState, now: datetime, user_id: str | None, dry_run: bool) -> dict[str, Any]:
+async def decay(ctx: JobContext, now: datetime, user_id: str | None, dry_run: bool) -> dict[str, Any]:
     """Trait decay (SPEC §7.5) and memory retention (archive, or delete with ENGRAIN_FORGET_MODE=delete)."""
-    settings = app.settings
+    settings = ctx.runtime.settings
     lam, threshold = settings.retention_params
 
     async def work(s: Any) -> dict[str, Any]:
@@ -78,26 +91,26 @@ async def decay(app: AppState, now: datetime, user_id: str | None, dry_run: bool
             out["traits_sample"] = traits["sample"]
         return out
 
-    return await _in_transaction(app, dry_run, work)
+    return await _in_transaction(ctx, dry_run, work)
 
 
-async def digest(app: AppState, now: datetime, user_id: str | None, dry_run: bool) -> dict[str, Any]:
+async def digest(ctx: JobContext, now: datetime, user_id: str | None, dry_run: bool) -> dict[str, Any]:
     """Reflect every user whose `should_reflect` is true.
 
     Only a model the server holds can digest without a client. Otherwise (the client's model through
     sampling or a host task, or none) due users are left due: the next `reflect` with a model sees their
     memories, and the server tells the calling model a reflection is due.
     """
-    db = await app.database()
+    db = await ctx.runtime.database()
     async with db.sessions() as s:
         users = await job_repo.users_with_new_memories(s, user_id)
     due = []
     for user in users:
-        trigger = await app.reflection.should_reflect(user)
+        trigger = await ctx.reflection.should_reflect(user)
         if trigger.triggered:
             due.append({"user_id": user, "trigger": trigger.type})
     stats: dict[str, Any] = {"candidates": len(users), "due": len(due)}
-    choice = app.llm
+    choice = ctx.llm
     if dry_run:
         return stats | {"sample": due[:trait_repo.SAMPLE], "llm": choice.name}
     ask = choice.direct_ask()
@@ -106,7 +119,7 @@ async def digest(app: AppState, now: datetime, user_id: str | None, dry_run: boo
     reflected, failed, passed_over = 0, [], []
     for entry in due:
         try:
-            result = await app.reflection.reflect(entry["user_id"], force=False, ask=ask, llm_name=choice.name)
+            result = await ctx.reflection.reflect(entry["user_id"], force=False, ask=ask, llm_name=choice.name)
         except Exception as exc:  # one user's failure must not stop the others
             log.exception("digest of %s failed", entry["user_id"])
             failed.append({"user_id": entry["user_id"], "error": f"{type(exc).__name__}: {exc}"})

@@ -9,22 +9,17 @@ still run.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 from pydantic import BaseModel
-from sqlalchemy import text
 
-from engrain.scheduler.jobs import JOBS, Job, JobFailed
-from engrain.server import metrics
+from engrain import metrics
+from engrain.scheduler.jobs import JOBS, Job, JobContext, JobFailed
 from engrain.storage import jobs as job_repo
-
-if TYPE_CHECKING:
-    from engrain.server.state import AppState
 
 log = logging.getLogger(__name__)
 ORDER = ("expiry", "digest", "decay")  # expire first, reflect, then decay what is left
@@ -40,18 +35,20 @@ class JobResult(BaseModel):
     finished_at: datetime
 
 
-def job_lock_key(job: str) -> int:
-    return int.from_bytes(hashlib.sha256(f"engrain:job:{job}".encode()).digest()[:8], "big", signed=True)
+def job_lock_name(job: str, user_id: str | None) -> str:
+    """The advisory lock of a job (of one user's run, for a session's digest)."""
+    return f"engrain:job:{job}" if user_id is None else f"engrain:job:{job}:{user_id}"
 
 
 class Scheduler:
-    def __init__(self, app: AppState, jobs: dict[str, Job] | None = None) -> None:
-        self.app = app
+    def __init__(self, context: JobContext, jobs: dict[str, Job] | None = None) -> None:
+        self.context = context
+        self.rt = context.runtime
         self.jobs = dict(jobs or JOBS)
 
     @property
     def interval(self) -> timedelta:
-        return timedelta(seconds=self.app.settings.scheduler_interval)
+        return timedelta(seconds=self.rt.settings.scheduler_interval)
 
     async def run(self, name: str, *, dry_run: bool = False, user_id: str | None = None,
                   only_if_due: bool = False) -> JobResult:
@@ -59,28 +56,19 @@ class Scheduler:
         re-checks the schedule once the lock is held, so a run another process just finished counts."""
         if name not in self.jobs:
             raise ValueError(f"unknown job {name!r}; jobs: {', '.join(self.jobs)}")
-        app = self.app
-        db = await app.database()
-        started = app.clock()
-        key = job_lock_key(name if user_id is None else f"{name}:{user_id}")
-        async with db.engine.connect() as lock_conn:
-            if not await lock_conn.scalar(text("SELECT pg_try_advisory_lock(:k)"), {"k": key}):
+        db = await self.rt.database()
+        started = self.rt.clock()
+        async with db.try_advisory_lock(job_lock_name(name, user_id)) as got:
+            if not got:
                 return JobResult(job=name, status="skipped", error="already running elsewhere", started_at=started,
-                                 finished_at=app.clock())
-            try:
-                if only_if_due and name not in await self.due():
-                    return JobResult(job=name, status="skipped", error="ran elsewhere within the interval",
-                                     started_at=started, finished_at=app.clock())
-                return await self._run_locked(name, dry_run, user_id, started)
-            finally:
-                # Shielded: a session lock left on a pooled connection would block this job for good.
-                with anyio.CancelScope(shield=True):
-                    await lock_conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": key})
-                    await lock_conn.commit()
+                                 finished_at=self.rt.clock())
+            if only_if_due and name not in await self.due():
+                return JobResult(job=name, status="skipped", error="ran elsewhere within the interval",
+                                 started_at=started, finished_at=self.rt.clock())
+            return await self._run_locked(name, dry_run, user_id, started)
 
     async def _run_locked(self, name: str, dry_run: bool, user_id: str | None, started: datetime) -> JobResult:
-        app = self.app
-        db = await app.database()
+        db = await self.rt.database()
         run_id = None
         if not dry_run:
             async with db.sessions.begin() as s:
@@ -88,7 +76,7 @@ class Scheduler:
         status, stats, error = "failed", {}, "cancelled before it finished"
         wall = time.perf_counter()
         try:
-            stats = await self.jobs[name](app, started, user_id, dry_run)
+            stats = await self.jobs[name](self.context, started, user_id, dry_run)
             status, error = ("dry-run" if dry_run else "completed"), None
         except JobFailed as exc:
             status, stats, error = "failed", exc.stats, str(exc)
@@ -96,7 +84,7 @@ class Scheduler:
             log.exception("job %s failed", name)
             status, error = "failed", f"{type(exc).__name__}: {exc}"
         finally:
-            finished = app.clock()
+            finished = self.rt.clock()
             if run_id is not None:
                 with anyio.CancelScope(shield=True):  # even a cancelled run leaves an honest record
                     async with db.sessions.begin() as s:
@@ -118,10 +106,10 @@ class Scheduler:
 
     async def due(self) -> list[str]:
         """Jobs whose last run over all users started an interval ago or more (or never ran)."""
-        db = await self.app.database()
+        db = await self.rt.database()
         async with db.sessions() as s:
             last = await job_repo.last_runs(s, scheduled_only=True)
-        now = self.app.clock()
+        now = self.rt.clock()
         return self._ordered(
             name for name in self.jobs
             if name not in last or datetime.fromisoformat(last[name]["started_at"]) + self.interval <= now
@@ -138,25 +126,25 @@ class Scheduler:
                 await self.tick()
             except Exception:  # the database may be restarting: try again next time
                 log.exception("scheduler tick failed")
-            await anyio.sleep(min(MAX_SLEEP, self.app.settings.scheduler_interval))
+            await anyio.sleep(min(MAX_SLEEP, self.rt.settings.scheduler_interval))
 
     async def session_end(self, user_id: str) -> JobResult | None:
         """Digest the user of a session that just ended, within ENGRAIN_SESSION_END_TIMEOUT."""
-        with anyio.move_on_after(self.app.settings.session_end_timeout):
+        with anyio.move_on_after(self.rt.settings.session_end_timeout):
             return await self.run("digest", user_id=user_id)
         log.warning("end-of-session digest for %s did not finish in %.0f s", user_id,
-                    self.app.settings.session_end_timeout)
+                    self.rt.settings.session_end_timeout)
         return None
 
     async def status(self, viewer: str | None = None) -> dict[str, Any]:
         """Each job's last run and next run. `viewer`: the user a resource shows this to, who sees when
         jobs ran but no other user's id, counts or errors (their own session digests in full); None:
         the operator's view (`engrain status`, logs), with everything."""
-        db = await self.app.database()
+        db = await self.rt.database()
         async with db.sessions() as s:
             last = await job_repo.last_runs(s, scheduled_only=True)
             latest = await job_repo.last_runs(s)
-        enabled = self.app.settings.scheduler == "on"
+        enabled = self.rt.settings.scheduler == "on"
         jobs = {}
         for name in self._ordered(self.jobs):
             run = last.get(name)
@@ -164,7 +152,7 @@ class Scheduler:
             next_run = (datetime.fromisoformat(run["started_at"]) + self.interval).isoformat() if run else "now"
             jobs[name] = {"last_run": _seen_by(run, viewer), "last_any_run": _seen_by(latest.get(name), viewer),
                           "next_run": next_run}
-        return {"enabled_in_this_server": enabled, "interval_s": self.app.settings.scheduler_interval,
+        return {"enabled_in_this_server": enabled, "interval_s": self.rt.settings.scheduler_interval,
                 "jobs": jobs}
 
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import anyio
 
+from engrain import logs
 from engrain.config import Settings
-from engrain.server import logs
 
 JOB_NAMES = ("digest", "expiry", "decay")
 
@@ -79,7 +79,7 @@ def worker(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def status(args: argparse.Namespace, settings: Settings) -> int:
-    from engrain.services.status import status as report
+    from engrain.server.status import status as report
 
     async def work(app: Any) -> int:
         await app.embeddings.ready()  # a command line can wait for the model it reports on
@@ -93,7 +93,7 @@ def export(args: argparse.Namespace, settings: Settings) -> int:
     from engrain.services.portability import export_jsonl
 
     async def work(app: Any) -> int:
-        count = await export_jsonl(app, sys.stdout, user=args.user, vectors=not args.no_vectors,
+        count = await export_jsonl(app.database, sys.stdout, user=args.user, vectors=not args.no_vectors,
                                    progress=sys.stderr.isatty())
         sys.stdout.flush()
         if sys.stderr.isatty():
@@ -110,7 +110,7 @@ def import_(args: argparse.Namespace, settings: Settings) -> int:
     async def work(app: Any) -> int:
         try:
             with open(args.file, encoding="utf-8") if args.file != "-" else sys.stdin as lines:
-                _print(await import_jsonl(app, lines, progress=sys.stderr.isatty()))
+                _print(await import_jsonl(app.database, lines, progress=sys.stderr.isatty()))
         except (EngrainError, OSError) as exc:
             print(f"engrain import: {exc}", file=sys.stderr)
             return 1

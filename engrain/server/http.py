@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 
-from engrain.server import metrics
+from engrain import metrics
 from engrain.server.app import create_server
 from engrain.server.state import AppState
 from engrain.server.tokens import StaticTokenVerifier, bearer_token
@@ -72,7 +72,7 @@ def build_app(app: AppState, transport: Transport, host: str, port: int) -> Star
         # The server holds the state for its whole life (SSE sessions come and go); the MCP app's own
         # lifespan (streamable HTTP's session manager) runs inside.
         app.acquire()
-        metrics.watch_pool(app)
+        metrics.watch_pool(app.database_if_open)
         try:
             async with mcp_app.router.lifespan_context(mcp_app):
                 yield

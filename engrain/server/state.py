@@ -20,6 +20,7 @@ from engrain.errors import Unavailable
 from engrain.providers.embedder_manager import EmbedderManager
 from engrain.providers.embeddings import Embedder
 from engrain.providers.llm import LLM, LLMChoice, choose
+from engrain.scheduler.jobs import JobContext
 from engrain.scheduler.runner import Scheduler
 from engrain.services.host_tasks import HostTasks
 from engrain.services.ingest import IngestService
@@ -27,6 +28,7 @@ from engrain.services.language_mix import LanguageMix
 from engrain.services.links import LinkService
 from engrain.services.memories import MemoryService
 from engrain.services.reflection import ReflectionService
+from engrain.services.runtime import Runtime
 from engrain.services.search import SearchService
 from engrain.services.trait_review import TraitReview
 from engrain.services.trait_views import TraitService
@@ -58,16 +60,19 @@ class AppState:
         self._started = False
         self._holders = 0
         self._db_attempt_at = 0.0
-        self.memories = MemoryService(self)
-        self.search = SearchService(self)
-        self.links = LinkService(self)
-        self.reflection = ReflectionService(self)
-        self.traits = TraitService(self)
-        self.trait_review = TraitReview(self)
-        self.ingest = IngestService(self)
-        self.host_tasks = HostTasks(settings.host_task_ttl, self.clock, self.database, self.reflection, self.ingest)
-        self.scheduler = Scheduler(self)
+        # The composition root: each service gets the runtime and the services it calls, nothing else.
+        runtime = Runtime(settings, clock, self.database, self.embeddings, self.spawn)
         self.languages = LanguageMix(self.database, self.embeddings, self.clock, self.spawn)
+        self.memories = MemoryService(runtime, self.languages)
+        self.search = SearchService(runtime)
+        self.links = LinkService(runtime)
+        self.reflection = ReflectionService(runtime, self.search)
+        self.traits = TraitService(runtime, self.reflection)
+        self.trait_review = TraitReview(runtime)
+        self.ingest = IngestService(runtime, self.memories, self.links)
+        self.host_tasks = HostTasks(settings.host_task_ttl, self.clock, self.database, self.reflection, self.ingest)
+        self.job_context = JobContext(runtime, self.reflection, self.llm)
+        self.scheduler = Scheduler(self.job_context)
         self._scheduler_loop: asyncio.Task[Any] | None = None
 
     # ---- lifecycle -------------------------------------------------------------------

@@ -23,7 +23,7 @@ from engrain.text.fulltext import words_of
 from engrain.text.languages import cjk_language
 
 if TYPE_CHECKING:
-    from engrain.server.state import AppState
+    from engrain.services.runtime import Runtime
 
 # A word in at least this share of the user's memories is left out of the query's embedding. Well
 # above what a topic reaches (a pet named in a fifth of a long chat), well below a speaker's name in
@@ -65,8 +65,8 @@ class QueryFocus:
     (a few milliseconds); after CACHE_SECONDS the cached words keep answering while a background
     task reads them again, so no later recall waits for it."""
 
-    def __init__(self, app: AppState) -> None:
-        self.app = app
+    def __init__(self, runtime: Runtime) -> None:
+        self.rt = runtime
         self._cache: OrderedDict[str, tuple[float, frozenset[str]]] = OrderedDict()
         self._refreshing: set[str] = set()
 
@@ -77,7 +77,7 @@ class QueryFocus:
         self._cache.move_to_end(user_id)
         if cached[0] <= time.monotonic() and user_id not in self._refreshing:
             self._refreshing.add(user_id)
-            self.app.spawn(self._refresh(user_id))
+            self.rt.spawn(self._refresh(user_id))
         return cached[1]
 
     async def _refresh(self, user_id: str) -> None:
@@ -87,9 +87,9 @@ class QueryFocus:
             self._refreshing.discard(user_id)
 
     async def _read(self, user_id: str) -> frozenset[str]:
-        db = await self.app.database()
+        db = await self.rt.database()
         async with db.sessions.begin() as s:
-            sampled, shares = await common_words(s, user_id, self.app.clock(), COMMON_SHARE)
+            sampled, shares = await common_words(s, user_id, self.rt.clock(), COMMON_SHARE)
         words = frozenset(shares) if sampled >= MIN_MEMORIES else frozenset()
         self._cache[user_id] = (time.monotonic() + CACHE_SECONDS, words)
         self._cache.move_to_end(user_id)

@@ -23,7 +23,9 @@ from engrain.services.mood import sentences
 from engrain.text.languages import ENGLISH, detect
 
 if TYPE_CHECKING:
-    from engrain.server.state import AppState
+    from engrain.services.links import LinkService
+    from engrain.services.memories import MemoryService
+    from engrain.services.runtime import Runtime
 
 MAX_MESSAGES = 500
 MAX_TOTAL_CHARS = 200_000
@@ -142,12 +144,14 @@ def rule_statements(messages: list[Message]) -> list[str]:
 
 
 class IngestService:
-    def __init__(self, app: AppState) -> None:
-        self.app = app
+    def __init__(self, runtime: Runtime, memories: MemoryService, links: LinkService) -> None:
+        self.rt = runtime
+        self.memories = memories
+        self.links = links
 
     def prompt(self, messages: list[Message]) -> Prompt:
-        now = self.app.clock()
-        local = now.astimezone(self.app.settings.tz) if self.app.settings.tz else now.astimezone()
+        now = self.rt.clock()
+        local = now.astimezone(self.rt.settings.tz) if self.rt.settings.tz else now.astimezone()
         return extraction_prompt(messages, local.strftime("%Y-%m-%d (%A)"))
 
     async def ingest(self, user_id: str, messages: list[Message], session_id: str | None,
@@ -171,21 +175,21 @@ class IngestService:
                 fields["procedure_steps"] = steps if len(steps) >= 2 else None
             fields = {k: v for k, v in fields.items() if v is not None}
             try:
-                result = await self.app.memories.remember(user_id, source=source, **fields)
+                result = await self.memories.remember(user_id, source=source, **fields)
             except InvalidInput:
                 if "event_time" not in fields:
                     raise
                 fields.pop("event_time")  # a date the model wrote in a form we cannot read: keep the memory
-                result = await self.app.memories.remember(user_id, source=source, **fields)
+                result = await self.memories.remember(user_id, source=source, **fields)
             (duplicates if result.status == "duplicate" else created).append(result.id)
         summary_id = None
         if summary and summary.strip() and "\x00" not in summary:
             text = "Conversation summary: " + " ".join(summary.split())[:1000]
-            result = await self.app.memories.remember(user_id, text, kind="episodic", source=source,
-                                                      event_time=self.app.clock().isoformat())
+            result = await self.memories.remember(user_id, text, kind="episodic", source=source,
+                                                      event_time=self.rt.clock().isoformat())
             summary_id = result.id
             for memory_id in dict.fromkeys([*created, *duplicates]):
                 if memory_id != summary_id:
-                    await self.app.links.link(user_id, summary_id, memory_id, SUMMARY_RELATION, created_by="ingest")
+                    await self.links.link(user_id, summary_id, memory_id, SUMMARY_RELATION, created_by="ingest")
         return IngestResult(created=created, duplicates=duplicates, summary_id=summary_id, method=method,
                             llm=llm_name)

@@ -11,7 +11,7 @@ from engrain.services import inputs
 from engrain.storage import memories as repo
 
 if TYPE_CHECKING:
-    from engrain.server.state import AppState
+    from engrain.services.runtime import Runtime
 
 RELATIONS = ("elaborates", "contradicts", "same_topic", "causal", "related")
 
@@ -24,8 +24,8 @@ class LinkResult(BaseModel):
 
 
 class LinkService:
-    def __init__(self, app: AppState) -> None:
-        self.app = app
+    def __init__(self, runtime: Runtime) -> None:
+        self.rt = runtime
 
     async def link(self, user_id: str, source_id: str, target_id: str, relation: str = "related",
                    created_by: str = "user") -> LinkResult:
@@ -34,7 +34,7 @@ class LinkService:
         relation = inputs.text_field("relation", relation, inputs.MAX_RELATION_CHARS)
         if a == b:
             raise InvalidInput("target_id", "a memory cannot be linked to itself")
-        db = await self.app.database()
+        db = await self.rt.database()
         async with db.sessions.begin() as s:
             found = {m.id for m in await repo.get_many(s, user_id, [a, b])}
             for field, mid in (("source_id", a), ("target_id", b)):

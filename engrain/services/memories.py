@@ -25,7 +25,8 @@ from engrain.text import fulltext
 from engrain.text.languages import detect
 
 if TYPE_CHECKING:
-    from engrain.server.state import AppState
+    from engrain.services.language_mix import LanguageMix
+    from engrain.services.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -145,8 +146,9 @@ def split_intentions(plans: list[Memory], now: datetime) -> tuple[list[Memory], 
 
 
 class MemoryService:
-    def __init__(self, app: AppState) -> None:
-        self.app = app
+    def __init__(self, runtime: Runtime, languages: LanguageMix) -> None:
+        self.rt = runtime
+        self.languages = languages
 
     async def remember(
         self,
@@ -169,17 +171,17 @@ class MemoryService:
 
         `temporality` and `procedure_steps` are not tool arguments: conversation ingestion passes
         what the model extracted, which wins over the rule-based inference like any given value."""
-        now = self.app.clock()
+        now = self.rt.clock()
         await fulltext.load_for(content)
         item = self._prepare(content, now, kind=kind, importance=importance, event_time=event_time,
                              category=category, tags=tags, namespace=namespace, pinned=pinned, source=source,
                              temporality=temporality, procedure_steps=procedure_steps)
         old_id = inputs.memory_id("supersedes", supersedes) if supersedes else None
         content, kind, ns, digest, clean_tags = item.content, item.kind, item.namespace, item.digest, item.tags
-        db = await self.app.database()
+        db = await self.rt.database()
         # Embed first, so that the duplicate check, the near-duplicate search and the insert share one
         # transaction (one connection, one commit) — the embedding is cheap or cached, the round trips are not.
-        model, vector = await self.app.embeddings.embed_one(content)
+        model, vector = await self.rt.embeddings.embed_one(content)
         await db.ensure_vector_index(model.id, model.dim)
         try:
             async with db.sessions.begin() as s:
@@ -200,7 +202,7 @@ class MemoryService:
                                              near.similarity)
                 await self._check_quota(s, user_id, 1, now)
                 memory = await repo.insert(s, item.row(user_id, model.id, vector, now), vector)
-                self.app.languages.stored([item.lang])
+                self.languages.stored([item.lang])
                 await repo.add_history(s, memory.id, user_id, "create", new=content, at=now)
                 if old_id is not None:
                     await self._supersede(s, user_id, old_id, memory.id, now)
@@ -225,7 +227,7 @@ class MemoryService:
 
     async def _check_quota(self, s: Any, user_id: str, adding: int, now: datetime) -> None:
         """ENGRAIN_MAX_MEMORIES_PER_USER: refuse, inside the writing transaction, what would pass it."""
-        quota = self.app.settings.max_memories_per_user
+        quota = self.rt.settings.max_memories_per_user
         if quota is None or adding == 0:
             return
         await repo.lock_user_writes(s, user_id)  # the count and the insert must be one step
@@ -239,7 +241,7 @@ class MemoryService:
                  pinned: bool, source: str | None, temporality: str | None = None,
                  procedure_steps: list[str] | None = None, metadata: dict[str, Any] | None = None) -> Prepared:
         """Validate every field (naming it in the error) and enrich the text; nothing is written."""
-        tz = self.app.settings.tz
+        tz = self.rt.settings.tz
         content = inputs.text_field("content", content, inputs.MAX_CONTENT_CHARS)
         lang = detect(content)
         if kind is not None:
@@ -293,10 +295,10 @@ class MemoryService:
         vector search per memory, which bulk imports cannot afford. All or nothing."""
         if len(items) > MAX_BATCH:
             raise InvalidInput("items", f"{len(items)} memories; the limit is {MAX_BATCH:,} per batch")
-        now = self.app.clock()
+        now = self.rt.clock()
         # Enrichment is CPU work (dateparser): a thread lets it overlap the database work of another batch.
         prepared = await anyio.to_thread.run_sync(self._prepare_batch, items, now, source)
-        return await self._store_batch(await self.app.database(), user_id, prepared, now)
+        return await self._store_batch(await self.rt.database(), user_id, prepared, now)
 
     async def _store_batch(self, db: Any, user_id: str, prepared: list[Prepared], now: datetime
                            ) -> list[RememberResult]:
@@ -307,7 +309,7 @@ class MemoryService:
             key = (p.namespace, p.kind, p.digest)
             if key not in existing:
                 fresh.setdefault(key, p)
-        model, vectors = await self.app.embeddings.embed([p.content for p in fresh.values()]) if fresh else (None, [])
+        model, vectors = await self.rt.embeddings.embed([p.content for p in fresh.values()]) if fresh else (None, [])
         if model is not None:
             await db.ensure_vector_index(model.id, model.dim)
         rows = {key: p.row(user_id, model.id, vec, now)
@@ -323,7 +325,7 @@ class MemoryService:
             dup_ids = sorted({existing[(p.namespace, p.kind, p.digest)] for p in prepared
                               if (p.namespace, p.kind, p.digest) in existing})
             await repo.touch(s, user_id, dup_ids, now)
-        self.app.languages.stored([p.lang for p in fresh.values()])
+        self.languages.stored([p.lang for p in fresh.values()])
         out = []
         for p in prepared:
             key = (p.namespace, p.kind, p.digest)
@@ -363,8 +365,8 @@ class MemoryService:
         mid = inputs.memory_id("memory_id", memory_id)
         if reason is not None:
             reason = inputs.text_field("reason", reason, inputs.MAX_REASON_CHARS, allow_empty=True) or None
-        now = self.app.clock()
-        db = await self.app.database()
+        now = self.rt.clock()
+        db = await self.rt.database()
         async with db.sessions.begin() as s:
             if await repo.get(s, user_id, mid) is None:
                 raise NotFound("memory_id", mid)
@@ -374,7 +376,7 @@ class MemoryService:
     async def detail(self, user_id: str, memory_id: str) -> dict[str, Any]:
         """One memory with its links and its history (the `engrain://memories/{id}` resource)."""
         mid = inputs.memory_id("memory_id", memory_id)
-        db = await self.app.database()
+        db = await self.rt.database()
         async with db.sessions() as s:
             m = await repo.get(s, user_id, mid)
             if m is None:
@@ -396,14 +398,14 @@ class MemoryService:
         }
 
     async def recent(self, user_id: str, limit: int = 20) -> list[MemoryView]:
-        db = await self.app.database()
+        db = await self.rt.database()
         async with db.sessions() as s:
-            return [MemoryView.of(m) for m in await repo.recent(s, user_id, self.app.clock(), limit)]
+            return [MemoryView.of(m) for m in await repo.recent(s, user_id, self.rt.clock(), limit)]
 
     async def intentions(self, user_id: str) -> dict[str, list[MemoryView]]:
         """Prospective memories split into upcoming (or undated) and overdue."""
-        now = self.app.clock()
-        db = await self.app.database()
+        now = self.rt.clock()
+        db = await self.rt.database()
         async with db.sessions() as s:
             rows = await repo.intentions(s, user_id, now)
         upcoming, overdue = split_intentions(rows, now)
@@ -411,8 +413,8 @@ class MemoryService:
 
     async def count_stale(self) -> int:
         """Rows (all users) whose vector was not made by the current model."""
-        model = await self.app.embeddings.ready()
-        db = await self.app.database()
+        model = await self.rt.embeddings.ready()
+        db = await self.rt.database()
         async with db.sessions() as s:
             return await repo.count_stale(s, model.id)
 
@@ -421,16 +423,16 @@ class MemoryService:
         commits on its own, so an interrupted run loses at most one batch and the next run resumes
         where it stopped; meanwhile recall finds the rows not yet done by full text.
         `on_batch(n)` is awaited after each batch (progress)."""
-        db = await self.app.database()
+        db = await self.rt.database()
         total = 0
         while True:
-            model = await self.app.embeddings.ready()
+            model = await self.rt.embeddings.ready()
             await db.ensure_vector_index(model.id, model.dim)
             async with db.sessions() as s:
                 rows = await repo.stale_embeddings(s, model.id, REEMBED_BATCH)
             if not rows:
                 return total
-            used, vectors = await self.app.embeddings.embed([content for _, content in rows])
+            used, vectors = await self.rt.embeddings.embed([content for _, content in rows])
             async with db.sessions.begin() as s:
                 await repo.set_embeddings(s, used.id, [mid for mid, _ in rows], vectors)
             total += len(rows)

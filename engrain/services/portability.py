@@ -9,7 +9,7 @@ bytes. Importing is idempotent (see storage/portability.py).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from sqlalchemy import text
@@ -18,8 +18,9 @@ from engrain.errors import InvalidInput
 from engrain.storage import portability as store
 
 if TYPE_CHECKING:
-    from engrain.server.state import AppState
+    from engrain.storage.db import Database
 
+OpenDatabase = Callable[[], Awaitable["Database"]]
 FORMAT = "engrain-export"
 VERSION = 1
 BATCH = 500
@@ -36,10 +37,10 @@ def _bar(total: int | None, enabled: bool, what: str) -> Any:
     return tqdm(total=total, disable=not enabled, unit=" rows", desc=what, leave=False)
 
 
-async def export_jsonl(app: AppState, out: TextIO, *, user: str | None = None, vectors: bool = True,
+async def export_jsonl(database: OpenDatabase, out: TextIO, *, user: str | None = None, vectors: bool = True,
                        progress: bool = False) -> int:
     """Write the header and every row; return the number of rows."""
-    db = await app.database()
+    db = await database()
     written = 0
     async with db.engine.connect() as conn, conn.begin():  # one snapshot for the whole file
         await conn.execute(text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"))
@@ -75,9 +76,10 @@ def _parse(lines: Iterable[str]) -> Iterable[tuple[int, dict[str, Any]]]:
         yield n, item
 
 
-async def import_jsonl(app: AppState, lines: Iterable[str], *, progress: bool = False) -> dict[str, dict[str, int]]:
+async def import_jsonl(database: OpenDatabase, lines: Iterable[str], *, progress: bool = False
+                       ) -> dict[str, dict[str, int]]:
     """Add what the file holds and the database lacks; return rows read and added per type."""
-    db = await app.database()
+    db = await database()
     stats = {kind: {"read": 0, "added": 0} for kind in ORDER}
     pending: list[dict[str, Any]] = []
     parents: list[tuple[str, str]] = []

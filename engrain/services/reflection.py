@@ -8,7 +8,6 @@ then finds each answer by its prompt).
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
@@ -16,9 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-import anyio
 from pydantic import BaseModel, Field
-from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import EngrainError
@@ -32,7 +29,8 @@ from engrain.storage import traits as trait_repo
 from engrain.storage.models import Memory
 
 if TYPE_CHECKING:
-    from engrain.server.state import AppState
+    from engrain.services.runtime import Runtime
+    from engrain.services.search import SearchService
 
 log = logging.getLogger(__name__)
 
@@ -123,9 +121,9 @@ def _resolve(ref: Any, shown: list[tuple[str, Memory]]) -> uuid.UUID | None:
     return None
 
 
-def lock_key(user_id: str) -> int:
-    """A per-user advisory lock key (signed 64-bit)."""
-    return int.from_bytes(hashlib.sha256(f"engrain:reflect:{user_id}".encode()).digest()[:8], "big", signed=True)
+def lock_name(user_id: str) -> str:
+    """The name of a user's reflection lock (see Database.try_advisory_lock)."""
+    return f"engrain:reflect:{user_id}"
 
 
 def review_candidates(plan: Plan, main: MainAnswer) -> list[tuple[str, Memory, list[uuid.UUID]]]:
@@ -153,14 +151,15 @@ def review_candidates(plan: Plan, main: MainAnswer) -> list[tuple[str, Memory, l
 
 
 class ReflectionService:
-    def __init__(self, app: AppState) -> None:
-        self.app = app
+    def __init__(self, runtime: Runtime, search: SearchService) -> None:
+        self.rt = runtime
+        self.search = search
 
     # ---- when ------------------------------------------------------------------------------
 
     async def should_reflect(self, user_id: str) -> Trigger:
-        now = self.app.clock()
-        db = await self.app.database()
+        now = self.rt.clock()
+        db = await self.rt.database()
         async with db.sessions() as s:
             mark = await trait_repo.watermark(s, user_id)
             count, importance = await trait_repo.importance_since(s, user_id, mark)
@@ -190,8 +189,8 @@ class ReflectionService:
     # ---- preparation (read-only) -------------------------------------------------------------
 
     async def prepare(self, user_id: str, force: bool) -> Plan | ReflectResult:
-        now = self.app.clock()
-        db = await self.app.database()
+        now = self.rt.clock()
+        db = await self.rt.database()
         async with db.sessions() as s:
             mark = await trait_repo.watermark(s, user_id)
             count, importance = await trait_repo.importance_since(s, user_id, mark)
@@ -220,9 +219,9 @@ class ReflectionService:
         questions = first_answer.questions
         seen = {m.id for _, m in plan.memories}
         found: list[Memory] = []
-        db = await self.app.database()
+        db = await self.rt.database()
         for question in questions[:QUESTIONS]:
-            result = await self.app.search.recall(
+            result = await self.search.recall(
                 plan.user_id, question[:500] or "?", limit=EVIDENCE_PER_QUESTION,
                 kinds=["fact", "episodic", "procedural"], include_links=False, track_access=False,
             )
@@ -240,7 +239,7 @@ class ReflectionService:
 
     async def review_blocks(self, plan: Plan, cases: list[tuple[str, Memory, list[uuid.UUID]]]) -> str:
         """Each contradicted trait with its supporting and contradicting evidence, for the review."""
-        db = await self.app.database()
+        db = await self.rt.database()
         async with db.sessions() as s:
             rows = await trait_repo.evidence(s, [t.id for _, t, _ in cases])
         blocks = []
@@ -269,18 +268,12 @@ class ReflectionService:
     async def locked(self, user_id: str, work: Callable[[], Awaitable[ReflectResult]], llm_name: str
                      ) -> ReflectResult:
         """Run `work` holding the user's reflection lock; a concurrent call returns at once."""
-        db = await self.app.database()
-        async with db.engine.connect() as lock_conn:
-            got = await lock_conn.scalar(text("SELECT pg_try_advisory_lock(:k)"), {"k": lock_key(user_id)})
+        db = await self.rt.database()
+        async with db.try_advisory_lock(lock_name(user_id)) as got:
             if not got:
                 return ReflectResult(triggered=False, reason="a reflection for this user is already running",
                                      llm=llm_name)
-            try:
-                return await work()
-            finally:
-                with anyio.CancelScope(shield=True):  # never leave the lock on a pooled connection
-                    await lock_conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": lock_key(user_id)})
-                    await lock_conn.commit()
+            return await work()
 
     async def _cycle(self, user_id: str, force: bool, ask: Ask | None, llm_name: str,
                      progress: Progress | None, host: HandOut | None, planned: Plan | None) -> ReflectResult:
@@ -290,7 +283,7 @@ class ReflectionService:
 
         plan: Plan | ReflectResult | None = planned if planned is not None and planned.user_id == user_id else None
         if plan is not None:
-            db = await self.app.database()
+            db = await self.rt.database()
             async with db.sessions() as s:
                 if await trait_repo.watermark(s, user_id) != plan.since:  # another reflection ran meanwhile
                     plan = None
@@ -346,11 +339,11 @@ class ReflectionService:
         if not contents:
             return {}
         try:
-            model, vectors = await self.app.embeddings.embed(contents)
+            model, vectors = await self.rt.embeddings.embed(contents)
         except EngrainError as exc:
             log.warning("new traits stored without vectors: %s", exc)
             return {}
-        db = await self.app.database()
+        db = await self.rt.database()
         await db.ensure_vector_index(model.id, model.dim)
         return {c: (model.id, model.dim, v) for c, v in zip(contents, vectors, strict=True)}
 
@@ -361,7 +354,7 @@ class ReflectionService:
         stay pending for the next reflection that has a model). `finish` runs last in the same
         transaction (a host task records its outcome there)."""
         vectors = await self._embed_contents(main, review)
-        db = await self.app.database()
+        db = await self.rt.database()
         looked = error is None and (main is not None or not plan.memories)
         # The caller holds the user's reflection lock since `prepare` checked the triggers: nothing can
         # have moved the watermark in between.
@@ -401,7 +394,7 @@ class ReflectionService:
         """Apply a contradiction review that came after its cycle (a host task): only the decisions, on
         the traits that were sent for review, in a cycle of its own."""
         vectors = await self._embed_contents(None, review)
-        db = await self.app.database()
+        db = await self.rt.database()
         async with db.sessions.begin() as s:
             cycle_id = uuid.uuid4()
             await trait_repo.start_cycle(s, cycle_id, plan.user_id, "review", None, plan.now)

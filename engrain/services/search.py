@@ -18,11 +18,22 @@ from engrain.services import inputs
 from engrain.services.dates import read_query_time
 from engrain.services.focus import FocusedQuery, QueryFocus
 from engrain.storage import memories as repo
-from engrain.storage.recall import RecallFilter, run_recall
+from engrain.storage.recall import (
+    BRIDGE_SEEDS,
+    BRIDGE_WEIGHT,
+    DIVERSITY_FLOOR,
+    DIVERSITY_WEIGHT,
+    LEXICAL_WEIGHT,
+    TEXT_BUMP,
+    WHEN_WEIGHT,
+    WINDOW_WEIGHT,
+    RecallFilter,
+    run_recall,
+)
 from engrain.text.fulltext import load_for, query_form
 
 if TYPE_CHECKING:
-    from engrain.server.state import AppState
+    from engrain.services.runtime import Runtime
 
 log = logging.getLogger(__name__)
 MIN_POOL = 50
@@ -34,16 +45,21 @@ class RecallTimeout(EngrainError):
 
 
 class Breakdown(BaseModel):
+    """Each term of a hit's score; the descriptions are built from the constants the statement uses."""
+
     vector: float
-    text: bool = Field(description="The whole query matched the full-text index (the SPEC's 0.05 bump).")
+    text: bool = Field(description=f"The whole query matched the full-text index (the SPEC's {TEXT_BUMP} bump).")
     lexical: float = Field(description="IDF-weighted share of the query's words in the memory, in [0, 1]; "
-                                       "added with weight 0.5 after the base's cap.")
-    temporal: float = Field(description="Query-time date understanding: +0.1 for a memory that says when, to a "
-                                        "'when…' question; +0.15 for a memory dated in a period the query names.")
-    bridge: float = Field(default=0.0, description="+0.1 when the memory shares a rarer word the query lacks with "
-                                                  "one of the top 3 hits (two-turn questions).")
+                                       f"added with weight {LEXICAL_WEIGHT} after the base's cap.")
+    temporal: float = Field(description=f"Query-time date understanding: +{WHEN_WEIGHT} for a memory that says "
+                                        f"when, to a 'when…' question; +{WINDOW_WEIGHT} for a memory dated in a "
+                                        "period the query names.")
+    bridge: float = Field(default=0.0, description=f"+{BRIDGE_WEIGHT} when the memory shares a rarer word the query "
+                                                  f"lacks with one of the top {BRIDGE_SEEDS} hits (two-turn "
+                                                  "questions).")
     redundancy: float = Field(default=0.0, description="Subtracted for resembling a better-ranked hit (cosine above "
-                                                      "0.5; up to 30% of the score): paraphrases make room.")
+                                                      f"{DIVERSITY_FLOOR}; up to {DIVERSITY_WEIGHT:.0%} of the "
+                                                      "score): paraphrases make room.")
     recency: float
     importance: float
     trait_boost: float
@@ -113,8 +129,8 @@ class AccessTracker:
     """Counts what recall returned without a write per recall: accesses gather for a moment and are
     applied in one statement, off the answer's path."""
 
-    def __init__(self, app: AppState) -> None:
-        self.app = app
+    def __init__(self, runtime: Runtime) -> None:
+        self.rt = runtime
         self._pending: dict[tuple[str, uuid.UUID], tuple[int, datetime]] = {}
         self._scheduled = False
 
@@ -124,22 +140,22 @@ class AccessTracker:
             self._pending[(user_id, memory_id)] = (count + 1, now)
         if not self._scheduled:
             self._scheduled = True
-            self.app.spawn(self._flush_soon())
+            self.rt.spawn(self._flush_soon())
 
     async def _flush_soon(self) -> None:
         await asyncio.sleep(ACCESS_FLUSH_DELAY)
         self._scheduled = False
         pending, self._pending = self._pending, {}
-        db = await self.app.database()
+        db = await self.rt.database()
         async with db.sessions.begin() as s:
             await repo.touch_counts(s, [(u, m, n, at) for (u, m), (n, at) in sorted(pending.items())])
 
 
 class SearchService:
-    def __init__(self, app: AppState) -> None:
-        self.app = app
-        self.accesses = AccessTracker(app)
-        self.focus = QueryFocus(app)
+    def __init__(self, runtime: Runtime) -> None:
+        self.rt = runtime
+        self.accesses = AccessTracker(runtime)
+        self.focus = QueryFocus(runtime)
 
     async def _embed_query(self, user_id: str, query: str, lang: str
                            ) -> tuple[FocusedQuery, Embedder | None, list[float] | None]:
@@ -149,7 +165,7 @@ class SearchService:
         the words the query shares with a memory."""
         focused = FocusedQuery(query, ())
         try:
-            model = await self.app.embeddings.ready()
+            model = await self.rt.embeddings.ready()
         except Unavailable as exc:
             log.warning("recall without vectors: %s", exc)
             return focused, None, None
@@ -158,7 +174,7 @@ class SearchService:
         if model.semantic:
             focused = await self.focus.focus(user_id, query)
         try:
-            model, vector = await self.app.embeddings.embed_query(focused.text)
+            model, vector = await self.rt.embeddings.embed_query(focused.text)
         except Exception as exc:  # a model that fails now (a remote one, say) leaves full text to answer
             log.warning("recall without vectors: %s", exc)
             return focused, None, None
@@ -184,7 +200,7 @@ class SearchService:
         must not count as the user's use of a memory. `as_of` answers from what was known and
         valid at that moment (created by then, not yet superseded, forgotten or archived), scored
         as of then."""
-        settings, now = self.app.settings, self.app.clock()
+        settings, now = self.rt.settings, self.rt.clock()
         accessed_at = now
         if as_of is not None:
             now = inputs.when("as_of", as_of, now, settings.tz)
@@ -210,7 +226,7 @@ class SearchService:
         when = read_query_time(query, now, settings.tz, words.lang)
         focused, model, vector = await self._embed_query(user_id, query, words.lang)
         embedder_id, dim = (model.id, model.dim) if model is not None else ("", 0)
-        db = await self.app.database()
+        db = await self.rt.database()
         try:
             async with db.sessions.begin() as s:
                 rows = await run_recall(

@@ -26,7 +26,7 @@ from engrain.storage import traits as trait_repo
 from engrain.storage.models import Memory
 
 if TYPE_CHECKING:
-    from engrain.server.state import AppState
+    from engrain.services.runtime import Runtime
 
 Action = Literal["endorse", "dismiss", "edit"]
 NEAR_CORE_MARGIN = 0.1  # an established trait this close to core is worth the user's confirmation
@@ -48,8 +48,8 @@ class ReviewResult(BaseModel):
 
 
 class TraitReview:
-    def __init__(self, app: AppState) -> None:
-        self.app = app
+    def __init__(self, runtime: Runtime) -> None:
+        self.rt = runtime
 
     async def review(self, user_id: str, trait_id: str, action: str, content: str | None = None) -> ReviewResult:
         tid = inputs.memory_id("trait_id", trait_id)
@@ -60,8 +60,8 @@ class TraitReview:
             content = inputs.text_field("content", content, inputs.MAX_CONTENT_CHARS)
         elif content is not None:
             raise InvalidInput("content", f"only edit takes content, not {action}")
-        now = self.app.clock()
-        db = await self.app.database()
+        now = self.rt.clock()
+        db = await self.rt.database()
         async with db.sessions() as s:
             current = await repo.get(s, user_id, tid)
         if current is None or current.kind != "trait":
@@ -72,7 +72,7 @@ class TraitReview:
         text = {"edit": content, "endorse": f"The user confirmed: {current.content}"}.get(action)
         embedded: dict[str, tuple[str, int, list[float]]] = {}
         if text is not None:
-            model, vector = await self.app.embeddings.embed_one(text)
+            model, vector = await self.rt.embeddings.embed_one(text)
             await db.ensure_vector_index(model.id, model.dim)
             embedded[text] = (model.id, model.dim, vector)
         evidence_id = None
@@ -95,7 +95,7 @@ class TraitReview:
         return result
 
     async def near_core(self, user_id: str) -> Memory | None:
-        db = await self.app.database()
+        db = await self.rt.database()
         async with db.sessions() as s:
             return await trait_repo.near_core(s, user_id, NEAR_CORE_MARGIN)
 
@@ -105,11 +105,11 @@ class TraitReview:
 
     async def answer_core_question(self, user_id: str, trait: Memory, confirm: bool | None) -> str:
         """Apply the user's answer (None: declined or cancelled) and never ask about this trait again."""
-        db = await self.app.database()
+        db = await self.rt.database()
         async with db.sessions.begin() as s:
             row = await repo.get(s, user_id, trait.id, for_update=True)
             if row is not None:
-                row.metadata_ = {**(row.metadata_ or {}), "core_asked_at": self.app.clock().isoformat()}
+                row.metadata_ = {**(row.metadata_ or {}), "core_asked_at": self.rt.clock().isoformat()}
         if confirm is None:
             return f"not answered: {trait.content}"
         await self.review(user_id, str(trait.id), "endorse" if confirm else "dismiss")

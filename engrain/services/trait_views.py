@@ -16,7 +16,8 @@ from engrain.storage import traits as trait_repo
 from engrain.storage.models import Memory
 
 if TYPE_CHECKING:
-    from engrain.server.state import AppState
+    from engrain.services.reflection import ReflectionService
+    from engrain.services.runtime import Runtime
 
 STAGE_ORDER = ("trend", "candidate", "emerging", "established", "core")  # weakest first
 SUBTYPES = ("behavior", "preference", "core")
@@ -69,8 +70,9 @@ def stages_from(min_stage: str) -> tuple[str, ...]:
 
 
 class TraitService:
-    def __init__(self, app: AppState) -> None:
-        self.app = app
+    def __init__(self, runtime: Runtime, reflection: ReflectionService) -> None:
+        self.rt = runtime
+        self.reflection = reflection
 
     async def list(self, user_id: str, *, min_stage: str = "emerging", subtype: str | None = None,
                    context: str | None = None, limit: int | None = None,
@@ -81,10 +83,10 @@ class TraitService:
         if limit is not None:
             limit = inputs.int_range("limit", limit, 1, inputs.MAX_LIMIT)
         if as_of is not None:
-            now = self.app.clock()
-            return await self._as_of(user_id, inputs.when("as_of", as_of, now, self.app.settings.tz), stages,
+            now = self.rt.clock()
+            return await self._as_of(user_id, inputs.when("as_of", as_of, now, self.rt.settings.tz), stages,
                                      min_stage, subtype, context, limit, include_evidence)
-        db = await self.app.database()
+        db = await self.rt.database()
         async with db.sessions() as s:
             rows = await trait_repo.active_traits(s, user_id, stages=stages, subtype=subtype, context=context)
             shown = rows[:limit] if limit else rows
@@ -95,7 +97,7 @@ class TraitService:
                      subtype: str | None, context: str | None, limit: int | None,
                      include_evidence: bool) -> TraitList:
         """Stages, confidence and wording as they were at `at` (from history); evidence cited by then."""
-        db = await self.app.database()
+        db = await self.rt.database()
         async with db.sessions() as s:
             rows = await trait_repo.traits_as_of(s, user_id, at, stages=stages, subtype=subtype, context=context)
             shown = rows[:limit] if limit else rows
@@ -111,7 +113,7 @@ class TraitService:
     async def detail(self, user_id: str, trait_id: str) -> dict[str, Any]:
         """A trait with the memories for and against it, its history, parent and children."""
         tid = inputs.memory_id("trait_id", trait_id)
-        db = await self.app.database()
+        db = await self.rt.database()
         async with db.sessions() as s:
             t = await repo.get(s, user_id, tid)
             if t is None or t.kind != "trait":
@@ -136,8 +138,8 @@ class TraitService:
 
     async def profile(self, user_id: str) -> str:
         """Markdown: who the user is (core and established traits, pinned facts, upcoming intentions)."""
-        now = self.app.clock()
-        db = await self.app.database()
+        now = self.rt.clock()
+        db = await self.rt.database()
         async with db.sessions() as s:
             traits = await trait_repo.active_traits(s, user_id, stages=("candidate", "emerging", "established", "core"))
             pinned = await repo.pinned(s, user_id, now)
@@ -165,7 +167,7 @@ class TraitService:
 
     async def reflection_due(self, user_id: str) -> str | None:
         """One line telling the calling model to reflect, when memories wait for it (SPEC §7 triggers)."""
-        trigger = await self.app.reflection.should_reflect(user_id)
+        trigger = await self.reflection.should_reflect(user_id)
         if not trigger.triggered or not trigger.pending:
             return None
         return (f"{trigger.pending} new {'memory' if trigger.pending == 1 else 'memories'} since the last "
@@ -173,8 +175,8 @@ class TraitService:
 
     async def summary(self, user_id: str, max_items: int = 8) -> str:
         """A few lines for the server instructions: the strongest traits and the next plans."""
-        now = self.app.clock()
-        db = await self.app.database()
+        now = self.rt.clock()
+        db = await self.rt.database()
         async with db.sessions() as s:
             traits = await trait_repo.active_traits(s, user_id, stages=("established", "core"), limit=max_items)
             upcoming, overdue = split_intentions(await repo.intentions(s, user_id, now), now)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,6 +46,11 @@ def _alembic_upgrade(conn: Connection, revision: str = "head") -> None:
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     cfg.attributes["connection"] = conn
     command.upgrade(cfg, revision)
+
+
+def advisory_key(name: str) -> int:
+    """The signed 64-bit key of a named advisory lock (the same in every process and version)."""
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
 
 
 def vector_index_name(embedder_id: str) -> str:
@@ -105,6 +112,22 @@ class Database:
                 )
             )
         self._indexed.add(embedder_id)
+
+    @asynccontextmanager
+    async def try_advisory_lock(self, name: str) -> AsyncIterator[bool]:
+        """Hold the session-level advisory lock `name` for the block when nobody else does; yields
+        False at once when somebody does. Released even when the block is cancelled: a lock left on a
+        pooled connection would keep `name` taken for as long as that connection lives."""
+        key = advisory_key(name)
+        async with self.engine.connect() as conn:
+            got = bool(await conn.scalar(text("SELECT pg_try_advisory_lock(:k)"), {"k": key}))
+            try:
+                yield got
+            finally:
+                if got:
+                    with anyio.CancelScope(shield=True):
+                        await conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": key})
+                        await conn.commit()
 
     async def ping(self) -> None:
         """One round trip (for /healthz); raises when the database does not answer."""

@@ -28,6 +28,7 @@ QUERY_TSQUERY = "websearch_to_tsquery(CAST(:qcfg AS regconfig), :qtext)"
 # counts, weighted by how rare the word is (IDF): `lexical` is the IDF-weighted share of the query's
 # words that the memory contains, in [0, 1], and enters the base score with this weight.
 LEXICAL_WEIGHT = 0.5
+TEXT_BUMP = 0.05  # the SPEC's bump for a memory matching the whole query
 # Query-time date understanding: a "when did…" question prefers memories that say when (a time
 # phrase in the text), and a period named in the query ("last March") prefers memories dated in it.
 WHEN_WEIGHT = 0.1
@@ -144,7 +145,7 @@ def _score_columns(dim: int | None, emb: str, temporal: str) -> str:
 def _score(bridge: str = "0.0") -> str:
     """SPEC §6 with the base kept exactly (min(1, vector + 0.05 bump)); the lexical and temporal
     evidence is added after the cap, so that two strong candidates never tie at 1."""
-    return (f"penalty * (least(1.0, vector + CASE WHEN text THEN 0.05 ELSE 0.0 END) + {LEXICAL_WEIGHT} * lexical"
+    return (f"penalty * (least(1.0, vector + CASE WHEN text THEN {TEXT_BUMP} ELSE 0.0 END) + {LEXICAL_WEIGHT} * lexical"
             f" + temporal + {bridge}) * (1 + 0.15 * recency + 0.15 * importance + trait_boost)")
 
 def _embedding_of(alias: str, with_vector: bool, dim: int, emb: str) -> str:

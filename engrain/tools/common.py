@@ -15,9 +15,9 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import DBAPIError
 
+from engrain import metrics
 from engrain.errors import EngrainError, InvalidInput, NotFound, QuotaExceeded, Unavailable, describe_validation
-from engrain.server import metrics
-from engrain.server.logs import request_id
+from engrain.logs import request_id
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")

@@ -2,7 +2,7 @@
 
 Per-tool calls, errors and latency (observed by `tools.common.tool_errors`), scheduled job
 runs and durations (observed by the scheduler), and the database pool, read at scrape time.
-One registry per process: every AppState of the process reports into it.
+One registry per process: everything in the process reports into it.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
-    from engrain.server.state import AppState
+    from engrain.storage.db import Database
 
 REGISTRY = CollectorRegistry()
 _LATENCY_BUCKETS = (0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
@@ -32,13 +32,13 @@ JOB_DURATION = Histogram("engrain_job_duration_seconds", "Duration of scheduled 
 
 
 class PoolCollector(Collector):
-    """Connections of the SQLAlchemy pool of one AppState, read when scraped."""
+    """Connections of the SQLAlchemy pool of one database, read when scraped."""
 
-    def __init__(self, app: AppState) -> None:
-        self.app = app
+    def __init__(self, database_if_open: Callable[[], Database | None]) -> None:
+        self.database_if_open = database_if_open
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
-        db = self.app.database_if_open()
+        db = self.database_if_open()
         pool = db.engine.pool if db is not None else None
         gauges = {
             "engrain_db_pool_size": ("Connections the pool keeps.", "size"),
@@ -55,12 +55,12 @@ class PoolCollector(Collector):
 _pool_collector: PoolCollector | None = None
 
 
-def watch_pool(app: AppState) -> None:
-    """Report this AppState's pool (the HTTP server has exactly one)."""
+def watch_pool(database_if_open: Callable[[], Database | None]) -> None:
+    """Report this database's pool (the HTTP server has exactly one)."""
     global _pool_collector
     if _pool_collector is not None:
         REGISTRY.unregister(_pool_collector)
-    _pool_collector = PoolCollector(app)
+    _pool_collector = PoolCollector(database_if_open)
     REGISTRY.register(_pool_collector)
 
 

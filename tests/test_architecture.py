@@ -1,0 +1,53 @@
+"""The folder layout is the architecture: dependencies point downward.
+
+server (composition, transports) → tools, resources → scheduler → services → storage, providers → text.
+`metrics`, `logs`, `config` and `errors` sit beside them and anyone may import them. Every import
+counts, also those under TYPE_CHECKING: a type from a layer above is a dependency on it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "engrain"
+# layer → the layers of engrain it must not import
+FORBIDDEN = {
+    "text": {"server", "tools", "resources", "scheduler", "services", "storage", "providers"},
+    "providers": {"server", "tools", "resources", "scheduler", "services", "storage"},
+    "storage": {"server", "tools", "resources", "scheduler", "services"},
+    "services": {"server", "tools", "resources", "scheduler"},
+    "scheduler": {"server", "tools", "resources"},
+}
+
+
+def imported_layers(path: Path) -> set[tuple[str, int]]:
+    """(layer, line) of every `engrain.<layer>` this module imports."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        names = []
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "engrain" and len(parts) > 1:
+                found.add((parts[1], node.lineno))
+    return found
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
+def test_layers_import_only_downward(layer):
+    wrong = [f"{path.relative_to(PACKAGE.parent)}:{line} imports engrain.{target}"
+             for path in sorted((PACKAGE / layer).rglob("*.py"))
+             for target, line in sorted(imported_layers(path)) if target in FORBIDDEN[layer]]
+    assert wrong == []
+
+
+def test_the_check_sees_imports_under_type_checking(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from engrain.server.state import X\n")
+    assert imported_layers(module) == {("server", 3)}
