@@ -174,7 +174,7 @@ async def evaluate(samples: list[dict[str, Any]], embedder: str, home: str | Non
                 questions += 1
                 category = CATEGORY_NAMES.get(qa.get("category"), str(qa.get("category")))
                 started = time.perf_counter()
-                result = await app.search.recall(user, qa["question"], limit=max(KS), include_links=False,
+                result = await app.recall.recall(user, qa["question"], limit=max(KS), include_links=False,
                                                  track_access=False)
                 latencies.append(time.perf_counter() - started)
                 ranks = {"engrain": systems["engrain"].add(

@@ -158,7 +158,7 @@ async def run_size(size: int, embedder: str, queries: int, singles: int) -> dict
         service = []
         for q in qs:
             t0 = time.perf_counter()
-            await app.search.recall("bench", q, track_access=False)
+            await app.recall.recall("bench", q, track_access=False)
             service.append(time.perf_counter() - t0)
         result["recall_service"] = percentiles(service)
         through_mcp = []

@@ -53,14 +53,14 @@ async def test_common_words_are_the_users_own_and_never_stop_words(settings_fact
             sampled, shares = await common_words(s, user, app.clock(), 0.3)
         assert sampled == len(SMALL_TALK)
         assert shares == {"zoe": 1.0, "turn": 1.0}  # "Max" is another user's; "I", "the", "you" are stop words
-        assert await app.search.focus.common_words("nobody") == frozenset()
+        assert await app.recall.focus.common_words("nobody") == frozenset()
 
 
 async def test_too_few_memories_have_no_common_words(settings_factory):
     async with connect(settings_factory()) as (client, app):
         for talk in SMALL_TALK[:MIN_MEMORIES - 1]:
             await call(client, "remember", content=f"Zoe: {talk}")
-        assert await app.search.focus.common_words(app.settings.user) == frozenset()
+        assert await app.recall.focus.common_words(app.settings.user) == frozenset()
 
 
 async def test_recall_embeds_the_question_without_the_speakers_name(settings_factory, monkeypatch):
@@ -93,14 +93,14 @@ async def test_common_words_are_renewed_in_the_background(settings_factory, monk
     async with connect(settings_factory()) as (client, app):
         for talk in SMALL_TALK:
             await call(client, "remember", content=f"Zoe: {talk}")
-        assert await app.search.focus.common_words(app.settings.user) == frozenset({"zoe"})
+        assert await app.recall.focus.common_words(app.settings.user) == frozenset({"zoe"})
         for talk in SMALL_TALK:
             await call(client, "remember", content=f"Ravi: {talk} (echo)")
         monkeypatch.setattr("engrain.services.focus.CACHE_SECONDS", 0.0)
-        await app.search.focus._read(app.settings.user)  # the entry is now due for renewal
+        await app.recall.focus._read(app.settings.user)  # the entry is now due for renewal
         for talk in SMALL_TALK:
             await call(client, "remember", content=f"Ravi: {talk} (reprise)")
         # Due: the cached words answer at once while the renewal runs in the background.
-        assert await app.search.focus.common_words(app.settings.user) == frozenset({"zoe", "ravi", "echo"})
+        assert await app.recall.focus.common_words(app.settings.user) == frozenset({"zoe", "ravi", "echo"})
         await app.drain()
-        assert await app.search.focus.common_words(app.settings.user) == frozenset({"zoe", "ravi", "echo", "reprise"})
+        assert await app.recall.focus.common_words(app.settings.user) == frozenset({"zoe", "ravi", "echo", "reprise"})

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from engrain.services import traits as lc
+from engrain.services import lifecycle as lc
 from engrain.storage.traits import PROMOTED_CONFIDENCE
 
 

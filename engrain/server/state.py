@@ -27,11 +27,11 @@ from engrain.services.ingest import IngestService
 from engrain.services.language_mix import LanguageMix
 from engrain.services.links import LinkService
 from engrain.services.memories import MemoryService
+from engrain.services.recall import RecallService
 from engrain.services.reflection import ReflectionService
 from engrain.services.runtime import Runtime
-from engrain.services.search import SearchService
 from engrain.services.trait_review import TraitReview
-from engrain.services.trait_views import TraitService
+from engrain.services.trait_views import TraitViews
 from engrain.storage.db import Database
 from engrain.storage.embedded import postmaster_alive
 from engrain.text.languages import load_identifier
@@ -64,10 +64,10 @@ class AppState:
         runtime = Runtime(settings, clock, self.database, self.embeddings, self.spawn)
         self.languages = LanguageMix(self.database, self.embeddings, self.clock, self.spawn)
         self.memories = MemoryService(runtime, self.languages)
-        self.search = SearchService(runtime)
+        self.recall = RecallService(runtime)
         self.links = LinkService(runtime)
-        self.reflection = ReflectionService(runtime, self.search)
-        self.traits = TraitService(runtime, self.reflection)
+        self.reflection = ReflectionService(runtime, self.recall)
+        self.traits = TraitViews(runtime, self.reflection)
         self.trait_review = TraitReview(runtime)
         self.ingest = IngestService(runtime, self.memories, self.links)
         self.host_tasks = HostTasks(settings.host_task_ttl, self.clock, self.database, self.reflection, self.ingest)

@@ -23,8 +23,8 @@ from engrain.errors import InvalidInput, NotFound
 from engrain.services import reflection_prompts as prompts
 from engrain.services.answers import Extraction, MainAnswer, ReviewAnswer, parse
 from engrain.services.ingest import IngestResult, IngestService, Message
+from engrain.services.lifecycle import TraitWriter
 from engrain.services.reflection import Plan, ReflectionService, ReflectResult, Trigger, review_candidates
-from engrain.services.traits import TraitWriter
 from engrain.storage import host_tasks as task_repo
 from engrain.storage import memories as repo
 from engrain.storage.db import Database

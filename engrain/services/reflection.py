@@ -20,8 +20,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import EngrainError
 from engrain.providers.llm import Ask, Prompt
+from engrain.services import lifecycle
 from engrain.services import reflection_prompts as prompts
-from engrain.services import traits as lifecycle
 from engrain.services.answers import MainAnswer, QuestionsAnswer, ReviewAnswer, parse
 from engrain.services.duplicates import PARAPHRASE_THRESHOLD
 from engrain.storage import memories as repo
@@ -29,8 +29,8 @@ from engrain.storage import traits as trait_repo
 from engrain.storage.models import Memory
 
 if TYPE_CHECKING:
+    from engrain.services.recall import RecallService
     from engrain.services.runtime import Runtime
-    from engrain.services.search import SearchService
 
 log = logging.getLogger(__name__)
 
@@ -151,9 +151,9 @@ def review_candidates(plan: Plan, main: MainAnswer) -> list[tuple[str, Memory, l
 
 
 class ReflectionService:
-    def __init__(self, runtime: Runtime, search: SearchService) -> None:
+    def __init__(self, runtime: Runtime, recall: RecallService) -> None:
         self.rt = runtime
-        self.search = search
+        self.recall = recall
 
     # ---- when ------------------------------------------------------------------------------
 
@@ -221,7 +221,7 @@ class ReflectionService:
         found: list[Memory] = []
         db = await self.rt.database()
         for question in questions[:QUESTIONS]:
-            result = await self.search.recall(
+            result = await self.recall.recall(
                 plan.user_id, question[:500] or "?", limit=EVIDENCE_PER_QUESTION,
                 kinds=["fact", "episodic", "procedural"], include_links=False, track_access=False,
             )

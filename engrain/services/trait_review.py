@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engrain.errors import InvalidInput, NotFound
 from engrain.services import inputs
 from engrain.services.enrich import content_hash
-from engrain.services.traits import TraitWriter
+from engrain.services.lifecycle import TraitWriter
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
 from engrain.storage.models import Memory

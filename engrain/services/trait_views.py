@@ -69,7 +69,7 @@ def stages_from(min_stage: str) -> tuple[str, ...]:
     return STAGE_ORDER[STAGE_ORDER.index(min_stage):]
 
 
-class TraitService:
+class TraitViews:
     def __init__(self, runtime: Runtime, reflection: ReflectionService) -> None:
         self.rt = runtime
         self.reflection = reflection

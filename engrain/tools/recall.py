@@ -10,7 +10,7 @@ from pydantic import Field
 
 from engrain.server.state import AppState
 from engrain.services import inputs
-from engrain.services.search import RecallResult
+from engrain.services.recall import RecallResult
 from engrain.tools.common import plural, shorten, structured, tool_errors
 
 DESCRIPTION = (
@@ -40,7 +40,7 @@ def register(server: MCPServer, app: AppState) -> None:
         as_of: Annotated[str | None, Field(description="Time travel: answer from what was known and valid at "
                                                        "this moment (ISO or a phrase like 'last March').")] = None,
     ) -> Annotated[CallToolResult, RecallResult]:
-        result = await app.search.recall(
+        result = await app.recall.recall(
             app.user(), query, limit=limit, kinds=kinds, namespace=namespace, since=since, until=until,
             include_traits=include_traits, include_links=include_links, max_tokens=max_tokens, as_of=as_of,
         )

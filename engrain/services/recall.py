@@ -151,7 +151,7 @@ class AccessTracker:
             await repo.touch_counts(s, [(u, m, n, at) for (u, m), (n, at) in sorted(pending.items())])
 
 
-class SearchService:
+class RecallService:
     def __init__(self, runtime: Runtime) -> None:
         self.rt = runtime
         self.accesses = AccessTracker(runtime)
