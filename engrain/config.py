@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-# Memory retention profiles (SPEC §8): λ per day and the threshold below which a memory fades.
+# Memory retention profiles (docs/SPEC.md §8): λ per day and the threshold below which a memory fades.
 RETENTION_PROFILES = {
     "default": (0.1, 0.1),
     "fast": (0.15, 0.15),

@@ -1,4 +1,4 @@
-"""Embedding models (SPEC §2b).
+"""Embedding models (docs/SPEC.md §2b).
 
 Each embedder has a stable `id` that is stored on every row it embedded, so vectors
 of two different models are never compared. Models load lazily, in a worker thread:

@@ -1,4 +1,4 @@
-"""LLM providers for reflection and conversation ingestion (SPEC §7).
+"""LLM providers for reflection and conversation ingestion (docs/SPEC.md §7).
 
 Every provider answers one prompt with text; callers demand JSON in the prompt and
 parse it with `extract_json`. The `sampling` provider has no `complete`: the client's

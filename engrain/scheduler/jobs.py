@@ -1,4 +1,4 @@
-"""The three jobs (SPEC §8). Each works over every user (or one, for a session's digest) with
+"""The three jobs (docs/SPEC.md §8). Each works over every user (or one, for a session's digest) with
 set-based SQL; a dry run executes the same statements in a transaction that is rolled back, so
 it reports exactly what would change."""
 
@@ -69,7 +69,7 @@ async def expiry(ctx: JobContext, now: datetime, user_id: str | None, dry_run: b
 
 
 async def decay(ctx: JobContext, now: datetime, user_id: str | None, dry_run: bool) -> dict[str, Any]:
-    """Trait decay (SPEC §7.5) and memory retention (archive, or delete with ENGRAIN_FORGET_MODE=delete)."""
+    """Trait decay (docs/SPEC.md §7.5) and memory retention (archive, or delete with ENGRAIN_FORGET_MODE=delete)."""
     settings = ctx.runtime.settings
     lam, threshold = settings.retention_params
 

@@ -1,4 +1,4 @@
-"""When jobs run, and making sure each runs once (SPEC §8).
+"""When jobs run, and making sure each runs once (docs/SPEC.md §8).
 
 Whether a job is due is decided from `job_runs` in the database, so every server and worker on
 one database shares the schedule: a job that ran anywhere within the interval is not due

@@ -1,4 +1,4 @@
-"""The networked transports (SPEC §2–§3): streamable HTTP at /mcp and legacy SSE, with bearer tokens.
+"""The networked transports (docs/SPEC.md §2–§3): streamable HTTP at /mcp and legacy SSE, with bearer tokens.
 
 Every MCP request needs `Authorization: Bearer <token>`; ENGRAIN_TOKENS maps the token to the
 user, and AppState.user() reads it for every call (a tool argument never decides the user).

@@ -1,4 +1,4 @@
-"""Bearer tokens of the HTTP and SSE transports (SPEC §3): token → user_id, from ENGRAIN_TOKENS.
+"""Bearer tokens of the HTTP and SSE transports (docs/SPEC.md §3): token → user_id, from ENGRAIN_TOKENS.
 
 ENGRAIN_TOKENS is a path to a file, or the mapping itself. Either holds a JSON object
 {"token": "user_id", …} or entries `token:user_id` (also `token=user_id` or

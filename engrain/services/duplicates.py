@@ -1,6 +1,6 @@
 """When is a new memory (or a new trait) the same as a stored one? The one home of that rule.
 
-SPEC §5.3 merges at cosine ≥ 0.95. A study of labelled pairs (tests/data/near_duplicates.tsv:
+docs/SPEC.md §5.3 merges at cosine ≥ 0.95. A study of labelled pairs (tests/data/near_duplicates.tsv:
 48 restatements of a fact, 53 near misses that state another fact; `python bench/near_duplicates.py`)
 shows that no cosine threshold is safe alone: with the packaged MiniLM, "I prefer tea over coffee" /
 "I prefer coffee over tea" score 0.994 and "Dentist on Friday at 3pm" / "… at 4pm" 0.993, while
@@ -28,7 +28,7 @@ from typing import Any
 from engrain.services.mood import text_mood
 
 SPEC_THRESHOLD = 0.95
-# A new trait close to an active one reinforces it (SPEC §7.4): nothing is lost, the evidence is kept,
+# A new trait close to an active one reinforces it (docs/SPEC.md §7.4): nothing is lost, the evidence is kept,
 # so traits keep the contract's cosine rule.
 TRAIT_THRESHOLD = SPEC_THRESHOLD
 # When a fact is replaced (`supersedes`, or a reflection's update), its live near-paraphrases of the

@@ -1,4 +1,4 @@
-"""Write-time enrichment without an LLM (SPEC §5.2): dates, temporality, procedures, category.
+"""Write-time enrichment without an LLM (docs/SPEC.md §5.2): dates, temporality, procedures, category.
 
 Deterministic and fast (about a millisecond). Dates are read by `dates.py`, tense and modality
 by `mood.py`; this module combines them into a memory's kind and temporality.

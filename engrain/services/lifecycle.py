@@ -1,4 +1,4 @@
-"""The trait lifecycle engine (SPEC §7.4–7.6): create, reinforce, contradict, upgrade, decay, stage.
+"""The trait lifecycle engine (docs/SPEC.md §7.4–7.6): create, reinforce, contradict, upgrade, decay, stage.
 
 Pure formulas are module functions (tested constant by constant); `TraitWriter` applies
 them to rows inside one reflection transaction and writes a `memory_history` row for

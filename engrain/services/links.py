@@ -1,4 +1,4 @@
-"""Links between memories (SPEC §5 `link`): bidirectional, idempotent, both ends the user's own."""
+"""Links between memories (docs/SPEC.md §5 `link`): bidirectional, idempotent, both ends the user's own."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The write path (SPEC §5): remember, supersede, forget, and reading one memory back."""
+"""The write path (docs/SPEC.md §5): remember, supersede, forget, and reading one memory back."""
 
 from __future__ import annotations
 

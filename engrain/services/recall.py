@@ -1,4 +1,4 @@
-"""Recall (SPEC §6): validate, embed the query, run the one scoring statement, trim to budget."""
+"""Recall (docs/SPEC.md §6): validate, embed the query, run the one scoring statement, trim to budget."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Reflection cycles (SPEC §7): when to reflect, what to ask the model, how to apply its answer.
+"""Reflection cycles (docs/SPEC.md §7): when to reflect, what to ask the model, how to apply its answer.
 
 A cycle is split into read-only preparation, prompts, and one applying transaction, so
 that the same code serves a direct provider (which is simply awaited) and MCP sampling

@@ -166,7 +166,7 @@ class TraitViews:
         return "\n".join(lines).rstrip() + "\n"
 
     async def reflection_due(self, user_id: str) -> str | None:
-        """One line telling the calling model to reflect, when memories wait for it (SPEC §7 triggers)."""
+        """One line telling the calling model to reflect, when memories wait for it (docs/SPEC.md §7 triggers)."""
         trigger = await self.reflection.should_reflect(user_id)
         if not trigger.triggered or not trigger.pending:
             return None

@@ -1,4 +1,4 @@
-"""SQLAlchemy models of the schema created by migrations/versions (SPEC §4).
+"""SQLAlchemy models of the schema created by migrations/versions (docs/SPEC.md §4).
 
 The migrations are the source of truth for DDL; these classes map the same tables
 for the repositories' typed queries.

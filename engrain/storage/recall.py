@@ -1,4 +1,4 @@
-"""The recall statement (SPEC §6): candidates, scoring and 1-hop link expansion in one query.
+"""The recall statement (docs/SPEC.md §6): candidates, scoring and 1-hop link expansion in one query.
 
 Candidates are the union of the HNSW top-N by cosine (only rows of the current
 embedder: vectors of two models are never compared) and the full-text matches
@@ -143,7 +143,7 @@ def _score_columns(dim: int | None, emb: str, temporal: str) -> str:
 
 
 def _score(bridge: str = "0.0") -> str:
-    """SPEC §6 with the base kept exactly (min(1, vector + 0.05 bump)); the lexical and temporal
+    """docs/SPEC.md §6 with the base kept exactly (min(1, vector + 0.05 bump)); the lexical and temporal
     evidence is added after the cap, so that two strong candidates never tie at 1."""
     return (f"penalty * (least(1.0, vector + CASE WHEN text THEN {TEXT_BUMP} ELSE 0.0 END) + {LEXICAL_WEIGHT} * lexical"
             f" + temporal + {bridge}) * (1 + 0.15 * recency + 0.15 * importance + trait_boost)")

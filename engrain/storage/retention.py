@@ -1,4 +1,4 @@
-"""Memory retention (SPEC §8): memories nobody uses fade — archived, or deleted in delete mode.
+"""Memory retention (docs/SPEC.md §8): memories nobody uses fade — archived, or deleted in delete mode.
 
 retention = min(1, exp(-λ · days_since_last_access) · (1 + ln(1 + access_count)) / 5)
 

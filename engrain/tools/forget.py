@@ -1,4 +1,4 @@
-"""`forget`: delete a memory for good (SPEC §5)."""
+"""`forget`: delete a memory for good (docs/SPEC.md §5)."""
 
 from __future__ import annotations
 

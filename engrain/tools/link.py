@@ -1,4 +1,4 @@
-"""`link`: connect two of the user's memories (SPEC §5)."""
+"""`link`: connect two of the user's memories (docs/SPEC.md §5)."""
 
 from __future__ import annotations
 

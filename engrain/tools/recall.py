@@ -1,4 +1,4 @@
-"""`recall`: find what engrain knows that bears on a question (SPEC §6)."""
+"""`recall`: find what engrain knows that bears on a question (docs/SPEC.md §6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`reflect`: digest new memories into traits now (SPEC §7)."""
+"""`reflect`: digest new memories into traits now (docs/SPEC.md §7)."""
 
 # No `from __future__ import annotations`: the SDK reads the resolvers' annotations at registration,
 # and these resolvers are closures its type-hint lookup could not find by name.

@@ -1,4 +1,4 @@
-"""`remember`: store a memory about the user (SPEC §5)."""
+"""`remember`: store a memory about the user (docs/SPEC.md §5)."""
 
 from __future__ import annotations
 

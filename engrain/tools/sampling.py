@@ -1,4 +1,4 @@
-"""Reaching the connected client's model through MCP sampling (SPEC §7 `sampling` provider).
+"""Reaching the connected client's model through MCP sampling (docs/SPEC.md §7 `sampling` provider).
 
 The SDK's resolver mechanism asks the client before a tool body runs; a resolver returns a
 `Sample` for a prompt, or None when there is nothing to ask. The tool body then looks each

@@ -1,4 +1,4 @@
-"""`get_user_traits`: what engrain believes about the user (SPEC §7)."""
+"""`get_user_traits`: what engrain believes about the user (docs/SPEC.md §7)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The whole schema of SPEC §4: memories (all kinds, trait columns), links, evidence,
+"""The whole schema of docs/SPEC.md §4: memories (all kinds, trait columns), links, evidence,
 reflection cycles, history, user state and job runs.
 
 Revision ID: 0001
