@@ -40,7 +40,7 @@ def describe_validation(error: ValidationError) -> str:
                        for i, p in enumerate(err["loc"])) or "value"
         given = repr(err.get("input"))[:60]
         if err["type"] == "literal_error":
-            text = f"{given} is not one of {err['ctx']['expected']}"
+            text = f"{given} is not one of {err.get('ctx', {}).get('expected')}"
         elif err["type"] == "missing":
             text = "is required"
         else:

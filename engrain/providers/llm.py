@@ -72,7 +72,7 @@ class AnthropicLLM:
             )
         except anthropic.APIError as exc:
             raise LLMError(f"anthropic: {exc}") from exc
-        return "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
+        return "".join(block.text for block in message.content if isinstance(block, anthropic.types.TextBlock))
 
 
 class OpenAICompatibleLLM:

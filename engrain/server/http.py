@@ -17,6 +17,7 @@ from typing import Literal
 import anyio
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import AnyHttpUrl
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -40,7 +41,8 @@ def build_app(app: AppState, transport: Transport, host: str, port: int) -> Star
     server = create_server(
         app, session_digest=False, token_verifier=verifier,
         # A resource server with static tokens: the SDK wants an issuer; this server is its own.
-        auth=AuthSettings(issuer_url=public, resource_server_url=f"{public}{MCP_PATHS[transport]}",
+        auth=AuthSettings(issuer_url=AnyHttpUrl(public),
+                          resource_server_url=AnyHttpUrl(f"{public}{MCP_PATHS[transport]}"),
                           validate_token_resource=False),
     )
     security = None

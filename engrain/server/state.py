@@ -56,7 +56,7 @@ class AppState:
         self._db: Database | None = None
         self._db_error: BaseException | None = None
         self._db_ready = asyncio.Event()
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks: set[asyncio.Future[Any]] = set()
         self._started = False
         self._holders = 0
         self._db_attempt_at = 0.0
@@ -159,7 +159,7 @@ class AppState:
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
 
-    def _task_done(self, task: asyncio.Task[Any]) -> None:
+    def _task_done(self, task: asyncio.Future[Any]) -> None:
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.error("background task failed: %r", task.exception())

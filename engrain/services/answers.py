@@ -149,7 +149,8 @@ class Extraction(_Item):
         stray item is skipped, not fatal); raises ValueError when the answer is no object at all."""
         if not isinstance(raw, dict):
             raise ValueError("the extraction is not a JSON object")
-        items = raw.get("memories") if isinstance(raw.get("memories"), list) else []
+        items = raw.get("memories")
+        items = items if isinstance(items, list) else []
         kept = []
         for item in items[:50]:
             try:

@@ -162,7 +162,8 @@ def find_event_time(content: str, now: datetime, tz: ZoneInfo | None, lang: str 
     local_now = local(now, tz)
     prefer_past = mood_at(content, cue.start()) is Mood.PAST
     season = _season(content, local_now)
-    if season is not None and _SEASON.search(content).start() <= cue.start() + len(cue.group(0)):
+    season_at = _SEASON.search(content)
+    if season is not None and season_at is not None and season_at.start() <= cue.start() + len(cue.group(0)):
         return season
     fast = _absolute_date(content, local_now, prefer_past)
     if fast is not None:

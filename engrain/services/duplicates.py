@@ -77,7 +77,8 @@ _TURNING = frozenset([
 
 @lru_cache(maxsize=1)
 def _stemmer() -> Any:
-    from py_rust_stemmers import SnowballStemmer  # a dependency of fastembed; deferred off the start-up path
+    # Deferred off the start-up path; the package ships no type stubs for its Rust class.
+    from py_rust_stemmers import SnowballStemmer  # pyright: ignore[reportAttributeAccessIssue]
 
     return SnowballStemmer("english")
 

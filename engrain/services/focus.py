@@ -47,7 +47,7 @@ def focus(query: str, common: frozenset[str]) -> FocusedQuery:
     common words is kept whole: there would be nothing left to embed. CJK words are the segmenter's
     (the same as the index's), found inside the text without word boundaries."""
     cjk = cjk_language(query)
-    words = words_of(query, cjk) if cjk else _WORD.findall(query)
+    words = (words_of(query, cjk) or []) if cjk else _WORD.findall(query)
     found = tuple(dict.fromkeys(w.lower() for w in words if w.lower() in common))
     if not found:
         return FocusedQuery(query, ())

@@ -164,7 +164,7 @@ class IngestService:
         return await self.store(user_id, extracted.memories, extracted.summary, session_id, "llm", llm_name)
 
     async def store(self, user_id: str, items: list[ExtractedMemory], summary: str | None, session_id: str | None,
-                    method: str, llm_name: str) -> IngestResult:
+                    method: Literal["llm", "rules"], llm_name: str) -> IngestResult:
         """Each item through `remember` (validation, enrichment, dedup), then the summary, linked to them."""
         source = inputs.text_field("session_id", session_id, 200) if session_id else None
         created: list[str] = []

@@ -102,11 +102,12 @@ class TraitWriter:
     async def set_confidence(self, trait: Memory, c: float, why: str) -> None:
         """New confidence; the stage follows it (trends keep their stage until promoted)."""
         old_c, old_stage = trait.trait_confidence or 0.0, trait.trait_stage
-        trait.trait_confidence = clamp(c)
+        confidence = clamp(c)
+        trait.trait_confidence = confidence
         trait.updated_at = self.now
         if old_stage != "trend":
-            trait.trait_stage = stage_for(trait.trait_confidence)
-        await self._history(trait, "update", f"{why}: confidence {old_c:.3f} → {trait.trait_confidence:.3f}")
+            trait.trait_stage = stage_for(confidence)
+        await self._history(trait, "update", f"{why}: confidence {old_c:.3f} → {confidence:.3f}")
         if trait.trait_stage != old_stage:
             if trait.trait_stage == "dissolved":
                 await self.dissolve(trait, f"confidence fell below {STAGE_BOUNDS[0][0]}", already_staged=True)
@@ -136,7 +137,7 @@ class TraitWriter:
                 return await repo.get(self.s, self.user_id, near.id)
         return None
 
-    async def _insert(self, content: str, *, subtype: str, stage: str, confidence: float, context: str,
+    async def _insert(self, content: str, *, subtype: str, stage: str, confidence: float, context: str | None,
                       window_end: datetime | None, reinforcements: int) -> Memory:
         embedder_id, _, vector = self.embed.get(content, (None, 0, None))
         trait = Memory(

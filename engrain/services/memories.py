@@ -129,7 +129,8 @@ class BatchItem(BaseModel):
     metadata: dict[str, Any] | None = None
 
 
-def _result(m: Memory, status: str, superseded: uuid.UUID | None = None) -> RememberResult:
+def _result(m: Memory, status: Literal["created", "duplicate", "merged"], superseded: uuid.UUID | None = None
+            ) -> RememberResult:
     return RememberResult(
         id=str(m.id), status=status, kind=m.kind, temporality=m.temporality, event_time=m.event_time,
         importance=m.importance, category=m.category,
@@ -351,7 +352,7 @@ class MemoryService:
         keep = await repo.get(s, user_id, keep_id)
         assert keep is not None
         keep.importance = max(keep.importance, importance or 0)
-        keep.tags = list(dict.fromkeys([*(keep.tags or []), *new_tags]))
+        keep.tags = list(dict.fromkeys([*(keep.tags or []), *new_tags]).keys())
         keep.access_count += 1
         keep.last_accessed_at = now
         keep.updated_at = now

@@ -83,11 +83,11 @@ async def import_jsonl(database: OpenDatabase, lines: Iterable[str], *, progress
     stats = {kind: {"read": 0, "added": 0} for kind in ORDER}
     pending: list[dict[str, Any]] = []
     parents: list[tuple[str, str]] = []
-    kind_of_pending = None
+    kind_of_pending: str | None = None
 
     async def flush() -> None:
         nonlocal pending
-        if pending:
+        if pending and kind_of_pending is not None:
             async with db.engine.begin() as conn:
                 stats[kind_of_pending]["added"] += await store.import_batch(conn, kind_of_pending, pending)
             pending = []

@@ -6,6 +6,7 @@ import asyncio
 import logging
 import math
 import uuid
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -186,7 +187,7 @@ class RecallService:
         query: str,
         *,
         limit: int = 10,
-        kinds: list[str] | None = None,
+        kinds: Sequence[str] | None = None,
         namespace: str | None = None,
         since: str | None = None,
         until: str | None = None,

@@ -400,7 +400,8 @@ class ReflectionService:
             await trait_repo.start_cycle(s, cycle_id, plan.user_id, "review", None, plan.now)
             writer = lifecycle.TraitWriter(s, plan.user_id, plan.now, cycle_id, vectors)
             current = {t.id: t for t in await trait_repo.active_traits(s, plan.user_id)}
-            await self._apply_review(writer, review, reviewable, lambda ref: current.get(plan.trait_ref(ref)))
+            await self._apply_review(writer, review, reviewable,
+                                     lambda ref: current.get(tid) if (tid := plan.trait_ref(ref)) else None)
             result = ReflectResult(triggered=True, trigger_type="review", traits_updated=len(writer.stats.updated),
                                    traits_dissolved=len(writer.stats.dissolved), cycle_id=str(cycle_id),
                                    status="completed", llm=llm_name)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -82,6 +82,7 @@ class TraitReview:
                 raise NotFound("trait_id", trait_id)
             writer = TraitWriter(s, user_id, now, None, embedded)
             if action == "endorse":
+                assert text is not None  # endorse and edit have a text (above)
                 evidence = await self._confirmation(s, user_id, text, embedded[text], now)
                 await writer.reinforce(trait, [evidence.id], "B")
                 evidence_id = str(evidence.id)
@@ -89,8 +90,10 @@ class TraitReview:
                 await writer.dissolve(trait, "dismissed by the user")
                 trait.metadata_ = {**(trait.metadata_ or {}), "dismissed_at": now.isoformat()}
             else:
+                assert text is not None
                 await writer.modify(trait, text, "edited by the user")
-            result = ReviewResult(id=str(trait.id), action=action, content=trait.content, stage=trait.trait_stage,
+            result = ReviewResult(id=str(trait.id), action=cast(Action, action), content=trait.content,
+                                  stage=trait.trait_stage or "dissolved",
                                   confidence=round(trait.trait_confidence or 0.0, 6), evidence_id=evidence_id)
         return result
 

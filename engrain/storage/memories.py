@@ -9,9 +9,9 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
-from sqlalchemy import func, or_, select, text, update
+from sqlalchemy import Table, func, or_, select, text, update
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -116,6 +116,9 @@ async def insert(session: AsyncSession, memory: Memory, vector: list[float] | No
     return memory
 
 
+# The tables behind the models, for Core executemany (several times faster than flushing ORM objects).
+_MEMORIES = cast(Table, Memory.__table__)
+_HISTORY = cast(Table, MemoryHistory.__table__)
 _COLUMNS = [(attr.key, attr.columns[0].name) for attr in sa_inspect(Memory).column_attrs if attr.key != "tsv"]
 
 
@@ -130,10 +133,10 @@ async def insert_many(session: AsyncSession, memories: Sequence[Memory], now: da
     if not memories:
         return set()
     stmt = (
-        pg_insert(Memory.__table__)
+        pg_insert(_MEMORIES)
         .on_conflict_do_nothing(index_elements=["user_id", "namespace", "kind", "content_hash"],
                                 index_where=text("valid_until IS NULL"))
-        .returning(Memory.__table__.c.id)
+        .returning(_MEMORIES.c.id)
     )
     result = await session.execute(stmt, [_column_values(_with_text_form(m)) for m in memories])
     inserted = set(result.scalars().all())
@@ -143,7 +146,7 @@ async def insert_many(session: AsyncSession, memories: Sequence[Memory], now: da
         for m in memories if m.id in inserted
     ]
     if history:
-        await session.execute(pg_insert(MemoryHistory.__table__), history)
+        await session.execute(pg_insert(_HISTORY), history)
     return inserted
 
 

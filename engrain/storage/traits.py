@@ -231,7 +231,7 @@ async def finish_cycle(session: AsyncSession, cycle_id: uuid.UUID, status: str, 
                           .values(status=status, stats=stats, error=error, finished_at=now))
 
 
-async def last_cycle(session: AsyncSession, user_id: str) -> dict[str, Any] | None:
+async def last_cycle(session: AsyncSession, user_id: str) -> dict[str, Any]:
     """The user's newest reflection cycle and the watermark, for the status resource."""
     cycle = (await session.execute(
         select(ReflectionCycle).where(ReflectionCycle.user_id == user_id)

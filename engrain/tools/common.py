@@ -8,7 +8,7 @@ import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import ParamSpec, TypeVar
+from typing import ParamSpec, TypeGuard, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
@@ -71,7 +71,7 @@ def describe_invalid_arguments(error: ValidationError) -> str:
     return "invalid arguments: " + describe_validation(error)
 
 
-def answers_a_task(task_id: str | None, answer: object) -> bool:
+def answers_a_task(task_id: str | None, answer: object) -> TypeGuard[str]:
     """Is this call the answer to a host task (`task_id` and `answer` given together)?"""
     if task_id is None and answer is None:
         return False
