@@ -67,8 +67,10 @@ async def bench(args: argparse.Namespace) -> dict:
             started = time.perf_counter()
             for statement in SEED.split(";\n"):
                 if statement.strip():
-                    await conn.execute(text(statement), {"users": args.users, "memories": args.memories,
-                                                         "traits": args.traits, "now": now})
+                    await conn.execute(
+                        text(statement),
+                        {"users": args.users, "memories": args.memories, "traits": args.traits, "now": now},
+                    )
             seed_s = time.perf_counter() - started
         for job in ("expiry", "decay"):
             started = time.perf_counter()
@@ -78,12 +80,20 @@ async def bench(args: argparse.Namespace) -> dict:
             stats[job].append(result.stats)
         await app.close()
     return {
-        "memories": args.memories, "traits": args.traits, "users": args.users, "runs": args.runs,
-        "cpu_count": os.cpu_count(), "seed_s": round(seed_s, 2),
-        "expiry_s": {"median": round(statistics.median(timings["expiry"]), 3),
-                     "all": [round(t, 3) for t in timings["expiry"]]},
-        "decay_s": {"median": round(statistics.median(timings["decay"]), 3),
-                    "all": [round(t, 3) for t in timings["decay"]]},
+        "memories": args.memories,
+        "traits": args.traits,
+        "users": args.users,
+        "runs": args.runs,
+        "cpu_count": os.cpu_count(),
+        "seed_s": round(seed_s, 2),
+        "expiry_s": {
+            "median": round(statistics.median(timings["expiry"]), 3),
+            "all": [round(t, 3) for t in timings["expiry"]],
+        },
+        "decay_s": {
+            "median": round(statistics.median(timings["decay"]), 3),
+            "all": [round(t, 3) for t in timings["decay"]],
+        },
         "last_stats": {job: stats[job][-1] for job in stats},
     }
 

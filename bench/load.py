@@ -78,9 +78,14 @@ async def run(args: argparse.Namespace) -> dict:
     every = [x for samples in latencies.values() for x in samples]
     return {
         "date": datetime.now(UTC).date().isoformat(),
-        "clients": args.clients, "users": args.users, "seconds": round(elapsed, 1), "embedder": args.embedder,
-        "preloaded_per_user": args.preload, "remember_share": args.remember_share,
-        "calls": len(every), "throughput_per_s": round(len(every) / elapsed, 1),
+        "clients": args.clients,
+        "users": args.users,
+        "seconds": round(elapsed, 1),
+        "embedder": args.embedder,
+        "preloaded_per_user": args.preload,
+        "remember_share": args.remember_share,
+        "calls": len(every),
+        "throughput_per_s": round(len(every) / elapsed, 1),
         "overall": percentiles(every),
         "tools": {tool: percentiles(samples) for tool, samples in sorted(latencies.items())},
         "errors": dict(errors) | {"total": sum(errors.values())},

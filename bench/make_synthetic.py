@@ -32,32 +32,93 @@ SESSIONS = 16
 TURNS = 30
 
 FILLER = [
-    "Haha, that sounds like quite a week!", "Oh nice, tell me more about it.", "I know what you mean.",
-    "That's so cool, I'm happy for you.", "Anyway, how have you been lately?", "Same here, it's been busy.",
-    "Wow, I didn't expect that.", "Thanks for asking, I appreciate it.", "Let's catch up again soon!",
-    "Sounds good to me.", "Yeah, the weather has been strange too.", "I totally agree with you there.",
-    "That must have been a lot to handle.", "You always find the bright side of things.", "Ha, classic!",
-    "No way, really?", "I can't believe how fast this year is going.", "That reminds me of something funny.",
-    "Good for you, seriously.", "I've been meaning to ask you about that.", "Okay, that made me laugh.",
-    "I hope things calm down for you soon.", "You should write a book about your life.", "Fair enough!",
-    "I'll keep my fingers crossed.", "Let me know how it goes.", "It's been ages since we talked like this.",
-    "I'm a bit tired today, sorry if I'm slow to answer.", "That's a good point.", "Same old, same old.",
+    "Haha, that sounds like quite a week!",
+    "Oh nice, tell me more about it.",
+    "I know what you mean.",
+    "That's so cool, I'm happy for you.",
+    "Anyway, how have you been lately?",
+    "Same here, it's been busy.",
+    "Wow, I didn't expect that.",
+    "Thanks for asking, I appreciate it.",
+    "Let's catch up again soon!",
+    "Sounds good to me.",
+    "Yeah, the weather has been strange too.",
+    "I totally agree with you there.",
+    "That must have been a lot to handle.",
+    "You always find the bright side of things.",
+    "Ha, classic!",
+    "No way, really?",
+    "I can't believe how fast this year is going.",
+    "That reminds me of something funny.",
+    "Good for you, seriously.",
+    "I've been meaning to ask you about that.",
+    "Okay, that made me laugh.",
+    "I hope things calm down for you soon.",
+    "You should write a book about your life.",
+    "Fair enough!",
+    "I'll keep my fingers crossed.",
+    "Let me know how it goes.",
+    "It's been ages since we talked like this.",
+    "I'm a bit tired today, sorry if I'm slow to answer.",
+    "That's a good point.",
+    "Same old, same old.",
 ]
 # Turns that mention a time but answer no question, composed so that they rarely repeat.
-TIMES = ["Yesterday", "Last week", "This morning", "Two days ago", "Last weekend", "On Sunday", "Last night",
-         "A few days ago", "Earlier today", "Last month"]
-ACTIVITIES = ["I cleaned the whole kitchen", "I binge-watched a crime series", "I went to the farmers market",
-              "I fixed the leaking tap", "I ran into an old classmate", "I tried a new bakery downtown",
-              "I got caught in the rain", "I reorganized my closet", "I went to a birthday party",
-              "I finally called the bank", "I painted the hallway", "I helped a neighbour move a sofa",
-              "I baked banana bread", "I visited a small museum", "I spent hours on a jigsaw puzzle",
-              "I went to the dentist", "I slept until noon", "I rearranged the living room", "I went to a pub quiz",
-              "I walked along the river"]
-COMMENTS = ["", ", it was nice", ", what a day", ", honestly exhausting", ", so relaxing", ", not my best idea",
-            ", I needed that"]
-PET_ACTIONS = ["knocked a glass off the table", "learned a new trick", "ate half my sandwich", "hid under the bed",
-               "woke me up at 5", "met the neighbour's kids", "chewed a charging cable", "was extra cuddly",
-               "stole a sock", "sat in the sun for hours"]
+TIMES = [
+    "Yesterday",
+    "Last week",
+    "This morning",
+    "Two days ago",
+    "Last weekend",
+    "On Sunday",
+    "Last night",
+    "A few days ago",
+    "Earlier today",
+    "Last month",
+]
+ACTIVITIES = [
+    "I cleaned the whole kitchen",
+    "I binge-watched a crime series",
+    "I went to the farmers market",
+    "I fixed the leaking tap",
+    "I ran into an old classmate",
+    "I tried a new bakery downtown",
+    "I got caught in the rain",
+    "I reorganized my closet",
+    "I went to a birthday party",
+    "I finally called the bank",
+    "I painted the hallway",
+    "I helped a neighbour move a sofa",
+    "I baked banana bread",
+    "I visited a small museum",
+    "I spent hours on a jigsaw puzzle",
+    "I went to the dentist",
+    "I slept until noon",
+    "I rearranged the living room",
+    "I went to a pub quiz",
+    "I walked along the river",
+]
+COMMENTS = [
+    "",
+    ", it was nice",
+    ", what a day",
+    ", honestly exhausting",
+    ", so relaxing",
+    ", not my best idea",
+    ", I needed that",
+]
+PET_ACTIONS = [
+    "knocked a glass off the table",
+    "learned a new trick",
+    "ate half my sandwich",
+    "hid under the bed",
+    "woke me up at 5",
+    "met the neighbour's kids",
+    "chewed a charging cable",
+    "was extra cuddly",
+    "stole a sock",
+    "sat in the sun for hours",
+]
 PET_WHEN = ["yesterday", "last night", "this morning", "again today", "on Sunday"]
 # Topic small talk that answers nothing: {pet}, {pet_name}, {city}, {trip}, {sib}, {food} filled in.
 TOPICAL = [
@@ -65,21 +126,31 @@ TOPICAL = [
     "My neighbour's {pet} got out again and I had to chase it down the street.",
     "Do you think a {pet} gets lonely when I'm at work all day?",
     "{pet_name} has been sleeping on my laptop keyboard, it's hilarious.",
-    "Work has been hectic, so many meetings this week.", "My manager keeps asking for reports on short notice.",
-    "I'm thinking about asking for a raise, wish me luck.", "There's a new coworker who talks nonstop.",
-    "{city} has amazing food trucks on every corner.", "The traffic in {city} is worse than I expected.",
-    "Still unpacking boxes, it never ends.", "I finally found a decent coffee place near the new apartment.",
-    "I've been reading about {trip}, the photos are stunning.", "Flights are so expensive this season.",
+    "Work has been hectic, so many meetings this week.",
+    "My manager keeps asking for reports on short notice.",
+    "I'm thinking about asking for a raise, wish me luck.",
+    "There's a new coworker who talks nonstop.",
+    "{city} has amazing food trucks on every corner.",
+    "The traffic in {city} is worse than I expected.",
+    "Still unpacking boxes, it never ends.",
+    "I finally found a decent coffee place near the new apartment.",
+    "I've been reading about {trip}, the photos are stunning.",
+    "Flights are so expensive this season.",
     "My {sibling_word} {sib} called me for advice about money, of all things.",
-    "Family dinners are chaotic but I love them.", "I tried a new {food} recipe but it came out bland.",
-    "Cooking every day is exhausting, I ordered pizza instead.", "I listened to a great jazz album today.",
-    "I want to pick up a new hobby, maybe something creative.", "Do you ever go to live concerts?",
+    "Family dinners are chaotic but I love them.",
+    "I tried a new {food} recipe but it came out bland.",
+    "Cooking every day is exhausting, I ordered pizza instead.",
+    "I listened to a great jazz album today.",
+    "I want to pick up a new hobby, maybe something creative.",
+    "Do you ever go to live concerts?",
     "My car made a weird noise on the highway, so I took it to a mechanic.",
     "I should really read more, my pile of unread books keeps growing.",
     "I'm trying to eat healthier, fewer snacks and more vegetables.",
     # The entities of the facts again, with times, answering nothing.
-    "{pet_name} learned a new trick yesterday, I was so proud.", "Last week {pet_name} ate half my sandwich!",
-    "I took {pet_name} to the park this morning, it was packed.", "I drove the new car to the coast last weekend.",
+    "{pet_name} learned a new trick yesterday, I was so proud.",
+    "Last week {pet_name} ate half my sandwich!",
+    "I took {pet_name} to the park this morning, it was packed.",
+    "I drove the new car to the coast last weekend.",
     "Two weeks ago I cleaned the whole car, it already looks dirty again.",
     "My {sibling_word} {sib} visited last month and we cooked {food} together.",
     "Yesterday I walked around {city} for hours, it's growing on me.",
@@ -90,22 +161,134 @@ TOPICAL = [
 
 PEOPLE = [
     # name, pet kind, pet name, job, hobby, city, sibling, sibling job, trip, food, instrument, car, allergy, book
-    ("Alice", "dog", "Biscuit", "veterinary nurse", "rock climbing", "Denver", "Tom", "firefighter", "Iceland",
-     "ramen", "cello", "Subaru", "peanuts", "The Overstory"),
-    ("Bruno", "cat", "Pixel", "bakery owner", "chess", "Lisbon", "Marta", "pharmacist", "Japan", "paella",
-     "trumpet", "Vespa", "shellfish", "Dune"),
-    ("Chen", "parrot", "Mango", "software tester", "marathon running", "Vancouver", "Li", "architect", "Peru",
-     "dumplings", "violin", "Prius", "gluten", "Educated"),
-    ("Dana", "rabbit", "Clover", "high school teacher", "pottery", "Austin", "Sam", "pilot", "Morocco", "tacos",
-     "drums", "pickup truck", "cats", "Circe"),
-    ("Emeka", "tortoise", "Sheldon", "civil engineer", "photography", "Toronto", "Ada", "nurse", "Norway",
-     "jollof rice", "saxophone", "Corolla", "dairy", "Americanah"),
-    ("Freya", "horse", "Storm", "marine biologist", "sailing", "Bergen", "Nils", "chef", "Chile", "salmon",
-     "piano", "Volvo", "pollen", "Beloved"),
-    ("Gus", "ferret", "Noodle", "electrician", "birdwatching", "Portland", "June", "dentist", "Vietnam", "pho",
-     "banjo", "minivan", "bee stings", "Shogun"),
-    ("Hana", "hamster", "Mochi", "graphic designer", "trail running", "Melbourne", "Kenji", "lawyer", "Greece",
-     "sushi", "flute", "Mini Cooper", "sesame", "Piranesi"),
+    (
+        "Alice",
+        "dog",
+        "Biscuit",
+        "veterinary nurse",
+        "rock climbing",
+        "Denver",
+        "Tom",
+        "firefighter",
+        "Iceland",
+        "ramen",
+        "cello",
+        "Subaru",
+        "peanuts",
+        "The Overstory",
+    ),
+    (
+        "Bruno",
+        "cat",
+        "Pixel",
+        "bakery owner",
+        "chess",
+        "Lisbon",
+        "Marta",
+        "pharmacist",
+        "Japan",
+        "paella",
+        "trumpet",
+        "Vespa",
+        "shellfish",
+        "Dune",
+    ),
+    (
+        "Chen",
+        "parrot",
+        "Mango",
+        "software tester",
+        "marathon running",
+        "Vancouver",
+        "Li",
+        "architect",
+        "Peru",
+        "dumplings",
+        "violin",
+        "Prius",
+        "gluten",
+        "Educated",
+    ),
+    (
+        "Dana",
+        "rabbit",
+        "Clover",
+        "high school teacher",
+        "pottery",
+        "Austin",
+        "Sam",
+        "pilot",
+        "Morocco",
+        "tacos",
+        "drums",
+        "pickup truck",
+        "cats",
+        "Circe",
+    ),
+    (
+        "Emeka",
+        "tortoise",
+        "Sheldon",
+        "civil engineer",
+        "photography",
+        "Toronto",
+        "Ada",
+        "nurse",
+        "Norway",
+        "jollof rice",
+        "saxophone",
+        "Corolla",
+        "dairy",
+        "Americanah",
+    ),
+    (
+        "Freya",
+        "horse",
+        "Storm",
+        "marine biologist",
+        "sailing",
+        "Bergen",
+        "Nils",
+        "chef",
+        "Chile",
+        "salmon",
+        "piano",
+        "Volvo",
+        "pollen",
+        "Beloved",
+    ),
+    (
+        "Gus",
+        "ferret",
+        "Noodle",
+        "electrician",
+        "birdwatching",
+        "Portland",
+        "June",
+        "dentist",
+        "Vietnam",
+        "pho",
+        "banjo",
+        "minivan",
+        "bee stings",
+        "Shogun",
+    ),
+    (
+        "Hana",
+        "hamster",
+        "Mochi",
+        "graphic designer",
+        "trail running",
+        "Melbourne",
+        "Kenji",
+        "lawyer",
+        "Greece",
+        "sushi",
+        "flute",
+        "Mini Cooper",
+        "sesame",
+        "Piranesi",
+    ),
 ]
 BROTHERS = {"Tom", "Sam", "Nils", "Li", "Kenji"}
 
@@ -118,8 +301,11 @@ def fmt(dt: datetime) -> str:
 def facts(p: tuple) -> list[tuple[int, str, str]]:
     """(session index, key, text) of what a speaker tells about themselves."""
     _, pet, pet_name, job, hobby, city, sib, sib_job, trip, food, instrument, car, allergy, book = p
-    sibling = f"My brother {sib} just got a job as a {sib_job}, the whole family is proud." if sib in BROTHERS \
+    sibling = (
+        f"My brother {sib} just got a job as a {sib_job}, the whole family is proud."
+        if sib in BROTHERS
         else f"My sister {sib} just became a {sib_job}, we are so proud."
+    )
     return [
         (0, "pet", f"We finally adopted a {pet} last weekend, we named it {pet_name}!"),
         (1, "job", f"Being a {job} keeps me on my toes, no two days are alike."),
@@ -139,9 +325,14 @@ def facts(p: tuple) -> list[tuple[int, str, str]]:
 
 def asker(name: str, turns: dict[str, str]) -> Callable[..., dict]:
     """q(question, answer, keys, category): a LoCoMo question whose evidence is `name`'s turns of those keys."""
+
     def q(question: str, answer: str, keys: list[str], category: int) -> dict:
-        return {"question": question, "answer": answer, "evidence": [turns[f"{name}:{k}"] for k in keys],
-                "category": category}
+        return {
+            "question": question,
+            "answer": answer,
+            "evidence": [turns[f"{name}:{k}"] for k in keys],
+            "category": category,
+        }
 
     return q
 
@@ -162,8 +353,7 @@ def questions(p: tuple, other: tuple, t: dict[str, str]) -> list[dict]:
         q(f"When is {name} going to {trip}?", "the month after the seventh session", ["trip"], 2),
         q(f"When did {name} purchase their current car?", "two days before the eighth session", ["car"], 2),
         q(f"Why did {name}'s {pet} need medical care?", "a small infection", ["pet_vet", "pet"], 1),
-        q(f"What did {name} think of the country they visited?", "unbelievable landscapes",
-          ["trip_back", "trip"], 1),
+        q(f"What did {name} think of the country they visited?", "unbelievable landscapes", ["trip_back", "trip"], 1),
         q(f"What profession did {name}'s sibling start?", sib_job, ["sibling"], 1),
         q(f"Would {name} be up for a tiring day out with friends?", "yes", ["hobby"], 3),
         q(f"What could you make for {name} to put them in a good mood?", food, ["food"], 3),
@@ -196,10 +386,24 @@ class Corpus:
     out: str
 
 
-ENGLISH = Corpus(FILLER, TIMES, ACTIVITIES, COMMENTS, PET_ACTIONS, PET_WHEN, TOPICAL, PEOPLE, BROTHERS, facts,
-                 questions, fmt, lambda when, what, comment: f"{when} {what}{comment}.",
-                 lambda name, action, when: f"{name} {action} {when}.", ("brother", "sister"),
-                 "synthetic_locomo.json")
+ENGLISH = Corpus(
+    FILLER,
+    TIMES,
+    ACTIVITIES,
+    COMMENTS,
+    PET_ACTIONS,
+    PET_WHEN,
+    TOPICAL,
+    PEOPLE,
+    BROTHERS,
+    facts,
+    questions,
+    fmt,
+    lambda when, what, comment: f"{when} {what}{comment}.",
+    lambda name, action, when: f"{name} {action} {when}.",
+    ("brother", "sister"),
+    "synthetic_locomo.json",
+)
 
 
 def sample(idx: int, a: tuple, b: tuple, rng: random.Random, corpus: Corpus = ENGLISH) -> dict:
@@ -226,8 +430,15 @@ def sample(idx: int, a: tuple, b: tuple, rng: random.Random, corpus: Corpus = EN
             else:
                 pool = corpus.filler if roll < 0.55 else corpus.topical
                 brother, sister = corpus.sibling_words
-                line = rng.choice(pool).format(pet=pet, pet_name=pet_name, city=city, trip=trip, food=food,
-                                               sib=sib, sibling_word=brother if sib in corpus.brothers else sister)
+                line = rng.choice(pool).format(
+                    pet=pet,
+                    pet_name=pet_name,
+                    city=city,
+                    trip=trip,
+                    food=food,
+                    sib=sib,
+                    sibling_word=brother if sib in corpus.brothers else sister,
+                )
             if (who[0], line) not in said:
                 break
         said.add((who[0], line))

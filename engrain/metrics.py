@@ -22,13 +22,24 @@ REGISTRY = CollectorRegistry()
 _LATENCY_BUCKETS = (0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
 TOOL_CALLS = Counter("engrain_tool_calls", "MCP tool calls.", ["tool"], registry=REGISTRY)
-TOOL_ERRORS = Counter("engrain_tool_errors", "MCP tool calls that answered an error, by kind.", ["tool", "kind"],
-                      registry=REGISTRY)
-TOOL_LATENCY = Histogram("engrain_tool_duration_seconds", "Time to answer a tool call.", ["tool"],
-                         buckets=_LATENCY_BUCKETS, registry=REGISTRY)
+TOOL_ERRORS = Counter(
+    "engrain_tool_errors", "MCP tool calls that answered an error, by kind.", ["tool", "kind"], registry=REGISTRY
+)
+TOOL_LATENCY = Histogram(
+    "engrain_tool_duration_seconds",
+    "Time to answer a tool call.",
+    ["tool"],
+    buckets=_LATENCY_BUCKETS,
+    registry=REGISTRY,
+)
 JOB_RUNS = Counter("engrain_job_runs", "Scheduled job runs, by result.", ["job", "status"], registry=REGISTRY)
-JOB_DURATION = Histogram("engrain_job_duration_seconds", "Duration of scheduled job runs.", ["job"],
-                         buckets=(0.01, 0.05, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 300.0), registry=REGISTRY)
+JOB_DURATION = Histogram(
+    "engrain_job_duration_seconds",
+    "Duration of scheduled job runs.",
+    ["job"],
+    buckets=(0.01, 0.05, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 300.0),
+    registry=REGISTRY,
+)
 
 
 class PoolCollector(Collector):

@@ -60,8 +60,14 @@ def engrain_env(home: Path, **settings: str) -> dict[str, str]:
     """The environment of an `engrain` subprocess: this one's without its ENGRAIN_ settings, a quiet test
     configuration (hash embedder, no LLM, no job loop) and `settings` (ENGRAIN_X=value) on top."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAIN_")}
-    return env | {"ENGRAIN_HOME": str(home), "ENGRAIN_EMBEDDER": "hash", "ENGRAIN_FETCH_MODELS": "false",
-                  "ENGRAIN_LLM": "none", "ENGRAIN_SCHEDULER": "off", **settings}
+    return env | {
+        "ENGRAIN_HOME": str(home),
+        "ENGRAIN_EMBEDDER": "hash",
+        "ENGRAIN_FETCH_MODELS": "false",
+        "ENGRAIN_LLM": "none",
+        "ENGRAIN_SCHEDULER": "off",
+        **settings,
+    }
 
 
 class Clock:
@@ -77,8 +83,14 @@ class Clock:
 def _settings_maker(pg_url: str, home: Path) -> Callable[..., Settings]:
     def make(**overrides: Any) -> Settings:
         values: dict[str, Any] = dict(
-            database_url=pg_url, home=home, user=f"user-{uuid.uuid4().hex[:10]}",
-            embedder="hash", fetch_models=False, timezone="UTC", scheduler="off", llm="none",
+            database_url=pg_url,
+            home=home,
+            user=f"user-{uuid.uuid4().hex[:10]}",
+            embedder="hash",
+            fetch_models=False,
+            timezone="UTC",
+            scheduler="off",
+            llm="none",
         )
         values.update(overrides)
         return Settings(**values)

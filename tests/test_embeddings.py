@@ -37,10 +37,14 @@ def test_hash_embedder_is_deterministic_normalised_and_lexical():
         ("fastembed:BAAI/bge-base-en-v1.5", EmbedderSpec("fastembed", "BAAI/bge-base-en-v1.5")),
         ("fastembed", EmbedderSpec("fastembed", "BAAI/bge-small-en-v1.5")),
         ("sentence-transformers:/models/minilm", EmbedderSpec("sentence-transformers", "/models/minilm")),
-        ("openai-compatible:http://localhost:11434/v1:nomic-embed-text:latest",
-         EmbedderSpec("openai-compatible", "nomic-embed-text:latest", "http://localhost:11434/v1")),
-        ("openai-compatible:https://api.openai.com/v1:text-embedding-3-small",
-         EmbedderSpec("openai-compatible", "text-embedding-3-small", "https://api.openai.com/v1")),
+        (
+            "openai-compatible:http://localhost:11434/v1:nomic-embed-text:latest",
+            EmbedderSpec("openai-compatible", "nomic-embed-text:latest", "http://localhost:11434/v1"),
+        ),
+        (
+            "openai-compatible:https://api.openai.com/v1:text-embedding-3-small",
+            EmbedderSpec("openai-compatible", "text-embedding-3-small", "https://api.openai.com/v1"),
+        ),
     ],
 )
 def test_parse_spec(value, expected):
@@ -56,8 +60,10 @@ def test_parse_spec_rejects_nonsense(value):
 def embeddings_reply(path: str, headers: dict, body: dict) -> tuple[int, dict]:
     """The OpenAI /v1/embeddings wire format; vectors from the hash embedder (dim 16), scaled and out of order."""
     vectors = HashEmbedder(dim=16).embed(body["input"])
-    data = [{"object": "embedding", "index": i, "embedding": [v * 3 for v in vec]}
-            for i, vec in reversed(list(enumerate(vectors)))]
+    data = [
+        {"object": "embedding", "index": i, "embedding": [v * 3 for v in vec]}
+        for i, vec in reversed(list(enumerate(vectors)))
+    ]
     usage = {"prompt_tokens": 1, "total_tokens": 1}
     return 200, {"object": "list", "data": data, "model": body["model"], "usage": usage}
 
@@ -85,8 +91,10 @@ async def test_server_with_openai_compatible_embedder(settings_factory, fake_api
     settings = settings_factory(embedder=f"openai-compatible:{fake_api[0]}:fake-embed", embedder_api_key="k")
     async with connect(settings) as (client, app):
         out = await call(client, "remember", content="Keeps bees in the garden")
-        assert await scalar(app, "SELECT embedder FROM memories WHERE user_id = :u", u=app.settings.user) \
+        assert (
+            await scalar(app, "SELECT embedder FROM memories WHERE user_id = :u", u=app.settings.user)
             == "openai-compatible:fake-embed"
+        )
         found = await call(client, "recall", query="bees garden")
         assert found["results"][0]["id"] == out["id"] and found["embedder"] == "openai-compatible:fake-embed"
 
@@ -115,9 +123,12 @@ async def test_unloadable_model_is_reported_and_recall_still_answers_by_text(set
         assert status["embedder"]["state"] == "failed"
         assert "/nonexistent/model/path" in status["embedder"]["message"]
         # Memories stored earlier by another model are still found by full text.
-        await execute(app, "INSERT INTO memories (id, user_id, kind, content, content_hash, embedder) "
-                           "VALUES (gen_random_uuid(), :u, 'fact', 'Grows chillies on the windowsill', 'h', 'old')",
-                      u=app.settings.user)
+        await execute(
+            app,
+            "INSERT INTO memories (id, user_id, kind, content, content_hash, embedder) "
+            "VALUES (gen_random_uuid(), :u, 'fact', 'Grows chillies on the windowsill', 'h', 'old')",
+            u=app.settings.user,
+        )
         found = await call(client, "recall", query="chillies windowsill")
         assert found["embedder"] is None
         assert [r["content"] for r in found["results"]] == ["Grows chillies on the windowsill"]

@@ -29,8 +29,7 @@ TENSE_AND_MODALITY = [
     ("I should have called mom on Friday", "episodic", "historical", "2026-11-20"),
     ("We went to Greece last summer", "episodic", "historical", "2026-06-01"),
     # Requests to the assistant and movements now are no plans; someone else's advice neither.
-    ("Can you explain this step by step in detail? I want to understand it thoroughly.", "fact", "current",
-     None),
+    ("Can you explain this step by step in detail? I want to understand it thoroughly.", "fact", "current", None),
     ("I'm going to bed.", "fact", "current", None),
     ("You should write a book about your life.", "fact", "current", None),
     ("I'm going to learn Japanese", "fact", "prospective", None),
@@ -80,10 +79,14 @@ def test_relative_dates_use_the_users_timezone():
     [
         ("Release: bump version → tag → push → publish", ["bump version", "tag", "push", "publish"]),
         ("deploy: build -> test -> ship", ["build", "test", "ship"]),
-        ("First pull the latest main, then run the migrations, finally restart the workers",
-         ["pull the latest main", "run the migrations", "restart the workers"]),
-        ("Onboarding: 1. create the account 2. add to Slack 3. book the intro call",
-         ["create the account", "add to Slack", "book the intro call"]),
+        (
+            "First pull the latest main, then run the migrations, finally restart the workers",
+            ["pull the latest main", "run the migrations", "restart the workers"],
+        ),
+        (
+            "Onboarding: 1. create the account 2. add to Slack 3. book the intro call",
+            ["create the account", "add to Slack", "book the intro call"],
+        ),
         ("A -> B", []),
         ("I like first editions", []),
     ],
@@ -158,8 +161,14 @@ def test_a_plan_whose_given_date_passed_is_prospective_and_overdue():
 
 @pytest.mark.parametrize(
     ("phrase", "day"),
-    [("last summer", "2026-06-01"), ("this winter", "2026-12-01"), ("next spring", "2027-03-01"),
-     ("summer 2024", "2024-06-01"), ("last week", "2026-11-15"), ("2026-11-10", "2026-11-10")],
+    [
+        ("last summer", "2026-06-01"),
+        ("this winter", "2026-12-01"),
+        ("next spring", "2027-03-01"),
+        ("summer 2024", "2024-06-01"),
+        ("last week", "2026-11-15"),
+        ("2026-11-10", "2026-11-10"),
+    ],
 )
 def test_every_time_argument_reads_the_phrases_a_memory_may_hold(phrase, day):
     assert parse_when("event_time", phrase, NOW, UTC_ZONE, prefer_past=True).date().isoformat() == day

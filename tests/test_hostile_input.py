@@ -17,33 +17,70 @@ from hypothesis import strategies as st
 from tests.conftest import call, connect
 
 EXAMPLES_PER_TOOL = 100
-SQL = ["'; DROP TABLE memories; --", "\" OR 1=1 --", "$1", ":user", "%s", "\\x00", "memories.*", "); DELETE FROM"
-       " memory_links; --", "' UNION SELECT content FROM memories --", "{\"$ne\": null}"]
+SQL = [
+    "'; DROP TABLE memories; --",
+    '" OR 1=1 --',
+    "$1",
+    ":user",
+    "%s",
+    "\\x00",
+    "memories.*",
+    "); DELETE FROM memory_links; --",
+    "' UNION SELECT content FROM memories --",
+    '{"$ne": null}',
+]
 COUNTED = {
     table: f"SELECT count(*) FROM {table} WHERE user_id = $1"
     for table in ("memories", "memory_links", "memory_history", "reflection_cycles")
-} | {"trait_evidence": "SELECT count(*) FROM trait_evidence e JOIN memories m ON m.id = e.trait_id "
-                       "WHERE m.user_id = $1"}
+} | {
+    "trait_evidence": "SELECT count(*) FROM trait_evidence e JOIN memories m ON m.id = e.trait_id WHERE m.user_id = $1"
+}
 
 
 def texts() -> st.SearchStrategy[str]:
     unicode_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=300)
-    words = st.lists(st.sampled_from(["Anna", "likes", "tea", "in", "Lisbon", "yesterday", "the", "project", "→",
-                                      "🍵", "naïve", "東京", "'", ";", "--"]), min_size=1, max_size=12).map(" ".join)
+    words = st.lists(
+        st.sampled_from(
+            [
+                "Anna",
+                "likes",
+                "tea",
+                "in",
+                "Lisbon",
+                "yesterday",
+                "the",
+                "project",
+                "→",
+                "🍵",
+                "naïve",
+                "東京",
+                "'",
+                ";",
+                "--",
+            ]
+        ),
+        min_size=1,
+        max_size=12,
+    ).map(" ".join)
     return st.one_of(
-        words, words, words,
+        words,
+        words,
+        words,
         unicode_text,
         st.sampled_from(SQL),
         unicode_text.map(lambda t: t + "\x00" + t),
         st.integers(1, 40_000).map(lambda n: "é" * n),  # around and far past every length limit
-        st.just(""), st.just("   "), st.just("😀" * 3000),
+        st.just(""),
+        st.just("   "),
+        st.just("😀" * 3000),
     )
 
 
 def anything(ids: list[str]) -> st.SearchStrategy[Any]:
     """Values of any JSON type, for the wrong-type cases."""
-    scalar = st.one_of(texts(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True), st.booleans(), st.none(),
-                       st.sampled_from(ids))
+    scalar = st.one_of(
+        texts(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True), st.booleans(), st.none(), st.sampled_from(ids)
+    )
     return st.one_of(scalar, st.lists(scalar, max_size=30), st.dictionaries(st.text(max_size=10), scalar, max_size=4))
 
 
@@ -75,8 +112,11 @@ def for_schema(name: str, schema: dict[str, Any], defs: dict[str, Any], ids: lis
             items = option.get("items", {})
             options.append(st.lists(for_schema("", items, defs, ids), max_size=25))
         elif kind == "object" or "properties" in option:
-            options.append(st.fixed_dictionaries({
-                prop: for_schema(prop, sub, defs, ids) for prop, sub in option.get("properties", {}).items()}))
+            options.append(
+                st.fixed_dictionaries(
+                    {prop: for_schema(prop, sub, defs, ids) for prop, sub in option.get("properties", {}).items()}
+                )
+            )
     typed = st.one_of(*options) if options else anything(ids)
     wrong_type = st.sampled_from([False, False, False, True])  # one in four
     return wrong_type.flatmap(lambda wrong: anything(ids) if wrong else typed)
@@ -128,8 +168,12 @@ def test_any_input_gets_an_answer_and_no_partial_write(world, portal, tool):
     ids = info["theirs"] + info["own"]
     defs = info["tools"][tool].get("$defs", {})
 
-    @settings(max_examples=EXAMPLES_PER_TOOL, deadline=None, derandomize=True,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @settings(
+        max_examples=EXAMPLES_PER_TOOL,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
     @given(data=st.data())
     def check(data: st.DataObject) -> None:
         chosen = {name for name in props if name in required or data.draw(st.sampled_from([True, False, False]))}

@@ -31,8 +31,12 @@ def server(pg_url, tmp_path_factory):
 
 
 def test_missing_or_wrong_token_gets_401(server):
-    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
     assert httpx.post(server.mcp, json=body, headers=headers).status_code == 401
     wrong = httpx.post(server.mcp, json=body, headers=headers | {"Authorization": "Bearer not-a-valid-token-at-all"})
@@ -54,8 +58,9 @@ def test_healthz_needs_no_token_and_checks_the_database(server):
 
 async def test_metrics_behind_the_token(server):
     assert httpx.get(f"{server.url}/metrics").status_code == 401
-    assert httpx.get(f"{server.url}/metrics", headers={"Authorization": "Bearer nope-nope-nope-nope"}
-                     ).status_code == 401
+    assert (
+        httpx.get(f"{server.url}/metrics", headers={"Authorization": "Bearer nope-nope-nope-nope"}).status_code == 401
+    )
     async with http_client(server.mcp, ALICE_TOKEN) as client:
         await call(client, "remember", content="Metrics check: I like green tea")
         await call_error(client, "forget", memory_id=str(uuid.uuid4()))
@@ -113,8 +118,14 @@ async def test_sse_transport_with_token(pg_url, tmp_path):
 
 async def test_many_sessions_share_one_engine_and_one_scheduler(fresh_database_url, tmp_path):
     """Scheduler on: the catch-up tick runs once for the process, not once per session."""
-    with http_server(fresh_database_url, tmp_path / "one", TOKENS, args=("--log-json",), ENGRAIN_SCHEDULER="on",
-                     ENGRAIN_SCHEDULER_INTERVAL="3600") as running:
+    with http_server(
+        fresh_database_url,
+        tmp_path / "one",
+        TOKENS,
+        args=("--log-json",),
+        ENGRAIN_SCHEDULER="on",
+        ENGRAIN_SCHEDULER_INTERVAL="3600",
+    ) as running:
         for _ in range(3):
             async with http_client(running.mcp, ALICE_TOKEN) as a, http_client(running.mcp, BOB_TOKEN) as b:
                 await call(a, "remember", content=f"Session note {uuid.uuid4().hex}")
@@ -143,8 +154,13 @@ async def _status(url: str):
 @pytest.mark.skipif(shutil.which("npx") is None, reason="needs Node's npx")
 def test_inspector_over_http_with_and_without_the_header(server):
     cmd = ["npx", "-y", "@modelcontextprotocol/inspector@2.12.0", "--cli", server.mcp, "--method", "tools/list"]
-    listed = subprocess.run([*cmd, "--header", f"Authorization: Bearer {ALICE_TOKEN}"], capture_output=True,
-                            text=True, timeout=240, check=False)
+    listed = subprocess.run(
+        [*cmd, "--header", f"Authorization: Bearer {ALICE_TOKEN}"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
     assert listed.returncode == 0, listed.stderr[-2000:]
     assert {"remember", "recall"} <= {t["name"] for t in json.loads(listed.stdout)["tools"]}
     refused = subprocess.run(cmd, capture_output=True, text=True, timeout=240, check=False)
@@ -155,8 +171,12 @@ def test_a_token_removed_from_the_file_stops_working_within_seconds(pg_url, tmp_
     keep, revoke = f"tok-keep-{RUN}-secret", f"tok-revoke-{RUN}-secret"
     token_file = tmp_path / "tokens"
     token_file.write_text(f"{keep}:{ALICE}\n{revoke}:{BOB}\n")
-    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
     def status(token: str) -> int:
@@ -175,10 +195,20 @@ def test_a_token_removed_from_the_file_stops_working_within_seconds(pg_url, tmp_
 @pytest.mark.parametrize("header", ["Bearer  {token}", "bearer {token}", "Bearer \t{token}"])
 def test_every_endpoint_reads_the_bearer_header_alike(server, header):
     authorization = header.format(token=ALICE_TOKEN)
-    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
-    mcp = httpx.post(server.mcp, json=body, headers={"Accept": "application/json, text/event-stream",
-                                                     "Content-Type": "application/json",
-                                                     "Authorization": authorization})
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    mcp = httpx.post(
+        server.mcp,
+        json=body,
+        headers={
+            "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json",
+            "Authorization": authorization,
+        },
+    )
     metrics = httpx.get(f"{server.url}/metrics", headers={"Authorization": authorization})
     assert mcp.status_code == metrics.status_code == 200

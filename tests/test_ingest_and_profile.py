@@ -28,33 +28,54 @@ async def test_rules_keep_first_person_statements(settings_factory):
     async with connect(settings_factory(llm="none")) as (client, app):
         out = await call(client, "ingest_conversation", messages=CONVERSATION, session_id="conv-1")
         assert out["method"] == "rules" and out["llm"] == "none" and out["summary_id"] is None
-        contents = await scalar(app, "SELECT array_agg(content ORDER BY created_at) FROM memories WHERE user_id = :u",
-                                u=app.settings.user)
+        contents = await scalar(
+            app, "SELECT array_agg(content ORDER BY created_at) FROM memories WHERE user_id = :u", u=app.settings.user
+        )
         assert "I just moved to Lisbon last month." in contents
         assert "My wife and I love surfing." in contents
         assert not [c for c in contents if c.endswith("?") or "Carcavelos" in c]
-        kinds = await scalar(app, "SELECT json_object_agg(content, kind) FROM memories WHERE user_id = :u",
-                             u=app.settings.user)
+        kinds = await scalar(
+            app, "SELECT json_object_agg(content, kind) FROM memories WHERE user_id = :u", u=app.settings.user
+        )
         assert kinds["By the way, my deploy routine is: run tests → build image → push → restart."] == "procedural"
-        assert await scalar(app, "SELECT count(DISTINCT source) FROM memories WHERE user_id = :u",
-                            u=app.settings.user) == 1
+        assert (
+            await scalar(app, "SELECT count(DISTINCT source) FROM memories WHERE user_id = :u", u=app.settings.user)
+            == 1
+        )
         again = await call(client, "ingest_conversation", messages=CONVERSATION, session_id="conv-1")
         assert again["created"] == [] and len(again["duplicates"]) == len(out["created"])
 
 
 async def test_llm_extraction_with_linked_summary(settings_factory):
-    llm = ScriptedLLM({
-        "memories": [
-            {"content": "Moved to Lisbon in October 2026", "kind": "episodic", "importance": 8,
-             "category": "location", "event_time": "2026-10-15", "temporality": "historical"},
-            {"content": "Surfs with his wife most weekends", "kind": "fact", "importance": 6, "category": "preference"},
-            {"content": "Deploy routine", "kind": "procedural",
-             "procedure_steps": ["run tests", "build image", "push"]},
-            {"content": "", "kind": "fact"}, {"content": "bad date", "event_time": "the twelfth of never"},
-            "not an object",
-        ],
-        "summary": "The user talked about moving to Lisbon and surfing.",
-    })
+    llm = ScriptedLLM(
+        {
+            "memories": [
+                {
+                    "content": "Moved to Lisbon in October 2026",
+                    "kind": "episodic",
+                    "importance": 8,
+                    "category": "location",
+                    "event_time": "2026-10-15",
+                    "temporality": "historical",
+                },
+                {
+                    "content": "Surfs with his wife most weekends",
+                    "kind": "fact",
+                    "importance": 6,
+                    "category": "preference",
+                },
+                {
+                    "content": "Deploy routine",
+                    "kind": "procedural",
+                    "procedure_steps": ["run tests", "build image", "push"],
+                },
+                {"content": "", "kind": "fact"},
+                {"content": "bad date", "event_time": "the twelfth of never"},
+                "not an object",
+            ],
+            "summary": "The user talked about moving to Lisbon and surfing.",
+        }
+    )
     async with connect(settings_factory(), Clock(datetime(2026, 11, 22, tzinfo=UTC)), llm) as (client, app):
         out = await call(client, "ingest_conversation", messages=CONVERSATION)
         assert out["method"] == "llm" and out["llm"] == "scripted" and len(out["created"]) == 4
@@ -66,8 +87,9 @@ async def test_llm_extraction_with_linked_summary(settings_factory):
         moved = json.loads((await client.read_resource(f"engrain://memories/{out['created'][0]}")).contents[0].text)
         assert moved["event_time"].startswith("2026-10-15") and moved["importance"] == 8
         assert moved["temporality"] == "historical"
-        steps = await scalar(app, "SELECT metadata -> 'procedure_steps' FROM memories WHERE id = :id",
-                             id=uuid.UUID(out["created"][2]))
+        steps = await scalar(
+            app, "SELECT metadata -> 'procedure_steps' FROM memories WHERE id = :id", id=uuid.UUID(out["created"][2])
+        )
         assert steps == ["run tests", "build image", "push"]
 
 
@@ -79,10 +101,12 @@ async def test_malformed_llm_output_falls_back_to_rules(settings_factory):
 
 @pytest.mark.parametrize(
     ("messages", "needle"),
-    [([], "messages: must not be empty"),
-     ([{"role": "user", "content": "I like \x00 tea"}], "messages[0].content: contains a NUL byte"),
-     ([{"role": "user", "content": "x" * 200_001}], "messages: 200,001 characters in all"),
-     ([{"role": "robot", "content": "hi"}], "role")],
+    [
+        ([], "messages: must not be empty"),
+        ([{"role": "user", "content": "I like \x00 tea"}], "messages[0].content: contains a NUL byte"),
+        ([{"role": "user", "content": "x" * 200_001}], "messages: 200,001 characters in all"),
+        ([{"role": "robot", "content": "hi"}], "role"),
+    ],
 )
 async def test_bad_conversations_write_nothing(settings_factory, messages, needle):
     async with connect(settings_factory(llm="none")) as (client, app):
@@ -103,17 +127,29 @@ async def test_ingest_through_client_sampling(settings_factory):
 
 
 async def test_traits_resources_and_profile(settings_factory):
-    llm = ScriptedLLM(lambda p: answer(new_behaviors=[
-        {"content": "Works best in the early morning", "confidence": 0.5, "context": "work",
-         "evidence_ids": [alias(p, "5am")]}]))
+    llm = ScriptedLLM(
+        lambda p: answer(
+            new_behaviors=[
+                {
+                    "content": "Works best in the early morning",
+                    "confidence": 0.5,
+                    "context": "work",
+                    "evidence_ids": [alias(p, "5am")],
+                }
+            ]
+        )
+    )
     async with connect(settings_factory(), llm=llm) as (client, app):
         await call(client, "remember", content="Wrote the report at 5am, most productive time", pinned=True)
         await call(client, "remember", content="Conference talk", event_time="2099-05-01")
         await call(client, "reflect")
         listed = json.loads((await client.read_resource("engrain://traits")).contents[0].text)
         assert [t["content"] for t in listed] == ["Works best in the early morning"]
-        await execute(app, "UPDATE memories SET trait_stage = 'established', trait_confidence = 0.7 WHERE id = :id",
-                      id=uuid.UUID(listed[0]["id"]))
+        await execute(
+            app,
+            "UPDATE memories SET trait_stage = 'established', trait_confidence = 0.7 WHERE id = :id",
+            id=uuid.UUID(listed[0]["id"]),
+        )
         profile = (await client.read_resource("engrain://profile")).contents[0].text
         assert "## Established\n- Works best in the early morning (behavior, 0.70)" in profile
         assert "## Pinned facts\n- Wrote the report at 5am" in profile
@@ -132,14 +168,25 @@ async def test_traits_resources_and_profile(settings_factory):
 async def test_get_user_traits_filters(settings_factory):
     async with connect(settings_factory(llm="none")) as (client, app):
         for content, stage, subtype, context, c in [
-            ("Core value", "core", "core", "general", 0.9), ("Pref", "established", "preference", "work", 0.7),
-            ("Beh", "emerging", "behavior", "work", 0.4), ("Cand", "candidate", "behavior", "social", 0.2),
-            ("Trend", "trend", "behavior", "general", 0.2), ("Gone", "dissolved", "behavior", "general", 0.05),
+            ("Core value", "core", "core", "general", 0.9),
+            ("Pref", "established", "preference", "work", 0.7),
+            ("Beh", "emerging", "behavior", "work", 0.4),
+            ("Cand", "candidate", "behavior", "social", 0.2),
+            ("Trend", "trend", "behavior", "general", 0.2),
+            ("Gone", "dissolved", "behavior", "general", 0.05),
         ]:
-            await execute(app, "INSERT INTO memories (id, user_id, kind, content, content_hash, trait_stage, "
-                               "trait_subtype, trait_context, trait_confidence) VALUES (gen_random_uuid(), :u, "
-                               "'trait', :c, md5(:c), :s, :t, :x, :conf)",
-                          u=app.settings.user, c=content, s=stage, t=subtype, x=context, conf=c)
+            await execute(
+                app,
+                "INSERT INTO memories (id, user_id, kind, content, content_hash, trait_stage, "
+                "trait_subtype, trait_context, trait_confidence) VALUES (gen_random_uuid(), :u, "
+                "'trait', :c, md5(:c), :s, :t, :x, :conf)",
+                u=app.settings.user,
+                c=content,
+                s=stage,
+                t=subtype,
+                x=context,
+                conf=c,
+            )
 
         async def names(**args):
             return [t["content"] for t in (await call(client, "get_user_traits", **args))["traits"]]

@@ -19,8 +19,14 @@ pytestmark = pytest.mark.skipif(shutil.which("npx") is None, reason="needs Node'
 
 def inspector(pg_url: str, home: Path, *args: str) -> dict:
     engrain = str(Path(sys.executable).with_name("engrain"))
-    env_args = [f"ENGRAIN_DATABASE_URL={pg_url}", f"ENGRAIN_HOME={home}", "ENGRAIN_EMBEDDER=hash",
-                "ENGRAIN_FETCH_MODELS=false", "ENGRAIN_USER=inspector-user", "ENGRAIN_SCHEDULER=off"]
+    env_args = [
+        f"ENGRAIN_DATABASE_URL={pg_url}",
+        f"ENGRAIN_HOME={home}",
+        "ENGRAIN_EMBEDDER=hash",
+        "ENGRAIN_FETCH_MODELS=false",
+        "ENGRAIN_USER=inspector-user",
+        "ENGRAIN_SCHEDULER=off",
+    ]
     cmd = ["npx", "-y", INSPECTOR, "--cli"]
     for pair in env_args:
         cmd += ["-e", pair]
@@ -34,9 +40,18 @@ def test_inspector_lists_tools_and_round_trips_a_memory(pg_url, tmp_path):
     tools = {t["name"]: t for t in inspector(pg_url, tmp_path, "--method", "tools/list")["tools"]}
     assert {"remember", "recall", "link", "forget"} <= set(tools)
     assert all("inputSchema" in t and "outputSchema" in t for t in tools.values())
-    stored = inspector(pg_url, tmp_path, "--method", "tools/call", "--tool-name", "remember",
-                       "--tool-arg", "content=Takes the 7:40 train to work every weekday")
+    stored = inspector(
+        pg_url,
+        tmp_path,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "remember",
+        "--tool-arg",
+        "content=Takes the 7:40 train to work every weekday",
+    )
     assert stored["isError"] is False
-    found = inspector(pg_url, tmp_path, "--method", "tools/call", "--tool-name", "recall",
-                      "--tool-arg", "query=train to work")
+    found = inspector(
+        pg_url, tmp_path, "--method", "tools/call", "--tool-name", "recall", "--tool-arg", "query=train to work"
+    )
     assert found["structuredContent"]["results"][0]["id"] == stored["structuredContent"]["id"]

@@ -17,21 +17,31 @@ pytestmark = pytest.mark.anyio
 async def test_quota_holds_under_concurrent_clients(settings_factory):
     settings = settings_factory(max_memories_per_user=50)
     outcomes: list[str] = []
-    async with (connect(settings) as (a, app), connect(settings) as (b, _), connect(settings) as (c, _),
-                connect(settings) as (d, _)):
+    async with (
+        connect(settings) as (a, app),
+        connect(settings) as (b, _),
+        connect(settings) as (c, _),
+        connect(settings) as (d, _),
+    ):
 
         async def writer(client, name: str) -> None:
             for _ in range(30):
                 note = f"Client {name} keeps note {uuid.uuid4().hex}"  # distinct facts: none merges
                 result = await client.call_tool("remember", {"content": note})
-                outcomes.append("quota" if result.is_error and "quota" in result.content[0].text else
-                                "error" if result.is_error else result.structured_content["status"])
+                outcomes.append(
+                    "quota"
+                    if result.is_error and "quota" in result.content[0].text
+                    else "error"
+                    if result.is_error
+                    else result.structured_content["status"]
+                )
 
         async with anyio.create_task_group() as tg:
             for name, client in zip("abcd", (a, b, c, d), strict=True):
                 tg.start_soon(writer, client, name)
-        live = await scalar(app, "SELECT count(*) FROM memories WHERE user_id = :u AND valid_until IS NULL",
-                            u=settings.user)
+        live = await scalar(
+            app, "SELECT count(*) FROM memories WHERE user_id = :u AND valid_until IS NULL", u=settings.user
+        )
     assert live == 50
     assert outcomes.count("created") == 50 and outcomes.count("quota") == 70 and "error" not in outcomes
 

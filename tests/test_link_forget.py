@@ -71,8 +71,12 @@ async def test_forget_removes_row_links_and_vector_and_keeps_no_content(session)
     mid = uuid.UUID(a["id"])
     assert await scalar(app, "SELECT count(*) FROM memories WHERE id = :id", id=mid) == 0
     assert await scalar(app, "SELECT count(*) FROM memory_links WHERE source_id = :id OR target_id = :id", id=mid) == 0
-    rows = await scalar(app, "SELECT json_agg(json_build_array(action, old_content, new_content, reason) ORDER BY id)"
-                             " FROM memory_history WHERE memory_id = :id", id=mid)
+    rows = await scalar(
+        app,
+        "SELECT json_agg(json_build_array(action, old_content, new_content, reason) ORDER BY id)"
+        " FROM memory_history WHERE memory_id = :id",
+        id=mid,
+    )
     assert rows[-1] == ["forget", None, None, "user asked"]
     assert all("555-0100" not in str(r) for r in rows if r[0] == "forget")
     assert a["id"] not in [r["id"] for r in (await call(client, "recall", query="phone number"))["results"]]
@@ -90,12 +94,20 @@ async def test_forget_dissolves_traits_that_lose_their_last_support(session):
             app,
             "INSERT INTO memories (id, user_id, kind, content, content_hash, trait_subtype, trait_stage, "
             "trait_confidence) VALUES (:id, :u, 'trait', :c, md5(:c), 'behavior', 'emerging', 0.4)",
-            id=trait_id, u=app.settings.user, c=content,
+            id=trait_id,
+            u=app.settings.user,
+            c=content,
         )
-    await execute(app, "INSERT INTO trait_evidence (trait_id, memory_id, polarity, quality) VALUES "
-                       "(:sole, :r1, 'supporting', 'C'), (:shared, :r1, 'supporting', 'C'), "
-                       "(:shared, :r2, 'supporting', 'C')",
-                  sole=sole, shared=shared, r1=uuid.UUID(run1["id"]), r2=uuid.UUID(run2["id"]))
+    await execute(
+        app,
+        "INSERT INTO trait_evidence (trait_id, memory_id, polarity, quality) VALUES "
+        "(:sole, :r1, 'supporting', 'C'), (:shared, :r1, 'supporting', 'C'), "
+        "(:shared, :r2, 'supporting', 'C')",
+        sole=sole,
+        shared=shared,
+        r1=uuid.UUID(run1["id"]),
+        r2=uuid.UUID(run2["id"]),
+    )
     out = await call(client, "forget", memory_id=run1["id"])
     assert out["traits_dissolved"] == [str(sole)]
     assert await scalar(app, "SELECT trait_stage FROM memories WHERE id = :id", id=sole) == "dissolved"

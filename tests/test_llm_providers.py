@@ -37,12 +37,22 @@ class LLMScript:
             return self.status, {"type": "error", "error": {"type": "overloaded_error", "message": "try later"}}
         text = self.replies.pop(0) if self.replies else "{}"
         if path.endswith("/messages"):
-            return 200, {"id": "msg_1", "type": "message", "role": "assistant", "model": body["model"],
-                         "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
-                         "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 5}}
-        return 200, {"id": "c1", "object": "chat.completion", "model": body["model"],
-                     "choices": [{"index": 0, "finish_reason": "stop",
-                                  "message": {"role": "assistant", "content": text}}]}
+            return 200, {
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "model": body["model"],
+                "content": [{"type": "text", "text": text}],
+                "stop_reason": "end_turn",
+                "stop_sequence": None,
+                "usage": {"input_tokens": 10, "output_tokens": 5},
+            }
+        return 200, {
+            "id": "c1",
+            "object": "chat.completion",
+            "model": body["model"],
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+        }
 
 
 class FakeLLM:
@@ -102,9 +112,12 @@ async def test_reflect_through_anthropic_provider(settings_factory, fake_llm, mo
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [('{"a": 1}', {"a": 1}), ('```json\n{"a": 1}\n```', {"a": 1}), ('Sure!\n```\n{"a": [1, 2]}\n```\nDone.',
-                                                                       {"a": [1, 2]}),
-     ('The answer is {"a": {"b": 2}} as requested.', {"a": {"b": 2}})],
+    [
+        ('{"a": 1}', {"a": 1}),
+        ('```json\n{"a": 1}\n```', {"a": 1}),
+        ('Sure!\n```\n{"a": [1, 2]}\n```\nDone.', {"a": [1, 2]}),
+        ('The answer is {"a": {"b": 2}} as requested.', {"a": {"b": 2}}),
+    ],
 )
 def test_extract_json(text, value):
     assert extract_json(text) == value
@@ -154,9 +167,21 @@ class _P:
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_reflect_through_client_sampling(settings_factory, mode):
-    callback, seen = sampler([lambda text: json.dumps(answer(new_behaviors=[
-        {"content": "Bakes bread on weekends", "confidence": 0.4,
-         "evidence_ids": [alias(_P(text), "sourdough")]}]))])
+    callback, seen = sampler(
+        [
+            lambda text: json.dumps(
+                answer(
+                    new_behaviors=[
+                        {
+                            "content": "Bakes bread on weekends",
+                            "confidence": 0.4,
+                            "evidence_ids": [alias(_P(text), "sourdough")],
+                        }
+                    ]
+                )
+            )
+        ]
+    )
     async with connect(settings_factory(llm="sampling"), sampling_callback=callback, mode=mode) as (client, _):
         await call(client, "remember", content="Baked a sourdough loaf on Saturday")
         out = await call(client, "reflect")

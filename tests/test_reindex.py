@@ -15,8 +15,9 @@ from tests.conftest import call, connect, engrain_env, execute, scalar
 pytestmark = pytest.mark.anyio
 
 
-async def test_interrupted_reindex_resumes_and_recall_works_meanwhile(settings_factory, fresh_database_url,
-                                                                      monkeypatch):
+async def test_interrupted_reindex_resumes_and_recall_works_meanwhile(
+    settings_factory, fresh_database_url, monkeypatch
+):
     monkeypatch.setattr(memories_service, "REEMBED_BATCH", 4)
     settings = settings_factory(database_url=fresh_database_url)
     async with connect(settings) as (client, app):
@@ -39,8 +40,9 @@ async def test_interrupted_reindex_resumes_and_recall_works_meanwhile(settings_f
             await app.memories.reembed_stale(on_batch=stop_after_first)
         assert await app.memories.count_stale() == 6  # the first batch of 4 stayed done
         assert await app.memories.reembed_stale() == 6
-        assert await scalar(app, "SELECT count(DISTINCT embedder) FROM memories WHERE user_id = :u",
-                            u=settings.user) == 1
+        assert (
+            await scalar(app, "SELECT count(DISTINCT embedder) FROM memories WHERE user_id = :u", u=settings.user) == 1
+        )
         found = await call(client, "recall", query="lighthouse keeper")
         assert all(h["breakdown"]["vector"] > 0 for h in found["results"])
 
@@ -51,11 +53,13 @@ async def test_reindex_command(settings_factory, fresh_database_url, tmp_path):
         await call(client, "remember", content="Fed the sourdough starter")
         await execute(app, "UPDATE memories SET embedder = 'retired-model'")
     env = engrain_env(tmp_path, ENGRAIN_DATABASE_URL=fresh_database_url)
-    done = subprocess.run([sys.executable, "-m", "engrain", "reindex"], env=env, capture_output=True, text=True,
-                          timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "engrain", "reindex"], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout)
     assert report["reembedded"] == report["were_stale"] == 1 and report["embedder"].startswith("hash")
-    again = subprocess.run([sys.executable, "-m", "engrain", "reindex"], env=env, capture_output=True, text=True,
-                           timeout=120, check=False)
+    again = subprocess.run(
+        [sys.executable, "-m", "engrain", "reindex"], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
     assert json.loads(again.stdout)["reembedded"] == 0

@@ -43,16 +43,26 @@ async def test_procedures_become_procedural(session):
     arrows = await call(client, "remember", content="Release: bump version → tag → push → publish")
     assert arrows["kind"] == "procedural"
     assert arrows["procedure_steps"] == ["bump version", "tag", "push", "publish"]
-    words = await call(client, "remember",
-                       content="To brew coffee, first grind the beans, then heat water to 94C, finally pour slowly")
+    words = await call(
+        client, "remember", content="To brew coffee, first grind the beans, then heat water to 94C, finally pour slowly"
+    )
     assert words["kind"] == "procedural"
     assert words["procedure_steps"] == ["grind the beans", "heat water to 94C", "pour slowly"]
 
 
 async def test_client_arguments_win(session):
     client, _ = session
-    out = await call(client, "remember", content="Moved to Porto yesterday", kind="fact", importance=9,
-                     event_time="2020-05-01", category="home", tags=["move", "move", "porto"], pinned=True)
+    out = await call(
+        client,
+        "remember",
+        content="Moved to Porto yesterday",
+        kind="fact",
+        importance=9,
+        event_time="2020-05-01",
+        category="home",
+        tags=["move", "move", "porto"],
+        pinned=True,
+    )
     assert out["kind"] == "fact" and out["importance"] == 9 and out["category"] == "home"
     assert out["event_time"].startswith("2020-05-01")
 
@@ -74,8 +84,9 @@ async def test_near_duplicate_merges_into_one_row(session):
     assert await scalar(app, "SELECT count(*) FROM memories WHERE user_id = :u", u=app.settings.user) == 1
     other = await call(client, "remember", content="I work as a frontend engineer at Acme Corp in Berlin")
     assert other["status"] == "created"
-    actions = await scalar(app, "SELECT array_agg(action ORDER BY id) FROM memory_history WHERE memory_id = :id",
-                           id=uuid.UUID(first["id"]))
+    actions = await scalar(
+        app, "SELECT array_agg(action ORDER BY id) FROM memory_history WHERE memory_id = :id", id=uuid.UUID(first["id"])
+    )
     assert actions == ["create", "merge"]
 
 
@@ -175,8 +186,9 @@ async def test_supersede_never_merges_into_a_look_alike(session):
     client, _ = session
     old = await call(client, "remember", content="Team standup is at 9:30")
     await call(client, "remember", content="I work as a backend engineer at Acme Corp in Berlin")
-    out = await call(client, "remember", content="I work as a backend engineer at ACME Corp. in Berlin",
-                     supersedes=old["id"])
+    out = await call(
+        client, "remember", content="I work as a backend engineer at ACME Corp. in Berlin", supersedes=old["id"]
+    )
     assert out["status"] == "created" and out["superseded"] == old["id"]
 
 
@@ -187,16 +199,22 @@ async def test_remember_many_dedups_and_validates_all_or_nothing(session):
     client, app = session
     user = app.settings.user
     known = await call(client, "remember", content="Owns a red kayak")
-    batch = [BatchItem(content="Owns a red kayak"), BatchItem(content="Speaks Finnish"),
-             BatchItem(content="speaks finnish."), BatchItem(content="Went to Tallinn on 2024-05-02", importance=7),
-             BatchItem(content="Release: build → test → ship", metadata={"dia_id": "D1:3"})]
+    batch = [
+        BatchItem(content="Owns a red kayak"),
+        BatchItem(content="Speaks Finnish"),
+        BatchItem(content="speaks finnish."),
+        BatchItem(content="Went to Tallinn on 2024-05-02", importance=7),
+        BatchItem(content="Release: build → test → ship", metadata={"dia_id": "D1:3"}),
+    ]
     out = await app.memories.remember_many(user, batch)
     assert [r.status for r in out] == ["duplicate", "created", "duplicate", "created", "created"]
     assert out[0].id == known["id"] and out[2].id == out[1].id
     assert out[3].kind == "episodic" and out[3].event_time.date().isoformat() == "2024-05-02"
     assert out[4].kind == "procedural" and out[4].procedure_steps == ["build", "test", "ship"]
-    assert await scalar(app, "SELECT metadata ->> 'dia_id' FROM memories WHERE id = :id", id=uuid.UUID(out[4].id)) \
+    assert (
+        await scalar(app, "SELECT metadata ->> 'dia_id' FROM memories WHERE id = :id", id=uuid.UUID(out[4].id))
         == "D1:3"
+    )
     found = await call(client, "recall", query="Tallinn")
     assert found["results"][0]["id"] == out[3].id
     before = await _count(app)

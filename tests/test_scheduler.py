@@ -23,14 +23,14 @@ from tests.scripted import ScriptedLLM, answer
 pytestmark = pytest.mark.anyio
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
-TABLES = ("memories", "memory_links", "trait_evidence", "reflection_cycles", "memory_history", "user_state",
-          "job_runs")
+TABLES = ("memories", "memory_links", "trait_evidence", "reflection_cycles", "memory_history", "user_state", "job_runs")
 
 
 @pytest.fixture
 def settings(settings_factory, fresh_database_url):
     def make(**overrides):
         return settings_factory(database_url=fresh_database_url, user="alice", **overrides)
+
     return make
 
 
@@ -46,25 +46,67 @@ async def running(settings, clock) -> AsyncIterator[AppState]:
         await app.close()
 
 
-async def add_memory(app, content: str, *, user: str = "alice", kind: str = "fact", created: datetime,
-                     accessed: datetime | None = None, count: int = 0, importance: int = 5, pinned: bool = False,
-                     temporality: str = "current", event_time: datetime | None = None) -> uuid.UUID:
+async def add_memory(
+    app,
+    content: str,
+    *,
+    user: str = "alice",
+    kind: str = "fact",
+    created: datetime,
+    accessed: datetime | None = None,
+    count: int = 0,
+    importance: int = 5,
+    pinned: bool = False,
+    temporality: str = "current",
+    event_time: datetime | None = None,
+) -> uuid.UUID:
     mid = uuid.uuid4()
-    await execute(app, "INSERT INTO memories (id, user_id, kind, content, content_hash, created_at, last_accessed_at, "
-                       "access_count, importance, pinned, temporality, event_time) VALUES (:id, :u, :k, :c, md5(:c), "
-                       ":cr, :acc, :n, :imp, :pin, :tmp, :ev)",
-                  id=mid, u=user, k=kind, c=content, cr=created, acc=accessed, n=count, imp=importance, pin=pinned,
-                  tmp=temporality, ev=event_time)
+    await execute(
+        app,
+        "INSERT INTO memories (id, user_id, kind, content, content_hash, created_at, last_accessed_at, "
+        "access_count, importance, pinned, temporality, event_time) VALUES (:id, :u, :k, :c, md5(:c), "
+        ":cr, :acc, :n, :imp, :pin, :tmp, :ev)",
+        id=mid,
+        u=user,
+        k=kind,
+        c=content,
+        cr=created,
+        acc=accessed,
+        n=count,
+        imp=importance,
+        pin=pinned,
+        tmp=temporality,
+        ev=event_time,
+    )
     return mid
 
 
-async def add_trait(app, content: str, *, confidence: float, subtype: str = "behavior", stage: str = "emerging",
-                    count: int = 0, reinforced: datetime, user: str = "alice") -> uuid.UUID:
+async def add_trait(
+    app,
+    content: str,
+    *,
+    confidence: float,
+    subtype: str = "behavior",
+    stage: str = "emerging",
+    count: int = 0,
+    reinforced: datetime,
+    user: str = "alice",
+) -> uuid.UUID:
     tid = uuid.uuid4()
-    await execute(app, "INSERT INTO memories (id, user_id, kind, content, content_hash, trait_subtype, trait_stage, "
-                       "trait_confidence, trait_reinforcement_count, trait_last_reinforced, trait_context, created_at) "
-                       "VALUES (:id, :u, 'trait', :c, md5(:c), :st, :sg, :cf, :n, :r, 'general', :r)",
-                  id=tid, u=user, c=content, st=subtype, sg=stage, cf=confidence, n=count, r=reinforced)
+    await execute(
+        app,
+        "INSERT INTO memories (id, user_id, kind, content, content_hash, trait_subtype, trait_stage, "
+        "trait_confidence, trait_reinforcement_count, trait_last_reinforced, trait_context, created_at) "
+        "VALUES (:id, :u, 'trait', :c, md5(:c), :st, :sg, :cf, :n, :r, 'general', :r)",
+        id=tid,
+        u=user,
+        c=content,
+        st=subtype,
+        sg=stage,
+        cf=confidence,
+        n=count,
+        r=reinforced,
+    )
     return tid
 
 
@@ -81,8 +123,9 @@ async def test_retention_follows_the_formula(settings):
     async with running(settings(), clock) as app:
         cases = {}
         for days, count in [(3, 0), (8, 0), (20, 0), (20, 5), (40, 5), (10, 50), (60, 50)]:
-            mid = await add_memory(app, f"memory {days}d {count}x", created=NOW - 90 * DAY,
-                                   accessed=NOW - days * DAY, count=count)
+            mid = await add_memory(
+                app, f"memory {days}d {count}x", created=NOW - 90 * DAY, accessed=NOW - days * DAY, count=count
+            )
             cases[mid] = retention(days, count)
         result = await app.scheduler.run("decay")
         assert result.status == "completed"
@@ -141,13 +184,23 @@ async def test_delete_mode_deletes_and_dissolves_unsupported_traits(settings):
         kept = await add_memory(app, "Plays the piano", created=NOW - 400 * DAY, importance=9)
         trait = await add_trait(app, "Likes live music", confidence=0.5, reinforced=NOW)
         shared = await add_trait(app, "Musical", confidence=0.5, reinforced=NOW)
-        await execute(app, "INSERT INTO trait_evidence (trait_id, memory_id, polarity) VALUES (:t, :g, 'supporting'), "
-                           "(:s, :g, 'supporting'), (:s, :k, 'supporting')", t=trait, s=shared, g=gone, k=kept)
+        await execute(
+            app,
+            "INSERT INTO trait_evidence (trait_id, memory_id, polarity) VALUES (:t, :g, 'supporting'), "
+            "(:s, :g, 'supporting'), (:s, :k, 'supporting')",
+            t=trait,
+            s=shared,
+            g=gone,
+            k=kept,
+        )
         result = await app.scheduler.run("decay")
         assert result.stats["memories_deleted"] == 1 and result.stats["traits_dissolved"] == 1
         assert await scalar(app, "SELECT count(*) FROM memories WHERE id = :id", id=gone) == 0
-        history = await scalar(app, "SELECT json_build_array(action, old_content, new_content) FROM memory_history "
-                                    "WHERE memory_id = :id", id=gone)
+        history = await scalar(
+            app,
+            "SELECT json_build_array(action, old_content, new_content) FROM memory_history WHERE memory_id = :id",
+            id=gone,
+        )
         assert history == ["forget", None, None]
         assert await scalar(app, "SELECT trait_stage FROM memories WHERE id = :id", id=trait) == "dissolved"
         assert await scalar(app, "SELECT trait_stage FROM memories WHERE id = :id", id=shared) == "emerging"
@@ -158,12 +211,13 @@ async def test_trait_decay_follows_the_formula(settings):
     async with running(settings(), clock) as app:
         cases = {
             await add_trait(app, "b", confidence=0.8, reinforced=NOW - 100 * DAY): 0.8 * math.exp(-0.005 * 100),
-            await add_trait(app, "b5", confidence=0.8, count=5, reinforced=NOW - 100 * DAY):
-                0.8 * math.exp(-0.005 / 1.5 * 100),
-            await add_trait(app, "p", confidence=0.8, subtype="preference", stage="established",
-                            reinforced=NOW - 100 * DAY): 0.8 * math.exp(-0.002 * 100),
-            await add_trait(app, "c", confidence=0.9, subtype="core", stage="core", reinforced=NOW - 100 * DAY):
-                0.9 * math.exp(-0.001 * 100),
+            await add_trait(app, "b5", confidence=0.8, count=5, reinforced=NOW - 100 * DAY): 0.8
+            * math.exp(-0.005 / 1.5 * 100),
+            await add_trait(
+                app, "p", confidence=0.8, subtype="preference", stage="established", reinforced=NOW - 100 * DAY
+            ): 0.8 * math.exp(-0.002 * 100),
+            await add_trait(app, "c", confidence=0.9, subtype="core", stage="core", reinforced=NOW - 100 * DAY): 0.9
+            * math.exp(-0.001 * 100),
         }
         trend = await add_trait(app, "t", confidence=0.2, stage="trend", reinforced=NOW - 100 * DAY)
         await app.scheduler.run("decay")
@@ -172,7 +226,8 @@ async def test_trait_decay_follows_the_formula(settings):
         for tid, expected in cases.items():
             hours = 1 / 24
             lam = {"b": 0.005, "b5": 0.005 / 1.5, "p": 0.002, "c": 0.001}[
-                await scalar(app, "SELECT content FROM memories WHERE id = :id", id=tid)]
+                await scalar(app, "SELECT content FROM memories WHERE id = :id", id=tid)
+            ]
             value = await scalar(app, "SELECT trait_confidence FROM memories WHERE id = :id", id=tid)
             assert value == pytest.approx(expected * math.exp(-lam * hours), rel=1e-9)
         assert await scalar(app, "SELECT trait_confidence FROM memories WHERE id = :id", id=trend) == 0.2
@@ -183,15 +238,19 @@ async def test_trait_decay_follows_the_formula(settings):
 async def test_expiry_job(settings):
     clock = Clock(NOW)
     async with running(settings(), clock) as app:
-        past = await add_memory(app, "Dentist", created=NOW - 10 * DAY, temporality="prospective",
-                                event_time=NOW - DAY)
-        future = await add_memory(app, "Flight", created=NOW - 10 * DAY, temporality="prospective",
-                                  event_time=NOW + DAY)
-        await execute(app, "INSERT INTO memories (id, user_id, kind, content, content_hash, trait_subtype, "
-                           "trait_stage, trait_confidence, trait_reinforcement_count, trait_window_end) VALUES "
-                           "(gen_random_uuid(), 'alice', 'trait', 'old trend', 'h1', 'behavior', 'trend', 0.2, 1, :p),"
-                           "(gen_random_uuid(), 'alice', 'trait', 'hot trend', 'h2', 'behavior', 'trend', 0.2, 2, :f)",
-                      p=NOW - DAY, f=NOW + DAY)
+        past = await add_memory(app, "Dentist", created=NOW - 10 * DAY, temporality="prospective", event_time=NOW - DAY)
+        future = await add_memory(
+            app, "Flight", created=NOW - 10 * DAY, temporality="prospective", event_time=NOW + DAY
+        )
+        await execute(
+            app,
+            "INSERT INTO memories (id, user_id, kind, content, content_hash, trait_subtype, "
+            "trait_stage, trait_confidence, trait_reinforcement_count, trait_window_end) VALUES "
+            "(gen_random_uuid(), 'alice', 'trait', 'old trend', 'h1', 'behavior', 'trend', 0.2, 1, :p),"
+            "(gen_random_uuid(), 'alice', 'trait', 'hot trend', 'h2', 'behavior', 'trend', 0.2, 2, :f)",
+            p=NOW - DAY,
+            f=NOW + DAY,
+        )
         result = await app.scheduler.run("expiry")
         assert result.stats == {"expired_intentions": 1, "promoted": 1, "expired_trends": 1}
         assert await scalar(app, "SELECT temporality FROM memories WHERE id = :id", id=past) == "historical"
@@ -211,8 +270,9 @@ async def test_dry_run_changes_nothing(settings):
     clock = Clock(NOW)
     async with running(settings(), clock) as app:
         await add_memory(app, "faded", kind="episodic", created=NOW - 400 * DAY)
-        await add_memory(app, "overdue", created=NOW - 400 * DAY, temporality="prospective", event_time=NOW - DAY,
-                         importance=9)
+        await add_memory(
+            app, "overdue", created=NOW - 400 * DAY, temporality="prospective", event_time=NOW - DAY, importance=9
+        )
         await add_memory(app, "new for digest", created=NOW - DAY)
         await add_trait(app, "decaying", confidence=0.5, reinforced=NOW - 400 * DAY)
         before = await snapshot(app)
@@ -235,8 +295,11 @@ async def test_catch_up_after_downtime_runs_each_job_once(settings):
     clock.now += timedelta(hours=6)  # nothing ran for six hours; a server starts again
     async with running(settings(scheduler_interval=900), clock) as app:
         caught_up = await app.scheduler.tick()
-        assert [(r.job, r.status) for r in caught_up] == [("expiry", "completed"), ("digest", "completed"),
-                                                         ("decay", "completed")]
+        assert [(r.job, r.status) for r in caught_up] == [
+            ("expiry", "completed"),
+            ("digest", "completed"),
+            ("decay", "completed"),
+        ]
         assert await scalar(app, "SELECT count(*) FROM job_runs") == 6
         status = await app.scheduler.status()
         assert status["jobs"]["decay"]["next_run"] == (clock.now + timedelta(seconds=900)).isoformat()
@@ -245,8 +308,9 @@ async def test_catch_up_after_downtime_runs_each_job_once(settings):
 async def test_two_workers_never_run_a_job_twice(settings):
     clock = Clock(NOW)
     async with running(settings(), clock) as first, running(settings(), clock) as second:
-        await add_memory(first, "something to expire", created=NOW - 2 * DAY, temporality="prospective",
-                         event_time=NOW - DAY)
+        await add_memory(
+            first, "something to expire", created=NOW - 2 * DAY, temporality="prospective", event_time=NOW - DAY
+        )
         results = []
 
         async def worker(app):
@@ -255,8 +319,9 @@ async def test_two_workers_never_run_a_job_twice(settings):
         async with anyio.create_task_group() as tg:
             tg.start_soon(worker, first)
             tg.start_soon(worker, second)
-        counts = await scalar(first, "SELECT json_object_agg(job, n) FROM (SELECT job, count(*) n FROM job_runs "
-                                     "GROUP BY job) j")
+        counts = await scalar(
+            first, "SELECT json_object_agg(job, n) FROM (SELECT job, count(*) n FROM job_runs GROUP BY job) j"
+        )
         assert counts == {"expiry": 1, "digest": 1, "decay": 1}
         assert sorted(r.status for r in results).count("completed") == 3
 
@@ -285,8 +350,9 @@ async def test_end_of_session_digest(settings):
     # The client disconnected: the session's user was digested.
     async with running(settings(), clock) as app2:
         assert await scalar(app2, "SELECT count(*) FROM reflection_cycles WHERE user_id = 'alice'") == 1
-        row = await scalar(app2, "SELECT json_build_array(status, user_id) FROM job_runs WHERE job = 'digest' "
-                                 "AND user_id IS NOT NULL")
+        row = await scalar(
+            app2, "SELECT json_build_array(status, user_id) FROM job_runs WHERE job = 'digest' AND user_id IS NOT NULL"
+        )
         assert row == ["completed", "alice"]
         status = json.loads(json.dumps(await app2.scheduler.status()))
         assert status["jobs"]["digest"]["last_any_run"]["user_id"] == "alice"

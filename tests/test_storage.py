@@ -41,10 +41,18 @@ async def test_concurrent_migrations_on_an_empty_database(fresh_database_url, se
         assert (await conn.execute(text("SELECT version_num FROM alembic_version"))).scalar() == head_revision()
         options = (await conn.execute(text("SELECT reloptions FROM pg_class WHERE relname = 'memories'"))).scalar()
         assert options == ["fillfactor=90"]
-        tables = set((await conn.execute(text(
-            "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"))).scalars())
-    assert {"memories", "memory_links", "trait_evidence", "reflection_cycles", "memory_history", "user_state",
-            "job_runs"} <= tables
+        tables = set(
+            (await conn.execute(text("SELECT tablename FROM pg_tables WHERE schemaname = 'public'"))).scalars()
+        )
+    assert {
+        "memories",
+        "memory_links",
+        "trait_evidence",
+        "reflection_cycles",
+        "memory_history",
+        "user_state",
+        "job_runs",
+    } <= tables
     for db in [*opened, again]:
         await db.close()
 
@@ -74,14 +82,28 @@ async def test_recall_statement_can_use_hnsw_and_gin_indexes(session):
     vector = (await app.embeddings.embed(["topic 3"]))[1][0]
     sql = recall_sql(model.id, model.dim, RecallFilter(), True)
     # Enough rows of this user that filtering by user alone is unselective, with real statistics.
-    await execute(app, "INSERT INTO memories (id, user_id, kind, content, content_hash, embedder, embedding) "
-                       "SELECT gen_random_uuid(), :u, 'fact', 'filler memory ' || g, md5('filler' || g), :e, "
-                       "(SELECT array_agg(random() - 0.5)::vector FROM generate_series(1, :dim) d WHERE g > 0) "
-                       "FROM generate_series(1, 3000) g",
-                  u=app.settings.user, e=model.id, dim=model.dim)
+    await execute(
+        app,
+        "INSERT INTO memories (id, user_id, kind, content, content_hash, embedder, embedding) "
+        "SELECT gen_random_uuid(), :u, 'fact', 'filler memory ' || g, md5('filler' || g), :e, "
+        "(SELECT array_agg(random() - 0.5)::vector FROM generate_series(1, :dim) d WHERE g > 0) "
+        "FROM generate_series(1, 3000) g",
+        u=app.settings.user,
+        e=model.id,
+        dim=model.dim,
+    )
     await execute(app, "ANALYZE memories")
-    params = {"user": app.settings.user, "qcfg": "english", "qtext": "xylophone", "qterms": "xylophone",
-              "qv": vector_literal(vector), "now": app.clock(), "decay": 86400.0, "limit": 10, "pool": 50}
+    params = {
+        "user": app.settings.user,
+        "qcfg": "english",
+        "qtext": "xylophone",
+        "qterms": "xylophone",
+        "qv": vector_literal(vector),
+        "now": app.clock(),
+        "decay": 86400.0,
+        "limit": 10,
+        "pool": 50,
+    }
     db = await app.database()
 
     async def plan(*disabled: str) -> str:
@@ -104,16 +126,28 @@ async def test_the_language_migration_gives_existing_rows_their_language(fresh_d
         async with engine.begin() as conn:
             await conn.run_sync(lambda c: _alembic_upgrade(c, "0005"))
             for content in ("我上周三去了北京出差", "Nächsten Monat ziehe ich nach Hamburg.", "I love sushi"):
-                await conn.execute(text(
-                    "INSERT INTO memories (id, user_id, namespace, kind, content, content_hash, importance, tags,"
-                    " temporality, pinned, access_count, metadata) VALUES (gen_random_uuid(), 'u', 'default',"
-                    " 'fact', :c, md5(:c), 5, '{}', 'current', false, 0, '{}')"), {"c": content})
-            before = (await conn.execute(text(
-                "SELECT count(*) FROM memories WHERE tsv @@ to_tsquery('english', '北京')"))).scalar()
+                await conn.execute(
+                    text(
+                        "INSERT INTO memories (id, user_id, namespace, kind, content, content_hash, importance, tags,"
+                        " temporality, pinned, access_count, metadata) VALUES (gen_random_uuid(), 'u', 'default',"
+                        " 'fact', :c, md5(:c), 5, '{}', 'current', false, 0, '{}')"
+                    ),
+                    {"c": content},
+                )
+            before = (
+                await conn.execute(text("SELECT count(*) FROM memories WHERE tsv @@ to_tsquery('english', '北京')"))
+            ).scalar()
             await conn.run_sync(_alembic_upgrade)
             rows = dict((await conn.execute(text("SELECT lang, ts_config::text FROM memories"))).all())
-            found = (await conn.execute(text(
-                "SELECT content FROM memories WHERE tsv @@ websearch_to_tsquery('english', '北京')"))).scalars().all()
+            found = (
+                (
+                    await conn.execute(
+                        text("SELECT content FROM memories WHERE tsv @@ websearch_to_tsquery('english', '北京')")
+                    )
+                )
+                .scalars()
+                .all()
+            )
     finally:
         await engine.dispose()
     assert before == 0

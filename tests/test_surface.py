@@ -29,7 +29,14 @@ async def test_tools_have_schemas_and_annotations(session):
     assert tools["remember"].input_schema["required"] == ["content"]
     assert set(tools["recall"].output_schema["properties"]) >= {"results", "query"}
     assert set(tools["remember"].output_schema["properties"]) >= {
-        "id", "status", "kind", "temporality", "event_time", "importance", "procedure_steps"}
+        "id",
+        "status",
+        "kind",
+        "temporality",
+        "event_time",
+        "importance",
+        "procedure_steps",
+    }
 
 
 async def test_results_carry_text_and_structured_content(session):
@@ -51,8 +58,13 @@ async def test_instructions_and_prompt(session):
 async def test_resources_are_listed(session):
     client, _ = session
     uris = {str(r.uri) for r in (await client.list_resources()).resources}
-    assert {"engrain://memories/recent", "engrain://intentions", "engrain://status", "engrain://traits",
-            "engrain://profile"} <= uris
+    assert {
+        "engrain://memories/recent",
+        "engrain://intentions",
+        "engrain://status",
+        "engrain://traits",
+        "engrain://profile",
+    } <= uris
     templates = {t.uri_template for t in (await client.list_resource_templates()).resource_templates}
     assert {"engrain://memories/{memory_id}", "engrain://traits/{trait_id}"} <= templates
 
@@ -99,8 +111,7 @@ async def test_intentions_split_upcoming_and_overdue(settings_factory):
         undated = await call(client, "remember", content="I plan to learn Portuguese")
         await call(client, "remember", content="I like green tea")
         clock.now += timedelta(days=10)
-        late = await call(client, "remember", content="Renew passport", event_time="2026-12-03",
-                          importance=8)
+        late = await call(client, "remember", content="Renew passport", event_time="2026-12-03", importance=8)
         intentions = await read_json(client, "engrain://intentions")
     assert [m["id"] for m in intentions["overdue"]] == [soon["id"]]
     assert [m["id"] for m in intentions["upcoming"]] == [late["id"], undated["id"]]

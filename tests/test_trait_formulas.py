@@ -12,8 +12,18 @@ from engrain.storage.traits import PROMOTED_CONFIDENCE
 
 @pytest.mark.parametrize(
     ("confidence", "stage"),
-    [(0.0, "dissolved"), (0.0999, "dissolved"), (0.1, "candidate"), (0.2999, "candidate"), (0.3, "emerging"),
-     (0.5999, "emerging"), (0.6, "established"), (0.8499, "established"), (0.85, "core"), (1.0, "core")],
+    [
+        (0.0, "dissolved"),
+        (0.0999, "dissolved"),
+        (0.1, "candidate"),
+        (0.2999, "candidate"),
+        (0.3, "emerging"),
+        (0.5999, "emerging"),
+        (0.6, "established"),
+        (0.8499, "established"),
+        (0.85, "core"),
+        (1.0, "core"),
+    ],
 )
 def test_stage_thresholds(confidence, stage):
     assert lc.stage_for(confidence) == stage
@@ -39,9 +49,9 @@ def test_decay_with_spacing_effect(subtype, lam):
 
 
 def test_review_needs_ratio_above_0_3_and_two_contradictions():
-    assert not lc.needs_review(10, 1)          # one contradiction is never enough
-    assert lc.needs_review(4, 2)               # 2/6 = 0.33 > 0.3
-    assert not lc.needs_review(7, 3)           # 3/10 = 0.3 is not above 0.3
+    assert not lc.needs_review(10, 1)  # one contradiction is never enough
+    assert lc.needs_review(4, 2)  # 2/6 = 0.33 > 0.3
+    assert not lc.needs_review(7, 3)  # 3/10 = 0.3 is not above 0.3
     assert lc.needs_review(0, 2)
 
 

@@ -31,14 +31,40 @@ async def trait_resource(client, trait_id: str) -> dict:
 async def test_behavior_to_preference_to_dissolution(settings_factory):
     clock = Clock(T0)
     llm = ScriptedLLM(
-        lambda p: answer(new_behaviors=[{"content": BEHAVIOR, "confidence": 0.5, "context": "personal",
-                                         "evidence_ids": [alias(p, "stairs"), alias(p, "Walked")]}]),
-        lambda p: answer(reinforcements=[{"trait_id": alias(p, BEHAVIOR), "new_evidence_ids": [alias(p, "Biked")],
-                                          "quality_grade": "A"}]),
-        lambda p: answer(upgrades=[{"from_trait_ids": [alias(p, BEHAVIOR)], "new_content": PREFERENCE,
-                                    "new_subtype": "preference", "reasoning": "walks and bikes across contexts"}]),
-        lambda p: answer(contradictions=[{"trait_id": alias(p, PREFERENCE), "description": "drives a lot now",
-                                          "contradicting_evidence_ids": [alias(p, "Drove"), alias(p, "taxi")]}]),
+        lambda p: answer(
+            new_behaviors=[
+                {
+                    "content": BEHAVIOR,
+                    "confidence": 0.5,
+                    "context": "personal",
+                    "evidence_ids": [alias(p, "stairs"), alias(p, "Walked")],
+                }
+            ]
+        ),
+        lambda p: answer(
+            reinforcements=[
+                {"trait_id": alias(p, BEHAVIOR), "new_evidence_ids": [alias(p, "Biked")], "quality_grade": "A"}
+            ]
+        ),
+        lambda p: answer(
+            upgrades=[
+                {
+                    "from_trait_ids": [alias(p, BEHAVIOR)],
+                    "new_content": PREFERENCE,
+                    "new_subtype": "preference",
+                    "reasoning": "walks and bikes across contexts",
+                }
+            ]
+        ),
+        lambda p: answer(
+            contradictions=[
+                {
+                    "trait_id": alias(p, PREFERENCE),
+                    "description": "drives a lot now",
+                    "contradicting_evidence_ids": [alias(p, "Drove"), alias(p, "taxi")],
+                }
+            ]
+        ),
         lambda p: {"decisions": [{"trait_id": alias(p, PREFERENCE), "action": "modify", "new_content": REWORDED}]},
         answer(),
     )
@@ -72,7 +98,9 @@ async def test_behavior_to_preference_to_dissolution(settings_factory):
         assert source["parent_id"] == preference["id"]
         detail = await trait_resource(client, preference["id"])
         assert {m["content"] for m in detail["supporting"]} >= {
-            "Takes the stairs instead of the elevator at the office", "Biked to the grocery store"}
+            "Takes the stairs instead of the elevator at the office",
+            "Biked to the grocery store",
+        }
         assert [c["id"] for c in detail["children"]] == [source["id"]]
 
         # 4. Two contradicting memories: ×0.6, and a review (2 of 4 observations contradict) rewords it.
@@ -86,8 +114,10 @@ async def test_behavior_to_preference_to_dissolution(settings_factory):
         assert reviewed["confidence"] < preference["confidence"] * 0.6 + 1e-9
         assert reviewed["stage"] == "emerging"
         detail = await trait_resource(client, preference["id"])
-        assert {m["content"] for m in detail["contradicting"]} == {"Drove to work every day this week",
-                                                                   "Took a taxi to the airport"}
+        assert {m["content"] for m in detail["contradicting"]} == {
+            "Drove to work every day this week",
+            "Took a taxi to the airport",
+        }
         actions = [h["action"] for h in detail["history"]]
         assert "modify" in actions and actions.count("stage") >= 1
 
@@ -108,32 +138,67 @@ async def test_upgrade_gates_and_cycle_refusal(settings_factory):
         return [alias(p, "Step note")]
 
     llm = ScriptedLLM(
-        lambda p: answer(new_behaviors=[
-            {"content": "Reads before bed", "confidence": 0.45, "evidence_ids": [alias(p, "novel")]},
-            {"content": "Listens to audiobooks", "confidence": 0.5, "evidence_ids": [alias(p, "audiobook")]}]),
+        lambda p: answer(
+            new_behaviors=[
+                {"content": "Reads before bed", "confidence": 0.45, "evidence_ids": [alias(p, "novel")]},
+                {"content": "Listens to audiobooks", "confidence": 0.5, "evidence_ids": [alias(p, "audiobook")]},
+            ]
+        ),
         # Refused: one source is below the 0.5 gate.
-        lambda p: answer(upgrades=[{"from_trait_ids": [alias(p, "Reads before bed"), alias(p, "Listens to")],
-                                    "new_content": "Loves stories", "new_subtype": "preference"}]),
+        lambda p: answer(
+            upgrades=[
+                {
+                    "from_trait_ids": [alias(p, "Reads before bed"), alias(p, "Listens to")],
+                    "new_content": "Loves stories",
+                    "new_subtype": "preference",
+                }
+            ]
+        ),
         # Refused: a behavior cannot become core directly.
-        lambda p: answer(upgrades=[{"from_trait_ids": [alias(p, "Listens to")], "new_content": "Values stories",
-                                    "new_subtype": "core"}]),
+        lambda p: answer(
+            upgrades=[
+                {"from_trait_ids": [alias(p, "Listens to")], "new_content": "Values stories", "new_subtype": "core"}
+            ]
+        ),
         # Applied: reinforced above 0.5 first, then upgraded; the preference starts at max + 0.1.
         lambda p: answer(
             reinforcements=[{"trait_id": alias(p, "Listens to"), "new_evidence_ids": note(p), "quality_grade": "D"}],
-            upgrades=[{"from_trait_ids": [alias(p, "Listens to")], "new_content": "Loves stories",
-                       "new_subtype": "preference"}]),
+            upgrades=[
+                {
+                    "from_trait_ids": [alias(p, "Listens to")],
+                    "new_content": "Loves stories",
+                    "new_subtype": "preference",
+                }
+            ],
+        ),
         # Refused: contradicted to ~0.5, below the 0.6 gate of preference → core.
         lambda p: answer(
-            contradictions=[{"trait_id": alias(p, "Loves stories"), "contradicting_evidence_ids": note(p),
-                             "description": "skipped reading"}],
-            upgrades=[{"from_trait_ids": [alias(p, "Loves stories")], "new_content": "Values imagination",
-                       "new_subtype": "core"}]),
+            contradictions=[
+                {
+                    "trait_id": alias(p, "Loves stories"),
+                    "contradicting_evidence_ids": note(p),
+                    "description": "skipped reading",
+                }
+            ],
+            upgrades=[
+                {
+                    "from_trait_ids": [alias(p, "Loves stories")],
+                    "new_content": "Values imagination",
+                    "new_subtype": "core",
+                }
+            ],
+        ),
         # Refused: the target is the preference's own source, so parents would form a cycle.
         lambda p: answer(
-            reinforcements=[{"trait_id": alias(p, "Loves stories"), "new_evidence_ids": note(p),
-                             "quality_grade": "A"}],
-            upgrades=[{"from_trait_ids": [alias(p, "Loves stories")], "new_content": "Listens to audiobooks",
-                       "new_subtype": "core"}]),
+            reinforcements=[{"trait_id": alias(p, "Loves stories"), "new_evidence_ids": note(p), "quality_grade": "A"}],
+            upgrades=[
+                {
+                    "from_trait_ids": [alias(p, "Loves stories")],
+                    "new_content": "Listens to audiobooks",
+                    "new_subtype": "core",
+                }
+            ],
+        ),
     )
     async with connect(settings_factory(), clock, llm) as (client, _):
         await call(client, "remember", content="Finished a novel last night")
@@ -159,10 +224,18 @@ async def test_upgrade_gates_and_cycle_refusal(settings_factory):
 async def test_review_can_dissolve_a_trait(settings_factory):
     clock = Clock(T0)
     llm = ScriptedLLM(
-        lambda p: answer(new_behaviors=[{"content": "Is vegetarian", "confidence": 0.5,
-                                         "evidence_ids": [alias(p, "tofu")]}]),
-        lambda p: answer(contradictions=[{"trait_id": alias(p, "Is vegetarian"), "description": "eats meat",
-                                          "contradicting_evidence_ids": [alias(p, "steak"), alias(p, "burger")]}]),
+        lambda p: answer(
+            new_behaviors=[{"content": "Is vegetarian", "confidence": 0.5, "evidence_ids": [alias(p, "tofu")]}]
+        ),
+        lambda p: answer(
+            contradictions=[
+                {
+                    "trait_id": alias(p, "Is vegetarian"),
+                    "description": "eats meat",
+                    "contradicting_evidence_ids": [alias(p, "steak"), alias(p, "burger")],
+                }
+            ]
+        ),
         lambda p: {"decisions": [{"trait_id": alias(p, "Is vegetarian"), "action": "dissolve"}]},
     )
     async with connect(settings_factory(), clock, llm) as (client, _):
@@ -180,10 +253,18 @@ async def test_review_can_dissolve_a_trait(settings_factory):
 async def test_single_contradiction_multiplies_by_0_8_without_review(settings_factory):
     clock = Clock(T0)
     llm = ScriptedLLM(
-        lambda p: answer(new_behaviors=[{"content": "Works late", "confidence": 0.5,
-                                         "evidence_ids": [alias(p, "midnight")]}]),
-        lambda p: answer(contradictions=[{"trait_id": alias(p, "Works late"), "description": "left early",
-                                          "contradicting_evidence_ids": [alias(p, "5pm")]}]),
+        lambda p: answer(
+            new_behaviors=[{"content": "Works late", "confidence": 0.5, "evidence_ids": [alias(p, "midnight")]}]
+        ),
+        lambda p: answer(
+            contradictions=[
+                {
+                    "trait_id": alias(p, "Works late"),
+                    "description": "left early",
+                    "contradicting_evidence_ids": [alias(p, "5pm")],
+                }
+            ]
+        ),
     )
     async with connect(settings_factory(), clock, llm) as (client, _):
         await call(client, "remember", content="Coded until midnight")

@@ -20,8 +20,11 @@ RUNNING = "Goes running early in the morning"
 
 
 def proposes_running(prompt):
-    return answer(new_behaviors=[{"content": RUNNING, "confidence": 0.45, "context": "personal",
-                                  "evidence_ids": [alias(prompt, "ran 5k")]}])
+    return answer(
+        new_behaviors=[
+            {"content": RUNNING, "confidence": 0.45, "context": "personal", "evidence_ids": [alias(prompt, "ran 5k")]}
+        ]
+    )
 
 
 async def a_trait(client) -> dict:
@@ -51,8 +54,9 @@ async def test_endorse_is_grade_b_evidence(settings_factory):
 async def test_edit_rewords_and_keeps_evidence(settings_factory):
     async with connect(settings_factory(), Clock(), ScriptedLLM(proposes_running)) as (client, _):
         trait = await a_trait(client)
-        out = await call(client, "review_trait", trait_id=trait["id"], action="edit",
-                         content="Runs before work on weekdays")
+        out = await call(
+            client, "review_trait", trait_id=trait["id"], action="edit", content="Runs before work on weekdays"
+        )
         assert out["content"] == "Runs before work on weekdays" and out["confidence"] == pytest.approx(0.45)
         after = await detail(client, trait["id"])
         assert {m["id"] for m in after["supporting"]} == set(trait["supporting_ids"])
@@ -81,12 +85,14 @@ async def test_review_refuses_bad_input_and_other_users_traits(settings_factory)
         trait = await a_trait(owner)
         note = await call(owner, "remember", content="A plain fact, not a trait")
         async with connect(settings_factory()) as (other, _):
-            assert "no memory with id" in await call_error(other, "review_trait", trait_id=trait["id"],
-                                                           action="dismiss")
+            assert "no memory with id" in await call_error(
+                other, "review_trait", trait_id=trait["id"], action="dismiss"
+            )
         assert "no memory with id" in await call_error(owner, "review_trait", trait_id=note["id"], action="endorse")
         assert "content: edit needs" in await call_error(owner, "review_trait", trait_id=trait["id"], action="edit")
-        assert "content: only edit" in await call_error(owner, "review_trait", trait_id=trait["id"],
-                                                        action="dismiss", content="x")
+        assert "content: only edit" in await call_error(
+            owner, "review_trait", trait_id=trait["id"], action="dismiss", content="x"
+        )
         assert "trait_id" in await call_error(owner, "review_trait", trait_id="nope", action="endorse")
         assert (await detail(owner, trait["id"]))["stage"] == "candidate"  # nothing changed
 
@@ -120,8 +126,11 @@ async def test_traits_as_of_are_rebuilt_from_history(settings_factory):
 
 async def near_core_trait(client, app) -> dict:
     trait = await a_trait(client)
-    await execute(app, "UPDATE memories SET trait_stage = 'established', trait_confidence = 0.8 WHERE id = :id",
-                  id=uuid.UUID(trait["id"]))
+    await execute(
+        app,
+        "UPDATE memories SET trait_stage = 'established', trait_confidence = 0.8 WHERE id = :id",
+        id=uuid.UUID(trait["id"]),
+    )
     return trait
 
 
@@ -135,12 +144,18 @@ def answering(confirm: bool | None, asked: list[str]):
     return callback
 
 
-@pytest.mark.parametrize(("confirm", "stage", "confidence"), [
-    (True, "established", reinforced(0.8, "B")), (False, "dissolved", 0.8), (None, "established", 0.8)])
+@pytest.mark.parametrize(
+    ("confirm", "stage", "confidence"),
+    [(True, "established", reinforced(0.8, "B")), (False, "dissolved", 0.8), (None, "established", 0.8)],
+)
 async def test_reflect_asks_before_a_trait_becomes_core(settings_factory, confirm, stage, confidence):
     asked: list[str] = []
-    async with connect(settings_factory(), Clock(), ScriptedLLM(proposes_running, answer()),
-                       elicitation_callback=answering(confirm, asked)) as (client, app):
+    async with connect(
+        settings_factory(),
+        Clock(),
+        ScriptedLLM(proposes_running, answer()),
+        elicitation_callback=answering(confirm, asked),
+    ) as (client, app):
         trait = await near_core_trait(client, app)
         out = await call(client, "reflect", force=True)
         assert len(asked) == 1 and RUNNING in asked[0]
@@ -170,12 +185,14 @@ async def test_elicitation_and_sampling_together_complete_a_cycle(settings_facto
         text = params.messages[0].content.text
         sampled.append(text)
         reply = proposes_running(Prompt("", text)) if len(sampled) == 1 else answer()  # the first builds the trait
-        return types.CreateMessageResult(role="assistant", model="client-model",
-                                         content=types.TextContent(type="text", text=json.dumps(reply)))
+        return types.CreateMessageResult(
+            role="assistant", model="client-model", content=types.TextContent(type="text", text=json.dumps(reply))
+        )
 
     clock = Clock()
-    async with connect(settings_factory(llm="sampling"), clock, sampling_callback=sample,
-                       elicitation_callback=answering(True, asked)) as (client, app):
+    async with connect(
+        settings_factory(llm="sampling"), clock, sampling_callback=sample, elicitation_callback=answering(True, asked)
+    ) as (client, app):
         trait = await near_core_trait(client, app)
         clock.now += timedelta(minutes=5)
         await call(client, "remember", content="Ran a half marathon on Sunday")
@@ -201,8 +218,9 @@ async def test_a_memory_arriving_while_the_client_samples_waits_for_the_next_ref
                 clock.now += timedelta(seconds=1)
                 await call(other, "remember", content="I also started climbing on Thursdays")
             reply = answer(new_trends=[{"content": "Runs early", "evidence_ids": [alias(Prompt("", text), "ran 5k")]}])
-            return types.CreateMessageResult(role="assistant", model="m",
-                                             content=types.TextContent(type="text", text=json.dumps(reply)))
+            return types.CreateMessageResult(
+                role="assistant", model="m", content=types.TextContent(type="text", text=json.dumps(reply))
+            )
 
         async with connect(settings, clock, sampling_callback=sample, mode=mode) as (client, _):
             await call(client, "remember", content="I ran 5k before work today")

@@ -195,8 +195,9 @@ class EmbedderManager:
                 await self.on_switch(cached)
             return
         if not (self.settings.fetch_models and await run_in_daemon_thread(model_hub_reachable)):
-            self.message = (f"most memories are not in English; {target.model} is unavailable (offline): "
-                            f"using {current.id}")
+            self.message = (
+                f"most memories are not in English; {target.model} is unavailable (offline): using {current.id}"
+            )
             log.info("%s", self.message)
             return
         log.info("most memories are not in English: fetching %s in the background", target.model)
@@ -226,7 +227,7 @@ class EmbedderManager:
         model = await self.ready()
         out: list[list[float]] = []
         for start in range(0, len(texts), MAX_BATCH):
-            chunk = texts[start:start + MAX_BATCH]
+            chunk = texts[start : start + MAX_BATCH]
             if model.cheap and len(chunk) <= INLINE_MAX:
                 out += model.embed(chunk)
             else:

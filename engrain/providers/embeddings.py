@@ -126,7 +126,7 @@ class HashEmbedder:
         feats += [(f"b:{a} {b}", 0.7) for a, b in itertools.pairwise(words)]
         for w in words:
             padded = f"<{w}>"
-            feats += [(f"c:{padded[i:i + 3]}", 0.35) for i in range(len(padded) - 2)]
+            feats += [(f"c:{padded[i : i + 3]}", 0.35) for i in range(len(padded) - 2)]
         return feats
 
     def embed(self, texts: list[str]) -> list[list[float]]:

@@ -54,8 +54,13 @@ class LLM(Protocol):
 class AnthropicLLM:
     """Claude through the official SDK (`ANTHROPIC_API_KEY`; `ANTHROPIC_BASE_URL` is honoured too)."""
 
-    def __init__(self, model: str = DEFAULT_ANTHROPIC_MODEL, api_key: str | None = None,
-                 base_url: str | None = None, timeout: float = 60.0) -> None:
+    def __init__(
+        self,
+        model: str = DEFAULT_ANTHROPIC_MODEL,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float = 60.0,
+    ) -> None:
         import anthropic
 
         self.model = model
@@ -67,7 +72,9 @@ class AnthropicLLM:
 
         try:
             message = await self._client.messages.create(
-                model=self.model, max_tokens=prompt.max_tokens, system=prompt.system,
+                model=self.model,
+                max_tokens=prompt.max_tokens,
+                system=prompt.system,
                 messages=[{"role": "user", "content": prompt.user}],
             )
         except anthropic.APIError as exc:
@@ -113,7 +120,7 @@ def extract_json(text: str) -> Any:
     candidates += [m.strip() for m in _FENCE.findall(text)]
     start, end = text.find("{"), text.rfind("}")
     if 0 <= start < end:
-        candidates.append(text[start:end + 1])
+        candidates.append(text[start : end + 1])
     for candidate in candidates:
         try:
             return json.loads(candidate)
@@ -136,8 +143,12 @@ async def complete_json(llm: LLM, prompt: Prompt, validate: Callable[[Any], T] =
         except ValueError as exc:
             problem = f"was not of the shape asked for ({exc})"
     log.info("%s: the answer %s; retrying once", llm.name, problem.split(" (")[0])
-    retry = Prompt(prompt.system, prompt.user + f"\n\nYour previous answer {problem}. Answer again with one "
-                   "JSON object of the shape asked for, no prose.", prompt.max_tokens)
+    retry = Prompt(
+        prompt.system,
+        prompt.user + f"\n\nYour previous answer {problem}. Answer again with one "
+        "JSON object of the shape asked for, no prose.",
+        prompt.max_tokens,
+    )
     return validate(extract_json(await llm.complete(retry)))
 
 
@@ -180,8 +191,9 @@ class LLMChoice:
         return ask
 
 
-def choose(spec: str, api_key: str | None = None, timeout: float = 60.0, base_url: str | None = None,
-           model: str | None = None) -> LLMChoice:
+def choose(
+    spec: str, api_key: str | None = None, timeout: float = 60.0, base_url: str | None = None, model: str | None = None
+) -> LLMChoice:
     """Parse ENGRAIN_LLM: `auto` | `anthropic[:model]` | `openai-compatible:<base_url>[:model]` |
     `sampling` | `host` | `none`. `auto`, in order: anthropic when ANTHROPIC_API_KEY is set; the
     openai-compatible server of ENGRAIN_LLM_BASE_URL when one is configured; the client's model through
@@ -193,8 +205,9 @@ def choose(spec: str, api_key: str | None = None, timeout: float = 60.0, base_ur
             return LLMChoice("direct", AnthropicLLM(timeout=timeout))
         if base_url:
             key = api_key or os.environ.get("OPENAI_API_KEY")
-            return LLMChoice("direct", OpenAICompatibleLLM(base_url, model or DEFAULT_OPENAI_MODEL, key,
-                                                           timeout=timeout))
+            return LLMChoice(
+                "direct", OpenAICompatibleLLM(base_url, model or DEFAULT_OPENAI_MODEL, key, timeout=timeout)
+            )
         return LLMChoice("auto")
     if spec in ("none", "sampling", "host"):
         return LLMChoice(spec)
@@ -204,8 +217,9 @@ def choose(spec: str, api_key: str | None = None, timeout: float = 60.0, base_ur
         parts = split_base_url(rest)
         if parts:
             key = api_key or os.environ.get("OPENAI_API_KEY")
-            return LLMChoice("direct", OpenAICompatibleLLM(parts[0], parts[1] or DEFAULT_OPENAI_MODEL, key,
-                                                           timeout=timeout))
+            return LLMChoice(
+                "direct", OpenAICompatibleLLM(parts[0], parts[1] or DEFAULT_OPENAI_MODEL, key, timeout=timeout)
+            )
     raise ValueError(
         f"ENGRAIN_LLM={spec!r} is not understood; use auto, none, sampling, host, anthropic[:model] "
         "or openai-compatible:<base_url>[:model]"

@@ -14,14 +14,22 @@ RECENT_LIMIT = 20
 
 
 def register(server: MCPServer, app: AppState) -> None:
-    @server.resource("engrain://memories/recent", name="recent-memories", mime_type="application/json",
-                     description=f"The {RECENT_LIMIT} newest live memories of the user.")
+    @server.resource(
+        "engrain://memories/recent",
+        name="recent-memories",
+        mime_type="application/json",
+        description=f"The {RECENT_LIMIT} newest live memories of the user.",
+    )
     async def recent() -> str:
         views = await app.memories.recent(app.user(), RECENT_LIMIT)
         return json.dumps([v.model_dump(mode="json") for v in views], ensure_ascii=False)
 
-    @server.resource("engrain://memories/{memory_id}", name="memory", mime_type="application/json",
-                     description="One memory with its links and its history.")
+    @server.resource(
+        "engrain://memories/{memory_id}",
+        name="memory",
+        mime_type="application/json",
+        description="One memory with its links and its history.",
+    )
     async def memory(memory_id: str) -> str:
         try:
             detail = await app.memories.detail(app.user(), memory_id)
@@ -31,8 +39,12 @@ def register(server: MCPServer, app: AppState) -> None:
             raise ResourceError(str(exc)) from exc
         return json.dumps(detail, ensure_ascii=False)
 
-    @server.resource("engrain://intentions", name="intentions", mime_type="application/json",
-                     description="Prospective memories (plans, appointments): upcoming and overdue.")
+    @server.resource(
+        "engrain://intentions",
+        name="intentions",
+        mime_type="application/json",
+        description="Prospective memories (plans, appointments): upcoming and overdue.",
+    )
     async def intentions() -> str:
         split = await app.memories.intentions(app.user())
         return json.dumps({k: [v.model_dump(mode="json") for v in vs] for k, vs in split.items()}, ensure_ascii=False)

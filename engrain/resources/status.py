@@ -11,8 +11,12 @@ from engrain.server.status import status
 
 
 def register(server: MCPServer, app: AppState) -> None:
-    @server.resource("engrain://status", name="status", mime_type="application/json",
-                     description="Database, embedder, LLM provider, scheduler and counts.")
+    @server.resource(
+        "engrain://status",
+        name="status",
+        mime_type="application/json",
+        description="Database, embedder, LLM provider, scheduler and counts.",
+    )
     async def read_status() -> str:
         user = app.user()
         return json.dumps(await status(app, user, viewer=user), ensure_ascii=False, default=str)

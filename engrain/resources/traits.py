@@ -12,15 +12,23 @@ from engrain.server.state import AppState
 
 
 def register(server: MCPServer, app: AppState) -> None:
-    @server.resource("engrain://traits", name="traits", mime_type="application/json",
-                     description="Every active trait of the user (trend to core), strongest first.")
+    @server.resource(
+        "engrain://traits",
+        name="traits",
+        mime_type="application/json",
+        description="Every active trait of the user (trend to core), strongest first.",
+    )
     async def traits() -> str:
         result = await app.traits.list(app.user(), min_stage="trend")
         return json.dumps([t.model_dump(mode="json") for t in result.traits], ensure_ascii=False)
 
-    @server.resource("engrain://traits/{trait_id}", name="trait", mime_type="application/json",
-                     description="One trait with its supporting and contradicting memories and its history: "
-                                 "why engrain thinks this about the user.")
+    @server.resource(
+        "engrain://traits/{trait_id}",
+        name="trait",
+        mime_type="application/json",
+        description="One trait with its supporting and contradicting memories and its history: "
+        "why engrain thinks this about the user.",
+    )
     async def trait(trait_id: str) -> str:
         try:
             return json.dumps(await app.traits.detail(app.user(), trait_id), ensure_ascii=False)
@@ -29,8 +37,12 @@ def register(server: MCPServer, app: AppState) -> None:
         except InvalidInput as exc:
             raise ResourceError(str(exc)) from exc
 
-    @server.resource("engrain://profile", name="profile", mime_type="text/markdown",
-                     description="Who the user is: core and established traits, pinned facts, upcoming plans. "
-                                 "Meant to be attached as context.")
+    @server.resource(
+        "engrain://profile",
+        name="profile",
+        mime_type="text/markdown",
+        description="Who the user is: core and established traits, pinned facts, upcoming plans. "
+        "Meant to be attached as context.",
+    )
     async def profile() -> str:
         return await app.traits.profile(app.user())

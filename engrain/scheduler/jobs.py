@@ -34,8 +34,9 @@ class JobContext:
 Job = Callable[[JobContext, datetime, "str | None", bool], Awaitable[dict[str, Any]]]
 
 
-async def _in_transaction(ctx: JobContext, dry_run: bool, work: Callable[[Any], Awaitable[dict[str, Any]]]
-                          ) -> dict[str, Any]:
+async def _in_transaction(
+    ctx: JobContext, dry_run: bool, work: Callable[[Any], Awaitable[dict[str, Any]]]
+) -> dict[str, Any]:
     db = await ctx.runtime.database()
     async with db.sessions() as s:
         tx = await s.begin()
@@ -53,10 +54,14 @@ async def _in_transaction(ctx: JobContext, dry_run: bool, work: Callable[[Any], 
 
 async def expiry(ctx: JobContext, now: datetime, user_id: str | None, dry_run: bool) -> dict[str, Any]:
     """Past intentions become historical; trends are promoted or expire with their window."""
+
     async def work(s: Any) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        steps = (("intentions", trait_repo.expire_prospective), ("trend_promotion", trait_repo.promote_trends),
-                 ("trend_expiry", trait_repo.expire_trends))
+        steps = (
+            ("intentions", trait_repo.expire_prospective),
+            ("trend_promotion", trait_repo.promote_trends),
+            ("trend_expiry", trait_repo.expire_trends),
+        )
         for name, step in steps:
             result = await step(s, user_id, now)
             sample = result.pop("sample", [])
@@ -75,16 +80,30 @@ async def decay(ctx: JobContext, now: datetime, user_id: str | None, dry_run: bo
 
     async def work(s: Any) -> dict[str, Any]:
         traits = await trait_repo.decay_traits(s, user_id, now)
-        out: dict[str, Any] = {"traits_decayed": traits["decayed"], "traits_dissolved": traits["dissolved"],
-                               "trait_stage_changes": traits["stage_changes"], "retention": settings.retention,
-                               "forget_mode": settings.forget_mode, "lambda": lam, "threshold": threshold}
+        out: dict[str, Any] = {
+            "traits_decayed": traits["decayed"],
+            "traits_dissolved": traits["dissolved"],
+            "trait_stage_changes": traits["stage_changes"],
+            "retention": settings.retention,
+            "forget_mode": settings.forget_mode,
+            "lambda": lam,
+            "threshold": threshold,
+        }
         if settings.retention == "on":
             faded = await fade_memories(
-                s, user_id, now, lam=lam, threshold=threshold, delete=settings.forget_mode == "delete",
+                s,
+                user_id,
+                now,
+                lam=lam,
+                threshold=threshold,
+                delete=settings.forget_mode == "delete",
                 min_created=now - timedelta(days=settings.retention_min_age_days),
             )
-            out.update(memories_archived=faded["archived"], memories_deleted=faded["deleted"],
-                       traits_dissolved=out["traits_dissolved"] + faded["traits_dissolved"])
+            out.update(
+                memories_archived=faded["archived"],
+                memories_deleted=faded["deleted"],
+                traits_dissolved=out["traits_dissolved"] + faded["traits_dissolved"],
+            )
             if dry_run:
                 out["memories_sample"] = faded["sample"]
         if dry_run:
@@ -112,7 +131,7 @@ async def digest(ctx: JobContext, now: datetime, user_id: str | None, dry_run: b
     stats: dict[str, Any] = {"candidates": len(users), "due": len(due)}
     choice = ctx.llm
     if dry_run:
-        return stats | {"sample": due[:trait_repo.SAMPLE], "llm": choice.name}
+        return stats | {"sample": due[: trait_repo.SAMPLE], "llm": choice.name}
     ask = choice.direct_ask()
     if ask is None:  # no model without a client: the due users stay due (nothing is consumed without a model)
         return stats | {"reflected": 0, "waiting_for_model": len(due), "llm": choice.name}

@@ -50,8 +50,9 @@ class Scheduler:
     def interval(self) -> timedelta:
         return timedelta(seconds=self.rt.settings.scheduler_interval)
 
-    async def run(self, name: str, *, dry_run: bool = False, user_id: str | None = None,
-                  only_if_due: bool = False) -> JobResult:
+    async def run(
+        self, name: str, *, dry_run: bool = False, user_id: str | None = None, only_if_due: bool = False
+    ) -> JobResult:
         """Run one job now, unless it is already running somewhere (then: skipped). `only_if_due`
         re-checks the schedule once the lock is held, so a run another process just finished counts."""
         if name not in self.jobs:
@@ -60,11 +61,21 @@ class Scheduler:
         started = self.rt.clock()
         async with db.try_advisory_lock(job_lock_name(name, user_id)) as got:
             if not got:
-                return JobResult(job=name, status="skipped", error="already running elsewhere", started_at=started,
-                                 finished_at=self.rt.clock())
+                return JobResult(
+                    job=name,
+                    status="skipped",
+                    error="already running elsewhere",
+                    started_at=started,
+                    finished_at=self.rt.clock(),
+                )
             if only_if_due and name not in await self.due():
-                return JobResult(job=name, status="skipped", error="ran elsewhere within the interval",
-                                 started_at=started, finished_at=self.rt.clock())
+                return JobResult(
+                    job=name,
+                    status="skipped",
+                    error="ran elsewhere within the interval",
+                    started_at=started,
+                    finished_at=self.rt.clock(),
+                )
             return await self._run_locked(name, dry_run, user_id, started)
 
     async def _run_locked(self, name: str, dry_run: bool, user_id: str | None, started: datetime) -> JobResult:
@@ -111,7 +122,8 @@ class Scheduler:
             last = await job_repo.last_runs(s, scheduled_only=True)
         now = self.rt.clock()
         return self._ordered(
-            name for name in self.jobs
+            name
+            for name in self.jobs
             if name not in last or datetime.fromisoformat(last[name]["started_at"]) + self.interval <= now
         )
 
@@ -132,8 +144,9 @@ class Scheduler:
         """Digest the user of a session that just ended, within ENGRAIN_SESSION_END_TIMEOUT."""
         with anyio.move_on_after(self.rt.settings.session_end_timeout):
             return await self.run("digest", user_id=user_id)
-        log.warning("end-of-session digest for %s did not finish in %.0f s", user_id,
-                    self.rt.settings.session_end_timeout)
+        log.warning(
+            "end-of-session digest for %s did not finish in %.0f s", user_id, self.rt.settings.session_end_timeout
+        )
         return None
 
     async def status(self, viewer: str | None = None) -> dict[str, Any]:
@@ -150,10 +163,12 @@ class Scheduler:
             run = last.get(name)
             # When it is next due, for whichever server or worker runs jobs on this database.
             next_run = (datetime.fromisoformat(run["started_at"]) + self.interval).isoformat() if run else "now"
-            jobs[name] = {"last_run": _seen_by(run, viewer), "last_any_run": _seen_by(latest.get(name), viewer),
-                          "next_run": next_run}
-        return {"enabled_in_this_server": enabled, "interval_s": self.rt.settings.scheduler_interval,
-                "jobs": jobs}
+            jobs[name] = {
+                "last_run": _seen_by(run, viewer),
+                "last_any_run": _seen_by(latest.get(name), viewer),
+                "next_run": next_run,
+            }
+        return {"enabled_in_this_server": enabled, "interval_s": self.rt.settings.scheduler_interval, "jobs": jobs}
 
 
 def _seen_by(run: dict[str, Any] | None, viewer: str | None) -> dict[str, Any] | None:
@@ -162,5 +177,7 @@ def _seen_by(run: dict[str, Any] | None, viewer: str | None) -> dict[str, Any] |
     such as the LLM) — not the counts, ids and errors, which describe other users' data."""
     if run is None or viewer is None or run["user_id"] == viewer:
         return run
-    return {**{key: run[key] for key in ("status", "started_at", "finished_at")},
-            "stats": {key: value for key, value in (run["stats"] or {}).items() if isinstance(value, str)}}
+    return {
+        **{key: run[key] for key in ("status", "started_at", "finished_at")},
+        "stats": {key: value for key, value in (run["stats"] or {}).items() if isinstance(value, str)},
+    }

@@ -41,8 +41,9 @@ class EngrainServer(MCPServer[AppState]):
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
-                raise ToolError(f"Error executing tool {name}: {describe_invalid_arguments(exc.__cause__)}"
-                                ) from exc.__cause__
+                raise ToolError(
+                    f"Error executing tool {name}: {describe_invalid_arguments(exc.__cause__)}"
+                ) from exc.__cause__
             raise
 
 
@@ -85,7 +86,11 @@ def create_server(app: AppState, *, session_digest: bool = True, **options: Any)
             server._lowlevel_server.instructions = guide.with_profile(summary)
 
     server = EngrainServer(
-        "engrain", title="engrain memory", version=__version__, instructions=guide.INSTRUCTIONS, lifespan=lifespan,
+        "engrain",
+        title="engrain memory",
+        version=__version__,
+        instructions=guide.INSTRUCTIONS,
+        lifespan=lifespan,
         **options,
     )
     for module in (remember, recall, reflect, traits, review, link, forget, ingest):

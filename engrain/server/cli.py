@@ -93,8 +93,9 @@ def export(args: argparse.Namespace, settings: Settings) -> int:
     from engrain.services.portability import export_jsonl
 
     async def work(app: Any) -> int:
-        count = await export_jsonl(app.database, sys.stdout, user=args.user, vectors=not args.no_vectors,
-                                   progress=sys.stderr.isatty())
+        count = await export_jsonl(
+            app.database, sys.stdout, user=args.user, vectors=not args.no_vectors, progress=sys.stderr.isatty()
+        )
         sys.stdout.flush()
         if sys.stderr.isatty():
             print(f"exported {count:,} rows", file=sys.stderr)
@@ -157,20 +158,26 @@ def main(argv: list[str] | None = None) -> None:
     logging_options.add_argument("--log-json", action="store_true", help="log JSON lines to stderr")
     commands = parser.add_subparsers(dest="command", required=True)
     serve_cmd = commands.add_parser("serve", help="run the MCP server", parents=[logging_options])
-    serve_cmd.add_argument("--transport", choices=["stdio", "http", "sse"], default="stdio",
-                           help="stdio (what Claude Desktop launches), http (streamable HTTP at /mcp) or sse")
+    serve_cmd.add_argument(
+        "--transport",
+        choices=["stdio", "http", "sse"],
+        default="stdio",
+        help="stdio (what Claude Desktop launches), http (streamable HTTP at /mcp) or sse",
+    )
     serve_cmd.add_argument("--host", default="127.0.0.1", help="HTTP/SSE: address to bind (default loopback)")
     serve_cmd.add_argument("--port", type=int, default=8765, help="HTTP/SSE: port (default 8765)")
     serve_cmd.set_defaults(func=serve)
-    commands.add_parser("worker", help="run the scheduled jobs only (no MCP server)",
-                        parents=[logging_options]).set_defaults(func=worker)
+    commands.add_parser(
+        "worker", help="run the scheduled jobs only (no MCP server)", parents=[logging_options]
+    ).set_defaults(func=worker)
     jobs_cmd = commands.add_parser("jobs", help="scheduled jobs").add_subparsers(dest="jobs_command", required=True)
     run_cmd = jobs_cmd.add_parser("run", help="run jobs now and print their results as JSON")
     run_cmd.add_argument("job", nargs="?", default="all", choices=[*JOB_NAMES, "all"])
     run_cmd.add_argument("--dry-run", action="store_true", help="report what would change; change nothing")
     run_cmd.set_defaults(func=jobs_run)
     commands.add_parser("status", help="database, embedder, LLM, scheduler and counts as JSON").set_defaults(
-        func=status)
+        func=status
+    )
     export_cmd = commands.add_parser("export", help="write memories, links, traits, history as JSON lines to stdout")
     export_cmd.add_argument("--user", help="only this user (default: every user)")
     export_cmd.add_argument("--no-vectors", action="store_true", help="leave out embeddings (re-made by reindex)")
@@ -178,8 +185,9 @@ def main(argv: list[str] | None = None) -> None:
     import_cmd = commands.add_parser("import", help="add what an export file holds (idempotent)")
     import_cmd.add_argument("file", help="a file from `engrain export`, or - for stdin")
     import_cmd.set_defaults(func=import_)
-    commands.add_parser("reindex", help="re-embed every memory the current embedder did not make (resumable)"
-                        ).set_defaults(func=reindex)
+    commands.add_parser(
+        "reindex", help="re-embed every memory the current embedder did not make (resumable)"
+    ).set_defaults(func=reindex)
     args = parser.parse_args(argv)
     settings = Settings()
     logs.configure(settings.log_level, as_json=getattr(args, "log_json", False))

@@ -24,6 +24,7 @@ def with_profile(summary: str) -> str:
     """The instructions plus what engrain currently knows about the user."""
     return f"{INSTRUCTIONS}\n\nWhat engrain knows about the user now:\n{summary}"
 
+
 MEMORY_GUIDE = """\
 You have a long-term memory of the user through the engrain tools.
 
@@ -50,7 +51,10 @@ shows. A malformed answer is refused with what to fix, and nothing is applied un
 
 
 def register(server: MCPServer) -> None:
-    @server.prompt(name="memory-guide", title="How to use engrain memory",
-                   description="When to remember and when to recall, for a model using engrain.")
+    @server.prompt(
+        name="memory-guide",
+        title="How to use engrain memory",
+        description="When to remember and when to recall, for a model using engrain.",
+    )
     def memory_guide() -> str:
         return MEMORY_GUIDE

@@ -39,33 +39,44 @@ def build_app(app: AppState, transport: Transport, host: str, port: int) -> Star
     verifier = StaticTokenVerifier.from_setting(app.settings.tokens)
     public = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}"
     server = create_server(
-        app, session_digest=False, token_verifier=verifier,
+        app,
+        session_digest=False,
+        token_verifier=verifier,
         # A resource server with static tokens: the SDK wants an issuer; this server is its own.
-        auth=AuthSettings(issuer_url=AnyHttpUrl(public),
-                          resource_server_url=AnyHttpUrl(f"{public}{MCP_PATHS[transport]}"),
-                          validate_token_resource=False),
+        auth=AuthSettings(
+            issuer_url=AnyHttpUrl(public),
+            resource_server_url=AnyHttpUrl(f"{public}{MCP_PATHS[transport]}"),
+            validate_token_resource=False,
+        ),
     )
     security = None
     if host not in ("127.0.0.1", "localhost", "::1"):  # behind a published port: Host is whatever clients use
         security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    mcp_app = (server.streamable_http_app(host=host, transport_security=security) if transport == "http"
-               else server.sse_app(host=host, transport_security=security))
+    mcp_app = (
+        server.streamable_http_app(host=host, transport_security=security)
+        if transport == "http"
+        else server.sse_app(host=host, transport_security=security)
+    )
 
     async def healthz(_: Request) -> Response:
         try:
             with anyio.fail_after(HEALTH_TIMEOUT):
                 await (await app.database()).ping()
         except Exception as exc:
-            return JSONResponse({"status": "unavailable", "database": f"{type(exc).__name__}: {exc}"[:300]},
-                                status_code=503)
+            return JSONResponse(
+                {"status": "unavailable", "database": f"{type(exc).__name__}: {exc}"[:300]}, status_code=503
+            )
         return JSONResponse({"status": "ok", "database": "ok"})
 
     async def metrics_endpoint(request: Request) -> Response:
         if not app.settings.metrics_public:
             token = bearer_token(request.headers.get("authorization"))
             if token is None or verifier.user_of(token) is None:
-                return JSONResponse({"error": "invalid_token", "error_description": "a bearer token is required"},
-                                    status_code=401, headers={"WWW-Authenticate": 'Bearer realm="engrain"'})
+                return JSONResponse(
+                    {"error": "invalid_token", "error_description": "a bearer token is required"},
+                    status_code=401,
+                    headers={"WWW-Authenticate": 'Bearer realm="engrain"'},
+                )
         body, content_type = metrics.render()
         return Response(body, media_type=content_type)
 
@@ -82,8 +93,11 @@ def build_app(app: AppState, transport: Transport, host: str, port: int) -> Star
             await app.release()
 
     return Starlette(
-        routes=[Route("/healthz", healthz, methods=["GET"]), Route("/metrics", metrics_endpoint, methods=["GET"]),
-                Mount("/", app=mcp_app)],
+        routes=[
+            Route("/healthz", healthz, methods=["GET"]),
+            Route("/metrics", metrics_endpoint, methods=["GET"]),
+            Mount("/", app=mcp_app),
+        ],
         lifespan=lifespan,
     )
 

@@ -49,8 +49,13 @@ class AppState:
         self.settings = settings
         self.clock = clock
         # An explicit provider (tests pass a scripted one) wins over ENGRAIN_LLM.
-        self.llm = LLMChoice("direct", llm) if llm is not None else choose(
-            settings.llm, settings.llm_api_key, settings.llm_timeout, settings.llm_base_url, settings.llm_model)
+        self.llm = (
+            LLMChoice("direct", llm)
+            if llm is not None
+            else choose(
+                settings.llm, settings.llm_api_key, settings.llm_timeout, settings.llm_base_url, settings.llm_model
+            )
+        )
         self.embeddings = EmbedderManager(settings)
         self.embeddings.on_switch = self._on_embedder_switch
         self._db: Database | None = None
@@ -138,8 +143,11 @@ class AppState:
             log.info("embedded PostgreSQL is not running: restarting it")
             self._reopen()
             await self._db_ready.wait()
-        elif (self._db is None and self._started
-                and asyncio.get_running_loop().time() - self._db_attempt_at >= DB_RETRY_SECONDS):
+        elif (
+            self._db is None
+            and self._started
+            and asyncio.get_running_loop().time() - self._db_attempt_at >= DB_RETRY_SECONDS
+        ):
             self._reopen()
             await self._db_ready.wait()
         if self._db is None:

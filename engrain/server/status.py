@@ -20,8 +20,12 @@ async def status(app: AppState, user_id: str, *, viewer: str | None = None) -> d
     report: dict[str, Any] = {
         "user": user_id,
         "embedder": app.embeddings.status(),
-        "llm": {"provider": app.llm.name, "mode": app.llm.kind, "configured": app.settings.llm,
-                "route": {"client_samples": app.llm.route(True), "client_does_not_sample": app.llm.route(False)}},
+        "llm": {
+            "provider": app.llm.name,
+            "mode": app.llm.kind,
+            "configured": app.settings.llm,
+            "route": {"client_samples": app.llm.route(True), "client_does_not_sample": app.llm.route(False)},
+        },
     }
     try:
         db = await app.database()
@@ -44,7 +48,9 @@ async def status(app: AppState, user_id: str, *, viewer: str | None = None) -> d
     stale = {e: n for e, n in report["counts"]["by_embedder"].items() if current and e != current.id}
     if stale:
         report["embedder"]["stale_rows"] = stale
-        note = (f"{sum(stale.values())} memories were embedded by another model; recall finds them by full "
-                "text only until they are re-embedded")
+        note = (
+            f"{sum(stale.values())} memories were embedded by another model; recall finds them by full "
+            "text only until they are re-embedded"
+        )
         report["embedder"]["message"] = "; ".join(filter(None, [report["embedder"]["message"], note]))
     return report

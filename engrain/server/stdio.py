@@ -43,10 +43,12 @@ def error_for(exc: Exception) -> types.JSONRPCError | None:
     line = exc.errors()[0].get("input")
     line = line if isinstance(line, str) else json.dumps(line, default=str) if line is not None else ""
     not_json = any(err["type"] == "json_invalid" for err in exc.errors())
-    code, message = ((types.PARSE_ERROR, "Parse error: the line is not valid JSON") if not_json
-                     else (types.INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message"))
-    return types.JSONRPCError(jsonrpc="2.0", id=_request_id(line),
-                              error=types.ErrorData(code=code, message=message))
+    code, message = (
+        (types.PARSE_ERROR, "Parse error: the line is not valid JSON")
+        if not_json
+        else (types.INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message")
+    )
+    return types.JSONRPCError(jsonrpc="2.0", id=_request_id(line), error=types.ErrorData(code=code, message=message))
 
 
 async def run_stdio(server: MCPServer[Any]) -> None:

@@ -59,8 +59,10 @@ def parse_tokens(setting: str | None) -> dict[str, str]:
         raise TokenError("ENGRAIN_TOKENS holds no token")
     for token, user in pairs:
         if len(token) < MIN_TOKEN_CHARS:
-            raise TokenError(f"ENGRAIN_TOKENS: a token of user {user!r} has {len(token)} characters; "
-                             f"at least {MIN_TOKEN_CHARS} are required")
+            raise TokenError(
+                f"ENGRAIN_TOKENS: a token of user {user!r} has {len(token)} characters; "
+                f"at least {MIN_TOKEN_CHARS} are required"
+            )
         if not user.strip():
             raise TokenError("ENGRAIN_TOKENS: a token has an empty user_id")
     return dict(pairs)

@@ -97,8 +97,11 @@ class MainAnswer(_Item):
 
     def trait_texts(self) -> list[str]:
         """Every trait text this answer may create (to embed them in one batch)."""
-        return [*(t.content for t in self.new_trends), *(b.content for b in self.new_behaviors),
-                *(u.new_content for u in self.upgrades)]
+        return [
+            *(t.content for t in self.new_trends),
+            *(b.content for b in self.new_behaviors),
+            *(u.new_content for u in self.upgrades),
+        ]
 
 
 class QuestionsAnswer(_Item):

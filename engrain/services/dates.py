@@ -21,9 +21,11 @@ from engrain.services.calendar_words import FULL_MONTHS, FULL_WEEKDAYS, MONTHS, 
 from engrain.services.mood import Mood, mood_at
 from engrain.text.languages import ENGLISH, detect
 
-_RELATIVE = (r"yesterday|today|tonight|tomorrow|ago|next|last|this|weekend|summer|winter|spring|autumn|"
-             r"in\s+(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+"
-             r"(?:minute|hour|day|week|month|year)s?")
+_RELATIVE = (
+    r"yesterday|today|tonight|tomorrow|ago|next|last|this|weekend|summer|winter|spring|autumn|"
+    r"in\s+(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+"
+    r"(?:minute|hour|day|week|month|year)s?"
+)
 # A match must contain one of these to count as a date (so "We" or a bare "may" do not).
 _DATE_CUE = re.compile(rf"\d|\b(?:{MONTHS}|{WEEKDAYS}|{_RELATIVE})\b", re.IGNORECASE)
 # Only text with one of these is handed to dateparser (about 1 ms a call): a year, a numeric date, an
@@ -33,8 +35,10 @@ _DATE_GATE = re.compile(
     rf"|\bmay\s+\d|\d\s+may\b|\b(?:{MONTHS}|{WEEKDAYS}|{_RELATIVE})\b",
     re.IGNORECASE,
 )
-_MONTH_NUMBER = {m: i for i, m in enumerate(
-    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)}
+_MONTH_NUMBER = {
+    m: i
+    for i, m in enumerate(["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)
+}
 # Absolute dates in their common written forms, read without dateparser (which costs ~1 ms a call):
 # 2025-03-04 · March 2025 · March 4(th)(, 2025) · 4(th) March 2025 · in 2019.
 _ABSOLUTE = re.compile(
@@ -63,8 +67,11 @@ _TIME_PHRASE = re.compile(
     re.IGNORECASE,
 )
 # Questions about a time: "When did…", "What year…", "How long ago…".
-_ASKS_WHEN = re.compile(r"\b(?:when|what\s+(?:day|date|time|year|month|week)|which\s+(?:day|date|year|month|week)"
-                        r"|how\s+long\s+ago|since\s+when)\b", re.IGNORECASE)
+_ASKS_WHEN = re.compile(
+    r"\b(?:when|what\s+(?:day|date|time|year|month|week)|which\s+(?:day|date|year|month|week)"
+    r"|how\s+long\s+ago|since\s+when)\b",
+    re.IGNORECASE,
+)
 
 _SEASON_START = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 _SEASON = re.compile(
@@ -124,7 +131,7 @@ def _absolute_date(content: str, local_now: datetime, prefer_past: bool) -> tupl
     m = _ABSOLUTE.search(content)
     if cue is None or m is None or not (m.start() <= cue.start() < m.end()):
         return None
-    if _RECURRING.search(content[max(0, m.start() - 12):m.start()]):
+    if _RECURRING.search(content[max(0, m.start() - 12) : m.start()]):
         return None
     g = m.groupdict()
     try:
@@ -149,8 +156,9 @@ def _absolute_date(content: str, local_now: datetime, prefer_past: bool) -> tupl
         return None
 
 
-def find_event_time(content: str, now: datetime, tz: ZoneInfo | None, lang: str = ENGLISH
-                    ) -> tuple[datetime | None, str | None]:
+def find_event_time(
+    content: str, now: datetime, tz: ZoneInfo | None, lang: str = ENGLISH
+) -> tuple[datetime | None, str | None]:
     """The first explicit or relative date in `content` (written in `lang`), resolved against `now`
     in `tz`; an ambiguous one points the way the statement's mood at that date does."""
     if lang != ENGLISH:
@@ -168,8 +176,11 @@ def find_event_time(content: str, now: datetime, tz: ZoneInfo | None, lang: str 
     fast = _absolute_date(content, local_now, prefer_past)
     if fast is not None:
         return fast
-    settings = {**_DATEPARSER_SETTINGS, "RELATIVE_BASE": local_now.replace(tzinfo=None),
-                "PREFER_DATES_FROM": "past" if prefer_past else "future"}
+    settings = {
+        **_DATEPARSER_SETTINGS,
+        "RELATIVE_BASE": local_now.replace(tzinfo=None),
+        "PREFER_DATES_FROM": "past" if prefer_past else "future",
+    }
     from dateparser.search import search_dates  # heavy import, deferred off the start-up path
 
     try:
@@ -182,7 +193,7 @@ def find_event_time(content: str, now: datetime, tz: ZoneInfo | None, lang: str 
         position = max(position, start + len(text))
         if not _DATE_CUE.search(text) or _NOT_A_DATE.match(text):
             continue
-        if _RECURRING.search(content[max(0, start - 12):start]) or _RECURRING.match(text):
+        if _RECURRING.search(content[max(0, start - 12) : start]) or _RECURRING.match(text):
             continue
         return value.replace(tzinfo=local_now.tzinfo), text
     return None, None
@@ -201,15 +212,22 @@ def parse_when(field: str, value: str, now: datetime, tz: ZoneInfo | None, *, pr
         if parsed is None:
             import dateparser  # deferred off the start-up path
 
-            parsed = dateparser.parse(value, languages=["en"], settings={
-                **_DATEPARSER_SETTINGS, "RELATIVE_BASE": local_now.replace(tzinfo=None),
-                "PREFER_DATES_FROM": "past" if prefer_past else "future"})
+            parsed = dateparser.parse(
+                value,
+                languages=["en"],
+                settings={
+                    **_DATEPARSER_SETTINGS,
+                    "RELATIVE_BASE": local_now.replace(tzinfo=None),
+                    "PREFER_DATES_FROM": "past" if prefer_past else "future",
+                },
+            )
         if parsed is None and (lang := detect(value)) != ENGLISH:  # "上周三", "la semana pasada"
             found = languages.find_date(lang, value, local_now)
             parsed = found[0] if found is not None else None
         if parsed is None:
-            raise InvalidInput(field, f"{value!r} is neither an ISO date nor a date phrase like 'last week' "
-                                      "or 'last summer'") from None
+            raise InvalidInput(
+                field, f"{value!r} is neither an ISO date nor a date phrase like 'last week' or 'last summer'"
+            ) from None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=local_now.tzinfo)
     return parsed
@@ -228,13 +246,17 @@ def _period(phrase: str, when: datetime) -> tuple[datetime, datetime]:
     """The stretch of time a date phrase names: a year, a season, a month, a week or a day (±1 for slack)."""
     p = phrase.lower()
     day = when.replace(hour=0, minute=0, second=0, microsecond=0)
-    has_day = re.search(r"\b\d{1,2}(?:st|nd|rd|th)?\b|\d{4}-\d{2}-\d{2}|yesterday|today|tonight|tomorrow|day|"
-                        + FULL_WEEKDAYS + r"|[日号天晚初旬底末]|周[一二三四五六日]|星期.|礼拜.", p)
+    has_day = re.search(
+        r"\b\d{1,2}(?:st|nd|rd|th)?\b|\d{4}-\d{2}-\d{2}|yesterday|today|tonight|tomorrow|day|"
+        + FULL_WEEKDAYS
+        + r"|[日号天晚初旬底末]|周[一二三四五六日]|星期.|礼拜.",
+        p,
+    )
     if _SEASON.search(p):
         return day, (day + timedelta(days=92)).replace(day=1)
     if re.search(r"year|jahr|año|ann[ée]e|年$", p) or (re.fullmatch(r"(?:in\s+)?\d{4}", p.strip())):
         return day.replace(month=1, day=1), day.replace(year=day.year + 1, month=1, day=1)
-    if (re.search(r"month|monat|mes|mois", p) or (re.search(rf"\b(?:{MONTHS}|may)\b|月", p) and not has_day)):
+    if re.search(r"month|monat|mes|mois", p) or (re.search(rf"\b(?:{MONTHS}|may)\b|月", p) and not has_day):
         start = day.replace(day=1)
         return start, (start + timedelta(days=32)).replace(day=1)
     if re.search(r"week|woche|semana|semaine|(?:周|星期|礼拜)(?![一二三四五六日天末])", p):
@@ -247,5 +269,4 @@ def read_query_time(query: str, now: datetime, tz: ZoneInfo | None, lang: str = 
     ("last March", "in 2023", "yesterday", 上个月), resolved in the user's zone."""
     when, phrase = find_event_time(query, now, tz, lang)
     asks = _ASKS_WHEN.search(query) if lang == ENGLISH else languages.asks_when(lang, query)
-    return QueryTime(asks_when=bool(asks),
-                     window=_period(phrase, when) if when is not None and phrase else None)
+    return QueryTime(asks_when=bool(asks), window=_period(phrase, when) if when is not None and phrase else None)

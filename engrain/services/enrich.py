@@ -29,18 +29,54 @@ _NUMBERED = re.compile(r"(?:^|\s)(?:\d{1,2}[.)]|step\s+\d{1,2}:?)\s+", re.IGNORE
 
 _CATEGORIES: list[tuple[str, re.Pattern[str]]] = [
     ("workflow", re.compile(r"\b(?:workflow|process|procedure|steps?|how to|deploy|routine)\b", re.I)),
-    ("health", re.compile(r"\b(?:doctor|dentist|allerg\w*|medication|sick|ill|diet|therapy|"
-                          r"hospital|symptom\w*|injur\w*)\b", re.I)),
-    ("relationship", re.compile(r"\b(?:wife|husband|partner|girlfriend|boyfriend|mom|mother|dad|father|"
-                                r"sister|brother|daughter|son|friend|kids?|children|family)\b", re.I)),
-    ("work", re.compile(r"\b(?:work(?:s|ing)?|job|office|boss|colleague|coworker|manager|team|project|"
-                        r"meeting|client|company|employer|career|startup)\b", re.I)),
-    ("location", re.compile(r"\b(?:live[sd]? in|living in|moved to|moving to|based in|relocat\w+|"
-                            r"hometown|address|city|country|neighbo(?:u)?rhood)\b", re.I)),
-    ("skill", re.compile(r"\b(?:know how|skilled|expert|fluent|speak|learn(?:ing|ed|t)?|proficient|"
-                         r"programming|certified|practice)\b", re.I)),
-    ("preference", re.compile(r"\b(?:like[sd]?|love[sd]?|adore[sd]?|prefer\w*|favou?rite|hate[sd]?|"
-                              r"dislike[sd]?|enjoy\w*|fan of|can't stand)\b", re.I)),
+    (
+        "health",
+        re.compile(
+            r"\b(?:doctor|dentist|allerg\w*|medication|sick|ill|diet|therapy|"
+            r"hospital|symptom\w*|injur\w*)\b",
+            re.I,
+        ),
+    ),
+    (
+        "relationship",
+        re.compile(
+            r"\b(?:wife|husband|partner|girlfriend|boyfriend|mom|mother|dad|father|"
+            r"sister|brother|daughter|son|friend|kids?|children|family)\b",
+            re.I,
+        ),
+    ),
+    (
+        "work",
+        re.compile(
+            r"\b(?:work(?:s|ing)?|job|office|boss|colleague|coworker|manager|team|project|"
+            r"meeting|client|company|employer|career|startup)\b",
+            re.I,
+        ),
+    ),
+    (
+        "location",
+        re.compile(
+            r"\b(?:live[sd]? in|living in|moved to|moving to|based in|relocat\w+|"
+            r"hometown|address|city|country|neighbo(?:u)?rhood)\b",
+            re.I,
+        ),
+    ),
+    (
+        "skill",
+        re.compile(
+            r"\b(?:know how|skilled|expert|fluent|speak|learn(?:ing|ed|t)?|proficient|"
+            r"programming|certified|practice)\b",
+            re.I,
+        ),
+    ),
+    (
+        "preference",
+        re.compile(
+            r"\b(?:like[sd]?|love[sd]?|adore[sd]?|prefer\w*|favou?rite|hate[sd]?|"
+            r"dislike[sd]?|enjoy\w*|fan of|can't stand)\b",
+            re.I,
+        ),
+    ),
 ]
 
 
@@ -83,7 +119,7 @@ def procedure_steps(content: str, lang: str = ENGLISH) -> list[str]:
     if lang != ENGLISH and (steps := languages.procedure_steps(lang, content)):
         return steps
     if first and _THEN.search(content, first.end()):
-        body = content[first.start():]
+        body = content[first.start() :]
         steps = [s.strip(" ,.;:") for s in _SEQUENCE_WORD.split(body)]
         steps = [s for s in steps if s]
         if len(steps) >= 2:
@@ -127,8 +163,9 @@ def mood_of(content: str, lang: str, position: int | None = None) -> Mood:
     return mood_at(content, position) if position is not None else text_mood(content)
 
 
-def enrich(content: str, now: datetime, tz: ZoneInfo | None, event_time: datetime | None = None,
-           lang: str = ENGLISH) -> Enrichment:
+def enrich(
+    content: str, now: datetime, tz: ZoneInfo | None, event_time: datetime | None = None, lang: str = ENGLISH
+) -> Enrichment:
     """Infer kind, temporality, event_time, category and procedure steps from the text alone (written
     in `lang`). A client-given `event_time` wins over a date found in the text."""
     date_text: str | None = None
@@ -144,5 +181,13 @@ def enrich(content: str, now: datetime, tz: ZoneInfo | None, event_time: datetim
         kind = "episodic"
     else:
         kind = "fact"
-    return Enrichment(kind, temporality, event_time, category_of(content, steps, lang), steps, date_text,
-                      date_text or time_phrase(content, lang), languages.important(lang, content))
+    return Enrichment(
+        kind,
+        temporality,
+        event_time,
+        category_of(content, steps, lang),
+        steps,
+        date_text,
+        date_text or time_phrase(content, lang),
+        languages.important(lang, content),
+    )

@@ -52,8 +52,9 @@ def focus(query: str, common: frozenset[str]) -> FocusedQuery:
     if not found:
         return FocusedQuery(query, ())
     alternatives = "|".join(map(re.escape, sorted(found, key=len, reverse=True)))
-    pattern = re.compile(alternatives if cjk else r"(?<![^\W_])(?:" + alternatives + r")(?:['’]s)?(?![^\W_])",
-                         re.IGNORECASE)
+    pattern = re.compile(
+        alternatives if cjk else r"(?<![^\W_])(?:" + alternatives + r")(?:['’]s)?(?![^\W_])", re.IGNORECASE
+    )
     rest = " ".join(pattern.sub(" ", query).split())
     if not _WORD.search(rest):
         return FocusedQuery(query, ())

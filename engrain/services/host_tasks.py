@@ -31,55 +31,60 @@ from engrain.storage.db import Database
 from engrain.storage.models import HostTask
 
 LLM_NAME = "host"
-WHAT = {"reflect": "update engrain's model of the user from what it learned recently.",
-        "review": "decide about traits of the user that are now contradicted often.",
-        "ingest": "extract what this conversation says about the user, for their long-term memory."}
+WHAT = {
+    "reflect": "update engrain's model of the user from what it learned recently.",
+    "review": "decide about traits of the user that are now contradicted often.",
+    "ingest": "extract what this conversation says about the user, for their long-term memory.",
+}
 
 
 def _stored(plan: Plan, reviewable: list[uuid.UUID] | None = None) -> dict[str, Any]:
     """What a task showed, by alias: enough to resolve its answer later, and no memory text."""
-    return {"trigger": plan.trigger.type, "value": plan.trigger.value,
-            "mark": (plan.mark or plan.now).isoformat(),
-            "memories": {alias: str(m.id) for alias, m in plan.memories},
-            "traits": {alias: str(t.id) for alias, t in plan.traits},
-            "reviewable": [str(t) for t in reviewable or []]}
+    return {
+        "trigger": plan.trigger.type,
+        "value": plan.trigger.value,
+        "mark": (plan.mark or plan.now).isoformat(),
+        "memories": {alias: str(m.id) for alias, m in plan.memories},
+        "traits": {alias: str(t.id) for alias, t in plan.traits},
+        "reviewable": [str(t) for t in reviewable or []],
+    }
+
+
+# Where an answer cites ids: list field → {item field: what it names}; a field holding a list of ids
+# is checked id by id. The review's decisions name traits.
+_CITED: dict[str, dict[str, str]] = {
+    "new_trends": {"evidence_ids": "memory"},
+    "new_behaviors": {"evidence_ids": "memory"},
+    "reinforcements": {"trait_id": "trait", "new_evidence_ids": "memory"},
+    "contradictions": {"trait_id": "trait", "contradicting_evidence_ids": "memory"},
+    "upgrades": {"from_trait_ids": "trait"},
+    "links": {"source_id": "memory", "target_id": "memory"},
+    "updates": {"old_id": "memory", "new_id": "memory"},
+    "decisions": {"trait_id": "trait"},
+}
 
 
 def unknown_refs(stored: dict[str, Any], answer: MainAnswer | ReviewAnswer) -> list[str]:
     """Every id the answer cites that its task did not show, with where it stands."""
-    memories = set(stored["memories"]) | set(stored["memories"].values())
-    traits = set(stored["traits"]) | set(stored["traits"].values())
+    shown = {
+        kind: set(stored[key]) | set(stored[key].values())
+        for kind, key in (("memory", "memories"), ("trait", "traits"))
+    }
     problems: list[str] = []
-
-    def check(path: str, ref: str, shown: set[str], what: str) -> None:
-        if ref.strip().strip("[]") not in shown:
-            problems.append(f"{path}: {ref!r} is not {what} this task showed")
-
-    if isinstance(answer, ReviewAnswer):
-        for i, d in enumerate(answer.decisions):
-            check(f"decisions[{i}].trait_id", d.trait_id, traits, "a trait")
-        return problems
-    for key in ("new_trends", "new_behaviors"):
-        for i, item in enumerate(getattr(answer, key)):
-            for j, ref in enumerate(item.evidence_ids):
-                check(f"{key}[{i}].evidence_ids[{j}]", ref, memories, "a memory")
-    for i, r in enumerate(answer.reinforcements):
-        check(f"reinforcements[{i}].trait_id", r.trait_id, traits, "a trait")
-        for j, ref in enumerate(r.new_evidence_ids):
-            check(f"reinforcements[{i}].new_evidence_ids[{j}]", ref, memories, "a memory")
-    for i, c in enumerate(answer.contradictions):
-        check(f"contradictions[{i}].trait_id", c.trait_id, traits, "a trait")
-        for j, ref in enumerate(c.contradicting_evidence_ids):
-            check(f"contradictions[{i}].contradicting_evidence_ids[{j}]", ref, memories, "a memory")
-    for i, u in enumerate(answer.upgrades):
-        for j, ref in enumerate(u.from_trait_ids):
-            check(f"upgrades[{i}].from_trait_ids[{j}]", ref, traits, "a trait")
-    for i, link in enumerate(answer.links):
-        check(f"links[{i}].source_id", link.source_id, memories, "a memory")
-        check(f"links[{i}].target_id", link.target_id, memories, "a memory")
-    for i, u in enumerate(answer.updates):
-        check(f"updates[{i}].old_id", u.old_id, memories, "a memory")
-        check(f"updates[{i}].new_id", u.new_id, memories, "a memory")
+    for key, fields in _CITED.items():
+        for i, item in enumerate(getattr(answer, key, ())):
+            for field, kind in fields.items():
+                value = getattr(item, field)
+                refs = (
+                    [(f"{key}[{i}].{field}", value)]
+                    if isinstance(value, str)
+                    else [(f"{key}[{i}].{field}[{j}]", ref) for j, ref in enumerate(value)]
+                )
+                problems += [
+                    f"{path}: {ref!r} is not a {kind} this task showed"
+                    for path, ref in refs
+                    if ref.strip().strip("[]") not in shown[kind]
+                ]
     return problems
 
 
@@ -94,8 +99,14 @@ class HostTasks:
     """Receives what it uses: the task lifetime, the clock, the database, and the two services whose work
     a task hands out (reflection, ingestion)."""
 
-    def __init__(self, ttl_seconds: float, clock: Callable[[], datetime], database: Callable[[], Awaitable[Database]],
-                 reflection: ReflectionService, ingest: IngestService) -> None:
+    def __init__(
+        self,
+        ttl_seconds: float,
+        clock: Callable[[], datetime],
+        database: Callable[[], Awaitable[Database]],
+        reflection: ReflectionService,
+        ingest: IngestService,
+    ) -> None:
         self.ttl = timedelta(seconds=ttl_seconds)
         self.clock, self.database = clock, database
         self.reflection, self.ingest = reflection, ingest
@@ -103,8 +114,15 @@ class HostTasks:
     def _expiry(self, now: datetime) -> datetime:
         return now + self.ttl
 
-    async def _hand_out(self, s: AsyncSession, result: ReflectResult, kind: str, plan: Plan,
-                        stored: dict[str, Any], prompt_text: prompts.Prompt) -> None:
+    async def _hand_out(
+        self,
+        s: AsyncSession,
+        result: ReflectResult,
+        kind: str,
+        plan: Plan,
+        stored: dict[str, Any],
+        prompt_text: prompts.Prompt,
+    ) -> None:
         """Open the task in the caller's transaction and put it in the result."""
         now = self.clock()
         expires = self._expiry(now)
@@ -127,8 +145,7 @@ class HostTasks:
         tid = _task_id(task_id)
         return await self.reflection.locked(user_id, lambda: self._answer(user_id, tid, answer), LLM_NAME)
 
-    async def issue_extraction(self, user_id: str, messages: list[Message], session_id: str | None
-                               ) -> IngestResult:
+    async def issue_extraction(self, user_id: str, messages: list[Message], session_id: str | None) -> IngestResult:
         """The user's own statements are stored now (the fallback, should no answer come); the task asks
         the calling model for a proper extraction, which replaces them when it is answered."""
         result = await self.ingest.ingest(user_id, messages, session_id, None, LLM_NAME)
@@ -136,11 +153,13 @@ class HostTasks:
         expires = self._expiry(now)
         db = await self.database()
         async with db.sessions.begin() as s:
-            task_id = await task_repo.open_task(s, user_id, "ingest", {"session_id": session_id,
-                                                                      "provisional": result.created}, now, expires)
+            task_id = await task_repo.open_task(
+                s, user_id, "ingest", {"session_id": session_id, "provisional": result.created}, now, expires
+            )
         result.status, result.task_id = "needs_model", str(task_id)
-        result.task = prompts.host_task(str(task_id), expires, self.ingest.prompt(messages), WHAT["ingest"],
-                                        "ingest_conversation")
+        result.task = prompts.host_task(
+            str(task_id), expires, self.ingest.prompt(messages), WHAT["ingest"], "ingest_conversation"
+        )
         return result
 
     async def answer_extraction(self, user_id: str, task_id: str, answer: Any) -> IngestResult:
@@ -152,17 +171,23 @@ class HostTasks:
         try:
             extraction = parse(Extraction, answer)
         except ValueError as exc:
-            raise InvalidInput("answer", f"{exc}; nothing was applied, fix it and call ingest_conversation "
-                                         "again") from None
+            raise InvalidInput(
+                "answer", f"{exc}; nothing was applied, fix it and call ingest_conversation again"
+            ) from None
         db = await self.database()
         now = self.clock()
         if provisional := task.plan["provisional"]:
             async with db.sessions.begin() as s:
-                await repo.erase(s, "SELECT unnest(CAST(:ids AS uuid[])) AS id",
-                                 {"ids": [uuid.UUID(i) for i in provisional]}, now,
-                                 "replaced by the calling model's extraction")
-        result = await self.ingest.store(user_id, extraction.memories, extraction.summary,
-                                             task.plan["session_id"], "llm", LLM_NAME)
+                await repo.erase(
+                    s,
+                    "SELECT unnest(CAST(:ids AS uuid[])) AS id",
+                    {"ids": [uuid.UUID(i) for i in provisional]},
+                    now,
+                    "replaced by the calling model's extraction",
+                )
+        result = await self.ingest.store(
+            user_id, extraction.memories, extraction.summary, task.plan["session_id"], "llm", LLM_NAME
+        )
         async with db.sessions.begin() as s:
             closing = await task_repo.claim(s, user_id, task.id)
             assert closing is not None
@@ -181,8 +206,10 @@ class HostTasks:
         if task.status == "replaced":
             raise InvalidInput("task_id", "was replaced by a newer task (a user has one open task): answer that one")
         if task.status == "open" and task.expires_at <= self.clock():
-            raise InvalidInput("task_id", f"expired at {task.expires_at.isoformat(timespec='seconds')}: call "
-                                          "reflect again for a new task")
+            raise InvalidInput(
+                "task_id",
+                f"expired at {task.expires_at.isoformat(timespec='seconds')}: call reflect again for a new task",
+            )
         return task
 
     async def _plan(self, task: HostTask) -> Plan:
@@ -190,14 +217,24 @@ class HostTasks:
         stored = task.plan
         db = await self.database()
         async with db.sessions() as s:
-            rows = {m.id: m for m in await repo.get_many(s, task.user_id, [
-                uuid.UUID(i) for i in [*stored["memories"].values(), *stored["traits"].values()]])}
+            rows = {
+                m.id: m
+                for m in await repo.get_many(
+                    s, task.user_id, [uuid.UUID(i) for i in [*stored["memories"].values(), *stored["traits"].values()]]
+                )
+            }
 
         def shown(aliases: dict[str, str]) -> list[tuple[str, Any]]:
             return [(alias, rows[uuid.UUID(i)]) for alias, i in aliases.items() if uuid.UUID(i) in rows]
 
-        return Plan(task.user_id, self.clock(), Trigger(True, stored["trigger"], stored["value"]),
-                    shown(stored["memories"]), shown(stored["traits"]), mark=datetime.fromisoformat(stored["mark"]))
+        return Plan(
+            task.user_id,
+            self.clock(),
+            Trigger(True, stored["trigger"], stored["value"]),
+            shown(stored["memories"]),
+            shown(stored["traits"]),
+            mark=datetime.fromisoformat(stored["mark"]),
+        )
 
     async def _answer(self, user_id: str, tid: uuid.UUID, answer: Any) -> ReflectResult:
         task = await self._task(user_id, tid, "reflect")
@@ -209,20 +246,24 @@ class HostTasks:
         except ValueError as exc:
             raise InvalidInput("answer", f"{exc}; nothing was applied, fix it and call reflect again") from None
         if problems := unknown_refs(task.plan, parsed):
-            raise InvalidInput("answer", "; ".join(problems) + "; nothing was applied, cite only the ids in square "
-                                                               "brackets of the task")
+            raise InvalidInput(
+                "answer",
+                "; ".join(problems) + "; nothing was applied, cite only the ids in square brackets of the task",
+            )
         plan = await self._plan(task)
 
         async def finish(s: AsyncSession, result: ReflectResult, _: TraitWriter) -> None:
             if isinstance(parsed, MainAnswer) and (cases := review_candidates(plan, parsed)):
                 blocks = await self.reflection.review_blocks(plan, cases)
-                await self._hand_out(s, result, "review", plan, _stored(plan, [t.id for _, t, _ in cases]),
-                                     prompts.review_prompt(blocks))
+                await self._hand_out(
+                    s, result, "review", plan, _stored(plan, [t.id for _, t, _ in cases]), prompts.review_prompt(blocks)
+                )
             closing = await task_repo.claim(s, user_id, tid)
             assert closing is not None
             # Without the follow-up task's text: a stored row holds ids, never the words of a memory.
-            await task_repo.close(s, closing, "answered", self.clock(),
-                                  result.model_dump(mode="json", exclude={"task"}))
+            await task_repo.close(
+                s, closing, "answered", self.clock(), result.model_dump(mode="json", exclude={"task"})
+            )
 
         if isinstance(parsed, MainAnswer):
             return await self.reflection.apply(plan, parsed, None, LLM_NAME, None, finish)

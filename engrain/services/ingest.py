@@ -34,8 +34,9 @@ SUMMARY_RELATION = "summarizes"
 
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|we|we're|our)\b", re.IGNORECASE)
 # Spoken openers and conjunctions that tie a sentence to the one before it.
-_LEAD = re.compile(r"^(?:well|so|actually|oh|hey|hi|hello|yeah|yes|no|ok(?:ay)?|um+|uh+|and|but|also|plus)\b[,!.:]?\s*",
-                   re.IGNORECASE)
+_LEAD = re.compile(
+    r"^(?:well|so|actually|oh|hey|hi|hello|yeah|yes|no|ok(?:ay)?|um+|uh+|and|but|also|plus)\b[,!.:]?\s*", re.IGNORECASE
+)
 _TRAILING_ELLIPSIS = re.compile(r"(?:\.{2,}|…)+$")
 _FIRST_STEP = re.compile(r"^(?:.*\b)?first(?:ly)?\b", re.IGNORECASE)
 _STEP = re.compile(r"^(?:then|next|after that|afterwards|finally|lastly)\b", re.IGNORECASE)
@@ -62,8 +63,10 @@ class IngestResult(BaseModel):
     method: Literal["llm", "rules"]
     llm: str
     status: Literal["stored", "needs_model"] = Field(
-        default="stored", description="needs_model: the user's own statements were stored for now; answer `task` "
-                                      "with ingest_conversation(task_id, answer) to store a model's extraction.")
+        default="stored",
+        description="needs_model: the user's own statements were stored for now; answer `task` "
+        "with ingest_conversation(task_id, answer) to store a model's extraction.",
+    )
     task_id: str | None = None
     task: str | None = None
 
@@ -154,17 +157,31 @@ class IngestService:
         local = now.astimezone(self.rt.settings.tz) if self.rt.settings.tz else now.astimezone()
         return extraction_prompt(messages, local.strftime("%Y-%m-%d (%A)"))
 
-    async def ingest(self, user_id: str, messages: list[Message], session_id: str | None,
-                     extracted: Extraction | None, llm_name: str) -> IngestResult:
+    async def ingest(
+        self, user_id: str, messages: list[Message], session_id: str | None, extracted: Extraction | None, llm_name: str
+    ) -> IngestResult:
         """Store what a model extracted, or, with `extracted` None, the user's own statements (rules)."""
         validate_messages(messages)
         if extracted is None:
-            return await self.store(user_id, [ExtractedMemory(content=c) for c in rule_statements(messages)],
-                                    None, session_id, "rules", llm_name)
+            return await self.store(
+                user_id,
+                [ExtractedMemory(content=c) for c in rule_statements(messages)],
+                None,
+                session_id,
+                "rules",
+                llm_name,
+            )
         return await self.store(user_id, extracted.memories, extracted.summary, session_id, "llm", llm_name)
 
-    async def store(self, user_id: str, items: list[ExtractedMemory], summary: str | None, session_id: str | None,
-                    method: Literal["llm", "rules"], llm_name: str) -> IngestResult:
+    async def store(
+        self,
+        user_id: str,
+        items: list[ExtractedMemory],
+        summary: str | None,
+        session_id: str | None,
+        method: Literal["llm", "rules"],
+        llm_name: str,
+    ) -> IngestResult:
         """Each item through `remember` (validation, enrichment, dedup), then the summary, linked to them."""
         source = inputs.text_field("session_id", session_id, 200) if session_id else None
         created: list[str] = []
@@ -185,11 +202,11 @@ class IngestService:
         summary_id = None
         if summary and summary.strip() and "\x00" not in summary:
             text = "Conversation summary: " + " ".join(summary.split())[:1000]
-            result = await self.memories.remember(user_id, text, kind="episodic", source=source,
-                                                      event_time=self.rt.clock().isoformat())
+            result = await self.memories.remember(
+                user_id, text, kind="episodic", source=source, event_time=self.rt.clock().isoformat()
+            )
             summary_id = result.id
             for memory_id in dict.fromkeys([*created, *duplicates]):
                 if memory_id != summary_id:
                     await self.links.link(user_id, summary_id, memory_id, SUMMARY_RELATION, created_by="ingest")
-        return IngestResult(created=created, duplicates=duplicates, summary_id=summary_id, method=method,
-                            llm=llm_name)
+        return IngestResult(created=created, duplicates=duplicates, summary_id=summary_id, method=method, llm=llm_name)

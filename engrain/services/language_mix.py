@@ -23,8 +23,13 @@ CHECK_SECONDS = 60.0
 
 
 class LanguageMix:
-    def __init__(self, database: Callable[[], Awaitable[Any]], embeddings: EmbedderManager,
-                 clock: Callable[[], datetime], spawn: Callable[[Awaitable[Any]], None]) -> None:
+    def __init__(
+        self,
+        database: Callable[[], Awaitable[Any]],
+        embeddings: EmbedderManager,
+        clock: Callable[[], datetime],
+        spawn: Callable[[Awaitable[Any]], None],
+    ) -> None:
         self.database = database
         self.embeddings = embeddings
         self.clock = clock

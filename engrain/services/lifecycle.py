@@ -30,8 +30,11 @@ TREND_WINDOW_DAYS, MOOD_WINDOW_DAYS = 30, 14
 UPGRADES = {"preference": ("behavior", 0.5), "core": ("preference", 0.6)}  # new subtype: (source subtype, gate)
 REVIEW_RATIO, REVIEW_MIN_CONTRADICTIONS = 0.3, 2
 CONTEXTS = ("work", "personal", "social", "learning", "general")
-_MOOD = re.compile(r"\b(?:mood|feel(?:s|ing)?|stress\w*|anxi\w+|tired|exhaust\w*|happ\w+|sad\w*|energ\w+|"
-                   r"motivat\w+|overwhelm\w*|calm|frustrat\w+|lonel\w+)\b", re.IGNORECASE)
+_MOOD = re.compile(
+    r"\b(?:mood|feel(?:s|ing)?|stress\w*|anxi\w+|tired|exhaust\w*|happ\w+|sad\w*|energ\w+|"
+    r"motivat\w+|overwhelm\w*|calm|frustrat\w+|lonel\w+)\b",
+    re.IGNORECASE,
+)
 
 
 def clamp(c: float) -> float:
@@ -85,8 +88,14 @@ class Stats:
 class TraitWriter:
     """Applies lifecycle operations for one user inside one transaction."""
 
-    def __init__(self, session: AsyncSession, user_id: str, now: datetime, cycle_id: uuid.UUID | None,
-                 embed: dict[str, tuple[str, int, list[float]]]) -> None:
+    def __init__(
+        self,
+        session: AsyncSession,
+        user_id: str,
+        now: datetime,
+        cycle_id: uuid.UUID | None,
+        embed: dict[str, tuple[str, int, list[float]]],
+    ) -> None:
         self.s = session
         self.user_id = user_id
         self.now = now
@@ -94,10 +103,21 @@ class TraitWriter:
         self.embed = embed  # content -> (embedder id, dim, vector), computed before the transaction
         self.stats = Stats()
 
-    async def _history(self, trait: Memory, action: str, reason: str, old: str | None = None,
-                       new: str | None = None) -> None:
-        await repo.add_history(self.s, trait.id, self.user_id, action, old=old, new=new, reason=reason, at=self.now,
-                               stage=trait.trait_stage, confidence=trait.trait_confidence)
+    async def _history(
+        self, trait: Memory, action: str, reason: str, old: str | None = None, new: str | None = None
+    ) -> None:
+        await repo.add_history(
+            self.s,
+            trait.id,
+            self.user_id,
+            action,
+            old=old,
+            new=new,
+            reason=reason,
+            at=self.now,
+            stage=trait.trait_stage,
+            confidence=trait.trait_confidence,
+        )
 
     async def set_confidence(self, trait: Memory, c: float, why: str) -> None:
         """New confidence; the stage follows it (trends keep their stage until promoted)."""
@@ -137,20 +157,48 @@ class TraitWriter:
                 return await repo.get(self.s, self.user_id, near.id)
         return None
 
-    async def _insert(self, content: str, *, subtype: str, stage: str, confidence: float, context: str | None,
-                      window_end: datetime | None, reinforcements: int) -> Memory:
+    async def _insert(
+        self,
+        content: str,
+        *,
+        subtype: str,
+        stage: str,
+        confidence: float,
+        context: str | None,
+        window_end: datetime | None,
+        reinforcements: int,
+    ) -> Memory:
         embedder_id, _, vector = self.embed.get(content, (None, 0, None))
         trait = Memory(
-            id=uuid.uuid4(), user_id=self.user_id, namespace="default", kind="trait", content=content,
-            content_hash=content_hash(content), embedder=embedder_id, importance=5, category="trait",
-            tags=[], temporality="current", created_at=self.now, updated_at=self.now, pinned=False,
-            metadata_={}, trait_subtype=subtype, trait_stage=stage, trait_confidence=clamp(confidence),
-            trait_context=context, trait_window_end=window_end, trait_reinforcement_count=reinforcements,
-            trait_contradiction_count=0, trait_first_observed=self.now, trait_last_reinforced=self.now,
+            id=uuid.uuid4(),
+            user_id=self.user_id,
+            namespace="default",
+            kind="trait",
+            content=content,
+            content_hash=content_hash(content),
+            embedder=embedder_id,
+            importance=5,
+            category="trait",
+            tags=[],
+            temporality="current",
+            created_at=self.now,
+            updated_at=self.now,
+            pinned=False,
+            metadata_={},
+            trait_subtype=subtype,
+            trait_stage=stage,
+            trait_confidence=clamp(confidence),
+            trait_context=context,
+            trait_window_end=window_end,
+            trait_reinforcement_count=reinforcements,
+            trait_contradiction_count=0,
+            trait_first_observed=self.now,
+            trait_last_reinforced=self.now,
         )
         await repo.insert(self.s, trait, vector)
-        await self._history(trait, "create", f"new {subtype} ({stage}, confidence {trait.trait_confidence:.2f})",
-                            new=content)
+        await self._history(
+            trait, "create", f"new {subtype} ({stage}, confidence {trait.trait_confidence:.2f})", new=content
+        )
         self.stats.created.append(trait.id)
         return trait
 
@@ -169,9 +217,15 @@ class TraitWriter:
             await self.reinforce(existing, evidence, "D")
             return
         days = trend_window_days(content, window_days)
-        trait = await self._insert(content, subtype="behavior", stage="trend", confidence=0.2,
-                                   context=context_of(context), window_end=self.now + timedelta(days=days),
-                                   reinforcements=1)
+        trait = await self._insert(
+            content,
+            subtype="behavior",
+            stage="trend",
+            confidence=0.2,
+            context=context_of(context),
+            window_end=self.now + timedelta(days=days),
+            reinforcements=1,
+        )
         await trait_repo.add_evidence(self.s, trait.id, evidence, "supporting", "D", self.cycle_id)
 
     async def create_behavior(self, content: str, evidence: list[uuid.UUID], confidence: Any, context: Any) -> None:
@@ -183,8 +237,15 @@ class TraitWriter:
             return
         low, high = BEHAVIOR_CONFIDENCE
         c = float(confidence) if isinstance(confidence, int | float) and not isinstance(confidence, bool) else low
-        trait = await self._insert(content, subtype="behavior", stage="candidate", confidence=min(high, max(low, c)),
-                                   context=context_of(context), window_end=None, reinforcements=1)
+        trait = await self._insert(
+            content,
+            subtype="behavior",
+            stage="candidate",
+            confidence=min(high, max(low, c)),
+            context=context_of(context),
+            window_end=None,
+            reinforcements=1,
+        )
         await trait_repo.add_evidence(self.s, trait.id, evidence, "supporting", "C", self.cycle_id)
 
     def catch_up_decay(self, trait: Memory) -> None:
@@ -197,8 +258,9 @@ class TraitWriter:
         if decayed_at:
             last = max(last, datetime.fromisoformat(decayed_at))
         days = (self.now - last).total_seconds() / 86400
-        trait.trait_confidence = decayed(trait.trait_confidence, trait.trait_subtype or "behavior",
-                                         trait.trait_reinforcement_count or 0, days)
+        trait.trait_confidence = decayed(
+            trait.trait_confidence, trait.trait_subtype or "behavior", trait.trait_reinforcement_count or 0, days
+        )
         trait.metadata_ = {**(trait.metadata_ or {}), "last_decay_at": self.now.isoformat()}
 
     async def reinforce(self, trait: Memory, evidence: list[uuid.UUID], grade: str) -> None:
@@ -214,8 +276,11 @@ class TraitWriter:
         await trait_repo.add_evidence(self.s, trait.id, evidence, "contradicting", None, self.cycle_id)
         trait.trait_contradiction_count = (trait.trait_contradiction_count or 0) + len(evidence)
         why = f"contradicted by {len(evidence)} memor{'y' if len(evidence) == 1 else 'ies'}"
-        await self.set_confidence(trait, contradicted(trait.trait_confidence or 0.0, len(evidence)),
-                                  f"{why}: {description}"[:500] if description else why)
+        await self.set_confidence(
+            trait,
+            contradicted(trait.trait_confidence or 0.0, len(evidence)),
+            f"{why}: {description}"[:500] if description else why,
+        )
 
     async def modify(self, trait: Memory, new_content: str, reason: str = "reworded after contradictions") -> None:
         """The trait keeps its evidence under new words (the contradiction review, or the user's edit)."""
@@ -254,8 +319,12 @@ class TraitWriter:
             start = min(1.0, max(t.trait_confidence or 0 for t in sources) + 0.1)
             contexts = {t.trait_context for t in sources}
             target = await self._insert(
-                new_content, subtype=new_subtype, stage=stage_for(start), confidence=start,
-                context=contexts.pop() if len(contexts) == 1 else "general", window_end=None,
+                new_content,
+                subtype=new_subtype,
+                stage=stage_for(start),
+                confidence=start,
+                context=contexts.pop() if len(contexts) == 1 else "general",
+                window_end=None,
                 reinforcements=sum(t.trait_reinforcement_count or 0 for t in sources),
             )
         await trait_repo.set_parent(self.s, self.user_id, list(source_ids), target.id, self.now)

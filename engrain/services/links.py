@@ -27,8 +27,9 @@ class LinkService:
     def __init__(self, runtime: Runtime) -> None:
         self.rt = runtime
 
-    async def link(self, user_id: str, source_id: str, target_id: str, relation: str = "related",
-                   created_by: str = "user") -> LinkResult:
+    async def link(
+        self, user_id: str, source_id: str, target_id: str, relation: str = "related", created_by: str = "user"
+    ) -> LinkResult:
         a = inputs.memory_id("source_id", source_id)
         b = inputs.memory_id("target_id", target_id)
         relation = inputs.text_field("relation", relation, inputs.MAX_RELATION_CHARS)
@@ -41,5 +42,6 @@ class LinkService:
                 if mid not in found:
                     raise NotFound(field, mid)
             created = await repo.add_link_pair(s, user_id, a, b, relation, created_by)
-        return LinkResult(source_id=str(a), target_id=str(b), relation=relation,
-                          status="created" if created else "exists")
+        return LinkResult(
+            source_id=str(a), target_id=str(b), relation=relation, status="created" if created else "exists"
+        )

@@ -78,12 +78,25 @@ class MemoryView(BaseModel):
     @classmethod
     def of(cls, m: Memory) -> MemoryView:
         return cls(
-            id=str(m.id), kind=m.kind, content=m.content, namespace=m.namespace, importance=m.importance,
-            category=m.category, tags=list(m.tags or []), temporality=m.temporality, event_time=m.event_time,
-            created_at=m.created_at, valid_until=m.valid_until, pinned=m.pinned, access_count=m.access_count,
-            last_accessed_at=m.last_accessed_at, embedder=m.embedder,
-            procedure_steps=(m.metadata_ or {}).get("procedure_steps"), metadata=m.metadata_ or {},
-            stage=m.trait_stage, confidence=m.trait_confidence,
+            id=str(m.id),
+            kind=m.kind,
+            content=m.content,
+            namespace=m.namespace,
+            importance=m.importance,
+            category=m.category,
+            tags=list(m.tags or []),
+            temporality=m.temporality,
+            event_time=m.event_time,
+            created_at=m.created_at,
+            valid_until=m.valid_until,
+            pinned=m.pinned,
+            access_count=m.access_count,
+            last_accessed_at=m.last_accessed_at,
+            embedder=m.embedder,
+            procedure_steps=(m.metadata_ or {}).get("procedure_steps"),
+            metadata=m.metadata_ or {},
+            stage=m.trait_stage,
+            confidence=m.trait_confidence,
         )
 
 
@@ -107,11 +120,26 @@ class Prepared:
 
     def row(self, user_id: str, embedder_id: str, vector: list[float], now: datetime) -> Memory:
         return Memory(
-            id=uuid.uuid4(), user_id=user_id, namespace=self.namespace, kind=self.kind, content=self.content,
-            content_hash=self.digest, embedding=vector, embedder=embedder_id, importance=self.importance_given or 5,
-            category=self.category, tags=self.tags, temporality=self.temporality, event_time=self.event_time,
-            created_at=now, updated_at=now, pinned=self.pinned, source=self.source, metadata_=self.metadata,
-            access_count=0, lang=self.lang,
+            id=uuid.uuid4(),
+            user_id=user_id,
+            namespace=self.namespace,
+            kind=self.kind,
+            content=self.content,
+            content_hash=self.digest,
+            embedding=vector,
+            embedder=embedder_id,
+            importance=self.importance_given or 5,
+            category=self.category,
+            tags=self.tags,
+            temporality=self.temporality,
+            event_time=self.event_time,
+            created_at=now,
+            updated_at=now,
+            pinned=self.pinned,
+            source=self.source,
+            metadata_=self.metadata,
+            access_count=0,
+            lang=self.lang,
         )
 
 
@@ -129,11 +157,17 @@ class BatchItem(BaseModel):
     metadata: dict[str, Any] | None = None
 
 
-def _result(m: Memory, status: Literal["created", "duplicate", "merged"], superseded: uuid.UUID | None = None
-            ) -> RememberResult:
+def _result(
+    m: Memory, status: Literal["created", "duplicate", "merged"], superseded: uuid.UUID | None = None
+) -> RememberResult:
     return RememberResult(
-        id=str(m.id), status=status, kind=m.kind, temporality=m.temporality, event_time=m.event_time,
-        importance=m.importance, category=m.category,
+        id=str(m.id),
+        status=status,
+        kind=m.kind,
+        temporality=m.temporality,
+        event_time=m.event_time,
+        importance=m.importance,
+        category=m.category,
         procedure_steps=(m.metadata_ or {}).get("procedure_steps"),
         superseded=str(superseded) if superseded else None,
     )
@@ -174,9 +208,20 @@ class MemoryService:
         what the model extracted, which wins over the rule-based inference like any given value."""
         now = self.rt.clock()
         await fulltext.load_for(content)
-        item = self._prepare(content, now, kind=kind, importance=importance, event_time=event_time,
-                             category=category, tags=tags, namespace=namespace, pinned=pinned, source=source,
-                             temporality=temporality, procedure_steps=procedure_steps)
+        item = self._prepare(
+            content,
+            now,
+            kind=kind,
+            importance=importance,
+            event_time=event_time,
+            category=category,
+            tags=tags,
+            namespace=namespace,
+            pinned=pinned,
+            source=source,
+            temporality=temporality,
+            procedure_steps=procedure_steps,
+        )
         old_id = inputs.memory_id("supersedes", supersedes) if supersedes else None
         content, kind, ns, digest, clean_tags = item.content, item.kind, item.namespace, item.digest, item.tags
         db = await self.rt.database()
@@ -196,11 +241,16 @@ class MemoryService:
                     # Stored by a concurrent remember since the check above: the same text, not a variant.
                     return await self._duplicate(s, user_id, await repo.get(s, user_id, near.id), old_id, now)
                 # An explicit `supersedes` asks for a new row: never fold it into a look-alike.
-                if (old_id is None and near is not None
-                        and is_near_duplicate(model.id, near.similarity, content, near.content, item.event_time,
-                                              near.event_time)):
-                    return await self._merge(s, user_id, near.id, content, item.importance_given, clean_tags, now,
-                                             near.similarity)
+                if (
+                    old_id is None
+                    and near is not None
+                    and is_near_duplicate(
+                        model.id, near.similarity, content, near.content, item.event_time, near.event_time
+                    )
+                ):
+                    return await self._merge(
+                        s, user_id, near.id, content, item.importance_given, clean_tags, now, near.similarity
+                    )
                 await self._check_quota(s, user_id, 1, now)
                 memory = await repo.insert(s, item.row(user_id, model.id, vector, now), vector)
                 self.languages.stored([item.lang])
@@ -216,8 +266,9 @@ class MemoryService:
                     raise
                 return _result(dup, "duplicate")
 
-    async def _duplicate(self, s: AsyncSession, user_id: str, dup: Memory | None, old_id: uuid.UUID | None,
-                         now: datetime) -> RememberResult:
+    async def _duplicate(
+        self, s: AsyncSession, user_id: str, dup: Memory | None, old_id: uuid.UUID | None, now: datetime
+    ) -> RememberResult:
         """The text is stored already: count the use; a `supersedes` still retires the old memory."""
         assert dup is not None
         await repo.touch(s, user_id, [dup.id], now)
@@ -234,13 +285,28 @@ class MemoryService:
         await repo.lock_user_writes(s, user_id)  # the count and the insert must be one step
         live = await repo.count_live(s, user_id, now, cap=quota)
         if live + adding > quota:
-            raise QuotaExceeded(f"content: this user has {live:,} memories and the quota is {quota:,} "
-                                "(ENGRAIN_MAX_MEMORIES_PER_USER); forget some or raise the quota")
+            raise QuotaExceeded(
+                f"content: this user has {live:,} memories and the quota is {quota:,} "
+                "(ENGRAIN_MAX_MEMORIES_PER_USER); forget some or raise the quota"
+            )
 
-    def _prepare(self, content: str, now: datetime, *, kind: str | None, importance: int | None,
-                 event_time: str | None, category: str | None, tags: list[str] | None, namespace: str | None,
-                 pinned: bool, source: str | None, temporality: str | None = None,
-                 procedure_steps: list[str] | None = None, metadata: dict[str, Any] | None = None) -> Prepared:
+    def _prepare(
+        self,
+        content: str,
+        now: datetime,
+        *,
+        kind: str | None,
+        importance: int | None,
+        event_time: str | None,
+        category: str | None,
+        tags: list[str] | None,
+        namespace: str | None,
+        pinned: bool,
+        source: str | None,
+        temporality: str | None = None,
+        procedure_steps: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Prepared:
         """Validate every field (naming it in the error) and enrich the text; nothing is written."""
         tz = self.rt.settings.tz
         content = inputs.text_field("content", content, inputs.MAX_CONTENT_CHARS)
@@ -250,8 +316,11 @@ class MemoryService:
         if importance is not None:
             importance = inputs.int_range("importance", importance, 1, 10)
         # A given phrase points the way the text does: "Monday" is the coming one in a plan.
-        explicit_time = (inputs.when("event_time", event_time, now, tz,
-                                     prefer_past=mood_of(content, lang) is Mood.PAST) if event_time else None)
+        explicit_time = (
+            inputs.when("event_time", event_time, now, tz, prefer_past=mood_of(content, lang) is Mood.PAST)
+            if event_time
+            else None
+        )
         if category is not None:
             category = inputs.text_field("category", category, inputs.MAX_CATEGORY_CHARS)
         if source is not None:
@@ -269,11 +338,18 @@ class MemoryService:
         if info.time_phrase:
             extra["time_phrase"] = info.time_phrase  # read by recall for "when did…" questions
         return Prepared(
-            content=content, digest=content_hash(content), kind=kind or info.kind,
+            content=content,
+            digest=content_hash(content),
+            kind=kind or info.kind,
             namespace=inputs.namespace(namespace) if namespace is not None else "default",
-            importance_given=importance or (IMPORTANT if info.important else None), lang=lang,
-            category=category or info.category, tags=inputs.tags(tags or []),
-            temporality=info.temporality, event_time=info.event_time, pinned=bool(pinned), source=source,
+            importance_given=importance or (IMPORTANT if info.important else None),
+            lang=lang,
+            category=category or info.category,
+            tags=inputs.tags(tags or []),
+            temporality=info.temporality,
+            event_time=info.event_time,
+            pinned=bool(pinned),
+            source=source,
             metadata=extra,
         )
 
@@ -281,16 +357,28 @@ class MemoryService:
         prepared = []
         for i, it in enumerate(items):
             try:
-                prepared.append(self._prepare(it.content, now, kind=it.kind, importance=it.importance,
-                                              event_time=it.event_time, category=it.category, tags=it.tags,
-                                              namespace=it.namespace, pinned=it.pinned, source=source,
-                                              metadata=it.metadata))
+                prepared.append(
+                    self._prepare(
+                        it.content,
+                        now,
+                        kind=it.kind,
+                        importance=it.importance,
+                        event_time=it.event_time,
+                        category=it.category,
+                        tags=it.tags,
+                        namespace=it.namespace,
+                        pinned=it.pinned,
+                        source=source,
+                        metadata=it.metadata,
+                    )
+                )
             except InvalidInput as exc:
                 raise InvalidInput(f"items[{i}].{exc.field}", str(exc).split(": ", 1)[1]) from None
         return prepared
 
-    async def remember_many(self, user_id: str, items: list[BatchItem], *, source: str | None = None
-                            ) -> list[RememberResult]:
+    async def remember_many(
+        self, user_id: str, items: list[BatchItem], *, source: str | None = None
+    ) -> list[RememberResult]:
         """Store a batch in a few statements: one embedding call, one insert, exact dedup (against live
         rows and within the batch). Unlike `remember`, near-duplicates are not merged: that takes one
         vector search per memory, which bulk imports cannot afford. All or nothing."""
@@ -301,8 +389,9 @@ class MemoryService:
         prepared = await anyio.to_thread.run_sync(self._prepare_batch, items, now, source)
         return await self._store_batch(await self.rt.database(), user_id, prepared, now)
 
-    async def _store_batch(self, db: Any, user_id: str, prepared: list[Prepared], now: datetime
-                           ) -> list[RememberResult]:
+    async def _store_batch(
+        self, db: Any, user_id: str, prepared: list[Prepared], now: datetime
+    ) -> list[RememberResult]:
         async with db.sessions() as s:
             existing = await repo.live_by_hashes(s, user_id, [p.digest for p in prepared])
         fresh: dict[tuple[str, str, str], Prepared] = {}
@@ -313,8 +402,11 @@ class MemoryService:
         model, vectors = await self.rt.embeddings.embed([p.content for p in fresh.values()]) if fresh else (None, [])
         if model is not None:
             await db.ensure_vector_index(model.id, model.dim)
-        rows = {key: p.row(user_id, model.id, vec, now)
-                for (key, p), vec in zip(fresh.items(), vectors, strict=True)} if model is not None else {}
+        rows = (
+            {key: p.row(user_id, model.id, vec, now) for (key, p), vec in zip(fresh.items(), vectors, strict=True)}
+            if model is not None
+            else {}
+        )
         async with db.sessions.begin() as s:
             await self._check_quota(s, user_id, len(rows), now)
             inserted = await repo.insert_many(s, list(rows.values()), now)
@@ -323,30 +415,50 @@ class MemoryService:
                 existing |= await repo.live_by_hashes(s, user_id, [digest for _, _, digest in lost])
                 for key in lost:
                     del rows[key]
-            dup_ids = sorted({existing[(p.namespace, p.kind, p.digest)] for p in prepared
-                              if (p.namespace, p.kind, p.digest) in existing})
+            dup_ids = sorted(
+                {
+                    existing[(p.namespace, p.kind, p.digest)]
+                    for p in prepared
+                    if (p.namespace, p.kind, p.digest) in existing
+                }
+            )
             await repo.touch(s, user_id, dup_ids, now)
         self.languages.stored([p.lang for p in fresh.values()])
         out = []
         for p in prepared:
             key = (p.namespace, p.kind, p.digest)
             if key in existing:
-                out.append(RememberResult(id=str(existing[key]), status="duplicate", kind=p.kind,
-                                          temporality=p.temporality, event_time=p.event_time,
-                                          importance=p.importance_given or 5))
+                out.append(
+                    RememberResult(
+                        id=str(existing[key]),
+                        status="duplicate",
+                        kind=p.kind,
+                        temporality=p.temporality,
+                        event_time=p.event_time,
+                        importance=p.importance_given or 5,
+                    )
+                )
             else:
                 out.append(_result(rows[key], "created" if fresh[key] is p else "duplicate"))
         return out
 
-    async def _supersede(self, s: AsyncSession, user_id: str, old_id: uuid.UUID, new_id: uuid.UUID, now: datetime
-                         ) -> None:
+    async def _supersede(
+        self, s: AsyncSession, user_id: str, old_id: uuid.UUID, new_id: uuid.UUID, now: datetime
+    ) -> None:
         """End the old memory's validity (it leaves recall), and its near-paraphrases', saying by what
         they were replaced."""
         await repo.supersede(s, user_id, old_id, new_id, now, PARAPHRASE_THRESHOLD)
 
     async def _merge(
-        self, s: AsyncSession, user_id: str, keep_id: uuid.UUID, content: str, importance: int | None,
-        new_tags: list[str], now: datetime, similarity: float,
+        self,
+        s: AsyncSession,
+        user_id: str,
+        keep_id: uuid.UUID,
+        content: str,
+        importance: int | None,
+        new_tags: list[str],
+        now: datetime,
+        similarity: float,
     ) -> RememberResult:
         """A near-duplicate: keep the existing row, fold in importance and tags, record the variant."""
         keep = await repo.get(s, user_id, keep_id)
@@ -356,8 +468,16 @@ class MemoryService:
         keep.access_count += 1
         keep.last_accessed_at = now
         keep.updated_at = now
-        await repo.add_history(s, keep.id, user_id, "merge", old=keep.content, new=content,
-                               reason=f"near-duplicate (cosine {similarity:.3f})", at=now)
+        await repo.add_history(
+            s,
+            keep.id,
+            user_id,
+            "merge",
+            old=keep.content,
+            new=content,
+            reason=f"near-duplicate (cosine {similarity:.3f})",
+            at=now,
+        )
         return _result(keep, "merged")
 
     async def forget(self, user_id: str, memory_id: str, reason: str | None = None) -> ForgetResult:
@@ -387,13 +507,22 @@ class MemoryService:
         return {
             **MemoryView.of(m).model_dump(mode="json"),
             "links": [
-                {"id": str(link["target_id"]), "relation": link["relation"], "created_by": link["created_by"],
-                 "content": link["content"]}
+                {
+                    "id": str(link["target_id"]),
+                    "relation": link["relation"],
+                    "created_by": link["created_by"],
+                    "content": link["content"],
+                }
                 for link in links
             ],
             "history": [
-                {"action": h.action, "at": h.at.isoformat(), "old_content": h.old_content,
-                 "new_content": h.new_content, "reason": h.reason}
+                {
+                    "action": h.action,
+                    "at": h.at.isoformat(),
+                    "old_content": h.old_content,
+                    "new_content": h.new_content,
+                    "reason": h.reason,
+                }
                 for h in hist
             ],
         }

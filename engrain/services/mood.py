@@ -34,11 +34,12 @@ class Mood(StrEnum):
     PRESENT = "present"
 
 
-
 # "going to" is the future only before a verb: before an article, a possessive or one of the bare
 # nouns English uses without one ("go to bed / school / church"), it is a movement happening now.
-_MOVEMENT = (r"(?:the|a|an|my|your|his|her|our|their|this|that|bed|sleep|school|church|class|town|lunch|dinner"
-             r"|breakfast|college|hospital|work(?=\s*(?:[.,!;]|$)))\b")
+_MOVEMENT = (
+    r"(?:the|a|an|my|your|his|her|our|their|this|that|bed|sleep|school|church|class|town|lunch|dinner"
+    r"|breakfast|college|hospital|work(?=\s*(?:[.,!;]|$)))\b"
+)
 
 # 1. Forward-pointing verbs in a past form: the plan lies behind.
 _PAST_MODAL = re.compile(
@@ -72,7 +73,7 @@ _FORWARD_MARK = re.compile(
 def _points_forward(text: str) -> bool:
     if _FORWARD_MARK.search(text):
         return True
-    return any(_USER_SUBJECT.search(text[:m.start()]) for m in _FORWARD_VERB.finditer(text))
+    return any(_USER_SUBJECT.search(text[: m.start()]) for m in _FORWARD_VERB.finditer(text))
 
 
 # 3. Past-tense verbs: common irregular forms, and regular "-ed" forms (not "-eed": need, feed, proceed).
@@ -84,8 +85,11 @@ _IRREGULAR_PAST = (
 )
 _PAST_VERB = re.compile(rf"\b(?:{_IRREGULAR_PAST}|[a-z]*[a-df-z]ed|[a-z]+ied)\b", re.IGNORECASE)
 # Words in "-ed" that are never past tense.
-_NOT_PAST = re.compile(r"\b(?:hundred|sacred|naked|wicked|rugged|ragged|kindred|beloved|crooked|wretched|"
-                       r"bed|red|shed|wed|united)\b", re.IGNORECASE)
+_NOT_PAST = re.compile(
+    r"\b(?:hundred|sacred|naked|wicked|rugged|ragged|kindred|beloved|crooked|wretched|"
+    r"bed|red|shed|wed|united)\b",
+    re.IGNORECASE,
+)
 # A participle after a linking verb or an intensifier is an adjective: "I'm excited", "so tired".
 _ADJECTIVE = re.compile(
     r"\b(?:am|is|are|'m|'re|be|being|feel|feels|feeling|get|gets|getting|seem|seems|look|looks|so|very|"
@@ -103,8 +107,9 @@ _REMIND = re.compile(r"\bremind\s+me\b", re.IGNORECASE)
 
 # Chinese and Japanese end a sentence with 。！？ and no space before the next one.
 _SENTENCES = re.compile(r"(?<=[.!?…])\s+|(?<=[。！？])\s*|\n+")
-_CLAUSES = re.compile(r"\s*[,;:]\s*|\s+(?=(?:and|but|so|because|while|although|though|after|before|when|until)\b)",
-                      re.IGNORECASE)
+_CLAUSES = re.compile(
+    r"\s*[,;:]\s*|\s+(?=(?:and|but|so|because|while|although|though|after|before|when|until)\b)", re.IGNORECASE
+)
 
 
 def _clause_mood(text: str) -> Mood:
@@ -127,7 +132,7 @@ def _segments(separator: re.Pattern[str], text: str, base: int = 0) -> list[tupl
     """`text` cut at `separator`, each piece with its offset (plus `base`)."""
     pieces, begin = [], 0
     for cut in separator.finditer(text):
-        pieces.append((base + begin, text[begin:cut.start()]))
+        pieces.append((base + begin, text[begin : cut.start()]))
         begin = cut.end()
     pieces.append((base + begin, text[begin:]))
     return [(at, piece) for at, piece in pieces if piece.strip()]

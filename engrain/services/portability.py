@@ -37,8 +37,9 @@ def _bar(total: int | None, enabled: bool, what: str) -> Any:
     return tqdm(total=total, disable=not enabled, unit=" rows", desc=what, leave=False)
 
 
-async def export_jsonl(database: OpenDatabase, out: TextIO, *, user: str | None = None, vectors: bool = True,
-                       progress: bool = False) -> int:
+async def export_jsonl(
+    database: OpenDatabase, out: TextIO, *, user: str | None = None, vectors: bool = True, progress: bool = False
+) -> int:
     """Write the header and every row; return the number of rows."""
     db = await database()
     written = 0
@@ -76,8 +77,9 @@ def _parse(lines: Iterable[str]) -> Iterable[tuple[int, dict[str, Any]]]:
         yield n, item
 
 
-async def import_jsonl(database: OpenDatabase, lines: Iterable[str], *, progress: bool = False
-                       ) -> dict[str, dict[str, int]]:
+async def import_jsonl(
+    database: OpenDatabase, lines: Iterable[str], *, progress: bool = False
+) -> dict[str, dict[str, int]]:
     """Add what the file holds and the database lacks; return rows read and added per type."""
     db = await database()
     stats = {kind: {"read": 0, "added": 0} for kind in ORDER}

@@ -50,17 +50,27 @@ class Breakdown(BaseModel):
 
     vector: float
     text: bool = Field(description=f"The whole query matched the full-text index (the SPEC's {TEXT_BUMP} bump).")
-    lexical: float = Field(description="IDF-weighted share of the query's words in the memory, in [0, 1]; "
-                                       f"added with weight {LEXICAL_WEIGHT} after the base's cap.")
-    temporal: float = Field(description=f"Query-time date understanding: +{WHEN_WEIGHT} for a memory that says "
-                                        f"when, to a 'when…' question; +{WINDOW_WEIGHT} for a memory dated in a "
-                                        "period the query names.")
-    bridge: float = Field(default=0.0, description=f"+{BRIDGE_WEIGHT} when the memory shares a rarer word the query "
-                                                  f"lacks with one of the top {BRIDGE_SEEDS} hits (two-turn "
-                                                  "questions).")
-    redundancy: float = Field(default=0.0, description="Subtracted for resembling a better-ranked hit (cosine above "
-                                                      f"{DIVERSITY_FLOOR}; up to {DIVERSITY_WEIGHT:.0%} of the "
-                                                      "score): paraphrases make room.")
+    lexical: float = Field(
+        description="IDF-weighted share of the query's words in the memory, in [0, 1]; "
+        f"added with weight {LEXICAL_WEIGHT} after the base's cap."
+    )
+    temporal: float = Field(
+        description=f"Query-time date understanding: +{WHEN_WEIGHT} for a memory that says "
+        f"when, to a 'when…' question; +{WINDOW_WEIGHT} for a memory dated in a "
+        "period the query names."
+    )
+    bridge: float = Field(
+        default=0.0,
+        description=f"+{BRIDGE_WEIGHT} when the memory shares a rarer word the query "
+        f"lacks with one of the top {BRIDGE_SEEDS} hits (two-turn "
+        "questions).",
+    )
+    redundancy: float = Field(
+        default=0.0,
+        description="Subtracted for resembling a better-ranked hit (cosine above "
+        f"{DIVERSITY_FLOOR}; up to {DIVERSITY_WEIGHT:.0%} of the "
+        "score): paraphrases make room.",
+    )
     recency: float
     importance: float
     trait_boost: float
@@ -97,9 +107,11 @@ class RecallResult(BaseModel):
     embedder: str | None = Field(description="Model that embedded the query; null means full text only.")
     truncated_by_tokens: bool = False
     words_not_embedded: list[str] = Field(
-        default_factory=list, description="Words of the query found in most of the user's memories: left out of "
-                                          "the query's embedding (they would pull every short memory close), still "
-                                          "matched as text.")
+        default_factory=list,
+        description="Words of the query found in most of the user's memories: left out of "
+        "the query's embedding (they would pull every short memory close), still "
+        "matched as text.",
+    )
     as_of: datetime | None = Field(default=None, description="The moment the answer is as of (time travel).")
 
 
@@ -110,18 +122,32 @@ def estimate_tokens(content: str) -> int:
 
 def _hit(row: dict[str, Any]) -> RecallHit:
     return RecallHit(
-        id=str(row["id"]), content=row["content"], kind=row["kind"], score=round(float(row["score"]), 6),
+        id=str(row["id"]),
+        content=row["content"],
+        kind=row["kind"],
+        score=round(float(row["score"]), 6),
         breakdown=Breakdown(
-            vector=float(row["vector"]), text=bool(row["text"]), lexical=round(float(row["lexical"]), 6),
-            temporal=float(row["temporal"]), bridge=float(row["bridge"]),
-            redundancy=round(float(row["redundancy"]), 6), recency=float(row["recency"]),
-            importance=float(row["importance"]), trait_boost=float(row["trait_boost"]),
+            vector=float(row["vector"]),
+            text=bool(row["text"]),
+            lexical=round(float(row["lexical"]), 6),
+            temporal=float(row["temporal"]),
+            bridge=float(row["bridge"]),
+            redundancy=round(float(row["redundancy"]), 6),
+            recency=float(row["recency"]),
+            importance=float(row["importance"]),
+            trait_boost=float(row["trait_boost"]),
             penalty=float(row["penalty"]),
         ),
-        event_time=row["event_time"], created_at=row["created_at"], temporality=row["temporality"],
-        stage=row["stage"], namespace=row["namespace"], category=row["category"],
-        importance=int(row["importance_raw"]), source=row["source"],
-        linked_from=str(row["linked_from"]) if row["linked_from"] else None, relation=row["relation"],
+        event_time=row["event_time"],
+        created_at=row["created_at"],
+        temporality=row["temporality"],
+        stage=row["stage"],
+        namespace=row["namespace"],
+        category=row["category"],
+        importance=int(row["importance_raw"]),
+        source=row["source"],
+        linked_from=str(row["linked_from"]) if row["linked_from"] else None,
+        relation=row["relation"],
         links=[LinkRef(id=str(link["id"]), relation=link["relation"]) for link in row["links"] or []],
     )
 
@@ -158,8 +184,9 @@ class RecallService:
         self.accesses = AccessTracker(runtime)
         self.focus = QueryFocus(runtime)
 
-    async def _embed_query(self, user_id: str, query: str, lang: str
-                           ) -> tuple[FocusedQuery, Embedder | None, list[float] | None]:
+    async def _embed_query(
+        self, user_id: str, query: str, lang: str
+    ) -> tuple[FocusedQuery, Embedder | None, list[float] | None]:
         """The query's vector (of its focused text, for a semantic model); without a model, none:
         full text still answers. A model that does not know the query's language (an English-only
         model and a Chinese question) gives none either: its cosines would be noise that outvotes
@@ -217,8 +244,11 @@ class RecallService:
             as_of=as_of is not None,
         )
         if flt.since is not None and flt.until is not None and flt.since > flt.until:
-            raise InvalidInput("since", f"{flt.since.isoformat()} is later than until ({flt.until.isoformat()}): "
-                                        "nothing can be dated between them")
+            raise InvalidInput(
+                "since",
+                f"{flt.since.isoformat()} is later than until ({flt.until.isoformat()}): "
+                "nothing can be dated between them",
+            )
         if max_tokens is not None:
             max_tokens = inputs.int_range("max_tokens", max_tokens, 1, 1_000_000)
 
@@ -231,10 +261,20 @@ class RecallService:
         try:
             async with db.sessions.begin() as s:
                 rows = await run_recall(
-                    s, user_id=user_id, query=words, vector=vector, embedder_id=embedder_id, dim=dim, flt=flt,
-                    now=now, decay_seconds=settings.decay_rate_days * 86400, limit=limit,
-                    pool=max(MIN_POOL, limit * 5), timeout_ms=settings.recall_timeout_ms,
-                    asks_when=when.asks_when, window=when.window,
+                    s,
+                    user_id=user_id,
+                    query=words,
+                    vector=vector,
+                    embedder_id=embedder_id,
+                    dim=dim,
+                    flt=flt,
+                    now=now,
+                    decay_seconds=settings.decay_rate_days * 86400,
+                    limit=limit,
+                    pool=max(MIN_POOL, limit * 5),
+                    timeout_ms=settings.recall_timeout_ms,
+                    asks_when=when.asks_when,
+                    window=when.window,
                 )
         except DBAPIError as exc:
             if "statement timeout" in str(exc.orig) or "canceling statement" in str(exc.orig):
@@ -258,6 +298,11 @@ class RecallService:
             hits = kept
         if hits and track_access:
             self.accesses.record(user_id, [uuid.UUID(h.id) for h in hits], accessed_at)
-        return RecallResult(query=query, results=hits, embedder=embedder_id or None, truncated_by_tokens=truncated,
-                            words_not_embedded=list(focused.left_out), as_of=now if as_of is not None else None)
-
+        return RecallResult(
+            query=query,
+            results=hits,
+            embedder=embedder_id or None,
+            truncated_by_tokens=truncated,
+            words_not_embedded=list(focused.left_out),
+            as_of=now if as_of is not None else None,
+        )

@@ -60,12 +60,15 @@ class ReflectResult(BaseModel):
     error: str | None = None
     llm: str = "none"
     llm_calls: int = 0
-    user_confirmation: str | None = Field(default=None, description="What the user said (elicitation) about a "
-                                                                    "trait about to become core, if asked.")
-    memories_pending: int = Field(default=0, description="New memories no model has looked at yet: the next "
-                                                         "reflection with a model sees them.")
-    task_id: str | None = Field(default=None, description="status needs_model: the task to answer with "
-                                                          "reflect(task_id, answer).")
+    user_confirmation: str | None = Field(
+        default=None, description="What the user said (elicitation) about a trait about to become core, if asked."
+    )
+    memories_pending: int = Field(
+        default=0, description="New memories no model has looked at yet: the next reflection with a model sees them."
+    )
+    task_id: str | None = Field(
+        default=None, description="status needs_model: the task to answer with reflect(task_id, answer)."
+    )
     task: str | None = Field(default=None, description="status needs_model: what the calling model is asked to do.")
 
 
@@ -183,8 +186,12 @@ class ReflectionService:
             return Trigger(True, "importance_accumulated", float(importance))
         if now - mark >= SCHEDULED_AFTER:
             return Trigger(True, "scheduled", (now - mark).total_seconds() / 3600)
-        return Trigger(False, None, float(importance),
-                       f"importance {importance} < {IMPORTANCE_TRIGGER} and last reflection < 24 h ago")
+        return Trigger(
+            False,
+            None,
+            float(importance),
+            f"importance {importance} < {IMPORTANCE_TRIGGER} and last reflection < 24 h ago",
+        )
 
     # ---- preparation (read-only) -------------------------------------------------------------
 
@@ -198,13 +205,22 @@ class ReflectionService:
             if not trigger.triggered and not force:
                 return ReflectResult(triggered=False, reason=trigger.reason)
             if not trigger.triggered:  # forced: name the trigger the checks would otherwise have given
-                kind = "first_time" if mark is None else (
-                    "importance_accumulated" if importance >= IMPORTANCE_TRIGGER else "manual")
+                kind = (
+                    "first_time"
+                    if mark is None
+                    else ("importance_accumulated" if importance >= IMPORTANCE_TRIGGER else "manual")
+                )
                 trigger = Trigger(True, kind, float(importance))
             memories = await trait_repo.new_memories(s, user_id, mark, now, MAX_MEMORIES)
             traits = await trait_repo.active_traits(s, user_id, limit=MAX_TRAITS)
-        return Plan(user_id, now, trigger, [(f"m{i}", m) for i, m in enumerate(memories, 1)],
-                    [(f"t{i}", t) for i, t in enumerate(traits, 1)], since=mark)
+        return Plan(
+            user_id,
+            now,
+            trigger,
+            [(f"m{i}", m) for i, m in enumerate(memories, 1)],
+            [(f"t{i}", t) for i, t in enumerate(traits, 1)],
+            since=mark,
+        )
 
     def first_prompt(self, plan: Plan) -> Prompt | None:
         if not plan.memories:
@@ -222,16 +238,21 @@ class ReflectionService:
         db = await self.rt.database()
         for question in questions[:QUESTIONS]:
             result = await self.recall.recall(
-                plan.user_id, question[:500] or "?", limit=EVIDENCE_PER_QUESTION,
-                kinds=["fact", "episodic", "procedural"], include_links=False, track_access=False,
+                plan.user_id,
+                question[:500] or "?",
+                limit=EVIDENCE_PER_QUESTION,
+                kinds=["fact", "episodic", "procedural"],
+                include_links=False,
+                track_access=False,
             )
             ids = [uuid.UUID(h.id) for h in result.results if uuid.UUID(h.id) not in seen]
             seen.update(ids)
             async with db.sessions() as s:
                 found += sorted(await repo.get_many(s, plan.user_id, ids), key=lambda m: ids.index(m.id))
         plan.evidence = [(f"e{i}", m) for i, m in enumerate(found[:MAX_EVIDENCE], 1)]
-        return prompts.main_prompt(prompts.memory_lines(plan.memories), prompts.trait_lines(plan.traits),
-                                   prompts.memory_lines(plan.evidence))
+        return prompts.main_prompt(
+            prompts.memory_lines(plan.memories), prompts.trait_lines(plan.traits), prompts.memory_lines(plan.evidence)
+        )
 
     async def review_prompt(self, plan: Plan, main: MainAnswer) -> Prompt | None:
         cases = review_candidates(plan, main)
@@ -248,35 +269,56 @@ class ReflectionService:
             support = [r["content"] for r in rows if r["trait_id"] == t.id and r["polarity"] == "supporting"]
             against = [r["content"] for r in rows if r["trait_id"] == t.id and r["polarity"] == "contradicting"]
             against += [shown[m].content for m in new if m in shown]
-            blocks.append(f"[{alias}] {t.content}\n  supporting: " + " | ".join(support or ["(none)"])
-                          + "\n  contradicting: " + " | ".join(against or ["(none)"]))
+            blocks.append(
+                f"[{alias}] {t.content}\n  supporting: "
+                + " | ".join(support or ["(none)"])
+                + "\n  contradicting: "
+                + " | ".join(against or ["(none)"])
+            )
         return "\n".join(blocks)
 
     # ---- the cycle ---------------------------------------------------------------------------
 
-    async def reflect(self, user_id: str, *, force: bool, ask: Ask | None, llm_name: str,
-                      progress: Progress | None = None, host: HandOut | None = None, plan: Plan | None = None
-                      ) -> ReflectResult:
+    async def reflect(
+        self,
+        user_id: str,
+        *,
+        force: bool,
+        ask: Ask | None,
+        llm_name: str,
+        progress: Progress | None = None,
+        host: HandOut | None = None,
+        plan: Plan | None = None,
+    ) -> ReflectResult:
         """Run one cycle. `ask` answers a prompt (None: no model here). `host`: the calling model is the
         model, so the plan goes to `host`, which runs the code-only steps and hands the model a task
         (services/host_tasks.py).
         `plan`: the one the client's model was asked about (sampling), used when still current.
         Concurrent calls for one user: the second returns at once, not triggered."""
-        return await self.locked(user_id, lambda: self._cycle(user_id, force, ask, llm_name, progress, host, plan),
-                                 llm_name)
+        return await self.locked(
+            user_id, lambda: self._cycle(user_id, force, ask, llm_name, progress, host, plan), llm_name
+        )
 
-    async def locked(self, user_id: str, work: Callable[[], Awaitable[ReflectResult]], llm_name: str
-                     ) -> ReflectResult:
+    async def locked(self, user_id: str, work: Callable[[], Awaitable[ReflectResult]], llm_name: str) -> ReflectResult:
         """Run `work` holding the user's reflection lock; a concurrent call returns at once."""
         db = await self.rt.database()
         async with db.try_advisory_lock(lock_name(user_id)) as got:
             if not got:
-                return ReflectResult(triggered=False, reason="a reflection for this user is already running",
-                                     llm=llm_name)
+                return ReflectResult(
+                    triggered=False, reason="a reflection for this user is already running", llm=llm_name
+                )
             return await work()
 
-    async def _cycle(self, user_id: str, force: bool, ask: Ask | None, llm_name: str,
-                     progress: Progress | None, host: HandOut | None, planned: Plan | None) -> ReflectResult:
+    async def _cycle(
+        self,
+        user_id: str,
+        force: bool,
+        ask: Ask | None,
+        llm_name: str,
+        progress: Progress | None,
+        host: HandOut | None,
+        planned: Plan | None,
+    ) -> ReflectResult:
         async def step(fraction: float, message: str) -> None:
             if progress is not None:
                 await progress(fraction, message)
@@ -329,8 +371,9 @@ class ReflectionService:
         await step(1.0, "done")
         return result
 
-    async def _embed_contents(self, main: MainAnswer | None, review: ReviewAnswer | None
-                              ) -> dict[str, tuple[str, int, list[float]]]:
+    async def _embed_contents(
+        self, main: MainAnswer | None, review: ReviewAnswer | None
+    ) -> dict[str, tuple[str, int, list[float]]]:
         """Vectors for every trait text the answer may create, in one batch, before the transaction."""
         contents = main.trait_texts() if main is not None else []
         if review is not None:
@@ -347,8 +390,15 @@ class ReflectionService:
         await db.ensure_vector_index(model.id, model.dim)
         return {c: (model.id, model.dim, v) for c, v in zip(contents, vectors, strict=True)}
 
-    async def apply(self, plan: Plan, main: MainAnswer | None, review: ReviewAnswer | None, llm_name: str,
-                    error: str | None, finish: Finish | None = None) -> ReflectResult:
+    async def apply(
+        self,
+        plan: Plan,
+        main: MainAnswer | None,
+        review: ReviewAnswer | None,
+        llm_name: str,
+        error: str | None,
+        finish: Finish | None = None,
+    ) -> ReflectResult:
         """One transaction: the code-only steps, the answer, decay, and the watermark — which moves only
         past memories a model has looked at (no model, a failed one, or a task not answered yet: they
         stay pending for the next reflection that has a model). `finish` runs last in the same
@@ -360,8 +410,9 @@ class ReflectionService:
         # have moved the watermark in between.
         async with db.sessions.begin() as s:
             cycle_id = uuid.uuid4()
-            await trait_repo.start_cycle(s, cycle_id, plan.user_id, plan.trigger.type or "manual",
-                                         plan.trigger.value, plan.now)
+            await trait_repo.start_cycle(
+                s, cycle_id, plan.user_id, plan.trigger.type or "manual", plan.trigger.value, plan.now
+            )
             code = {}
             for step in (trait_repo.expire_trends, trait_repo.promote_trends, trait_repo.expire_prospective):
                 code.update(await step(s, plan.user_id, plan.now))
@@ -371,26 +422,42 @@ class ReflectionService:
             created = set(writer.stats.created)
             status = "failed" if error else ("completed" if looked else "code_only")
             result = ReflectResult(
-                triggered=True, trigger_type=plan.trigger.type, memories_scanned=len(plan.memories),
+                triggered=True,
+                trigger_type=plan.trigger.type,
+                memories_scanned=len(plan.memories),
                 traits_created=len(created),
                 traits_updated=len(writer.stats.updated - created - writer.stats.dissolved) + code["promoted"],
                 traits_dissolved=len(writer.stats.dissolved) + code["expired_trends"] + decay["dissolved"],
-                links_created=links, cycle_id=str(cycle_id), status=status, error=error, llm=llm_name,
+                links_created=links,
+                cycle_id=str(cycle_id),
+                status=status,
+                error=error,
+                llm=llm_name,
             )
-            stats = result.model_dump(include={"memories_scanned", "traits_created", "traits_updated",
-                                               "traits_dissolved", "links_created", "llm"})
+            stats = result.model_dump(
+                include={
+                    "memories_scanned",
+                    "traits_created",
+                    "traits_updated",
+                    "traits_dissolved",
+                    "links_created",
+                    "llm",
+                }
+            )
             stats |= {"expired_intentions": code["expired_intentions"], "decayed": decay["decayed"]}
             await trait_repo.finish_cycle(s, cycle_id, status, stats, error, plan.now)
             if looked:
                 await trait_repo.set_watermark(s, plan.user_id, plan.mark or plan.now)
-            result.memories_pending = (await trait_repo.importance_since(
-                s, plan.user_id, await trait_repo.watermark(s, plan.user_id)))[0]
+            result.memories_pending = (
+                await trait_repo.importance_since(s, plan.user_id, await trait_repo.watermark(s, plan.user_id))
+            )[0]
             if finish is not None:
                 await finish(s, result, writer)
         return result
 
-    async def apply_review(self, plan: Plan, review: ReviewAnswer, reviewable: set[uuid.UUID], llm_name: str,
-                           finish: Finish | None = None) -> ReflectResult:
+    async def apply_review(
+        self, plan: Plan, review: ReviewAnswer, reviewable: set[uuid.UUID], llm_name: str, finish: Finish | None = None
+    ) -> ReflectResult:
         """Apply a contradiction review that came after its cycle (a host task): only the decisions, on
         the traits that were sent for review, in a cycle of its own."""
         vectors = await self._embed_contents(None, review)
@@ -400,20 +467,37 @@ class ReflectionService:
             await trait_repo.start_cycle(s, cycle_id, plan.user_id, "review", None, plan.now)
             writer = lifecycle.TraitWriter(s, plan.user_id, plan.now, cycle_id, vectors)
             current = {t.id: t for t in await trait_repo.active_traits(s, plan.user_id)}
-            await self._apply_review(writer, review, reviewable,
-                                     lambda ref: current.get(tid) if (tid := plan.trait_ref(ref)) else None)
-            result = ReflectResult(triggered=True, trigger_type="review", traits_updated=len(writer.stats.updated),
-                                   traits_dissolved=len(writer.stats.dissolved), cycle_id=str(cycle_id),
-                                   status="completed", llm=llm_name)
-            await trait_repo.finish_cycle(s, cycle_id, "completed", result.model_dump(
-                include={"traits_updated", "traits_dissolved", "llm"}), None, plan.now)
+            await self._apply_review(
+                writer, review, reviewable, lambda ref: current.get(tid) if (tid := plan.trait_ref(ref)) else None
+            )
+            result = ReflectResult(
+                triggered=True,
+                trigger_type="review",
+                traits_updated=len(writer.stats.updated),
+                traits_dissolved=len(writer.stats.dissolved),
+                cycle_id=str(cycle_id),
+                status="completed",
+                llm=llm_name,
+            )
+            await trait_repo.finish_cycle(
+                s,
+                cycle_id,
+                "completed",
+                result.model_dump(include={"traits_updated", "traits_dissolved", "llm"}),
+                None,
+                plan.now,
+            )
             if finish is not None:
                 await finish(s, result, writer)
         return result
 
     @staticmethod
-    async def _apply_review(writer: lifecycle.TraitWriter, review: ReviewAnswer | None, reviewable: set[uuid.UUID],
-                            trait: Callable[[Any], Memory | None]) -> None:
+    async def _apply_review(
+        writer: lifecycle.TraitWriter,
+        review: ReviewAnswer | None,
+        reviewable: set[uuid.UUID],
+        trait: Callable[[Any], Memory | None],
+    ) -> None:
         """The review's decisions, for traits that were sent for review and are still active."""
         for decision in review.decisions if review is not None else []:
             t = trait(decision.trait_id)
@@ -424,9 +508,12 @@ class ReflectionService:
             elif decision.new_content:
                 await writer.modify(t, decision.new_content)
 
-    async def _apply_answer(self, s: AsyncSession, writer: lifecycle.TraitWriter, plan: Plan, main: MainAnswer,
-                            review: ReviewAnswer | None) -> int:
-        """Apply the model's answer; anything citing ids it was not shown is ignored."""
+    async def _apply_answer(
+        self, s: AsyncSession, writer: lifecycle.TraitWriter, plan: Plan, main: MainAnswer, review: ReviewAnswer | None
+    ) -> int:
+        """Apply the model's answer, in this order: new traits, evidence for and against existing ones,
+        the contradiction review, upgrades, then the memories' updates and links. Anything citing ids
+        the model was not shown is ignored. Returns the number of links added."""
         current = {t.id: t for t in await trait_repo.active_traits(s, plan.user_id)}
 
         def trait(ref: Any) -> Memory | None:
@@ -434,33 +521,55 @@ class ReflectionService:
             found = current.get(tid) if tid else None
             return found if found is not None and found.trait_stage != "dissolved" else None
 
-        for trend in main.new_trends:
-            if ev := plan.memory_refs(trend.evidence_ids):
-                await writer.create_trend(trend.content, ev, trend.window_days, trend.context)
-        for behavior in main.new_behaviors:
-            if ev := plan.memory_refs(behavior.evidence_ids):
-                await writer.create_behavior(behavior.content, ev, behavior.confidence, behavior.context)
-        for r in main.reinforcements:
-            if (t := trait(r.trait_id)) is not None and (ev := plan.memory_refs(r.new_evidence_ids)):
-                await writer.reinforce(t, ev, r.quality_grade)
-        for c in main.contradictions:
-            if (t := trait(c.trait_id)) is not None and (ev := plan.memory_refs(c.contradicting_evidence_ids)):
-                await writer.contradict(t, ev, c.description)
+        await _apply_new_traits(writer, plan, main)
+        await _apply_evidence(writer, plan, main, trait)
         await self._apply_review(writer, review, {t.id for _, t, _ in review_candidates(plan, main)}, trait)
-        for upgrade in main.upgrades:
-            sources = [t for r in upgrade.from_trait_ids if (t := trait(r)) is not None]
-            if sources and len(sources) == len(upgrade.from_trait_ids):
-                refused = await writer.upgrade(sources, upgrade.new_content, upgrade.new_subtype, upgrade.reasoning)
-                if refused:
-                    log.debug("an upgrade of %d traits was refused: %s", len(sources), refused)
-        for u in main.updates:
-            old, new = plan.memory_ref(u.old_id), plan.memory_ref(u.new_id)
-            if old and new and old != new:
-                await repo.supersede(s, plan.user_id, old, new, plan.now, PARAPHRASE_THRESHOLD)
-        links = 0
-        for link in main.links:
-            a, b = plan.memory_ref(link.source_id), plan.memory_ref(link.target_id)
-            if a and b and a != b:
-                links += await repo.add_link_pair(s, plan.user_id, a, b, " ".join(link.relation.split()) or "related",
-                                                  "reflection")
-        return links
+        await _apply_upgrades(writer, main, trait)
+        return await _apply_memory_changes(s, plan, main)
+
+
+async def _apply_new_traits(writer: lifecycle.TraitWriter, plan: Plan, main: MainAnswer) -> None:
+    for trend in main.new_trends:
+        if ev := plan.memory_refs(trend.evidence_ids):
+            await writer.create_trend(trend.content, ev, trend.window_days, trend.context)
+    for behavior in main.new_behaviors:
+        if ev := plan.memory_refs(behavior.evidence_ids):
+            await writer.create_behavior(behavior.content, ev, behavior.confidence, behavior.context)
+
+
+async def _apply_evidence(
+    writer: lifecycle.TraitWriter, plan: Plan, main: MainAnswer, trait: Callable[[Any], Memory | None]
+) -> None:
+    for r in main.reinforcements:
+        if (t := trait(r.trait_id)) is not None and (ev := plan.memory_refs(r.new_evidence_ids)):
+            await writer.reinforce(t, ev, r.quality_grade)
+    for c in main.contradictions:
+        if (t := trait(c.trait_id)) is not None and (ev := plan.memory_refs(c.contradicting_evidence_ids)):
+            await writer.contradict(t, ev, c.description)
+
+
+async def _apply_upgrades(
+    writer: lifecycle.TraitWriter, main: MainAnswer, trait: Callable[[Any], Memory | None]
+) -> None:
+    for upgrade in main.upgrades:
+        sources = [t for r in upgrade.from_trait_ids if (t := trait(r)) is not None]
+        if sources and len(sources) == len(upgrade.from_trait_ids):
+            refused = await writer.upgrade(sources, upgrade.new_content, upgrade.new_subtype, upgrade.reasoning)
+            if refused:
+                log.debug("an upgrade of %d traits was refused: %s", len(sources), refused)
+
+
+async def _apply_memory_changes(s: AsyncSession, plan: Plan, main: MainAnswer) -> int:
+    """Updates supersede the old memory; links are added both ways. Returns the links added."""
+    for u in main.updates:
+        old, new = plan.memory_ref(u.old_id), plan.memory_ref(u.new_id)
+        if old and new and old != new:
+            await repo.supersede(s, plan.user_id, old, new, plan.now, PARAPHRASE_THRESHOLD)
+    links = 0
+    for link in main.links:
+        a, b = plan.memory_ref(link.source_id), plan.memory_ref(link.target_id)
+        if a and b and a != b:
+            links += await repo.add_link_pair(
+                s, plan.user_id, a, b, " ".join(link.relation.split()) or "related", "reflection"
+            )
+    return links

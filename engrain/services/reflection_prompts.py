@@ -74,7 +74,10 @@ def trait_lines(traits: Iterable[tuple[str, Memory]]) -> str:
 
 def questions_prompt(memories: str, traits: str) -> Prompt:
     user = (
-        "Recently learned about the user:\n" + memories + "\n\nWhat we already believe about the user:\n" + traits
+        "Recently learned about the user:\n"
+        + memories
+        + "\n\nWhat we already believe about the user:\n"
+        + traits
         + "\n\nList the 3 to 5 most useful questions to check against the user's older memories before "
         "deciding what these new memories say about them (e.g. 'Has the user mentioned running before?').\n"
         'Answer as JSON: {"questions": ["...", "..."]}'
@@ -86,15 +89,24 @@ def main_prompt(memories: str, traits: str, evidence: str | None) -> Prompt:
     parts = ["Recently learned about the user:", memories]
     if evidence is not None:
         parts += ["", "Older memories retrieved as evidence:", evidence]
-    parts += ["", "Current traits of the user:", traits, "", RULES, "", "Answer as JSON with exactly these keys:",
-              MAIN_SCHEMA]
+    parts += [
+        "",
+        "Current traits of the user:",
+        traits,
+        "",
+        RULES,
+        "",
+        "Answer as JSON with exactly these keys:",
+        MAIN_SCHEMA,
+    ]
     return Prompt(SYSTEM, "\n".join(parts), max_tokens=3000)
 
 
 def review_prompt(cases: str) -> Prompt:
     user = (
         "These traits of the user are now contradicted often. For each, decide whether to keep it reworded "
-        '("modify", give new_content that fits all the evidence) or drop it ("dissolve").\n\n' + cases
+        '("modify", give new_content that fits all the evidence) or drop it ("dissolve").\n\n'
+        + cases
         + '\n\nAnswer as JSON: {"decisions": [{"trait_id": "t1", "action": "modify|dissolve", '
         '"new_content": "..."}]}'
     )
@@ -103,11 +115,16 @@ def review_prompt(cases: str) -> Prompt:
 
 def host_task(task_id: str, expires: datetime, prompt: Prompt, what: str, tool: str = "reflect") -> str:
     """A task for the calling model, whole: what to do, in its own terms, then the prompt itself."""
-    return "\n".join([
-        f"engrain task {task_id}: {what}",
-        f"Do it now, then go on with the conversation. Analyse what follows; when a pattern needs checking "
-        f"against the user's older memories, call `recall` first. Then call `{tool}` with "
-        f'task_id="{task_id}" and answer = one JSON object exactly as described at the end (an object or a '
-        f"string holding it). The task can be answered until {expires.isoformat(timespec='minutes')}.",
-        "", prompt.system, "", prompt.user,
-    ])
+    return "\n".join(
+        [
+            f"engrain task {task_id}: {what}",
+            f"Do it now, then go on with the conversation. Analyse what follows; when a pattern needs checking "
+            f"against the user's older memories, call `recall` first. Then call `{tool}` with "
+            f'task_id="{task_id}" and answer = one JSON object exactly as described at the end (an object or a '
+            f"string holding it). The task can be answered until {expires.isoformat(timespec='minutes')}.",
+            "",
+            prompt.system,
+            "",
+            prompt.user,
+        ]
+    )

@@ -92,9 +92,14 @@ class TraitReview:
             else:
                 assert text is not None
                 await writer.modify(trait, text, "edited by the user")
-            result = ReviewResult(id=str(trait.id), action=cast(Action, action), content=trait.content,
-                                  stage=trait.trait_stage or "dissolved",
-                                  confidence=round(trait.trait_confidence or 0.0, 6), evidence_id=evidence_id)
+            result = ReviewResult(
+                id=str(trait.id),
+                action=cast(Action, action),
+                content=trait.content,
+                stage=trait.trait_stage or "dissolved",
+                confidence=round(trait.trait_confidence or 0.0, 6),
+                evidence_id=evidence_id,
+            )
         return result
 
     async def near_core(self, user_id: str) -> Memory | None:
@@ -103,8 +108,10 @@ class TraitReview:
             return await trait_repo.near_core(s, user_id, NEAR_CORE_MARGIN)
 
     def core_question(self, trait: Memory) -> str:
-        return (f"engrain is close to counting this as a core part of who you are: “{trait.content}”. "
-                "Is it true about you? (No removes it.)")
+        return (
+            f"engrain is close to counting this as a core part of who you are: “{trait.content}”. "
+            "Is it true about you? (No removes it.)"
+        )
 
     async def answer_core_question(self, user_id: str, trait: Memory, confirm: bool | None) -> str:
         """Apply the user's answer (None: declined or cancelled) and never ask about this trait again."""
@@ -118,8 +125,9 @@ class TraitReview:
         await self.review(user_id, str(trait.id), "endorse" if confirm else "dismiss")
         return f"{'confirmed' if confirm else 'rejected'}: {trait.content}"
 
-    async def _confirmation(self, s: AsyncSession, user_id: str, text: str,
-                            embedding: tuple[str, int, list[float]], now: datetime) -> Memory:
+    async def _confirmation(
+        self, s: AsyncSession, user_id: str, text: str, embedding: tuple[str, int, list[float]], now: datetime
+    ) -> Memory:
         """The user's confirmation as a memory (reused when the same trait is endorsed again)."""
         digest = content_hash(text)
         existing = await repo.find_live_duplicate(s, user_id, "default", "fact", digest)
@@ -127,9 +135,23 @@ class TraitReview:
             return existing
         embedder_id, _, vector = embedding
         memory = Memory(
-            id=uuid.uuid4(), user_id=user_id, namespace="default", kind="fact", content=text, content_hash=digest,
-            embedder=embedder_id, importance=7, category="trait", tags=["review"], temporality="current",
-            created_at=now, updated_at=now, pinned=False, source="review_trait", metadata_={}, access_count=0,
+            id=uuid.uuid4(),
+            user_id=user_id,
+            namespace="default",
+            kind="fact",
+            content=text,
+            content_hash=digest,
+            embedder=embedder_id,
+            importance=7,
+            category="trait",
+            tags=["review"],
+            temporality="current",
+            created_at=now,
+            updated_at=now,
+            pinned=False,
+            source="review_trait",
+            metadata_={},
+            access_count=0,
         )
         await repo.insert(s, memory, vector)
         await repo.add_history(s, memory.id, user_id, "create", new=text, reason="trait endorsed by the user", at=now)

@@ -42,11 +42,17 @@ class TraitView(BaseModel):
     @classmethod
     def of(cls, t: Memory, evidence: list[dict[str, Any]] | None = None) -> TraitView:
         view = cls(
-            id=str(t.id), content=t.content, subtype=t.trait_subtype, stage=t.trait_stage,
+            id=str(t.id),
+            content=t.content,
+            subtype=t.trait_subtype,
+            stage=t.trait_stage,
             confidence=round(t.trait_confidence, 6) if t.trait_confidence is not None else None,
-            context=t.trait_context, reinforcement_count=t.trait_reinforcement_count or 0,
-            contradiction_count=t.trait_contradiction_count or 0, first_observed=t.trait_first_observed,
-            last_reinforced=t.trait_last_reinforced, window_end=t.trait_window_end,
+            context=t.trait_context,
+            reinforcement_count=t.trait_reinforcement_count or 0,
+            contradiction_count=t.trait_contradiction_count or 0,
+            first_observed=t.trait_first_observed,
+            last_reinforced=t.trait_last_reinforced,
+            window_end=t.trait_window_end,
             parent_id=str(t.trait_parent_id) if t.trait_parent_id else None,
         )
         if evidence is not None:
@@ -66,7 +72,7 @@ class TraitList(BaseModel):
 def stages_from(min_stage: str) -> tuple[str, ...]:
     if min_stage not in STAGE_ORDER:
         raise InvalidInput("min_stage", f"{min_stage[:40]!r} is not one of {', '.join(STAGE_ORDER)}")
-    return STAGE_ORDER[STAGE_ORDER.index(min_stage):]
+    return STAGE_ORDER[STAGE_ORDER.index(min_stage) :]
 
 
 class TraitViews:
@@ -74,9 +80,17 @@ class TraitViews:
         self.rt = runtime
         self.reflection = reflection
 
-    async def list(self, user_id: str, *, min_stage: str = "emerging", subtype: str | None = None,
-                   context: str | None = None, limit: int | None = None,
-                   include_evidence: bool = False, as_of: str | None = None) -> TraitList:
+    async def list(
+        self,
+        user_id: str,
+        *,
+        min_stage: str = "emerging",
+        subtype: str | None = None,
+        context: str | None = None,
+        limit: int | None = None,
+        include_evidence: bool = False,
+        as_of: str | None = None,
+    ) -> TraitList:
         stages = stages_from(min_stage)
         if subtype is not None and subtype not in SUBTYPES:
             raise InvalidInput("subtype", f"{subtype[:40]!r} is not one of {', '.join(SUBTYPES)}")
@@ -84,8 +98,16 @@ class TraitViews:
             limit = inputs.int_range("limit", limit, 1, inputs.MAX_LIMIT)
         if as_of is not None:
             now = self.rt.clock()
-            return await self._as_of(user_id, inputs.when("as_of", as_of, now, self.rt.settings.tz), stages,
-                                     min_stage, subtype, context, limit, include_evidence)
+            return await self._as_of(
+                user_id,
+                inputs.when("as_of", as_of, now, self.rt.settings.tz),
+                stages,
+                min_stage,
+                subtype,
+                context,
+                limit,
+                include_evidence,
+            )
         db = await self.rt.database()
         async with db.sessions() as s:
             rows = await trait_repo.active_traits(s, user_id, stages=stages, subtype=subtype, context=context)
@@ -93,9 +115,17 @@ class TraitViews:
             ev = await trait_repo.evidence(s, [t.id for t in shown]) if include_evidence else None
         return TraitList(traits=[TraitView.of(t, ev) for t in shown], min_stage=min_stage, total=len(rows))
 
-    async def _as_of(self, user_id: str, at: datetime, stages: tuple[str, ...], min_stage: str,
-                     subtype: str | None, context: str | None, limit: int | None,
-                     include_evidence: bool) -> TraitList:
+    async def _as_of(
+        self,
+        user_id: str,
+        at: datetime,
+        stages: tuple[str, ...],
+        min_stage: str,
+        subtype: str | None,
+        context: str | None,
+        limit: int | None,
+        include_evidence: bool,
+    ) -> TraitList:
         """Stages, confidence and wording as they were at `at` (from history); evidence cited by then."""
         db = await self.rt.database()
         async with db.sessions() as s:
@@ -104,10 +134,16 @@ class TraitViews:
             ev = await trait_repo.evidence(s, [t.id for t, *_ in shown]) if include_evidence else None
         if ev is not None:
             ev = [e for e in ev if e["created_at"] <= at]
-        views = [TraitView.of(t, ev).model_copy(update={
-            "stage": stage, "content": content,
-            "confidence": round(confidence, 6) if confidence is not None else None}) for t, stage, confidence, content
-            in shown]
+        views = [
+            TraitView.of(t, ev).model_copy(
+                update={
+                    "stage": stage,
+                    "content": content,
+                    "confidence": round(confidence, 6) if confidence is not None else None,
+                }
+            )
+            for t, stage, confidence, content in shown
+        ]
         return TraitList(traits=views, min_stage=min_stage, total=len(rows), as_of=at)
 
     async def detail(self, user_id: str, trait_id: str) -> dict[str, Any]:
@@ -123,17 +159,31 @@ class TraitViews:
             kids = await trait_repo.children(s, user_id, tid)
 
         def memory(e: dict[str, Any]) -> dict[str, Any]:
-            return {"id": str(e["memory_id"]), "content": e["content"], "kind": e["kind"], "quality": e["quality"],
-                    "event_time": e["event_time"].isoformat() if e["event_time"] else None,
-                    "learned_at": e["m_at"].isoformat(), "cited_at": e["created_at"].isoformat()}
+            return {
+                "id": str(e["memory_id"]),
+                "content": e["content"],
+                "kind": e["kind"],
+                "quality": e["quality"],
+                "event_time": e["event_time"].isoformat() if e["event_time"] else None,
+                "learned_at": e["m_at"].isoformat(),
+                "cited_at": e["created_at"].isoformat(),
+            }
 
         return {
             **TraitView.of(t).model_dump(mode="json", exclude={"supporting_ids", "contradicting_ids"}),
             "supporting": [memory(e) for e in ev if e["polarity"] == "supporting"],
             "contradicting": [memory(e) for e in ev if e["polarity"] == "contradicting"],
             "children": [{"id": str(k.id), "content": k.content, "subtype": k.trait_subtype} for k in kids],
-            "history": [{"action": h.action, "at": h.at.isoformat(), "reason": h.reason, "old_content": h.old_content,
-                         "new_content": h.new_content} for h in hist],
+            "history": [
+                {
+                    "action": h.action,
+                    "at": h.at.isoformat(),
+                    "reason": h.reason,
+                    "old_content": h.old_content,
+                    "new_content": h.new_content,
+                }
+                for h in hist
+            ],
         }
 
     async def profile(self, user_id: str) -> str:
@@ -145,20 +195,32 @@ class TraitViews:
             pinned = await repo.pinned(s, user_id, now)
             plans = await repo.intentions(s, user_id, now)
         lines = [f"# What engrain knows about {user_id}", ""]
-        for stage, title in (("core", "Core"), ("established", "Established"), ("emerging", "Emerging (tentative)"),
-                             ("candidate", "Candidates (seen, not yet confirmed)")):
+        for stage, title in (
+            ("core", "Core"),
+            ("established", "Established"),
+            ("emerging", "Emerging (tentative)"),
+            ("candidate", "Candidates (seen, not yet confirmed)"),
+        ):
             mine = [t for t in traits if t.trait_stage == stage]
             if mine:
-                lines += [f"## {title}"] + [f"- {t.content} ({t.trait_subtype}, {t.trait_confidence:.2f})"
-                                            for t in mine] + [""]
+                lines += (
+                    [f"## {title}"]
+                    + [f"- {t.content} ({t.trait_subtype}, {t.trait_confidence:.2f})" for t in mine]
+                    + [""]
+                )
         if pinned:
             lines += ["## Pinned facts"] + [f"- {m.content}" for m in pinned] + [""]
         upcoming, overdue = split_intentions(plans, now)
         for title, group in (("Upcoming", upcoming), ("Overdue", overdue)):
             if group:
-                lines += [f"## {title}"] + [
-                    f"- {m.event_time.date().isoformat() + ': ' if m.event_time else ''}{m.content}" for m in group[:10]
-                ] + [""]
+                lines += (
+                    [f"## {title}"]
+                    + [
+                        f"- {m.event_time.date().isoformat() + ': ' if m.event_time else ''}{m.content}"
+                        for m in group[:10]
+                    ]
+                    + [""]
+                )
         if len(lines) == 2:
             lines += ["Nothing learned yet: remember facts about the user, and reflect to build traits."]
         if due := await self.reflection_due(user_id):
@@ -170,8 +232,10 @@ class TraitViews:
         trigger = await self.reflection.should_reflect(user_id)
         if not trigger.triggered or not trigger.pending:
             return None
-        return (f"{trigger.pending} new {'memory' if trigger.pending == 1 else 'memories'} since the last "
-                "reflection: call reflect when the conversation allows.")
+        return (
+            f"{trigger.pending} new {'memory' if trigger.pending == 1 else 'memories'} since the last "
+            "reflection: call reflect when the conversation allows."
+        )
 
     async def summary(self, user_id: str, max_items: int = 8) -> str:
         """A few lines for the server instructions: the strongest traits and the next plans."""
@@ -182,9 +246,9 @@ class TraitViews:
             upcoming, overdue = split_intentions(await repo.intentions(s, user_id, now), now)
         parts = [f"- {t.content}" for t in traits]
         parts += [f"- upcoming {m.event_time.date().isoformat()}: {m.content}" for m in upcoming if m.event_time][:3]
-        parts += [f"- overdue since {m.event_time.date().isoformat()}: {m.content}"
-                  for m in overdue[:3] if m.event_time]
+        parts += [
+            f"- overdue since {m.event_time.date().isoformat()}: {m.content}" for m in overdue[:3] if m.event_time
+        ]
         if due := await self.reflection_due(user_id):
             parts.append(due)
         return "\n".join(parts)
-

@@ -136,4 +136,3 @@ class Database:
 
     async def close(self) -> None:
         await self.engine.dispose()
-

@@ -87,8 +87,7 @@ def prune_handles(pgdata: Path) -> list[int]:
     dead = [pid for pid in pids if not _alive(pid, recorded)]
     if dead:
         _write_json(handles, [pid for pid in pids if pid not in dead])
-        log.info("embedded PostgreSQL: dropped %d handle(s) of processes that exited without releasing them",
-                 len(dead))
+        log.info("embedded PostgreSQL: dropped %d handle(s) of processes that exited without releasing them", len(dead))
     live = {str(pid): when for pid, when in recorded.items() if int(pid) in pids and int(pid) not in dead}
     _write_json(pgdata / HANDLES_FILE, live)
     return dead
@@ -168,8 +167,7 @@ def _running(process: psutil.Process | None) -> bool:
 
 def postmaster_alive() -> bool:
     """Is the postmaster this process started or joined still running? (No embedded server: True.)"""
-    return all(server._postmaster_info is not None and _running(server._postmaster_info.process)
-               for server in _started)
+    return all(server._postmaster_info is not None and _running(server._postmaster_info.process) for server in _started)
 
 
 def release_embedded() -> None:

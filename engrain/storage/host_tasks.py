@@ -13,13 +13,16 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engrain.storage.models import HostTask
 
 
-async def open_task(session: AsyncSession, user_id: str, kind: str, plan: dict[str, Any], now: datetime,
-                    expires_at: datetime) -> uuid.UUID:
+async def open_task(
+    session: AsyncSession, user_id: str, kind: str, plan: dict[str, Any], now: datetime, expires_at: datetime
+) -> uuid.UUID:
     """A new open task; the user's earlier open task is replaced (a user has at most one)."""
-    await session.execute(update(HostTask).where(HostTask.user_id == user_id, HostTask.status == "open")
-                          .values(status="replaced"))
-    task = HostTask(id=uuid.uuid4(), user_id=user_id, kind=kind, status="open", plan=plan, created_at=now,
-                    expires_at=expires_at)
+    await session.execute(
+        update(HostTask).where(HostTask.user_id == user_id, HostTask.status == "open").values(status="replaced")
+    )
+    task = HostTask(
+        id=uuid.uuid4(), user_id=user_id, kind=kind, status="open", plan=plan, created_at=now, expires_at=expires_at
+    )
     session.add(task)
     await session.flush()
     return task.id
@@ -32,13 +35,13 @@ async def claim(session: AsyncSession, user_id: str, task_id: uuid.UUID) -> Host
     return (await session.execute(stmt)).scalar_one_or_none()
 
 
-async def close(session: AsyncSession, task: HostTask, status: str, now: datetime,
-                result: dict[str, Any] | None = None) -> None:
+async def close(
+    session: AsyncSession, task: HostTask, status: str, now: datetime, result: dict[str, Any] | None = None
+) -> None:
     task.status, task.answered_at, task.result = status, now, result
     await session.flush()
 
 
 async def open_count(session: AsyncSession, user_id: str, now: datetime) -> int:
-    stmt = select(HostTask.id).where(HostTask.user_id == user_id, HostTask.status == "open",
-                                     HostTask.expires_at > now)
+    stmt = select(HostTask.id).where(HostTask.user_id == user_id, HostTask.status == "open", HostTask.expires_at > now)
     return len((await session.execute(stmt)).all())

@@ -37,18 +37,24 @@ async def start_run(session: AsyncSession, job: str, user_id: str | None, now: d
     return run.id
 
 
-async def finish_run(session: AsyncSession, run_id: int, status: str, stats: dict[str, Any], error: str | None,
-                     now: datetime) -> None:
-    await session.execute(update(JobRun).where(JobRun.id == run_id)
-                          .values(status=status, stats=stats, error=error, finished_at=now))
+async def finish_run(
+    session: AsyncSession, run_id: int, status: str, stats: dict[str, Any], error: str | None, now: datetime
+) -> None:
+    await session.execute(
+        update(JobRun).where(JobRun.id == run_id).values(status=status, stats=stats, error=error, finished_at=now)
+    )
 
 
 async def users_with_new_memories(session: AsyncSession, user_id: str | None) -> list[str]:
     """Users with a fact/episodic/procedural memory learned after their reflection watermark."""
-    rows = await session.execute(text(
-        "SELECT DISTINCT m.user_id FROM memories m LEFT JOIN user_state u ON u.user_id = m.user_id "
-        "WHERE m.kind IN ('fact', 'episodic', 'procedural') "
-        "AND (u.last_reflected_at IS NULL OR m.created_at > u.last_reflected_at)"
-        + (" AND m.user_id = :user" if user_id is not None else "") + " ORDER BY 1"
-    ), {"user": user_id} if user_id is not None else {})
+    rows = await session.execute(
+        text(
+            "SELECT DISTINCT m.user_id FROM memories m LEFT JOIN user_state u ON u.user_id = m.user_id "
+            "WHERE m.kind IN ('fact', 'episodic', 'procedural') "
+            "AND (u.last_reflected_at IS NULL OR m.created_at > u.last_reflected_at)"
+            + (" AND m.user_id = :user" if user_id is not None else "")
+            + " ORDER BY 1"
+        ),
+        {"user": user_id} if user_id is not None else {},
+    )
     return list(rows.scalars())

@@ -29,8 +29,7 @@ def live(now: datetime) -> Any:
     return or_(Memory.valid_until.is_(None), Memory.valid_until > now)
 
 
-async def get(session: AsyncSession, user_id: str, memory_id: uuid.UUID, *, for_update: bool = False
-              ) -> Memory | None:
+async def get(session: AsyncSession, user_id: str, memory_id: uuid.UUID, *, for_update: bool = False) -> Memory | None:
     stmt = select(Memory).where(Memory.id == memory_id, Memory.user_id == user_id)
     return (await session.execute(stmt.with_for_update() if for_update else stmt)).scalar_one_or_none()
 
@@ -134,24 +133,34 @@ async def insert_many(session: AsyncSession, memories: Sequence[Memory], now: da
         return set()
     stmt = (
         pg_insert(_MEMORIES)
-        .on_conflict_do_nothing(index_elements=["user_id", "namespace", "kind", "content_hash"],
-                                index_where=text("valid_until IS NULL"))
+        .on_conflict_do_nothing(
+            index_elements=["user_id", "namespace", "kind", "content_hash"], index_where=text("valid_until IS NULL")
+        )
         .returning(_MEMORIES.c.id)
     )
     result = await session.execute(stmt, [_column_values(_with_text_form(m)) for m in memories])
     inserted = set(result.scalars().all())
     history = [
-        {"memory_id": m.id, "user_id": m.user_id, "action": "create", "new_content": m.content, "at": now,
-         "old_content": None, "reason": None}
-        for m in memories if m.id in inserted
+        {
+            "memory_id": m.id,
+            "user_id": m.user_id,
+            "action": "create",
+            "new_content": m.content,
+            "at": now,
+            "old_content": None,
+            "reason": None,
+        }
+        for m in memories
+        if m.id in inserted
     ]
     if history:
         await session.execute(pg_insert(_HISTORY), history)
     return inserted
 
 
-async def live_by_hashes(session: AsyncSession, user_id: str, hashes: Sequence[str]
-                         ) -> dict[tuple[str, str, str], uuid.UUID]:
+async def live_by_hashes(
+    session: AsyncSession, user_id: str, hashes: Sequence[str]
+) -> dict[tuple[str, str, str], uuid.UUID]:
     """Live rows with any of these content hashes, keyed by (namespace, kind, hash)."""
     if not hashes:
         return {}
@@ -177,8 +186,14 @@ async def add_history(
     confidence: float | None = None,
 ) -> None:
     values: dict[str, Any] = dict(
-        memory_id=memory_id, user_id=user_id, action=action, old_content=old, new_content=new, reason=reason,
-        stage=stage, confidence=confidence,
+        memory_id=memory_id,
+        user_id=user_id,
+        action=action,
+        old_content=old,
+        new_content=new,
+        reason=reason,
+        stage=stage,
+        confidence=confidence,
     )
     if at is not None:
         values["at"] = at
@@ -202,17 +217,23 @@ async def touch(session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID], n
 async def lock_user_writes(session: AsyncSession, user_id: str) -> None:
     """Serialise this transaction's writes with other writers of the same user until it ends, so that
     a count taken now still holds at commit (the memory quota)."""
-    await session.execute(text("SELECT pg_advisory_xact_lock(hashtextextended('engrain.quota:' || :u, 0))"),
-                          {"u": user_id})
+    await session.execute(
+        text("SELECT pg_advisory_xact_lock(hashtextextended('engrain.quota:' || :u, 0))"), {"u": user_id}
+    )
 
 
 async def count_live(session: AsyncSession, user_id: str, now: datetime, *, cap: int) -> int:
     """Live memories of a user (traits aside), counting no further than `cap`."""
-    return int(await session.scalar(
-        text("SELECT count(*) FROM (SELECT 1 FROM memories WHERE user_id = :u AND kind <> 'trait' "
-             "AND (valid_until IS NULL OR valid_until > :now) LIMIT :cap) s"),
-        {"u": user_id, "now": now, "cap": cap},
-    ) or 0)
+    return int(
+        await session.scalar(
+            text(
+                "SELECT count(*) FROM (SELECT 1 FROM memories WHERE user_id = :u AND kind <> 'trait' "
+                "AND (valid_until IS NULL OR valid_until > :now) LIMIT :cap) s"
+            ),
+            {"u": user_id, "now": now, "cap": cap},
+        )
+        or 0
+    )
 
 
 async def touch_counts(session: AsyncSession, accesses: Sequence[tuple[str, uuid.UUID, int, datetime]]) -> None:
@@ -221,17 +242,20 @@ async def touch_counts(session: AsyncSession, accesses: Sequence[tuple[str, uuid
         return
     users, ids, counts, ats = (list(col) for col in zip(*accesses, strict=True))
     await session.execute(
-        text("UPDATE memories m SET access_count = m.access_count + v.n, "
-             "last_accessed_at = greatest(coalesce(m.last_accessed_at, v.at), v.at) "
-             "FROM unnest(CAST(:users AS text[]), CAST(:ids AS uuid[]), CAST(:ns AS int[]), "
-             "CAST(:ats AS timestamptz[])) AS v(user_id, id, n, at) "
-             "WHERE m.id = v.id AND m.user_id = v.user_id"),
+        text(
+            "UPDATE memories m SET access_count = m.access_count + v.n, "
+            "last_accessed_at = greatest(coalesce(m.last_accessed_at, v.at), v.at) "
+            "FROM unnest(CAST(:users AS text[]), CAST(:ids AS uuid[]), CAST(:ns AS int[]), "
+            "CAST(:ats AS timestamptz[])) AS v(user_id, id, n, at) "
+            "WHERE m.id = v.id AND m.user_id = v.user_id"
+        ),
         {"users": users, "ids": ids, "ns": counts, "ats": ats},
     )
 
 
-async def end_validity(session: AsyncSession, user_id: str, memory_id: uuid.UUID, now: datetime,
-                       superseded_by: uuid.UUID | None = None) -> None:
+async def end_validity(
+    session: AsyncSession, user_id: str, memory_id: uuid.UUID, now: datetime, superseded_by: uuid.UUID | None = None
+) -> None:
     await session.execute(
         update(Memory)
         .where(Memory.id == memory_id, Memory.user_id == user_id)
@@ -239,13 +263,15 @@ async def end_validity(session: AsyncSession, user_id: str, memory_id: uuid.UUID
     )
 
 
-async def supersede(session: AsyncSession, user_id: str, old_id: uuid.UUID, new_id: uuid.UUID, now: datetime,
-                    paraphrase: float) -> list[uuid.UUID]:
+async def supersede(
+    session: AsyncSession, user_id: str, old_id: uuid.UUID, new_id: uuid.UUID, now: datetime, paraphrase: float
+) -> list[uuid.UUID]:
     """`new_id` replaces `old_id`: the old memory ends (it leaves recall) and says by what, and so do its
     live near-paraphrases (same kind and embedder, cosine ≥ `paraphrase`): once "I live in Berlin" is
     replaced, "I live in Berlin, Germany" must not outrank the new fact. One statement; returns the ids
     retired."""
-    rows = await session.execute(text("""
+    rows = await session.execute(
+        text("""
         WITH old AS (SELECT id, kind, embedder, embedding FROM memories WHERE id = :old AND user_id = :u),
         retired AS (
             SELECT o.id FROM old o
@@ -259,7 +285,8 @@ async def supersede(session: AsyncSession, user_id: str, old_id: uuid.UUID, new_
         hist AS (INSERT INTO memory_history (memory_id, user_id, action, reason, at)
                  SELECT id, :u, 'supersede', 'superseded by ' || CAST(:new AS text), :now FROM upd RETURNING 1)
         SELECT id FROM upd ORDER BY id"""),
-        {"old": old_id, "new": new_id, "u": user_id, "now": now, "paraphrase": paraphrase})
+        {"old": old_id, "new": new_id, "u": user_id, "now": now, "paraphrase": paraphrase},
+    )
     return [r.id for r in rows]
 
 
@@ -290,26 +317,35 @@ def _erase_sql(doomed_sql: str) -> str:
     """
 
 
-async def erase(session: AsyncSession, doomed_sql: str, params: dict[str, Any], now: datetime, reason: str | None
-                ) -> dict[str, Any]:
+async def erase(
+    session: AsyncSession, doomed_sql: str, params: dict[str, Any], now: datetime, reason: str | None
+) -> dict[str, Any]:
     """Forget, for good, the memories `doomed_sql` selects (a query returning `id`), and everything that
     holds their words: their history (creates, merges, edits), and the memories they replaced
     (followed through `superseded_by`) with theirs. Links and trait evidence go by ON DELETE CASCADE;
     each erased memory keeps one history row saying only that it was forgotten. Traits left without
     supporting evidence dissolve. One statement for the erasure, one for the dissolution."""
     row = (await session.execute(text(_erase_sql(doomed_sql)), {**params, "now": now, "reason": reason})).one()
-    dissolved = await dissolve_unsupported(session, list(row.touched), now,
-                                           "lost its last supporting evidence (a memory was forgotten)")
-    return {"deleted": int(row.deleted), "history_erased": int(row.history_erased), "ids": list(row.ids),
-            "traits_dissolved": dissolved, "sample": row.sample}
+    dissolved = await dissolve_unsupported(
+        session, list(row.touched), now, "lost its last supporting evidence (a memory was forgotten)"
+    )
+    return {
+        "deleted": int(row.deleted),
+        "history_erased": int(row.history_erased),
+        "ids": list(row.ids),
+        "traits_dissolved": dissolved,
+        "sample": row.sample,
+    }
 
 
-async def dissolve_unsupported(session: AsyncSession, trait_ids: Sequence[uuid.UUID], now: datetime, reason: str
-                               ) -> list[uuid.UUID]:
+async def dissolve_unsupported(
+    session: AsyncSession, trait_ids: Sequence[uuid.UUID], now: datetime, reason: str
+) -> list[uuid.UUID]:
     """Dissolve those of `trait_ids` that no supporting evidence is left for; return their ids."""
     if not trait_ids:
         return []
-    rows = await session.execute(text("""
+    rows = await session.execute(
+        text("""
         WITH upd AS (
             UPDATE memories m SET trait_stage = 'dissolved', valid_until = :now, updated_at = :now
             WHERE m.id = ANY(:ids) AND m.kind = 'trait' AND m.trait_stage <> 'dissolved'
@@ -318,7 +354,9 @@ async def dissolve_unsupported(session: AsyncSession, trait_ids: Sequence[uuid.U
         hist AS (
             INSERT INTO memory_history (memory_id, user_id, action, reason, at, stage)
             SELECT id, user_id, 'dissolve', :reason, :now, 'dissolved' FROM upd RETURNING 1)
-        SELECT id FROM upd ORDER BY id"""), {"ids": list(trait_ids), "now": now, "reason": reason})
+        SELECT id FROM upd ORDER BY id"""),
+        {"ids": list(trait_ids), "now": now, "reason": reason},
+    )
     return [r.id for r in rows]
 
 
@@ -336,8 +374,7 @@ async def add_link_pair(
 
 async def links_of(session: AsyncSession, user_id: str, memory_id: uuid.UUID) -> list[dict[str, Any]]:
     stmt = (
-        select(MemoryLink.target_id, MemoryLink.relation, MemoryLink.created_by, MemoryLink.created_at,
-               Memory.content)
+        select(MemoryLink.target_id, MemoryLink.relation, MemoryLink.created_by, MemoryLink.created_at, Memory.content)
         .join(Memory, Memory.id == MemoryLink.target_id)
         .where(MemoryLink.source_id == memory_id, MemoryLink.user_id == user_id)
         .order_by(MemoryLink.created_at, MemoryLink.target_id)
@@ -379,9 +416,7 @@ async def counts(session: AsyncSession, user_id: str, now: datetime) -> dict[str
     by_kind = await session.execute(
         select(Memory.kind, func.count()).where(Memory.user_id == user_id, live(now)).group_by(Memory.kind)
     )
-    inactive = await session.scalar(
-        select(func.count()).where(Memory.user_id == user_id, Memory.valid_until <= now)
-    )
+    inactive = await session.scalar(select(func.count()).where(Memory.user_id == user_id, Memory.valid_until <= now))
     embedders = await session.execute(
         select(Memory.embedder, func.count())
         .where(Memory.user_id == user_id, Memory.embedder.is_not(None))
@@ -412,14 +447,24 @@ async def stale_embeddings(session: AsyncSession, embedder_id: str, limit: int) 
 
 
 async def database_size(session: AsyncSession) -> dict[str, Any]:
-    row = (await session.execute(text("SELECT pg_database_size(current_database()) AS b, "
-                                      "pg_size_pretty(pg_database_size(current_database())) AS p"))).one()
+    row = (
+        await session.execute(
+            text(
+                "SELECT pg_database_size(current_database()) AS b, "
+                "pg_size_pretty(pg_database_size(current_database())) AS p"
+            )
+        )
+    ).one()
     return {"size_bytes": int(row.b), "size": row.p}
 
 
 async def count_stale(session: AsyncSession, embedder_id: str) -> int:
-    return int(await session.scalar(
-        select(func.count()).select_from(Memory).where(Memory.embedder.is_distinct_from(embedder_id))) or 0)
+    return int(
+        await session.scalar(
+            select(func.count()).select_from(Memory).where(Memory.embedder.is_distinct_from(embedder_id))
+        )
+        or 0
+    )
 
 
 async def set_embeddings(
@@ -438,8 +483,14 @@ async def set_embeddings(
 async def language_mix(session: AsyncSession, now: datetime, sample: int) -> tuple[int, float]:
     """(memories sampled, share of them not in English) among the newest `sample` live memories of
     every user: the embedding model serves them all."""
-    row = (await session.execute(text(
-        "SELECT count(*) AS n, coalesce(avg(CASE WHEN s.lang <> 'en' THEN 1.0 ELSE 0.0 END), 0.0) AS share"
-        " FROM (SELECT m.lang FROM memories m WHERE m.valid_until IS NULL OR m.valid_until > :now"
-        " ORDER BY m.created_at DESC LIMIT :sample) s"), {"now": now, "sample": sample})).one()
+    row = (
+        await session.execute(
+            text(
+                "SELECT count(*) AS n, coalesce(avg(CASE WHEN s.lang <> 'en' THEN 1.0 ELSE 0.0 END), 0.0) AS share"
+                " FROM (SELECT m.lang FROM memories m WHERE m.valid_until IS NULL OR m.valid_until > :now"
+                " ORDER BY m.created_at DESC LIMIT :sample) s"
+            ),
+            {"now": now, "sample": sample},
+        )
+    ).one()
     return int(row.n), float(row.share)

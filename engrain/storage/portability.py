@@ -17,33 +17,70 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 MEMORY_COLUMNS = (
-    "id", "user_id", "namespace", "kind", "content", "content_hash", "embedder", "importance", "category", "tags",
-    "temporality", "event_time", "created_at", "updated_at", "valid_until", "pinned", "access_count",
-    "last_accessed_at", "source", "metadata", "trait_subtype", "trait_stage", "trait_confidence", "trait_context",
-    "trait_window_end", "trait_reinforcement_count", "trait_contradiction_count", "trait_first_observed",
-    "trait_last_reinforced", "trait_parent_id",
+    "id",
+    "user_id",
+    "namespace",
+    "kind",
+    "content",
+    "content_hash",
+    "embedder",
+    "importance",
+    "category",
+    "tags",
+    "temporality",
+    "event_time",
+    "created_at",
+    "updated_at",
+    "valid_until",
+    "pinned",
+    "access_count",
+    "last_accessed_at",
+    "source",
+    "metadata",
+    "trait_subtype",
+    "trait_stage",
+    "trait_confidence",
+    "trait_context",
+    "trait_window_end",
+    "trait_reinforcement_count",
+    "trait_contradiction_count",
+    "trait_first_observed",
+    "trait_last_reinforced",
+    "trait_parent_id",
 )
-_TIMES = {"event_time", "created_at", "updated_at", "valid_until", "last_accessed_at", "trait_window_end",
-          "trait_first_observed", "trait_last_reinforced", "started_at", "finished_at", "at", "last_reflected_at"}
+_TIMES = {
+    "event_time",
+    "created_at",
+    "updated_at",
+    "valid_until",
+    "last_accessed_at",
+    "trait_window_end",
+    "trait_first_observed",
+    "trait_last_reinforced",
+    "started_at",
+    "finished_at",
+    "at",
+    "last_reflected_at",
+}
 
 # type → (query over the selected users, in export order)
 EXPORTS: dict[str, str] = {
     "user_state": "SELECT user_id, last_reflected_at, timezone, settings, updated_at FROM user_state "
-                  "WHERE user_id = ANY(:users) ORDER BY user_id",
+    "WHERE user_id = ANY(:users) ORDER BY user_id",
     "memory": f"SELECT {', '.join(MEMORY_COLUMNS)}, embedding::text AS embedding FROM memories "
-              "WHERE user_id = ANY(:users) ORDER BY user_id, created_at, id",
+    "WHERE user_id = ANY(:users) ORDER BY user_id, created_at, id",
     "reflection_cycle": "SELECT id, user_id, trigger_type, trigger_value, status, stats, error, started_at, "
-                        "finished_at FROM reflection_cycles WHERE user_id = ANY(:users) "
-                        "ORDER BY user_id, started_at, id",
+    "finished_at FROM reflection_cycles WHERE user_id = ANY(:users) "
+    "ORDER BY user_id, started_at, id",
     "link": "SELECT source_id, target_id, user_id, relation, created_by, created_at FROM memory_links "
-            "WHERE user_id = ANY(:users) ORDER BY user_id, source_id, target_id, relation",
+    "WHERE user_id = ANY(:users) ORDER BY user_id, source_id, target_id, relation",
     "evidence": "SELECT e.trait_id, e.memory_id, e.polarity, e.quality, e.cycle_id, e.created_at "
-                "FROM trait_evidence e JOIN memories m ON m.id = e.trait_id WHERE m.user_id = ANY(:users) "
-                "ORDER BY m.user_id, e.trait_id, e.memory_id, e.polarity",
+    "FROM trait_evidence e JOIN memories m ON m.id = e.trait_id WHERE m.user_id = ANY(:users) "
+    "ORDER BY m.user_id, e.trait_id, e.memory_id, e.polarity",
     "history": "SELECT memory_id, user_id, action, old_content, new_content, reason, at, stage, confidence "
-               "FROM memory_history "
-               "WHERE user_id = ANY(:users) ORDER BY user_id, at, memory_id, action, old_content NULLS FIRST, "
-               "new_content NULLS FIRST, reason NULLS FIRST",
+    "FROM memory_history "
+    "WHERE user_id = ANY(:users) ORDER BY user_id, at, memory_id, action, old_content NULLS FIRST, "
+    "new_content NULLS FIRST, reason NULLS FIRST",
 }
 
 
@@ -59,8 +96,9 @@ def _plain(name: str, value: Any) -> Any:
 async def users(conn: AsyncConnection, only: str | None) -> list[str]:
     if only is not None:
         return [only]
-    rows = await conn.execute(text("SELECT DISTINCT user_id FROM memories UNION SELECT user_id FROM user_state "
-                                   "ORDER BY 1"))
+    rows = await conn.execute(
+        text("SELECT DISTINCT user_id FROM memories UNION SELECT user_id FROM user_state ORDER BY 1")
+    )
     return list(rows.scalars())
 
 
@@ -71,8 +109,7 @@ async def count_rows(conn: AsyncConnection, user_ids: list[str]) -> int:
     return total
 
 
-async def export_rows(conn: AsyncConnection, user_ids: list[str], vectors: bool
-                      ) -> AsyncIterator[dict[str, Any]]:
+async def export_rows(conn: AsyncConnection, user_ids: list[str], vectors: bool) -> AsyncIterator[dict[str, Any]]:
     """Every row of these users as {"type": …, fields…}, streamed in the export order."""
     await conn.execute(text("SET LOCAL TIME ZONE 'UTC'"))
     for kind, sql in EXPORTS.items():
@@ -104,40 +141,52 @@ async def import_batch(conn: AsyncConnection, kind: str, rows: Sequence[dict[str
     if kind == "memory":
         cols = [c for c in MEMORY_COLUMNS if c != "trait_parent_id"]  # see link_parents
         values = ", ".join(f"CAST(:{c} AS jsonb)" if c in _JSONB else f":{c}" for c in cols)
-        sql = (f"INSERT INTO memories ({', '.join(cols)}, embedding) VALUES ({values}, CAST(:embedding AS vector)) "
-               "ON CONFLICT DO NOTHING RETURNING 1")
+        sql = (
+            f"INSERT INTO memories ({', '.join(cols)}, embedding) VALUES ({values}, CAST(:embedding AS vector)) "
+            "ON CONFLICT DO NOTHING RETURNING 1"
+        )
     elif kind == "user_state":
-        sql = ("INSERT INTO user_state (user_id, last_reflected_at, timezone, settings, updated_at) VALUES "
-               "(:user_id, :last_reflected_at, :timezone, CAST(:settings AS jsonb), :updated_at) "
-               "ON CONFLICT DO NOTHING RETURNING 1")
+        sql = (
+            "INSERT INTO user_state (user_id, last_reflected_at, timezone, settings, updated_at) VALUES "
+            "(:user_id, :last_reflected_at, :timezone, CAST(:settings AS jsonb), :updated_at) "
+            "ON CONFLICT DO NOTHING RETURNING 1"
+        )
     elif kind == "reflection_cycle":
-        sql = ("INSERT INTO reflection_cycles (id, user_id, trigger_type, trigger_value, status, stats, error, "
-               "started_at, finished_at) VALUES (:id, :user_id, :trigger_type, :trigger_value, :status, "
-               "CAST(:stats AS jsonb), :error, :started_at, :finished_at) ON CONFLICT DO NOTHING RETURNING 1")
+        sql = (
+            "INSERT INTO reflection_cycles (id, user_id, trigger_type, trigger_value, status, stats, error, "
+            "started_at, finished_at) VALUES (:id, :user_id, :trigger_type, :trigger_value, :status, "
+            "CAST(:stats AS jsonb), :error, :started_at, :finished_at) ON CONFLICT DO NOTHING RETURNING 1"
+        )
     elif kind == "link":
-        sql = ("INSERT INTO memory_links (source_id, target_id, user_id, relation, created_by, created_at) "
-               "SELECT CAST(:source_id AS uuid), CAST(:target_id AS uuid), :user_id, :relation, :created_by, "
-               ":created_at WHERE EXISTS (SELECT 1 FROM memories WHERE id = CAST(:source_id AS uuid) "
-               "AND user_id = :user_id) AND EXISTS (SELECT 1 FROM memories WHERE id = CAST(:target_id AS uuid) "
-               "AND user_id = :user_id) ON CONFLICT DO NOTHING RETURNING 1")
+        sql = (
+            "INSERT INTO memory_links (source_id, target_id, user_id, relation, created_by, created_at) "
+            "SELECT CAST(:source_id AS uuid), CAST(:target_id AS uuid), :user_id, :relation, :created_by, "
+            ":created_at WHERE EXISTS (SELECT 1 FROM memories WHERE id = CAST(:source_id AS uuid) "
+            "AND user_id = :user_id) AND EXISTS (SELECT 1 FROM memories WHERE id = CAST(:target_id AS uuid) "
+            "AND user_id = :user_id) ON CONFLICT DO NOTHING RETURNING 1"
+        )
     elif kind == "evidence":
-        sql = ("INSERT INTO trait_evidence (trait_id, memory_id, polarity, quality, cycle_id, created_at) "
-               "SELECT CAST(:trait_id AS uuid), CAST(:memory_id AS uuid), :polarity, :quality, "
-               "(SELECT id FROM reflection_cycles WHERE id = CAST(:cycle_id AS uuid)), :created_at "
-               "WHERE EXISTS (SELECT 1 FROM memories WHERE id = CAST(:trait_id AS uuid)) "
-               "AND EXISTS (SELECT 1 FROM memories WHERE id = CAST(:memory_id AS uuid)) "
-               "ON CONFLICT DO NOTHING RETURNING 1")
+        sql = (
+            "INSERT INTO trait_evidence (trait_id, memory_id, polarity, quality, cycle_id, created_at) "
+            "SELECT CAST(:trait_id AS uuid), CAST(:memory_id AS uuid), :polarity, :quality, "
+            "(SELECT id FROM reflection_cycles WHERE id = CAST(:cycle_id AS uuid)), :created_at "
+            "WHERE EXISTS (SELECT 1 FROM memories WHERE id = CAST(:trait_id AS uuid)) "
+            "AND EXISTS (SELECT 1 FROM memories WHERE id = CAST(:memory_id AS uuid)) "
+            "ON CONFLICT DO NOTHING RETURNING 1"
+        )
     elif kind == "history":
         for p in params:  # files written before history carried trait stages
             p.setdefault("stage", None)
             p.setdefault("confidence", None)
-        sql = ("INSERT INTO memory_history (memory_id, user_id, action, old_content, new_content, reason, at, "
-               "stage, confidence) SELECT CAST(:memory_id AS uuid), :user_id, :action, :old_content, :new_content, "
-               ":reason, :at, :stage, :confidence "
-               "WHERE NOT EXISTS (SELECT 1 FROM memory_history h WHERE h.memory_id = CAST(:memory_id AS uuid) "
-               "AND h.user_id = :user_id AND h.action = :action AND h.at = :at "
-               "AND h.old_content IS NOT DISTINCT FROM :old_content AND h.new_content IS NOT DISTINCT FROM "
-               ":new_content AND h.reason IS NOT DISTINCT FROM :reason) RETURNING 1")
+        sql = (
+            "INSERT INTO memory_history (memory_id, user_id, action, old_content, new_content, reason, at, "
+            "stage, confidence) SELECT CAST(:memory_id AS uuid), :user_id, :action, :old_content, :new_content, "
+            ":reason, :at, :stage, :confidence "
+            "WHERE NOT EXISTS (SELECT 1 FROM memory_history h WHERE h.memory_id = CAST(:memory_id AS uuid) "
+            "AND h.user_id = :user_id AND h.action = :action AND h.at = :at "
+            "AND h.old_content IS NOT DISTINCT FROM :old_content AND h.new_content IS NOT DISTINCT FROM "
+            ":new_content AND h.reason IS NOT DISTINCT FROM :reason) RETURNING 1"
+        )
     else:
         raise ValueError(f"unknown row type {kind!r}")
     added = 0
@@ -148,15 +197,22 @@ async def import_batch(conn: AsyncConnection, kind: str, rows: Sequence[dict[str
 
 async def embedders(conn: AsyncConnection) -> list[tuple[str, int]]:
     """The (embedder, dimension) pairs of stored vectors."""
-    rows = await conn.execute(text("SELECT DISTINCT embedder, vector_dims(embedding) FROM memories "
-                                   "WHERE embedder IS NOT NULL AND embedding IS NOT NULL ORDER BY 1"))
+    rows = await conn.execute(
+        text(
+            "SELECT DISTINCT embedder, vector_dims(embedding) FROM memories "
+            "WHERE embedder IS NOT NULL AND embedding IS NOT NULL ORDER BY 1"
+        )
+    )
     return [(e, int(d)) for e, d in rows.all()]
 
 
 async def link_parents(conn: AsyncConnection, pairs: Sequence[tuple[str, str]]) -> None:
     """Trait parents once every memory is in (a parent may come later in the file than its child)."""
     for child, parent in pairs:
-        await conn.execute(text(
-            "UPDATE memories SET trait_parent_id = CAST(:parent AS uuid) WHERE id = CAST(:child AS uuid) "
-            "AND trait_parent_id IS NULL AND EXISTS (SELECT 1 FROM memories WHERE id = CAST(:parent AS uuid))"),
-            {"child": child, "parent": parent})
+        await conn.execute(
+            text(
+                "UPDATE memories SET trait_parent_id = CAST(:parent AS uuid) WHERE id = CAST(:child AS uuid) "
+                "AND trait_parent_id IS NULL AND EXISTS (SELECT 1 FROM memories WHERE id = CAST(:parent AS uuid))"
+            ),
+            {"child": child, "parent": parent},
+        )

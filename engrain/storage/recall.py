@@ -49,6 +49,8 @@ RARE_WORD_FREQ = 0.01
 DIVERSITY_POOL_MIN = 30
 DIVERSITY_WEIGHT = 0.3
 DIVERSITY_FLOOR = 0.5
+
+
 # Word rarity comes from the planner's statistics of the tsvector column (most common elements and
 # their frequencies, refreshed by ANALYZE): no per-query counting. A word not among the most common
 # elements is rarer than all of them; with no statistics yet every word weighs the same.
@@ -91,7 +93,8 @@ def _where(f: RecallFilter, alias: str = "m") -> str:
         f"{m}.user_id = :user",
         f"({m}.valid_until IS NULL OR {m}.valid_until > :now)",
         f"({m}.kind <> 'trait' OR {m}.trait_stage IN ('emerging', 'established', 'core'))"
-        if f.include_traits else f"{m}.kind <> 'trait'",
+        if f.include_traits
+        else f"{m}.kind <> 'trait'",
     ]
     if f.as_of:
         parts.append(f"{m}.created_at <= :now")
@@ -115,8 +118,10 @@ def _temporal(asks_when: bool, window: bool) -> str:
     if asks_when:
         terms.append(f"CASE WHEN m.metadata ->> 'time_phrase' IS NOT NULL THEN {WHEN_WEIGHT} ELSE 0.0 END")
     if window:
-        terms.append(f"CASE WHEN coalesce(m.event_time, m.created_at) >= :ws AND coalesce(m.event_time, m.created_at)"
-                     f" < :we THEN {WINDOW_WEIGHT} ELSE 0.0 END")
+        terms.append(
+            f"CASE WHEN coalesce(m.event_time, m.created_at) >= :ws AND coalesce(m.event_time, m.created_at)"
+            f" < :we THEN {WINDOW_WEIGHT} ELSE 0.0 END"
+        )
     return " + ".join(terms) or "0.0"
 
 
@@ -127,8 +132,10 @@ def _score_columns(dim: int | None, emb: str, temporal: str) -> str:
         vector = "0.0::float8"
     else:
         # A zero vector (text with nothing to embed) has no direction: its cosine is NaN, counted as 0.
-        vector = (f"CASE WHEN m.embedder = {emb} THEN greatest(0.0, coalesce(nullif(1 - (m.embedding::vector({dim})"
-                  f" <=> CAST(:qv AS vector({dim}))), 'NaN'::float8), 0.0)) ELSE 0.0 END")
+        vector = (
+            f"CASE WHEN m.embedder = {emb} THEN greatest(0.0, coalesce(nullif(1 - (m.embedding::vector({dim})"
+            f" <=> CAST(:qv AS vector({dim}))), 'NaN'::float8), 0.0)) ELSE 0.0 END"
+        )
     return f"""
         {vector} AS vector,
         coalesce(m.tsv @@ q.tsq, false) AS text,
@@ -145,15 +152,17 @@ def _score_columns(dim: int | None, emb: str, temporal: str) -> str:
 def _score(bridge: str = "0.0") -> str:
     """docs/SPEC.md §6 with the base kept exactly (min(1, vector + 0.05 bump)); the lexical and temporal
     evidence is added after the cap, so that two strong candidates never tie at 1."""
-    return (f"penalty * (least(1.0, vector + CASE WHEN text THEN {TEXT_BUMP} ELSE 0.0 END) + {LEXICAL_WEIGHT} * lexical"
-            f" + temporal + {bridge}) * (1 + 0.15 * recency + 0.15 * importance + trait_boost)")
+    return (
+        f"penalty * (least(1.0, vector + CASE WHEN text THEN {TEXT_BUMP} ELSE 0.0 END) + {LEXICAL_WEIGHT} * lexical"
+        f" + temporal + {bridge}) * (1 + 0.15 * recency + 0.15 * importance + trait_boost)"
+    )
+
 
 def _embedding_of(alias: str, with_vector: bool, dim: int, emb: str) -> str:
     """The row's vector when it is of the query's embedder (else NULL: never compared)."""
     if not with_vector:
         return "NULL::vector"
-    return (f"(SELECT m.embedding::vector({int(dim)}) FROM memories m"
-            f" WHERE m.id = {alias}.id AND m.embedder = {emb})")
+    return f"(SELECT m.embedding::vector({int(dim)}) FROM memories m WHERE m.id = {alias}.id AND m.embedder = {emb})"
 
 
 def _redundancy(with_vector: bool) -> str:
@@ -161,24 +170,31 @@ def _redundancy(with_vector: bool) -> str:
     if not with_vector:
         return "0.0::float8"
     # A zero vector's cosine is NaN, which PostgreSQL orders above every number: counted as 0.
-    closest = ("(SELECT max(coalesce(nullif(1 - (r.emb <=> o.emb), 'NaN'::float8), 0.0)) FROM ranked o"
-               " WHERE (o.first_score > r.first_score OR (o.first_score = r.first_score AND o.id < r.id))"
-               " AND o.lexical >= r.lexical)")
-    return (f"r.first_score * {DIVERSITY_WEIGHT} * greatest(0.0, coalesce({closest}, 0.0) - {DIVERSITY_FLOOR})"
-            f" / {1 - DIVERSITY_FLOOR}")
+    closest = (
+        "(SELECT max(coalesce(nullif(1 - (r.emb <=> o.emb), 'NaN'::float8), 0.0)) FROM ranked o"
+        " WHERE (o.first_score > r.first_score OR (o.first_score = r.first_score AND o.id < r.id))"
+        " AND o.lexical >= r.lexical)"
+    )
+    return (
+        f"r.first_score * {DIVERSITY_WEIGHT} * greatest(0.0, coalesce({closest}, 0.0) - {DIVERSITY_FLOOR})"
+        f" / {1 - DIVERSITY_FLOOR}"
+    )
 
 
 # The columns of `terms` that rows carry out (its tsv stays inside the statement).
-_TERM_NAMES = ("id, content, kind, namespace, event_time, created_at, temporality, stage, importance_raw, category,"
-               " tags, pinned, metadata, vector, text, lexical, recency, temporal, importance, trait_boost, penalty")
+_TERM_NAMES = (
+    "id, content, kind, namespace, event_time, created_at, temporality, stage, importance_raw, category,"
+    " tags, pinned, metadata, vector, text, lexical, recency, temporal, importance, trait_boost, penalty"
+)
 _ROW_COLUMNS = """m.id, m.content, m.kind, m.namespace, m.event_time, m.created_at, m.temporality,
     m.trait_stage AS stage, m.importance AS importance_raw, m.category, m.tags, m.pinned,
     m.metadata"""
 
 
 @lru_cache(maxsize=256)
-def recall_sql(embedder_id: str, dim: int, f: RecallFilter, with_vector: bool, asks_when: bool = False,
-               window: bool = False) -> str:
+def recall_sql(
+    embedder_id: str, dim: int, f: RecallFilter, with_vector: bool, asks_when: bool = False, window: bool = False
+) -> str:
     emb = sql_literal(embedder_id)
     where = _where(f)
     vector_cte = (
@@ -329,4 +345,3 @@ async def run_recall(
     sql = recall_sql(embedder_id, dim, flt, vector is not None, asks_when, window is not None)
     rows = await session.execute(text(sql), params)
     return [dict(r._mapping) for r in rows]
-

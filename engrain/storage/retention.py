@@ -38,8 +38,16 @@ def _doomed_cte(user_filter: str) -> str:
     doomed AS (SELECT * FROM scored WHERE retention < CAST(:threshold AS float8))"""
 
 
-async def fade_memories(session: AsyncSession, user_id: str | None, now: datetime, *, lam: float, threshold: float,
-                        min_created: datetime, delete: bool) -> dict[str, Any]:
+async def fade_memories(
+    session: AsyncSession,
+    user_id: str | None,
+    now: datetime,
+    *,
+    lam: float,
+    threshold: float,
+    min_created: datetime,
+    delete: bool,
+) -> dict[str, Any]:
     """Archive (valid_until = now, kept for export) or delete every memory below the threshold."""
     user_filter = "AND m.user_id = :user" if user_id is not None else ""
     params: dict[str, Any] = {"now": now, "lam": lam, "threshold": threshold, "min_created": min_created}
@@ -60,7 +68,16 @@ async def fade_memories(session: AsyncSession, user_id: str | None, now: datetim
         """
         return await run_pass(session, sql, params)
     # Delete mode: exactly `forget`, for every faded memory at once.
-    erased = await erase(session, f"WITH {_doomed_cte(user_filter)} SELECT id FROM doomed", params, now,
-                         "retention: faded below the threshold")
-    return {"archived": 0, "deleted": erased["deleted"], "traits_dissolved": len(erased["traits_dissolved"]),
-            "sample": erased["sample"]}
+    erased = await erase(
+        session,
+        f"WITH {_doomed_cte(user_filter)} SELECT id FROM doomed",
+        params,
+        now,
+        "retention: faded below the threshold",
+    )
+    return {
+        "archived": 0,
+        "deleted": erased["deleted"],
+        "traits_dissolved": len(erased["traits_dissolved"]),
+        "sample": erased["sample"],
+    }

@@ -45,13 +45,20 @@ def _params(user_id: str | None, **extra: Any) -> dict[str, Any]:
 
 
 async def active_traits(
-    session: AsyncSession, user_id: str, *, stages: Sequence[str] = ACTIVE_STAGES, subtype: str | None = None,
-    context: str | None = None, limit: int | None = None,
+    session: AsyncSession,
+    user_id: str,
+    *,
+    stages: Sequence[str] = ACTIVE_STAGES,
+    subtype: str | None = None,
+    context: str | None = None,
+    limit: int | None = None,
 ) -> list[Memory]:
     """The user's live traits in the given stages, strongest stage first, then by confidence."""
     rank = func.array_position(list(("trend", *STAGE_RANK)), Memory.trait_stage)
     stmt = select(Memory).where(
-        Memory.user_id == user_id, Memory.kind == "trait", Memory.valid_until.is_(None),
+        Memory.user_id == user_id,
+        Memory.kind == "trait",
+        Memory.valid_until.is_(None),
         Memory.trait_stage.in_(list(stages)),
     )
     if subtype is not None:
@@ -65,7 +72,12 @@ async def active_traits(
 
 
 async def traits_as_of(
-    session: AsyncSession, user_id: str, at: datetime, *, stages: Sequence[str], subtype: str | None = None,
+    session: AsyncSession,
+    user_id: str,
+    at: datetime,
+    *,
+    stages: Sequence[str],
+    subtype: str | None = None,
     context: str | None = None,
 ) -> list[tuple[Memory, str, float | None, str]]:
     """The user's traits as they stood at `at`, rebuilt from history: (row, stage then, confidence then,
@@ -73,8 +85,10 @@ async def traits_as_of(
     is the text before the first edit after `at`. Strongest stage first, then by confidence."""
     rank = "array_position(ARRAY['trend', " + ", ".join(f"'{x}'" for x in STAGE_RANK) + "], st.stage)"
     extra = (" AND m.trait_subtype = :subtype" if subtype is not None else "") + (
-        " AND m.trait_context = :context" if context is not None else "")
-    rows = await session.execute(text(f"""
+        " AND m.trait_context = :context" if context is not None else ""
+    )
+    rows = await session.execute(
+        text(f"""
         SELECT m.id, st.stage, st.confidence,
                coalesce((SELECT h.old_content FROM memory_history h WHERE h.memory_id = m.id
                          AND h.action = 'modify' AND h.at > :at ORDER BY h.at, h.id LIMIT 1), m.content) AS content
@@ -85,11 +99,21 @@ async def traits_as_of(
             ORDER BY h.at DESC, h.id DESC LIMIT 1) st
         WHERE m.user_id = :user AND m.kind = 'trait' AND m.created_at <= :at AND st.stage = ANY(:stages){extra}
         ORDER BY {rank} DESC, st.confidence DESC NULLS LAST, m.created_at, m.id
-    """), {"user": user_id, "at": at, "stages": list(stages), "subtype": subtype, "context": context})
+    """),
+        {"user": user_id, "at": at, "stages": list(stages), "subtype": subtype, "context": context},
+    )
     found = rows.all()
     ids = [r.id for r in found]
-    by_id = {t.id: t for t in (await session.execute(
-        select(Memory).where(Memory.user_id == user_id, Memory.id.in_(ids)))).scalars()} if ids else {}
+    by_id = (
+        {
+            t.id: t
+            for t in (
+                await session.execute(select(Memory).where(Memory.user_id == user_id, Memory.id.in_(ids)))
+            ).scalars()
+        }
+        if ids
+        else {}
+    )
     return [(by_id[r.id], r.stage, r.confidence, r.content) for r in found]
 
 
@@ -98,9 +122,17 @@ async def evidence(session: AsyncSession, trait_ids: Sequence[uuid.UUID]) -> lis
     if not trait_ids:
         return []
     stmt = (
-        select(TraitEvidence.trait_id, TraitEvidence.memory_id, TraitEvidence.polarity, TraitEvidence.quality,
-               TraitEvidence.created_at, Memory.content, Memory.kind, Memory.event_time,
-               Memory.created_at.label("m_at"))
+        select(
+            TraitEvidence.trait_id,
+            TraitEvidence.memory_id,
+            TraitEvidence.polarity,
+            TraitEvidence.quality,
+            TraitEvidence.created_at,
+            Memory.content,
+            Memory.kind,
+            Memory.event_time,
+            Memory.created_at.label("m_at"),
+        )
         .join(Memory, Memory.id == TraitEvidence.memory_id)
         .where(TraitEvidence.trait_id.in_(list(trait_ids)))
         .order_by(TraitEvidence.created_at, TraitEvidence.memory_id)
@@ -120,10 +152,12 @@ async def owned(session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID], *
 async def ancestors(session: AsyncSession, trait_id: uuid.UUID) -> set[uuid.UUID]:
     """The trait's chain of parents (upgrades), for refusing cycles."""
     rows = await session.execute(
-        text("WITH RECURSIVE up(id, parent) AS ("
-             " SELECT id, trait_parent_id FROM memories WHERE id = :id"
-             " UNION SELECT m.id, m.trait_parent_id FROM memories m JOIN up ON m.id = up.parent)"
-             " SELECT parent FROM up WHERE parent IS NOT NULL"),
+        text(
+            "WITH RECURSIVE up(id, parent) AS ("
+            " SELECT id, trait_parent_id FROM memories WHERE id = :id"
+            " UNION SELECT m.id, m.trait_parent_id FROM memories m JOIN up ON m.id = up.parent)"
+            " SELECT parent FROM up WHERE parent IS NOT NULL"
+        ),
         {"id": trait_id},
     )
     return set(rows.scalars())
@@ -134,11 +168,13 @@ async def children(session: AsyncSession, user_id: str, trait_id: uuid.UUID) -> 
     return list((await session.execute(stmt)).scalars())
 
 
-async def new_memories(session: AsyncSession, user_id: str, since: datetime | None, now: datetime,
-                       limit: int) -> list[Memory]:
+async def new_memories(
+    session: AsyncSession, user_id: str, since: datetime | None, now: datetime, limit: int
+) -> list[Memory]:
     """Live non-trait memories learned after the watermark, most important first."""
     stmt = select(Memory).where(
-        Memory.user_id == user_id, Memory.kind != "trait",
+        Memory.user_id == user_id,
+        Memory.kind != "trait",
         (Memory.valid_until.is_(None)) | (Memory.valid_until > now),
     )
     if since is not None:
@@ -150,7 +186,8 @@ async def new_memories(session: AsyncSession, user_id: str, since: datetime | No
 async def importance_since(session: AsyncSession, user_id: str, since: datetime | None) -> tuple[int, int]:
     """(count, sum of importance) of fact/episodic/procedural memories learned after the watermark."""
     stmt = select(func.count(), func.coalesce(func.sum(Memory.importance), 0)).where(
-        Memory.user_id == user_id, Memory.kind.in_(["fact", "episodic", "procedural"]),
+        Memory.user_id == user_id,
+        Memory.kind.in_(["fact", "episodic", "procedural"]),
     )
     if since is not None:
         stmt = stmt.where(Memory.created_at > since)
@@ -164,8 +201,9 @@ async def watermark(session: AsyncSession, user_id: str) -> datetime | None:
 
 async def set_watermark(session: AsyncSession, user_id: str, at: datetime) -> None:
     stmt = pg_insert(UserState).values(user_id=user_id, last_reflected_at=at, updated_at=at)
-    stmt = stmt.on_conflict_do_update(index_elements=[UserState.user_id],
-                                      set_={"last_reflected_at": at, "updated_at": at})
+    stmt = stmt.on_conflict_do_update(
+        index_elements=[UserState.user_id], set_={"last_reflected_at": at, "updated_at": at}
+    )
     await session.execute(stmt)
 
 
@@ -175,79 +213,137 @@ async def set_watermark(session: AsyncSession, user_id: str, at: datetime) -> No
 async def near_core(session: AsyncSession, user_id: str, margin: float) -> Memory | None:
     """The strongest established trait within `margin` of core that the user was not asked about yet."""
     core_bound = STAGE_BOUNDS[-1][0]
-    stmt = (select(Memory).where(
-        Memory.user_id == user_id, Memory.kind == "trait", Memory.valid_until.is_(None),
-        Memory.trait_stage == "established", Memory.trait_confidence >= core_bound - margin,
-        Memory.metadata_["core_asked_at"].astext.is_(None),
-    ).order_by(Memory.trait_confidence.desc(), Memory.id).limit(1))
+    stmt = (
+        select(Memory)
+        .where(
+            Memory.user_id == user_id,
+            Memory.kind == "trait",
+            Memory.valid_until.is_(None),
+            Memory.trait_stage == "established",
+            Memory.trait_confidence >= core_bound - margin,
+            Memory.metadata_["core_asked_at"].astext.is_(None),
+        )
+        .order_by(Memory.trait_confidence.desc(), Memory.id)
+        .limit(1)
+    )
     return (await session.execute(stmt)).scalar_one_or_none()
 
 
 async def is_dismissed(session: AsyncSession, user_id: str, digest: str) -> bool:
     """A trait with this text was dismissed by the user (metadata.dismissed_at on the dissolved row)."""
-    return bool(await session.scalar(text(
-        "SELECT EXISTS (SELECT 1 FROM memories WHERE user_id = :u AND kind = 'trait' AND content_hash = :h "
-        "AND metadata ->> 'dismissed_at' IS NOT NULL)"), {"u": user_id, "h": digest}))
+    return bool(
+        await session.scalar(
+            text(
+                "SELECT EXISTS (SELECT 1 FROM memories WHERE user_id = :u AND kind = 'trait' AND content_hash = :h "
+                "AND metadata ->> 'dismissed_at' IS NOT NULL)"
+            ),
+            {"u": user_id, "h": digest},
+        )
+    )
 
 
-async def add_evidence(session: AsyncSession, trait_id: uuid.UUID, memory_ids: Sequence[uuid.UUID], polarity: str,
-                       quality: str | None, cycle_id: uuid.UUID | None) -> int:
+async def add_evidence(
+    session: AsyncSession,
+    trait_id: uuid.UUID,
+    memory_ids: Sequence[uuid.UUID],
+    polarity: str,
+    quality: str | None,
+    cycle_id: uuid.UUID | None,
+) -> int:
     if not memory_ids:
         return 0
-    rows = [{"trait_id": trait_id, "memory_id": m, "polarity": polarity, "quality": quality, "cycle_id": cycle_id}
-            for m in dict.fromkeys(memory_ids)]
+    rows = [
+        {"trait_id": trait_id, "memory_id": m, "polarity": polarity, "quality": quality, "cycle_id": cycle_id}
+        for m in dict.fromkeys(memory_ids)
+    ]
     result = await session.execute(
         pg_insert(TraitEvidence).values(rows).on_conflict_do_nothing().returning(TraitEvidence.memory_id)
     )
     return len(result.all())
 
 
-async def inherit_evidence(session: AsyncSession, target: uuid.UUID, sources: Sequence[uuid.UUID],
-                           cycle_id: uuid.UUID | None) -> None:
+async def inherit_evidence(
+    session: AsyncSession, target: uuid.UUID, sources: Sequence[uuid.UUID], cycle_id: uuid.UUID | None
+) -> None:
     await session.execute(
-        text("INSERT INTO trait_evidence (trait_id, memory_id, polarity, quality, cycle_id) "
-             "SELECT :target, memory_id, polarity, quality, :cycle FROM trait_evidence "
-             "WHERE trait_id = ANY(:sources) ON CONFLICT DO NOTHING"),
+        text(
+            "INSERT INTO trait_evidence (trait_id, memory_id, polarity, quality, cycle_id) "
+            "SELECT :target, memory_id, polarity, quality, :cycle FROM trait_evidence "
+            "WHERE trait_id = ANY(:sources) ON CONFLICT DO NOTHING"
+        ),
         {"target": target, "sources": list(sources), "cycle": cycle_id},
     )
 
 
-async def set_parent(session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID], parent: uuid.UUID,
-                     now: datetime) -> None:
-    await session.execute(update(Memory).where(Memory.id.in_(list(ids)), Memory.user_id == user_id)
-                          .values(trait_parent_id=parent, updated_at=now))
+async def set_parent(
+    session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID], parent: uuid.UUID, now: datetime
+) -> None:
+    await session.execute(
+        update(Memory)
+        .where(Memory.id.in_(list(ids)), Memory.user_id == user_id)
+        .values(trait_parent_id=parent, updated_at=now)
+    )
 
 
-async def start_cycle(session: AsyncSession, cycle_id: uuid.UUID, user_id: str, trigger: str, value: float | None,
-                      now: datetime) -> None:
-    session.add(ReflectionCycle(id=cycle_id, user_id=user_id, trigger_type=trigger, trigger_value=value,
-                                status="running", stats={}, started_at=now))
+async def start_cycle(
+    session: AsyncSession, cycle_id: uuid.UUID, user_id: str, trigger: str, value: float | None, now: datetime
+) -> None:
+    session.add(
+        ReflectionCycle(
+            id=cycle_id,
+            user_id=user_id,
+            trigger_type=trigger,
+            trigger_value=value,
+            status="running",
+            stats={},
+            started_at=now,
+        )
+    )
     await session.flush()
 
 
-async def finish_cycle(session: AsyncSession, cycle_id: uuid.UUID, status: str, stats: dict[str, Any],
-                       error: str | None, now: datetime) -> None:
-    await session.execute(update(ReflectionCycle).where(ReflectionCycle.id == cycle_id)
-                          .values(status=status, stats=stats, error=error, finished_at=now))
+async def finish_cycle(
+    session: AsyncSession, cycle_id: uuid.UUID, status: str, stats: dict[str, Any], error: str | None, now: datetime
+) -> None:
+    await session.execute(
+        update(ReflectionCycle)
+        .where(ReflectionCycle.id == cycle_id)
+        .values(status=status, stats=stats, error=error, finished_at=now)
+    )
 
 
 async def last_cycle(session: AsyncSession, user_id: str) -> dict[str, Any]:
     """The user's newest reflection cycle and the watermark, for the status resource."""
-    cycle = (await session.execute(
-        select(ReflectionCycle).where(ReflectionCycle.user_id == user_id)
-        .order_by(ReflectionCycle.started_at.desc(), ReflectionCycle.id).limit(1)
-    )).scalar_one_or_none()
+    cycle = (
+        await session.execute(
+            select(ReflectionCycle)
+            .where(ReflectionCycle.user_id == user_id)
+            .order_by(ReflectionCycle.started_at.desc(), ReflectionCycle.id)
+            .limit(1)
+        )
+    ).scalar_one_or_none()
     mark = await watermark(session, user_id)
     if cycle is None:
         return {"last_cycle": None, "watermark": mark.isoformat() if mark else None}
-    return {"last_cycle": {"id": str(cycle.id), "trigger": cycle.trigger_type, "status": cycle.status,
-                           "started_at": cycle.started_at.isoformat(), "stats": cycle.stats, "error": cycle.error},
-            "watermark": mark.isoformat() if mark else None}
+    return {
+        "last_cycle": {
+            "id": str(cycle.id),
+            "trigger": cycle.trigger_type,
+            "status": cycle.status,
+            "started_at": cycle.started_at.isoformat(),
+            "stats": cycle.stats,
+            "error": cycle.error,
+        },
+        "watermark": mark.isoformat() if mark else None,
+    }
 
 
 async def history_of(session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID]) -> list[MemoryHistory]:
-    stmt = (select(MemoryHistory).where(MemoryHistory.user_id == user_id, MemoryHistory.memory_id.in_(list(ids)))
-            .order_by(MemoryHistory.at, MemoryHistory.id))
+    stmt = (
+        select(MemoryHistory)
+        .where(MemoryHistory.user_id == user_id, MemoryHistory.memory_id.in_(list(ids)))
+        .order_by(MemoryHistory.at, MemoryHistory.id)
+    )
     return list((await session.execute(stmt)).scalars())
 
 
@@ -259,8 +355,10 @@ SAMPLE = 5  # rows each pass lists by id and content (what a dry run shows)
 
 def sample_sql(cte: str) -> str:
     """A column listing a few changed rows of `cte` (which returns id, user_id, content)."""
-    return (f"(SELECT coalesce(json_agg(json_build_object('id', id, 'user_id', user_id, 'content', "
-            f"left(content, 120))), '[]'::json) FROM (SELECT * FROM {cte} ORDER BY id LIMIT {SAMPLE}) s) AS sample")
+    return (
+        f"(SELECT coalesce(json_agg(json_build_object('id', id, 'user_id', user_id, 'content', "
+        f"left(content, 120))), '[]'::json) FROM (SELECT * FROM {cte} ORDER BY id LIMIT {SAMPLE}) s) AS sample"
+    )
 
 
 async def run_pass(session: AsyncSession, sql: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -269,8 +367,17 @@ async def run_pass(session: AsyncSession, sql: str, params: dict[str, Any]) -> d
     return {k: (v if k == "sample" else int(v)) for k, v in row._mapping.items()}
 
 
-async def _update_with_history(session: AsyncSession, user_id: str | None, now: datetime, *, set_sql: str,
-                               where_sql: str, action: str, reason: str, counted_as: str) -> dict[str, Any]:
+async def _update_with_history(
+    session: AsyncSession,
+    user_id: str | None,
+    now: datetime,
+    *,
+    set_sql: str,
+    where_sql: str,
+    action: str,
+    reason: str,
+    counted_as: str,
+) -> dict[str, Any]:
     """One statement: update the matching rows and write a history row for each."""
     sql = f"""
     WITH upd AS (
@@ -289,10 +396,14 @@ async def _update_with_history(session: AsyncSession, user_id: str | None, now: 
 async def promote_trends(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, Any]:
     """Trends reinforced at least twice inside their window become candidates."""
     return await _update_with_history(
-        session, user_id, now, counted_as="promoted", action="stage",
+        session,
+        user_id,
+        now,
+        counted_as="promoted",
+        action="stage",
         set_sql=f"trait_stage = 'candidate', trait_confidence = {PROMOTED_CONFIDENCE}",
         where_sql="m.kind = 'trait' AND m.trait_stage = 'trend' AND m.valid_until IS NULL "
-                  "AND coalesce(m.trait_reinforcement_count, 0) >= 2 AND m.trait_window_end >= :now",
+        "AND coalesce(m.trait_reinforcement_count, 0) >= 2 AND m.trait_window_end >= :now",
         reason=f"trend → candidate (reinforced twice within its window; confidence {PROMOTED_CONFIDENCE})",
     )
 
@@ -300,10 +411,14 @@ async def promote_trends(session: AsyncSession, user_id: str | None, now: dateti
 async def expire_trends(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, Any]:
     """Trends whose window passed with fewer than 2 reinforcements dissolve."""
     return await _update_with_history(
-        session, user_id, now, counted_as="expired_trends", action="dissolve",
+        session,
+        user_id,
+        now,
+        counted_as="expired_trends",
+        action="dissolve",
         set_sql="trait_stage = 'dissolved', valid_until = :now",
         where_sql="m.kind = 'trait' AND m.trait_stage = 'trend' AND m.valid_until IS NULL "
-                  "AND m.trait_window_end < :now AND coalesce(m.trait_reinforcement_count, 0) < 2",
+        "AND m.trait_window_end < :now AND coalesce(m.trait_reinforcement_count, 0) < 2",
         reason="trend window passed with fewer than 2 reinforcements",
     )
 
@@ -311,10 +426,14 @@ async def expire_trends(session: AsyncSession, user_id: str | None, now: datetim
 async def expire_prospective(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, Any]:
     """Plans whose date passed become historical."""
     return await _update_with_history(
-        session, user_id, now, counted_as="expired_intentions", action="expire",
+        session,
+        user_id,
+        now,
+        counted_as="expired_intentions",
+        action="expire",
         set_sql="temporality = 'historical'",
         where_sql="m.temporality = 'prospective' AND m.event_time < :now "
-                  "AND (m.valid_until IS NULL OR m.valid_until > :now)",
+        "AND (m.valid_until IS NULL OR m.valid_until > :now)",
         reason="prospective → historical (its date passed)",
     )
 
@@ -328,7 +447,7 @@ async def decay_traits(session: AsyncSession, user_id: str | None, now: datetime
     """
     lam = " ".join(f"WHEN '{k}' THEN {v}" for k, v in DECAY_LAMBDA.items())
     ranks = "ARRAY[" + ", ".join(f"'{s}'" for s in STAGE_RANK) + "]"
-    exponent = f"""- (CASE m.trait_subtype {lam} ELSE {DECAY_LAMBDA['behavior']} END)
+    exponent = f"""- (CASE m.trait_subtype {lam} ELSE {DECAY_LAMBDA["behavior"]} END)
                    / (1 + 0.1 * coalesce(m.trait_reinforcement_count, 0))
                    * greatest(0.0, extract(epoch FROM (:now - greatest(
                          coalesce(m.trait_last_reinforced, m.created_at),
@@ -345,7 +464,7 @@ async def decay_traits(session: AsyncSession, user_id: str | None, now: datetime
                least(1.0, greatest(0.0, m.trait_confidence * {safe_exp(exponent)})) AS c
         FROM memories m JOIN old ON old.id = m.id),
     staged AS (
-        SELECT calc.*, {stage_sql('calc.c')} AS mapped FROM calc),
+        SELECT calc.*, {stage_sql("calc.c")} AS mapped FROM calc),
     upd AS (
         UPDATE memories m SET
             trait_confidence = s.c,

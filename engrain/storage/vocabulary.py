@@ -39,11 +39,15 @@ ORDER BY share DESC NULLS LAST, c.word
 """
 
 
-async def common_words(session: AsyncSession, user_id: str, now: datetime, min_share: float
-                       ) -> tuple[int, dict[str, float]]:
+async def common_words(
+    session: AsyncSession, user_id: str, now: datetime, min_share: float
+) -> tuple[int, dict[str, float]]:
     """(memories sampled, {word: share of them containing it}) for the words in at least
     `min_share` of the user's newest SAMPLE live memories."""
-    rows = (await session.execute(text(_COMMON_WORDS), {"user": user_id, "now": now, "sample": SAMPLE,
-                                                        "min_share": min_share})).all()
+    rows = (
+        await session.execute(
+            text(_COMMON_WORDS), {"user": user_id, "now": now, "sample": SAMPLE, "min_share": min_share}
+        )
+    ).all()
     sampled = int(rows[0].n) if rows else 0
     return sampled, {r.word: float(r.share) for r in rows if r.word is not None}

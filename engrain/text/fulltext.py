@@ -84,8 +84,12 @@ def chinese_words(text: str) -> list[str]:
     words = []
     for word in segmenter.cut_for_search(text):
         word = word.strip()
-        if (word and _tags.get(word) not in _FUNCTION_TAGS and word not in _FUNCTION_VERBS
-                and any(ch.isalnum() for ch in word)):
+        if (
+            word
+            and _tags.get(word) not in _FUNCTION_TAGS
+            and word not in _FUNCTION_VERBS
+            and any(ch.isalnum() for ch in word)
+        ):
             words.append(word)
     return words
 
@@ -95,9 +99,9 @@ def bigram_words(text: str) -> list[str]:
     out: list[str] = []
     position = 0
     for run in _CJK_RUN.finditer(text):
-        out.append(text[position:run.start()])
+        out.append(text[position : run.start()])
         chars = run.group(0)
-        out += [chars] if len(chars) == 1 else [chars[i:i + 2] for i in range(len(chars) - 1)]
+        out += [chars] if len(chars) == 1 else [chars[i : i + 2] for i in range(len(chars) - 1)]
         position = run.end()
     out.append(text[position:])
     return [w for piece in out for w in _SPACE.split(piece) if w]

@@ -32,10 +32,28 @@ _ALPHABETIC_WORD = re.compile(rf"[^\W\d_{CJK_CHARS}]+")
 
 # ISO 639-1 code → the PostgreSQL configuration (those every PostgreSQL ≥ 15 ships).
 TS_CONFIGS = {
-    "ar": "arabic", "da": "danish", "de": "german", "el": "greek", "en": "english", "es": "spanish",
-    "fi": "finnish", "fr": "french", "ga": "irish", "hu": "hungarian", "id": "indonesian", "it": "italian",
-    "lt": "lithuanian", "ne": "nepali", "nl": "dutch", "no": "norwegian", "pt": "portuguese", "ro": "romanian",
-    "ru": "russian", "sv": "swedish", "ta": "tamil", "tr": "turkish",
+    "ar": "arabic",
+    "da": "danish",
+    "de": "german",
+    "el": "greek",
+    "en": "english",
+    "es": "spanish",
+    "fi": "finnish",
+    "fr": "french",
+    "ga": "irish",
+    "hu": "hungarian",
+    "id": "indonesian",
+    "it": "italian",
+    "lt": "lithuanian",
+    "ne": "nepali",
+    "nl": "dutch",
+    "no": "norwegian",
+    "pt": "portuguese",
+    "ro": "romanian",
+    "ru": "russian",
+    "sv": "swedish",
+    "ta": "tamil",
+    "tr": "turkish",
 }
 # The languages detection prefers when unsure: those with a full-text configuration of their own.
 COMMON = tuple(TS_CONFIGS)

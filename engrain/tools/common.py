@@ -22,8 +22,13 @@ from engrain.logs import request_id
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
 R = TypeVar("R")
-_ERROR_KINDS = ((InvalidInput, "invalid"), (NotFound, "not_found"), (QuotaExceeded, "quota"),
-                (Unavailable, "unavailable"), (EngrainError, "error"))
+_ERROR_KINDS = (
+    (InvalidInput, "invalid"),
+    (NotFound, "not_found"),
+    (QuotaExceeded, "quota"),
+    (Unavailable, "unavailable"),
+    (EngrainError, "error"),
+)
 
 
 def tool_errors(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
@@ -47,8 +52,10 @@ def tool_errors(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
         except (DBAPIError, OSError) as exc:
             kind = "unavailable"
             log.warning("%s: database error: %s", tool, exc.__class__.__name__)
-            raise ToolError(f"database unavailable ({exc.__class__.__name__}); the server reconnects on its own, "
-                            f"retry shortly (request {rid})") from exc
+            raise ToolError(
+                f"database unavailable ({exc.__class__.__name__}); the server reconnects on its own, "
+                f"retry shortly (request {rid})"
+            ) from exc
         except Exception as exc:
             kind = "internal"
             log.exception("%s failed", tool)
@@ -76,8 +83,10 @@ def answers_a_task(task_id: str | None, answer: object) -> TypeGuard[str]:
     if task_id is None and answer is None:
         return False
     if task_id is None or answer is None:
-        raise InvalidInput("task_id" if task_id is None else "answer",
-                           "task_id and answer go together: answer the task a needs_model result gave")
+        raise InvalidInput(
+            "task_id" if task_id is None else "answer",
+            "task_id and answer go together: answer the task a needs_model result gave",
+        )
     return True
 
 
@@ -90,7 +99,7 @@ def structured(summary: str, model: BaseModel) -> CallToolResult:
 
 
 def plural(count: int, noun: str) -> str:
-    """"1 memory", "2 memories", "0 traits": counts in tool texts read as English."""
+    """ "1 memory", "2 memories", "0 traits": counts in tool texts read as English."""
     if count == 1:
         return f"1 {noun}"
     return f"{count} {noun[:-1] + 'ies' if noun.endswith('y') and noun[-2:-1] not in 'aeiou' else noun + 's'}"

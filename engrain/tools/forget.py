@@ -21,13 +21,18 @@ DESCRIPTION = (
 
 
 def register(server: MCPServer, app: AppState) -> None:
-    @server.tool(name="forget", title="Forget", description=DESCRIPTION,
-                 annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False))
+    @server.tool(
+        name="forget",
+        title="Forget",
+        description=DESCRIPTION,
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False),
+    )
     @tool_errors
     async def forget(
         memory_id: Annotated[str, Field(description="Id of the memory to delete.")],
-        reason: Annotated[str | None, Field(description=f"Why (≤ {inputs.MAX_REASON_CHARS} characters); "
-                                                        "kept in the history.")] = None,
+        reason: Annotated[
+            str | None, Field(description=f"Why (≤ {inputs.MAX_REASON_CHARS} characters); kept in the history.")
+        ] = None,
     ) -> Annotated[CallToolResult, ForgetResult]:
         result = await app.memories.forget(app.user(), memory_id, reason)
         extra = f"; dissolved {plural(len(result.traits_dissolved), 'trait')}" if result.traits_dissolved else ""

@@ -36,19 +36,26 @@ def register(server: MCPServer, app: AppState) -> None:
             return None  # the body reports the error
         return to_sample(app.ingest.prompt(messages))
 
-    @server.tool(name="ingest_conversation", title="Ingest a conversation", description=DESCRIPTION,
-                 annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True))
+    @server.tool(
+        name="ingest_conversation",
+        title="Ingest a conversation",
+        description=DESCRIPTION,
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
+    )
     @tool_errors
     async def ingest_conversation(
         ctx: Context,
         sampled: Annotated[CreateMessageResult | None, Resolve(extraction)],
-        messages: Annotated[list[Message] | None, Field(description=f"The turns, oldest first "
-                                                                    f"(≤ {MAX_MESSAGES}).")] = None,
+        messages: Annotated[
+            list[Message] | None, Field(description=f"The turns, oldest first (≤ {MAX_MESSAGES}).")
+        ] = None,
         session_id: Annotated[str | None, Field(description="Conversation id, kept as each memory's source.")] = None,
-        task_id: Annotated[str | None, Field(description="The task_id of a needs_model result you are answering."
-                                                         )] = None,
-        answer: Annotated[dict[str, Any] | str | None, Field(description="Your answer to that task: the JSON "
-                                                                         "object it describes.")] = None,
+        task_id: Annotated[
+            str | None, Field(description="The task_id of a needs_model result you are answering.")
+        ] = None,
+        answer: Annotated[
+            dict[str, Any] | str | None, Field(description="Your answer to that task: the JSON object it describes.")
+        ] = None,
     ) -> Annotated[CallToolResult, IngestResult]:
         if answers_a_task(task_id, answer):
             return summarize(await app.host_tasks.answer_extraction(app.user(), task_id, answer))
@@ -76,6 +83,8 @@ def register(server: MCPServer, app: AppState) -> None:
 
 
 def summarize(result: IngestResult) -> CallToolResult:
-    text = (f"ingested {plural(len(result.created), 'new memory')} ({result.method}), "
-            f"{len(result.duplicates)} already known" + (", with a summary" if result.summary_id else ""))
+    text = (
+        f"ingested {plural(len(result.created), 'new memory')} ({result.method}), "
+        f"{len(result.duplicates)} already known" + (", with a summary" if result.summary_id else "")
+    )
     return structured(f"{text}\n\n{result.task}" if result.task else text, result)

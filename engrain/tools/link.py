@@ -20,8 +20,12 @@ DESCRIPTION = (
 
 
 def register(server: MCPServer, app: AppState) -> None:
-    @server.tool(name="link", title="Link memories", description=DESCRIPTION,
-                 annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True))
+    @server.tool(
+        name="link",
+        title="Link memories",
+        description=DESCRIPTION,
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
+    )
     @tool_errors
     async def link(
         source_id: Annotated[str, Field(description="A memory id.")],

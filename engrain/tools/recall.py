@@ -21,28 +21,50 @@ DESCRIPTION = (
 
 
 def register(server: MCPServer, app: AppState) -> None:
-    @server.tool(name="recall", title="Recall", description=DESCRIPTION,
-                 annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True))
+    @server.tool(
+        name="recall",
+        title="Recall",
+        description=DESCRIPTION,
+        annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True),
+    )
     @tool_errors
     async def recall(
         query: Annotated[str, Field(description=f"What to look for (≤ {inputs.MAX_QUERY_CHARS:,} characters).")],
         limit: Annotated[int, Field(description=f"Ranked results, 1–{inputs.MAX_LIMIT}.")] = 10,
-        kinds: Annotated[list[Literal["fact", "episodic", "procedural", "trait"]] | None,
-                         Field(description="Only these kinds.")] = None,
+        kinds: Annotated[
+            list[Literal["fact", "episodic", "procedural", "trait"]] | None, Field(description="Only these kinds.")
+        ] = None,
         namespace: Annotated[str | None, Field(description="Only this namespace.")] = None,
-        since: Annotated[str | None, Field(description="Only memories dated on/after this (ISO or a phrase like "
-                                                       "'last month').")] = None,
+        since: Annotated[
+            str | None, Field(description="Only memories dated on/after this (ISO or a phrase like 'last month').")
+        ] = None,
         until: Annotated[str | None, Field(description="Only memories dated on/before this.")] = None,
         include_traits: Annotated[bool, Field(description="Include traits learned about the user.")] = True,
         include_links: Annotated[bool, Field(description="Append up to 3 memories linked to the hits.")] = True,
-        max_tokens: Annotated[int | None, Field(description="Return only the best results that fit this "
-                                                            "many tokens (about 4 characters each).")] = None,
-        as_of: Annotated[str | None, Field(description="Time travel: answer from what was known and valid at "
-                                                       "this moment (ISO or a phrase like 'last March').")] = None,
+        max_tokens: Annotated[
+            int | None,
+            Field(description="Return only the best results that fit this many tokens (about 4 characters each)."),
+        ] = None,
+        as_of: Annotated[
+            str | None,
+            Field(
+                description="Time travel: answer from what was known and valid at "
+                "this moment (ISO or a phrase like 'last March')."
+            ),
+        ] = None,
     ) -> Annotated[CallToolResult, RecallResult]:
         result = await app.recall.recall(
-            app.user(), query, limit=limit, kinds=kinds, namespace=namespace, since=since, until=until,
-            include_traits=include_traits, include_links=include_links, max_tokens=max_tokens, as_of=as_of,
+            app.user(),
+            query,
+            limit=limit,
+            kinds=kinds,
+            namespace=namespace,
+            since=since,
+            until=until,
+            include_traits=include_traits,
+            include_links=include_links,
+            max_tokens=max_tokens,
+            as_of=as_of,
         )
         when = f" as of {result.as_of.isoformat(timespec='seconds')}" if result.as_of else ""
         lines = [f"{plural(len(result.results), 'memory')} for {shorten(query, 60)!r}{when}:"]

@@ -33,7 +33,9 @@ DESCRIPTION = (
 PLANS_KEPT = 64  # plans of requests in flight (a request's resolvers and its body share one)
 
 
-def register(server: MCPServer, app: AppState) -> None:
+# C901: the resolvers below are closures over one request's plan (the SDK resolves them by signature);
+# mccabe counts each of them into `register`, though each is a few lines.
+def register(server: MCPServer, app: AppState) -> None:  # noqa: C901
     # One plan per request: the resolvers that ask the client's model and the body that applies its
     # answers look at the same memories under the same aliases, whatever arrives in between.
     plans: OrderedDict[str, Plan | None] = OrderedDict()
@@ -60,9 +62,12 @@ def register(server: MCPServer, app: AppState) -> None:
     async def answer_1(prompt: Annotated[Prompt | None, Resolve(prompt_1)]) -> Sample | None:
         return to_sample(prompt)
 
-    async def prompt_2(force: bool, ctx: Context,
-                       first: Annotated[CreateMessageResult | None, Resolve(answer_1)],
-                       task_id: str | None = None) -> Prompt | None:
+    async def prompt_2(
+        force: bool,
+        ctx: Context,
+        first: Annotated[CreateMessageResult | None, Resolve(answer_1)],
+        task_id: str | None = None,
+    ) -> Prompt | None:
         plan = await plan_for(force, ctx, task_id)
         if plan is None or first is None or not plan.two_stage:
             return None
@@ -74,10 +79,13 @@ def register(server: MCPServer, app: AppState) -> None:
     async def answer_2(prompt: Annotated[Prompt | None, Resolve(prompt_2)]) -> Sample | None:
         return to_sample(prompt)
 
-    async def prompt_3(force: bool, ctx: Context,
-                       first: Annotated[CreateMessageResult | None, Resolve(answer_1)],
-                       second: Annotated[CreateMessageResult | None, Resolve(answer_2)],
-                       task_id: str | None = None) -> Prompt | None:
+    async def prompt_3(
+        force: bool,
+        ctx: Context,
+        first: Annotated[CreateMessageResult | None, Resolve(answer_1)],
+        second: Annotated[CreateMessageResult | None, Resolve(answer_2)],
+        task_id: str | None = None,
+    ) -> Prompt | None:
         plan = await plan_for(force, ctx, task_id)
         if plan is None or first is None:
             return None
@@ -87,8 +95,9 @@ def register(server: MCPServer, app: AppState) -> None:
                     return None
                 if not plan.evidence:  # a plan of an earlier round: fetch the evidence the model was shown
                     await app.reflection.second_prompt(plan, parse(QuestionsAnswer, parsed(first)))
-            return await app.reflection.review_prompt(plan, parse(MainAnswer, parsed(second if plan.two_stage
-                                                                                     else first)))
+            return await app.reflection.review_prompt(
+                plan, parse(MainAnswer, parsed(second if plan.two_stage else first))
+            )
         except ValueError:
             return None
 
@@ -103,8 +112,12 @@ def register(server: MCPServer, app: AppState) -> None:
         trait = await app.trait_review.near_core(app.user())
         return Elicit(app.trait_review.core_question(trait), CoreCheck) if trait is not None else None
 
-    @server.tool(name="reflect", title="Reflect", description=DESCRIPTION,
-                 annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False))
+    @server.tool(
+        name="reflect",
+        title="Reflect",
+        description=DESCRIPTION,
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False),
+    )
     @tool_errors
     async def reflect(
         ctx: Context,
@@ -116,11 +129,13 @@ def register(server: MCPServer, app: AppState) -> None:
         a3: Annotated[CreateMessageResult | None, Resolve(answer_3)],
         core: Annotated[ElicitationResult[CoreCheck], Resolve(ask_core)],
         force: Annotated[bool, Field(description="Reflect even if the triggers say it is not needed.")] = False,
-        task_id: Annotated[str | None, Field(description="The task_id of a needs_model result you are answering."
-                                                         )] = None,
-        answer: Annotated[dict[str, Any] | str | None, Field(description="Your answer to that task: the JSON "
-                                                                         "object it describes (or a string "
-                                                                         "holding it).")] = None,
+        task_id: Annotated[
+            str | None, Field(description="The task_id of a needs_model result you are answering.")
+        ] = None,
+        answer: Annotated[
+            dict[str, Any] | str | None,
+            Field(description="Your answer to that task: the JSON object it describes (or a string holding it)."),
+        ] = None,
     ) -> Annotated[CallToolResult, ReflectResult]:
         if answers_a_task(task_id, answer):
             return summarize(await app.host_tasks.answer(app.user(), task_id, answer))
@@ -140,12 +155,20 @@ def register(server: MCPServer, app: AppState) -> None:
         async def progress(fraction: float, message: str) -> None:
             await ctx.report_progress(fraction, 1.0, message)
 
-        result = await app.reflection.reflect(app.user(), force=force, ask=ask, llm_name=name, progress=progress,
-                                              host=app.host_tasks.issue_reflection if route == "host" else None,
-                                              plan=plans.pop(plan_key(ctx), None))
+        result = await app.reflection.reflect(
+            app.user(),
+            force=force,
+            ask=ask,
+            llm_name=name,
+            progress=progress,
+            host=app.host_tasks.issue_reflection if route == "host" else None,
+            plan=plans.pop(plan_key(ctx), None),
+        )
         if route == "none" and app.llm.kind == "sampling" and result.status == "code_only":
-            result.error = ("ENGRAIN_LLM=sampling, but this client declared no sampling capability: no model "
-                            "looked at the new memories, which stay pending")
+            result.error = (
+                "ENGRAIN_LLM=sampling, but this client declared no sampling capability: no model "
+                "looked at the new memories, which stay pending"
+            )
         if asked_about is not None:
             confirm = core.data.confirm if isinstance(core, AcceptedElicitation) else None
             asked = await app.trait_review.answer_core_question(app.user(), asked_about, confirm)
@@ -160,11 +183,13 @@ def summarize(result: ReflectResult) -> CallToolResult:
     if not result.triggered:
         summary = f"not reflected: {result.reason}"
     else:
-        summary = (f"reflected ({result.trigger_type}, {result.status}, llm {result.llm}): "
-                   f"{plural(result.memories_scanned, 'memory')}, "
-                   f"{plural(result.traits_created, 'trait')} created, "
-                   f"{result.traits_updated} updated, {result.traits_dissolved} dissolved, "
-                   f"{plural(result.links_created, 'link')}" + (f"; {result.error}" if result.error else ""))
+        summary = (
+            f"reflected ({result.trigger_type}, {result.status}, llm {result.llm}): "
+            f"{plural(result.memories_scanned, 'memory')}, "
+            f"{plural(result.traits_created, 'trait')} created, "
+            f"{result.traits_updated} updated, {result.traits_dissolved} dissolved, "
+            f"{plural(result.links_created, 'link')}" + (f"; {result.error}" if result.error else "")
+        )
         if result.memories_pending:
             summary += f"; {plural(result.memories_pending, 'memory')} waiting for a model"
     if result.user_confirmation:

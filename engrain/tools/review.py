@@ -21,16 +21,23 @@ DESCRIPTION = (
 
 
 def register(server: MCPServer, app: AppState) -> None:
-    @server.tool(name="review_trait", title="Review a trait", description=DESCRIPTION,
-                 annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False))
+    @server.tool(
+        name="review_trait",
+        title="Review a trait",
+        description=DESCRIPTION,
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False),
+    )
     @tool_errors
     async def review_trait(
         trait_id: Annotated[str, Field(description="The trait's id.")],
         action: Annotated[Literal["endorse", "dismiss", "edit"], Field(description="The user's verdict.")],
-        content: Annotated[str | None, Field(description=f"edit only: the new wording "
-                                                         f"(≤ {inputs.MAX_CONTENT_CHARS:,} characters).")] = None,
+        content: Annotated[
+            str | None, Field(description=f"edit only: the new wording (≤ {inputs.MAX_CONTENT_CHARS:,} characters).")
+        ] = None,
     ) -> Annotated[CallToolResult, ReviewResult]:
         result = await app.trait_review.review(app.user(), trait_id, action, content)
         done = {"endorse": "endorsed", "dismiss": "dismissed", "edit": "edited"}[result.action]
-        return structured(f"{done}: {shorten(result.content, 100)} ({result.stage}, confidence "
-                          f"{result.confidence:.2f}) {result.id}", result)
+        return structured(
+            f"{done}: {shorten(result.content, 100)} ({result.stage}, confidence {result.confidence:.2f}) {result.id}",
+            result,
+        )

@@ -21,23 +21,43 @@ DESCRIPTION = (
 
 
 def register(server: MCPServer, app: AppState) -> None:
-    @server.tool(name="get_user_traits", title="Get user traits", description=DESCRIPTION,
-                 annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True))
+    @server.tool(
+        name="get_user_traits",
+        title="Get user traits",
+        description=DESCRIPTION,
+        annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True),
+    )
     @tool_errors
     async def get_user_traits(
-        min_stage: Annotated[Literal["trend", "candidate", "emerging", "established", "core"],
-                             Field(description="Weakest stage to include.")] = "emerging",
-        subtype: Annotated[Literal["behavior", "preference", "core"] | None,
-                           Field(description="Only this kind.")] = None,
-        context: Annotated[Literal["work", "personal", "social", "learning", "general"] | None,
-                           Field(description="Only this context.")] = None,
+        min_stage: Annotated[
+            Literal["trend", "candidate", "emerging", "established", "core"],
+            Field(description="Weakest stage to include."),
+        ] = "emerging",
+        subtype: Annotated[
+            Literal["behavior", "preference", "core"] | None, Field(description="Only this kind.")
+        ] = None,
+        context: Annotated[
+            Literal["work", "personal", "social", "learning", "general"] | None, Field(description="Only this context.")
+        ] = None,
         limit: Annotated[int | None, Field(description=f"At most this many (1–{inputs.MAX_LIMIT}).")] = None,
         include_evidence: Annotated[bool, Field(description="Add supporting/contradicting memory ids.")] = False,
-        as_of: Annotated[str | None, Field(description="Time travel: the traits and stages as they were at this "
-                                                       "moment (ISO or a phrase like 'last month').")] = None,
+        as_of: Annotated[
+            str | None,
+            Field(
+                description="Time travel: the traits and stages as they were at this "
+                "moment (ISO or a phrase like 'last month')."
+            ),
+        ] = None,
     ) -> Annotated[CallToolResult, TraitList]:
-        result = await app.traits.list(app.user(), min_stage=min_stage, subtype=subtype, context=context,
-                                       limit=limit, include_evidence=include_evidence, as_of=as_of)
+        result = await app.traits.list(
+            app.user(),
+            min_stage=min_stage,
+            subtype=subtype,
+            context=context,
+            limit=limit,
+            include_evidence=include_evidence,
+            as_of=as_of,
+        )
         lines = [f"{len(result.traits)} of {plural(result.total, 'trait')} at or above {min_stage}:"]
         lines += [f"- [{t.stage} {t.confidence:.2f}] {shorten(t.content, 120)} ({t.id})" for t in result.traits]
         return structured("\n".join(lines), result)

@@ -42,12 +42,33 @@ class Rules:
 
 
 _RULES = {
-    "zh": Rules(plan=zh.PLAN, past=zh.PAST, request=zh.REQUEST, clauses=zh.CLAUSES, first_person=zh.FIRST_PERSON,
-                asks_when=zh.ASKS_WHEN, first_step=zh.FIRST_STEP, next_step=zh.NEXT_STEP, important=zh.IMPORTANT,
-                categories=zh.CATEGORIES, dates=zh.dates, spaced=False),
-    **{m.CODE: Rules(plan=m.PLAN, past=m.PAST, first_person=m.FIRST_PERSON, asks_when=m.ASKS_WHEN,
-                     first_step=m.FIRST_STEP, next_step=m.NEXT_STEP, important=m.IMPORTANT, categories=m.CATEGORIES)
-       for m in (de, es, fr)},
+    "zh": Rules(
+        plan=zh.PLAN,
+        past=zh.PAST,
+        request=zh.REQUEST,
+        clauses=zh.CLAUSES,
+        first_person=zh.FIRST_PERSON,
+        asks_when=zh.ASKS_WHEN,
+        first_step=zh.FIRST_STEP,
+        next_step=zh.NEXT_STEP,
+        important=zh.IMPORTANT,
+        categories=zh.CATEGORIES,
+        dates=zh.dates,
+        spaced=False,
+    ),
+    **{
+        m.CODE: Rules(
+            plan=m.PLAN,
+            past=m.PAST,
+            first_person=m.FIRST_PERSON,
+            asks_when=m.ASKS_WHEN,
+            first_step=m.FIRST_STEP,
+            next_step=m.NEXT_STEP,
+            important=m.IMPORTANT,
+            categories=m.CATEGORIES,
+        )
+        for m in (de, es, fr)
+    },
 }
 _DEFAULT = Rules()
 
@@ -112,7 +133,7 @@ def procedure_steps(lang: str, content: str) -> list[str]:
     first = r.first_step.search(content)
     if first is None or r.next_step.search(content, first.end()) is None:
         return []
-    steps = [s.strip(" ,.;:，。；：") for s in r.next_step.split(content[first.end():])]
+    steps = [s.strip(" ,.;:，。；：") for s in r.next_step.split(content[first.end() :])]
     steps = [s for s in steps if s]
     return steps if len(steps) >= 2 else []
 
@@ -132,5 +153,15 @@ def is_statement(lang: str, sentence: str) -> bool:
     return long_enough and not r.request.search(sentence) and bool(r.first_person.search(sentence))
 
 
-__all__ = ["Rules", "asks_when", "category", "date_phrase", "find_date", "important", "is_statement", "mood",
-           "procedure_steps", "rules"]
+__all__ = [
+    "Rules",
+    "asks_when",
+    "category",
+    "date_phrase",
+    "find_date",
+    "important",
+    "is_statement",
+    "mood",
+    "procedure_steps",
+    "rules",
+]

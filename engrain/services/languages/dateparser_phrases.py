@@ -19,8 +19,20 @@ from typing import Any
 
 # Relative phrases about hours, minutes and seconds ("jetzt", "ahora") are the moment of speaking, not a date.
 _CLOCK_UNITS = ("hour", "minute", "second")
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december")
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 # Short names ("mi" for miércoles, "je" for jeudi) are everyday words: only names this long count alone.
 _MIN_NAME = 4
@@ -44,10 +56,19 @@ def phrase_pattern(lang: str) -> re.Pattern[str] | None:
         return None
     spaced = not info.get("no_word_spacing", False)
     minimum = _MIN_NAME if spaced else 1
-    literal = [p for key, phrases in info.get("relative-type", {}).items()
-               if not any(unit in key for unit in _CLOCK_UNITS) for p in phrases if len(p) >= 2]
-    patterns = [p for key, found in info.get("relative-type-regex", {}).items()
-                if not any(unit in key for unit in _CLOCK_UNITS) for p in found]
+    literal = [
+        p
+        for key, phrases in info.get("relative-type", {}).items()
+        if not any(unit in key for unit in _CLOCK_UNITS)
+        for p in phrases
+        if len(p) >= 2
+    ]
+    patterns = [
+        p
+        for key, found in info.get("relative-type-regex", {}).items()
+        if not any(unit in key for unit in _CLOCK_UNITS)
+        for p in found
+    ]
     months = [n for m in _MONTHS for n in info.get(m, []) if len(n) >= minimum]
     weekdays = [n for d in _WEEKDAYS for n in info.get(d, []) if len(n) >= minimum]
     alternatives = [re.escape(p) for p in sorted(literal, key=len, reverse=True)]
@@ -69,8 +90,11 @@ def find(content: str, lang: str, local_now: datetime, prefer_past: bool) -> tup
         return None
     import dateparser  # heavy import, deferred off the start-up path
 
-    settings = {**SETTINGS, "RELATIVE_BASE": local_now.replace(tzinfo=None),
-                "PREFER_DATES_FROM": "past" if prefer_past else "future"}
+    settings = {
+        **SETTINGS,
+        "RELATIVE_BASE": local_now.replace(tzinfo=None),
+        "PREFER_DATES_FROM": "past" if prefer_past else "future",
+    }
     for m in pattern.finditer(content):
         try:
             value = dateparser.parse(m.group(0), languages=[lang], settings=settings)

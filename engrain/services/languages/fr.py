@@ -4,10 +4,16 @@ import re
 
 CODE = "fr"
 _I = re.IGNORECASE
-PLAN = re.compile(r"\b(?:vais|va|allons|compte|prévois|prévoyons|veux|voudrais|dois|devons|prochaine?s?|demain"
-                  r"|après-demain|bientôt|rappelle-moi)\b", _I)
-PAST = re.compile(r"\b(?:j'ai|ai|as|avons|avez|ont|suis\s+allée?|étais|était|avais|hier|avant-hier|derni[eè]re?"
-                  r"|il\s+y\s+a)\b", _I)
+PLAN = re.compile(
+    r"\b(?:vais|va|allons|compte|prévois|prévoyons|veux|voudrais|dois|devons|prochaine?s?|demain"
+    r"|après-demain|bientôt|rappelle-moi)\b",
+    _I,
+)
+PAST = re.compile(
+    r"\b(?:j'ai|ai|as|avons|avez|ont|suis\s+allée?|étais|était|avais|hier|avant-hier|derni[eè]re?"
+    r"|il\s+y\s+a)\b",
+    _I,
+)
 FIRST_PERSON = re.compile(r"(?:\bje\b|\bj'|\bmoi\b|\bmon\b|\bma\b|\bmes\b|\bnous\b|\bnotre\b|\bnos\b)", _I)
 ASKS_WHEN = re.compile(r"\b(?:quand|quel\s+jour|quelle\s+date|en\s+quelle\s+année|depuis\s+quand)\b", _I)
 FIRST_STEP = re.compile(r"\b(?:d'abord|premièrement|tout\s+d'abord|en\s+premier)\b", _I)
@@ -15,10 +21,22 @@ NEXT_STEP = re.compile(r"[,;.]?\s*\b(?:ensuite|puis|après|enfin|finalement|pour
 IMPORTANT = re.compile(r"\b(?:important|importante|surtout\s+ne|n'oublie\s+jamais|allergique|urgent)\b", _I)
 CATEGORIES = [
     ("health", re.compile(r"\b(?:médecin|dentiste|allergi\w*|médicament\w*|malade|hôpital|régime|thérapie)\b", _I)),
-    ("relationship", re.compile(r"\b(?:femme|mari|copine|copain|partenaire|mère|père|maman|papa|sœur|soeur|frère"
-                                r"|fille|fils|enfants?|amie?s?|famille)\b", _I)),
-    ("work", re.compile(r"\b(?:travail\w*|boulot|bureau|patron\w*|collègue\w*|projet\w*|réunion|client\w*"
-                        r"|entreprise|carrière)\b", _I)),
+    (
+        "relationship",
+        re.compile(
+            r"\b(?:femme|mari|copine|copain|partenaire|mère|père|maman|papa|sœur|soeur|frère"
+            r"|fille|fils|enfants?|amie?s?|famille)\b",
+            _I,
+        ),
+    ),
+    (
+        "work",
+        re.compile(
+            r"\b(?:travail\w*|boulot|bureau|patron\w*|collègue\w*|projet\w*|réunion|client\w*"
+            r"|entreprise|carrière)\b",
+            _I,
+        ),
+    ),
     ("location", re.compile(r"\b(?:j'habite|habite|vis|déménag\w*|ville|pays|quartier|adresse)\b", _I)),
     ("skill", re.compile(r"\b(?:apprend\w*|appris|parle|couramment|programm\w*|certifi\w*|pratique\w*)\b", _I)),
     ("preference", re.compile(r"\b(?:adore|aime|préfère|préféré\w*|favori\w*|déteste|apprécie)\b", _I)),

@@ -33,16 +33,31 @@ def number(text: str) -> int:
     return total + current
 
 
-_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6, "末": 5,
-            "1": 0, "2": 1, "3": 2, "4": 3, "5": 4, "6": 5, "7": 6}
+_WEEKDAY = {
+    "一": 0,
+    "二": 1,
+    "三": 2,
+    "四": 3,
+    "五": 4,
+    "六": 5,
+    "日": 6,
+    "天": 6,
+    "末": 5,
+    "1": 0,
+    "2": 1,
+    "3": 2,
+    "4": 3,
+    "5": 4,
+    "6": 5,
+    "7": 6,
+}
 _WEEK_DAY = re.compile(r"(?P<rel>上上|下下|上|下|这|本)?(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天末1-7])")
 _UNIT_DAYS = {"天": 1, "日": 1, "周": 7, "星期": 7, "礼拜": 7}
 _SPAN = re.compile(rf"(?P<n>{NUMBER}|半)(?:个)?(?P<unit>天|日|周|星期|礼拜|月|年)(?P<dir>后|以后|之后|前|以前|之前)")
 _IN_SPAN = re.compile(rf"过(?P<n>{NUMBER})(?:个)?(?P<unit>天|周|星期|礼拜|月)")
 _MONTH_PART = re.compile(rf"(?P<year>去年|今年|明年|\d{{4}}年)?(?P<m>{NUMBER})月(?P<part>初|上旬|中旬|中|下旬|底|末)")
 _MONTH_DAY = re.compile(rf"(?P<year>去年|今年|明年|前年|\d{{4}}年)?(?P<m>{NUMBER})月(?P<d>{NUMBER})[日号]?")
-_DAY_WORDS = {"大前天": -3, "前天": -2, "昨天": -1, "昨晚": -1, "今天": 0, "今晚": 0, "明天": 1, "后天": 2,
-              "大后天": 3}
+_DAY_WORDS = {"大前天": -3, "前天": -2, "昨天": -1, "昨晚": -1, "今天": 0, "今晚": 0, "明天": 1, "后天": 2, "大后天": 3}
 _DAY_WORD = re.compile("|".join(sorted(_DAY_WORDS, key=len, reverse=True)))
 _PART_DAY = {"初": 1, "上旬": 1, "中旬": 11, "中": 11, "下旬": 21, "底": 21, "末": 21}
 _RELATIVE_YEAR = {"前年": -2, "去年": -1, "今年": 0, "明年": 1}
@@ -85,8 +100,11 @@ def dates(content: str, local_now: datetime, prefer_past: bool) -> list[tuple[da
         found.append((day, m.group(0), m.start()))
     for m in _IN_SPAN.finditer(content):
         n = number(m["n"])
-        day = (today + timedelta(days=n * _UNIT_DAYS[m["unit"]]) if m["unit"] in _UNIT_DAYS
-               else _add_months(today, n).replace(day=min(today.day, 28)))
+        day = (
+            today + timedelta(days=n * _UNIT_DAYS[m["unit"]])
+            if m["unit"] in _UNIT_DAYS
+            else _add_months(today, n).replace(day=min(today.day, 28))
+        )
         found.append((day, m.group(0), m.start()))
     for m in _DAY_WORD.finditer(content):
         found.append((today + timedelta(days=_DAY_WORDS[m.group(0)]), m.group(0), m.start()))
@@ -108,24 +126,35 @@ def dates(content: str, local_now: datetime, prefer_past: bool) -> list[tuple[da
 
 
 # Mood cues. 要 is "will / want to" except inside 需要, 重要, 主要, 只要, 要是, 要求 and the like.
-PLAN = re.compile(r"打算|计划|准备(?!了)|将要|将会|(?<![需重主只不想])要(?![是求么紧])"
-                  r"|(?<![即必])将(?=[要会在去])|想要?去|会去|提醒我|下(?:个|一个)?(?:周|星期|礼拜|月)|明天|后天|明年|下次|以后|即将")
-PAST = re.compile(r"了|过(?![来去年])|已经|曾经|刚刚?|昨天|昨晚|前天|上(?:个|一个)?(?:周|星期|礼拜|月)|去年|前年"
-                  r"|\d+年前|那时")
+PLAN = re.compile(
+    r"打算|计划|准备(?!了)|将要|将会|(?<![需重主只不想])要(?![是求么紧])"
+    r"|(?<![即必])将(?=[要会在去])|想要?去|会去|提醒我|下(?:个|一个)?(?:周|星期|礼拜|月)|明天|后天|明年|下次|以后|即将"
+)
+PAST = re.compile(
+    r"了|过(?![来去年])|已经|曾经|刚刚?|昨天|昨晚|前天|上(?:个|一个)?(?:周|星期|礼拜|月)|去年|前年"
+    r"|\d+年前|那时"
+)
 REQUEST = re.compile(r"[?？]\s*$|[吗呢]\s*[。！!]?\s*$|^(?:请|麻烦|帮我|你能|你可以|能不能|可不可以|告诉我|解释)")
 CLAUSES = re.compile(r"[，,；;：:。！!？?\n]")
 FIRST_PERSON = re.compile(r"我|咱们")
 ASKS_WHEN = re.compile(r"什么时候|何时|哪(?:一)?(?:天|年|月|周|个月|一年)|几月|几号|多久以前|多久前|啥时候")
 # Steps: 首先…然后…最后, 先…再/然后…, 第一步…第二步… (先 not inside 先生, 原先, 事先, 首先 handled first).
 FIRST_STEP = re.compile(r"首先|第一步|(?<![原事预首优领祖])先(?!生|前)")
-NEXT_STEP = re.compile(r"[，,；;。]?\s*(?:然后|接着|之后|随后|其次|再(?!见|次)|最后|第[二三四五六七八九十]步)"
-                       r"[，,：:]?\s*")
+NEXT_STEP = re.compile(
+    r"[，,；;。]?\s*(?:然后|接着|之后|随后|其次|再(?!见|次)|最后|第[二三四五六七八九十]步)"
+    r"[，,：:]?\s*"
+)
 IMPORTANT = re.compile(r"重要|千万|一定要记住|别忘|不要忘|务必|紧急|过敏")
 CATEGORIES: list[tuple[str, re.Pattern[str]]] = [
     ("workflow", re.compile(r"流程|步骤|部署|工作流|惯例|例行")),
     ("health", re.compile(r"医生|牙医|过敏|药|生病|医院|饮食|症状|受伤|看病|体检|治疗")),
-    ("relationship", re.compile(r"妻子|老婆|丈夫|老公|女朋友|男朋友|女友|男友|妈妈|爸爸|母亲|父亲|姐姐|妹妹"
-                                r"|哥哥|弟弟|女儿|儿子|朋友|孩子|家人|家里人")),
+    (
+        "relationship",
+        re.compile(
+            r"妻子|老婆|丈夫|老公|女朋友|男朋友|女友|男友|妈妈|爸爸|母亲|父亲|姐姐|妹妹"
+            r"|哥哥|弟弟|女儿|儿子|朋友|孩子|家人|家里人"
+        ),
+    ),
     ("work", re.compile(r"工作|上班|公司|老板|同事|经理|项目|开会|会议|客户|职业|出差|加班|跳槽|创业")),
     ("location", re.compile(r"住在|搬到|搬家|搬去|位于|老家|地址|城市|国家|小区")),
     ("skill", re.compile(r"会说|擅长|精通|学习|学会|在学|编程|认证|练习|考试")),

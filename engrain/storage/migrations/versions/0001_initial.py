@@ -141,6 +141,13 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    for table in ("job_runs", "user_state", "memory_history", "trait_evidence", "reflection_cycles",
-                  "memory_links", "memories"):
+    for table in (
+        "job_runs",
+        "user_state",
+        "memory_history",
+        "trait_evidence",
+        "reflection_cycles",
+        "memory_links",
+        "memories",
+    ):
         op.execute(f"DROP TABLE IF EXISTS {table} CASCADE")

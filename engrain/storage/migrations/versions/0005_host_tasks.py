@@ -28,12 +28,16 @@ def upgrade() -> None:
         )""")
     op.execute("CREATE INDEX ix_host_tasks_user ON host_tasks (user_id, status)")
     op.execute("ALTER TABLE reflection_cycles DROP CONSTRAINT reflection_cycles_status_check")
-    op.execute("ALTER TABLE reflection_cycles ADD CONSTRAINT reflection_cycles_status_check "
-               "CHECK (status IN ('running', 'completed', 'failed', 'code_only'))")
+    op.execute(
+        "ALTER TABLE reflection_cycles ADD CONSTRAINT reflection_cycles_status_check "
+        "CHECK (status IN ('running', 'completed', 'failed', 'code_only'))"
+    )
 
 
 def downgrade() -> None:
     op.execute("DROP TABLE host_tasks")
     op.execute("ALTER TABLE reflection_cycles DROP CONSTRAINT reflection_cycles_status_check")
-    op.execute("ALTER TABLE reflection_cycles ADD CONSTRAINT reflection_cycles_status_check "
-               "CHECK (status IN ('running', 'completed', 'failed'))")
+    op.execute(
+        "ALTER TABLE reflection_cycles ADD CONSTRAINT reflection_cycles_status_check "
+        "CHECK (status IN ('running', 'completed', 'failed'))"
+    )

@@ -22,8 +22,10 @@ BATCH = 2000
 def upgrade() -> None:
     from engrain.text.fulltext import form
 
-    op.execute("ALTER TABLE memories ADD COLUMN lang text NOT NULL DEFAULT 'en', "
-               "ADD COLUMN ts_config regconfig NOT NULL DEFAULT 'english', ADD COLUMN search_text text")
+    op.execute(
+        "ALTER TABLE memories ADD COLUMN lang text NOT NULL DEFAULT 'en', "
+        "ADD COLUMN ts_config regconfig NOT NULL DEFAULT 'english', ADD COLUMN search_text text"
+    )
     bind = op.get_bind()
     rows = bind.execute(text("SELECT id, content FROM memories")).all()
     changed = []
@@ -32,17 +34,25 @@ def upgrade() -> None:
         if (f.lang, f.ts_config, f.search_text) != ("en", "english", None):
             changed.append({"id": row.id, "lang": f.lang, "cfg": f.ts_config, "st": f.search_text})
     for start in range(0, len(changed), BATCH):
-        bind.execute(text("UPDATE memories SET lang = :lang, ts_config = CAST(:cfg AS regconfig), "
-                          "search_text = :st WHERE id = :id"), changed[start:start + BATCH])
+        bind.execute(
+            text(
+                "UPDATE memories SET lang = :lang, ts_config = CAST(:cfg AS regconfig), "
+                "search_text = :st WHERE id = :id"
+            ),
+            changed[start : start + BATCH],
+        )
     op.execute("ALTER TABLE memories DROP COLUMN tsv")
-    op.execute("ALTER TABLE memories ADD COLUMN tsv tsvector "
-               "GENERATED ALWAYS AS (to_tsvector(ts_config, coalesce(search_text, content))) STORED")
+    op.execute(
+        "ALTER TABLE memories ADD COLUMN tsv tsvector "
+        "GENERATED ALWAYS AS (to_tsvector(ts_config, coalesce(search_text, content))) STORED"
+    )
     op.execute("CREATE INDEX ix_memories_tsv ON memories USING gin (tsv)")
 
 
 def downgrade() -> None:
     op.execute("ALTER TABLE memories DROP COLUMN tsv")
-    op.execute("ALTER TABLE memories ADD COLUMN tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', content)) "
-               "STORED")
+    op.execute(
+        "ALTER TABLE memories ADD COLUMN tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', content)) STORED"
+    )
     op.execute("CREATE INDEX ix_memories_tsv ON memories USING gin (tsv)")
     op.execute("ALTER TABLE memories DROP COLUMN lang, DROP COLUMN ts_config, DROP COLUMN search_text")
