@@ -235,6 +235,49 @@ async def test_trait_decay_follows_the_formula(settings):
         assert stage == "emerging"  # 0.8·e^-0.5 = 0.485: established → emerging, recorded in history
 
 
+async def test_the_sql_decay_pass_agrees_with_the_python_formula(settings):
+    """The decay formula has two homes (the job's set-based SQL, the reflection cycle's Python catch-up):
+    on the same rows both give the same confidence, and the stage the Python rules give (decay only
+    ever lowers a stage; below the first bound the trait dissolves)."""
+    from engrain.services import lifecycle
+    from engrain.storage.traits import STAGE_RANK
+
+    rows = []
+    async with running(settings(), Clock(NOW)) as app:
+        for i, (subtype, stage, confidence) in enumerate(
+            [
+                ("behavior", "emerging", 0.45),
+                ("preference", "established", 0.75),
+                ("core", "core", 0.95),
+                ("behavior", "candidate", 0.12),
+                ("preference", "emerging", 0.4),
+                ("behavior", "established", 0.7),
+            ]
+        ):
+            for count in (0, 3, 12):
+                for days in (0.5, 30, 400):
+                    tid = await add_trait(
+                        app,
+                        f"t{i}-{count}-{days}",
+                        confidence=confidence,
+                        subtype=subtype,
+                        stage=stage,
+                        count=count,
+                        reinforced=NOW - timedelta(days=days),
+                    )
+                    rows.append((tid, subtype, stage, confidence, count, days))
+        await app.scheduler.run("decay")
+        for tid, subtype, stage, confidence, count, days in rows:
+            got = await scalar(
+                app, "SELECT json_build_array(trait_confidence, trait_stage) FROM memories WHERE id = :id", id=tid
+            )
+            c = lifecycle.decayed(confidence, subtype, count, days)
+            mapped = lifecycle.stage_for(c)
+            expected_stage = min(stage, mapped, key=STAGE_RANK.index)
+            assert got[0] == pytest.approx(c, rel=1e-9), (subtype, count, days)
+            assert got[1] == expected_stage, (subtype, stage, confidence, count, days)
+
+
 async def test_expiry_job(settings):
     clock = Clock(NOW)
     async with running(settings(), clock) as app:
