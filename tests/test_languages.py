@@ -193,18 +193,19 @@ async def test_mostly_chinese_memories_make_auto_prefer_a_multilingual_model(set
     from engrain.providers.embedder_manager import EmbedderManager
     from engrain.providers.embeddings import MULTILINGUAL_FASTEMBED_MODEL, HashEmbedder
     from engrain.services.language_mix import MIN_MEMORIES, LanguageMix
+    from engrain.services.runtime import Runtime
 
     async with connect(settings_factory(database_url=fresh_database_url), Clock(MONDAY)) as (client, app):
         for i in range(MIN_MEMORIES):
             await call(client, "remember", content=f"I like the number {i}")
         english = EmbedderManager(settings_factory(embedder="auto", fetch_models=False))
         english._use(HashEmbedder())  # what serves when nothing better is installed
-        await LanguageMix(app.database, english, app.clock, app.spawn).check()
+        await LanguageMix(Runtime(app.settings, app.clock, app.database, english, app.spawn)).check()
         for i in range(MIN_MEMORIES + 1):
             await call(client, "remember", content=f"我第{i}次去北京出差")
         chinese = EmbedderManager(settings_factory(embedder="auto", fetch_models=False))
         chinese._use(HashEmbedder())
-        await LanguageMix(app.database, chinese, app.clock, app.spawn).check()
+        await LanguageMix(Runtime(app.settings, app.clock, app.database, chinese, app.spawn)).check()
     assert english.multilingual is False
     assert chinese.multilingual is True and chinese.current is not None and chinese.current.id == "hash-v2-384"
     assert MULTILINGUAL_FASTEMBED_MODEL in chinese.message and "offline" in chinese.message

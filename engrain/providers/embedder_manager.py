@@ -136,12 +136,9 @@ class EmbedderManager:
     async def _load_auto(self) -> None:
         models = self.settings.models_dir
         bge = self._auto_target()
-        if emb.fastembed_installed():
-            try:
-                self._use(await run_in_daemon_thread(lambda: emb.load(bge, models, local_only=True)))
-                return
-            except Exception:
-                log.debug("fastembed %s is not cached locally", bge.model)
+        if (cached := await self._cached(bge)) is not None:
+            self._use(cached)
+            return
         local: emb.Embedder | None = None
         if emb.packaged_model_installed():
             try:
@@ -159,6 +156,17 @@ class EmbedderManager:
             return
         self._use(fallback, f"fetching {bge.model} in the background")
         await self._fetch(bge, fallback)
+
+    async def _cached(self, spec: emb.EmbedderSpec) -> emb.Embedder | None:
+        """The fastembed model `spec` when it is in the local cache (None at once when it is not, or
+        fastembed is not installed: no download)."""
+        if not emb.fastembed_installed():
+            return None
+        try:
+            return await run_in_daemon_thread(lambda: emb.load(spec, self.settings.models_dir, local_only=True))
+        except Exception:
+            log.debug("fastembed %s is not cached locally", spec.model)
+            return None
 
     async def _fetch(self, spec: emb.EmbedderSpec, fallback: emb.Embedder) -> None:
         """Download `spec` (blocking work in a thread), then serve it and let the app re-embed."""
@@ -185,11 +193,7 @@ class EmbedderManager:
         target, current = self._auto_target(), self.current
         if current is None or current.id == f"fastembed:{target.model}" or not emb.fastembed_installed():
             return
-        try:
-            cached = await run_in_daemon_thread(lambda: emb.load(target, self.settings.models_dir, local_only=True))
-        except Exception:
-            log.debug("fastembed %s is not cached locally", target.model)
-        else:
+        if (cached := await self._cached(target)) is not None:
             self._use(cached, f"switched from {current.id}")
             if self.on_switch is not None:
                 await self.on_switch(cached)

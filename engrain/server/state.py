@@ -67,7 +67,7 @@ class AppState:
         self._db_attempt_at = 0.0
         # The composition root: each service gets the runtime and the services it calls, nothing else.
         runtime = Runtime(settings, clock, self.database, self.embeddings, self.spawn)
-        self.languages = LanguageMix(self.database, self.embeddings, self.clock, self.spawn)
+        self.languages = LanguageMix(runtime)
         self.memories = MemoryService(runtime, self.languages)
         self.recall = RecallService(runtime)
         self.links = LinkService(runtime)

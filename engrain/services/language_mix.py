@@ -8,13 +8,13 @@ in another language is stored, at most once a minute (one query over the newest 
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
-from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
-from engrain.providers.embedder_manager import EmbedderManager
 from engrain.storage import memories as repo
 from engrain.text.languages import ENGLISH
+
+if TYPE_CHECKING:
+    from engrain.services.runtime import Runtime
 
 SAMPLE = 1000  # the newest live memories read
 MIN_MEMORIES = 20  # fewer say nothing about a user's languages
@@ -23,30 +23,21 @@ CHECK_SECONDS = 60.0
 
 
 class LanguageMix:
-    def __init__(
-        self,
-        database: Callable[[], Awaitable[Any]],
-        embeddings: EmbedderManager,
-        clock: Callable[[], datetime],
-        spawn: Callable[[Awaitable[Any]], None],
-    ) -> None:
-        self.database = database
-        self.embeddings = embeddings
-        self.clock = clock
-        self.spawn = spawn
+    def __init__(self, runtime: Runtime) -> None:
+        self.rt = runtime
         self._next_check = 0.0
 
     def stored(self, langs: list[str]) -> None:
         """Memories in these languages were stored: read the mix again if one is not English."""
-        if self.embeddings.multilingual or all(lang == ENGLISH for lang in langs):
+        if self.rt.embeddings.multilingual or all(lang == ENGLISH for lang in langs):
             return
         if time.monotonic() >= self._next_check:
             self._next_check = time.monotonic() + CHECK_SECONDS
-            self.spawn(self.check())
+            self.rt.spawn(self.check())
 
     async def check(self) -> None:
-        db = await self.database()
+        db = await self.rt.database()
         async with db.sessions() as s:
-            count, share = await repo.language_mix(s, self.clock(), SAMPLE)
+            count, share = await repo.language_mix(s, self.rt.clock(), SAMPLE)
         if count >= MIN_MEMORIES and share > MULTILINGUAL_SHARE:
-            await self.embeddings.prefer_multilingual()
+            await self.rt.embeddings.prefer_multilingual()

@@ -121,9 +121,12 @@ def words_of(text: str, lang: str) -> list[str] | None:
     return None
 
 
-def _with_characters(words: list[str]) -> list[str]:
+def _with_characters(words: list[str], lang: str) -> list[str]:
     """Chinese words followed by the single characters of the longer ones (爱吃 → 爱, 吃): a question
-    that says 兄弟姐妹 still shares 弟 with a memory that says 弟弟, as a partial match."""
+    that says 兄弟姐妹 still shares 弟 with a memory that says 弟弟, as a partial match. Japanese and
+    Korean words are already character pairs: they stay as they are."""
+    if lang != "zh":
+        return words
     return words + [ch for w in words if len(w) > 1 and _CJK_RUN.fullmatch(w) for ch in w]
 
 
@@ -133,7 +136,7 @@ def form(text: str, lang: str | None = None) -> TextForm:
     lang = lang or detect(text)
     words = words_of(text, lang)
     if words is not None:
-        return TextForm(lang, CJK_CONFIG, " ".join(_with_characters(words) if lang == "zh" else words))
+        return TextForm(lang, CJK_CONFIG, " ".join(_with_characters(words, lang)))
     config = TS_CONFIGS.get(lang)
     if config is not None:
         return TextForm(lang, config, None)
@@ -154,7 +157,7 @@ def query_form(query: str) -> QueryForm:
     lang = detect(query)
     words = words_of(query, lang)
     if words is not None:
-        terms = _with_characters(words) if lang == "zh" else words
+        terms = _with_characters(words, lang)
         return QueryForm(lang, CJK_CONFIG, " ".join(words), " ".join(terms))
     f = form(query, lang)
     text = f.search_text if f.search_text is not None else query
