@@ -30,8 +30,8 @@ from engrain.server.app import create_server
 from engrain.server.state import AppState
 from engrain.services.memories import BatchItem
 from engrain.storage.db import vector_index_name
-from engrain.storage.recall import RecallFilter, recall_sql
-from engrain.storage.sqltext import vector_literal
+from engrain.storage.recall import RecallFilter, RecallQuery
+from engrain.text.fulltext import query_form
 
 NAMES = [
     "Anna",
@@ -221,23 +221,20 @@ async def explain(app: AppState, user: str, q: str) -> dict[str, bool]:
     model = await app.embeddings.ready()
     _, [vector] = await app.embeddings.embed([q])
     db = await app.database()
+    sql, params = RecallQuery(
+        user_id=user,
+        query=query_form(q),
+        vector=vector,
+        embedder_id=model.id,
+        dim=model.dim,
+        flt=RecallFilter(),
+        now=datetime.now(UTC),
+        decay_seconds=2592000.0,
+        limit=10,
+        pool=50,
+    ).statement()
     async with db.sessions.begin() as s:
-        plan = "\n".join(
-            (
-                await s.execute(
-                    text("EXPLAIN " + recall_sql(model.id, model.dim, RecallFilter(), True)),
-                    {
-                        "user": user,
-                        "query": q,
-                        "qv": vector_literal(vector),
-                        "now": datetime.now(UTC),
-                        "decay": 2592000.0,
-                        "limit": 10,
-                        "pool": 50,
-                    },
-                )
-            ).scalars()
-        )
+        plan = "\n".join((await s.execute(text("EXPLAIN " + sql), params)).scalars())
     return {"hnsw_index_used": vector_index_name(model.id) in plan, "gin_index_used": "ix_memories_tsv" in plan}
 
 

@@ -1,6 +1,6 @@
 """The folder layout is the architecture: dependencies point downward.
 
-server (composition, transports) → tools, resources → scheduler → services → storage, providers → text.
+server (composition, transports) → tools, resources → scheduler → services → storage, providers → text, rules.
 `metrics`, `logs`, `config` and `errors` sit beside them and anyone may import them. Every import
 counts, also those under TYPE_CHECKING: a type from a layer above is a dependency on it.
 """
@@ -15,6 +15,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "engrain"
 # layer → the layers of engrain it must not import
 FORBIDDEN = {
+    "rules": {"server", "tools", "resources", "scheduler", "services", "storage", "providers", "text"},
     "text": {"server", "tools", "resources", "scheduler", "services", "storage", "providers"},
     "providers": {"server", "tools", "resources", "scheduler", "services", "storage"},
     "storage": {"server", "tools", "resources", "scheduler", "services"},

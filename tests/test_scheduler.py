@@ -236,11 +236,10 @@ async def test_trait_decay_follows_the_formula(settings):
 
 
 async def test_the_sql_decay_pass_agrees_with_the_python_formula(settings):
-    """The decay formula has two homes (the job's set-based SQL, the reflection cycle's Python catch-up):
-    on the same rows both give the same confidence, and the stage the Python rules give (decay only
-    ever lowers a stage; below the first bound the trait dissolves)."""
-    from engrain.services import lifecycle
-    from engrain.storage.traits import STAGE_RANK
+    """The decay formula is applied in two ways (the job's set-based SQL, the reflection cycle's Python
+    catch-up), both from engrain/rules/traits.py: on the same rows both give the same confidence, and the
+    stage the Python rules give (decay only ever lowers a stage; below the first bound the trait dissolves)."""
+    from engrain.rules import traits as rules
 
     rows = []
     async with running(settings(), Clock(NOW)) as app:
@@ -271,9 +270,9 @@ async def test_the_sql_decay_pass_agrees_with_the_python_formula(settings):
             got = await scalar(
                 app, "SELECT json_build_array(trait_confidence, trait_stage) FROM memories WHERE id = :id", id=tid
             )
-            c = lifecycle.decayed(confidence, subtype, count, days)
-            mapped = lifecycle.stage_for(c)
-            expected_stage = min(stage, mapped, key=STAGE_RANK.index)
+            c = rules.decayed(confidence, subtype, count, days)
+            mapped = rules.stage_for(c)
+            expected_stage = min(stage, mapped, key=rules.RANKED_STAGES.index)
             assert got[0] == pytest.approx(c, rel=1e-9), (subtype, count, days)
             assert got[1] == expected_stage, (subtype, stage, confidence, count, days)
 

@@ -7,8 +7,8 @@ import pytest
 from sqlalchemy import text
 
 from engrain.storage.db import Database, _alembic_upgrade, async_url, vector_index_name
-from engrain.storage.recall import RecallFilter, recall_sql
-from engrain.storage.sqltext import vector_literal
+from engrain.storage.recall import RecallFilter, RecallQuery
+from engrain.text.fulltext import query_form
 from tests.conftest import call, execute
 
 pytestmark = pytest.mark.anyio
@@ -80,7 +80,6 @@ async def test_recall_statement_can_use_hnsw_and_gin_indexes(session):
     await call(client, "remember", content="A rare word: xylophone")
     model = await app.embeddings.ready()
     vector = (await app.embeddings.embed(["topic 3"]))[1][0]
-    sql = recall_sql(model.id, model.dim, RecallFilter(), True)
     # Enough rows of this user that filtering by user alone is unselective, with real statistics.
     await execute(
         app,
@@ -93,17 +92,19 @@ async def test_recall_statement_can_use_hnsw_and_gin_indexes(session):
         dim=model.dim,
     )
     await execute(app, "ANALYZE memories")
-    params = {
-        "user": app.settings.user,
-        "qcfg": "english",
-        "qtext": "xylophone",
-        "qterms": "xylophone",
-        "qv": vector_literal(vector),
-        "now": app.clock(),
-        "decay": 86400.0,
-        "limit": 10,
-        "pool": 50,
-    }
+    sql, params = RecallQuery(
+        user_id=app.settings.user,
+        query=query_form("xylophone"),
+        vector=vector,
+        embedder_id=model.id,
+        dim=model.dim,
+        flt=RecallFilter(),
+        now=app.clock(),
+        decay_seconds=86400.0,
+        limit=10,
+        pool=50,
+    ).statement()
+    assert (params["qcfg"], params["qtext"], params["qterms"]) == ("english", "xylophone", "xylophone")
     db = await app.database()
 
     async def plan(*disabled: str) -> str:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+from typing import get_args
 
 import pytest
 
-from engrain.services import lifecycle as lc
-from engrain.storage.traits import PROMOTED_CONFIDENCE
+from engrain.rules import traits as lc
+from engrain.rules.traits import PROMOTED_CONFIDENCE
+from engrain.services.duplicates import TRAIT_THRESHOLD
 
 
 @pytest.mark.parametrize(
@@ -67,5 +69,26 @@ def test_constants():
     assert PROMOTED_CONFIDENCE == 0.3
     assert lc.BEHAVIOR_CONFIDENCE == (0.3, 0.5)
     assert lc.UPGRADES == {"preference": ("behavior", 0.5), "core": ("preference", 0.6)}
-    assert lc.NEAR_DUPLICATE == 0.95
+    assert TRAIT_THRESHOLD == 0.95
     assert lc.clamp(1.7) == 1.0 and lc.clamp(-0.2) == 0.0
+
+
+def test_the_tool_schemas_name_exactly_the_stages_subtypes_and_contexts():
+    """The tools spell the names as Literal types (inline enums every client reads); they must list
+    exactly the rules' members, so a stage added to the rules cannot be missing from a tool."""
+    assert get_args(lc.ActiveStageName) == lc.ACTIVE_STAGES
+    assert get_args(lc.SubtypeName) == lc.SUBTYPES
+    assert set(get_args(lc.UpgradeTargetName)) == set(lc.UPGRADES)
+    assert lc.CONTEXTS == ("work", "personal", "social", "learning", "general")
+
+
+def test_the_sql_fragments_spell_the_python_rules():
+    assert lc.stage_sql("c") == (
+        "CASE WHEN c < 0.1 THEN 'dissolved' WHEN c < 0.3 THEN 'candidate' WHEN c < 0.6 THEN 'emerging' "
+        "WHEN c < 0.85 THEN 'established' ELSE 'core' END"
+    )
+    assert (
+        lc.recall_boost_sql("s")
+        == "CASE s WHEN 'core' THEN 0.25 WHEN 'established' THEN 0.15 WHEN 'emerging' THEN 0.05 ELSE 0.0 END"
+    )
+    assert lc.RANKED_STAGES == ("dissolved", "candidate", "emerging", "established", "core")

@@ -11,7 +11,7 @@ import pytest
 from mcp import types
 
 from engrain.providers.llm import Prompt
-from engrain.services.lifecycle import reinforced
+from engrain.rules.traits import reinforced
 from tests.conftest import Clock, call, call_error, connect, execute
 from tests.scripted import ScriptedLLM, alias, answer
 

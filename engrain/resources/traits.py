@@ -8,6 +8,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
 from engrain.errors import InvalidInput, NotFound
+from engrain.rules.traits import Stage
 from engrain.server.state import AppState
 
 
@@ -19,7 +20,7 @@ def register(server: MCPServer, app: AppState) -> None:
         description="Every active trait of the user (trend to core), strongest first.",
     )
     async def traits() -> str:
-        result = await app.traits.list(app.user(), min_stage="trend")
+        result = await app.traits.list(app.user(), min_stage=Stage.TREND)
         return json.dumps([t.model_dump(mode="json") for t in result.traits], ensure_ascii=False)
 
     @server.resource(

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from engrain.errors import describe_validation
 from engrain.providers.llm import extract_json
+from engrain.rules.traits import UpgradeTargetName
 
 MAX_TEXT = 500
 
@@ -68,7 +69,7 @@ class Contradiction(_Item):
 class Upgrade(_Item):
     from_trait_ids: list[str] = Field(min_length=1)
     new_content: str = Field(min_length=1)
-    new_subtype: Literal["preference", "core"]
+    new_subtype: UpgradeTargetName
     reasoning: str = ""
     _clean = field_validator("new_content", "reasoning")(_text)
 

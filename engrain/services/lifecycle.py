@@ -1,14 +1,11 @@
 """The trait lifecycle engine (docs/SPEC.md §7.4–7.6): create, reinforce, contradict, upgrade, decay, stage.
 
-Pure formulas are module functions (tested constant by constant); `TraitWriter` applies
-them to rows inside one reflection transaction and writes a `memory_history` row for
-every change it makes.
+`TraitWriter` applies the rules of `engrain/rules/traits.py` to rows inside one reflection
+transaction and writes a `memory_history` row for every change it makes.
 """
 
 from __future__ import annotations
 
-import math
-import re
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -16,65 +13,28 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engrain.rules.traits import (
+    BEHAVIOR_CONFIDENCE,
+    DISSOLVE_BELOW,
+    QUALITY_FACTOR,
+    TREND_CONFIDENCE,
+    UPGRADE_STEP,
+    UPGRADES,
+    Stage,
+    Subtype,
+    clamp,
+    context_of,
+    contradicted,
+    decayed,
+    reinforced,
+    stage_for,
+    trend_window_days,
+)
 from engrain.services.duplicates import TRAIT_THRESHOLD as NEAR_DUPLICATE
 from engrain.services.enrich import content_hash
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
 from engrain.storage.models import Memory
-from engrain.storage.traits import DECAY_LAMBDA, STAGE_BOUNDS
-
-QUALITY_FACTOR = {"A": 0.25, "B": 0.20, "C": 0.15, "D": 0.05}
-CONTRADICT_ONE, CONTRADICT_SEVERAL = 0.8, 0.6
-BEHAVIOR_CONFIDENCE = (0.3, 0.5)
-TREND_WINDOW_DAYS, MOOD_WINDOW_DAYS = 30, 14
-UPGRADES = {"preference": ("behavior", 0.5), "core": ("preference", 0.6)}  # new subtype: (source subtype, gate)
-REVIEW_RATIO, REVIEW_MIN_CONTRADICTIONS = 0.3, 2
-CONTEXTS = ("work", "personal", "social", "learning", "general")
-_MOOD = re.compile(
-    r"\b(?:mood|feel(?:s|ing)?|stress\w*|anxi\w+|tired|exhaust\w*|happ\w+|sad\w*|energ\w+|"
-    r"motivat\w+|overwhelm\w*|calm|frustrat\w+|lonel\w+)\b",
-    re.IGNORECASE,
-)
-
-
-def clamp(c: float) -> float:
-    return min(1.0, max(0.0, c))
-
-
-def stage_for(confidence: float) -> str:
-    for bound, stage in STAGE_BOUNDS:
-        if confidence < bound:
-            return stage
-    return "core"
-
-
-def reinforced(c: float, grade: str) -> float:
-    return clamp(c + (1 - c) * QUALITY_FACTOR[grade])
-
-
-def contradicted(c: float, pieces: int) -> float:
-    return clamp(c * (CONTRADICT_ONE if pieces == 1 else CONTRADICT_SEVERAL))
-
-
-def decayed(c: float, subtype: str, reinforcements: int, days: float) -> float:
-    lam = DECAY_LAMBDA.get(subtype, DECAY_LAMBDA["behavior"]) / (1 + 0.1 * reinforcements)
-    return clamp(c * math.exp(-lam * max(0.0, days)))
-
-
-def needs_review(reinforcements: int, contradictions: int) -> bool:
-    """Enough contradiction to ask the model whether the trait should be modified or dissolved."""
-    total = reinforcements + contradictions
-    return contradictions >= REVIEW_MIN_CONTRADICTIONS and total > 0 and contradictions / total > REVIEW_RATIO
-
-
-def trend_window_days(content: str, requested: Any) -> int:
-    if isinstance(requested, int) and not isinstance(requested, bool) and 1 <= requested <= 90:
-        return requested
-    return MOOD_WINDOW_DAYS if _MOOD.search(content) else TREND_WINDOW_DAYS
-
-
-def context_of(value: Any) -> str:
-    return value if value in CONTEXTS else "general"
 
 
 @dataclass
@@ -125,20 +85,20 @@ class TraitWriter:
         confidence = clamp(c)
         trait.trait_confidence = confidence
         trait.updated_at = self.now
-        if old_stage != "trend":
+        if old_stage != Stage.TREND:
             trait.trait_stage = stage_for(confidence)
         await self._history(trait, "update", f"{why}: confidence {old_c:.3f} → {confidence:.3f}")
         if trait.trait_stage != old_stage:
-            if trait.trait_stage == "dissolved":
-                await self.dissolve(trait, f"confidence fell below {STAGE_BOUNDS[0][0]}", already_staged=True)
+            if trait.trait_stage == Stage.DISSOLVED:
+                await self.dissolve(trait, f"confidence fell below {DISSOLVE_BELOW}", already_staged=True)
             else:
                 await self._history(trait, "stage", f"{old_stage} → {trait.trait_stage}")
         self.stats.updated.add(trait.id)
 
     async def dissolve(self, trait: Memory, reason: str, already_staged: bool = False) -> None:
-        if not already_staged and trait.trait_stage == "dissolved":
+        if not already_staged and trait.trait_stage == Stage.DISSOLVED:
             return
-        trait.trait_stage = "dissolved"
+        trait.trait_stage = Stage.DISSOLVED
         trait.valid_until = self.now
         trait.updated_at = self.now
         await self._history(trait, "dissolve", reason)
@@ -219,9 +179,9 @@ class TraitWriter:
         days = trend_window_days(content, window_days)
         trait = await self._insert(
             content,
-            subtype="behavior",
-            stage="trend",
-            confidence=0.2,
+            subtype=Subtype.BEHAVIOR,
+            stage=Stage.TREND,
+            confidence=TREND_CONFIDENCE,
             context=context_of(context),
             window_end=self.now + timedelta(days=days),
             reinforcements=1,
@@ -239,8 +199,8 @@ class TraitWriter:
         c = float(confidence) if isinstance(confidence, int | float) and not isinstance(confidence, bool) else low
         trait = await self._insert(
             content,
-            subtype="behavior",
-            stage="candidate",
+            subtype=Subtype.BEHAVIOR,
+            stage=Stage.CANDIDATE,
             confidence=min(high, max(low, c)),
             context=context_of(context),
             window_end=None,
@@ -251,7 +211,7 @@ class TraitWriter:
     def catch_up_decay(self, trait: Memory) -> None:
         """Bring a trait's confidence up to date before evidence changes it, so the time since its
         last reinforcement still counts (the cycle's decay pass would otherwise start from now)."""
-        if trait.trait_stage in ("trend", "dissolved") or trait.trait_confidence is None:
+        if trait.trait_stage in (Stage.TREND, Stage.DISSOLVED) or trait.trait_confidence is None:
             return
         last = trait.trait_last_reinforced or trait.created_at
         decayed_at = (trait.metadata_ or {}).get("last_decay_at")
@@ -259,7 +219,7 @@ class TraitWriter:
             last = max(last, datetime.fromisoformat(decayed_at))
         days = (self.now - last).total_seconds() / 86400
         trait.trait_confidence = decayed(
-            trait.trait_confidence, trait.trait_subtype or "behavior", trait.trait_reinforcement_count or 0, days
+            trait.trait_confidence, trait.trait_subtype or Subtype.BEHAVIOR, trait.trait_reinforcement_count or 0, days
         )
         trait.metadata_ = {**(trait.metadata_ or {}), "last_decay_at": self.now.isoformat()}
 
@@ -305,7 +265,7 @@ class TraitWriter:
             self.catch_up_decay(source)
         if any(t.trait_subtype != source_subtype for t in sources):
             return f"{new_subtype} upgrades need {source_subtype} sources"
-        if any(t.trait_stage == "trend" or (t.trait_confidence or 0) < gate for t in sources):
+        if any(t.trait_stage == Stage.TREND or (t.trait_confidence or 0) < gate for t in sources):
             return f"every source needs confidence ≥ {gate}"
         source_ids = {t.id for t in sources}
         if await self.dismissed(new_content):
@@ -316,7 +276,7 @@ class TraitWriter:
                 return "refused: the upgrade would make a cycle of parents"
             await self.reinforce(target, [], "B")
         else:
-            start = min(1.0, max(t.trait_confidence or 0 for t in sources) + 0.1)
+            start = min(1.0, max(t.trait_confidence or 0 for t in sources) + UPGRADE_STEP)
             contexts = {t.trait_context for t in sources}
             target = await self._insert(
                 new_content,

@@ -29,6 +29,7 @@ from engrain.storage.recall import (
     WHEN_WEIGHT,
     WINDOW_WEIGHT,
     RecallFilter,
+    RecallQuery,
     run_recall,
 )
 from engrain.text.fulltext import load_for, query_form
@@ -262,19 +263,21 @@ class RecallService:
             async with db.sessions.begin() as s:
                 rows = await run_recall(
                     s,
-                    user_id=user_id,
-                    query=words,
-                    vector=vector,
-                    embedder_id=embedder_id,
-                    dim=dim,
-                    flt=flt,
-                    now=now,
-                    decay_seconds=settings.decay_rate_days * 86400,
-                    limit=limit,
-                    pool=max(MIN_POOL, limit * 5),
+                    RecallQuery(
+                        user_id=user_id,
+                        query=words,
+                        vector=vector,
+                        embedder_id=embedder_id,
+                        dim=dim,
+                        flt=flt,
+                        now=now,
+                        decay_seconds=settings.decay_rate_days * 86400,
+                        limit=limit,
+                        pool=max(MIN_POOL, limit * 5),
+                        asks_when=when.asks_when,
+                        window=when.window,
+                    ),
                     timeout_ms=settings.recall_timeout_ms,
-                    asks_when=when.asks_when,
-                    window=when.window,
                 )
         except DBAPIError as exc:
             if "statement timeout" in str(exc.orig) or "canceling statement" in str(exc.orig):

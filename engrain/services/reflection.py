@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import EngrainError
 from engrain.providers.llm import Ask, Prompt
+from engrain.rules.traits import Stage, needs_review
 from engrain.services import lifecycle
 from engrain.services import reflection_prompts as prompts
 from engrain.services.answers import MainAnswer, QuestionsAnswer, ReviewAnswer, parse
@@ -145,7 +146,7 @@ def review_candidates(plan: Plan, main: MainAnswer) -> list[tuple[str, Memory, l
             added_c.setdefault(tid, []).extend(ev)
     out = []
     for alias, t in plan.traits:
-        if t.id in added_c and lifecycle.needs_review(
+        if t.id in added_c and needs_review(
             (t.trait_reinforcement_count or 0) + added_r.get(t.id, 0),
             (t.trait_contradiction_count or 0) + len(added_c[t.id]),
         ):
@@ -501,7 +502,7 @@ class ReflectionService:
         """The review's decisions, for traits that were sent for review and are still active."""
         for decision in review.decisions if review is not None else []:
             t = trait(decision.trait_id)
-            if t is None or t.id not in reviewable or t.trait_stage == "dissolved":
+            if t is None or t.id not in reviewable or t.trait_stage == Stage.DISSOLVED:
                 continue
             if decision.action == "dissolve":
                 await writer.dissolve(t, "dissolved by the contradiction review")
@@ -519,7 +520,7 @@ class ReflectionService:
         def trait(ref: Any) -> Memory | None:
             tid = plan.trait_ref(ref)
             found = current.get(tid) if tid else None
-            return found if found is not None and found.trait_stage != "dissolved" else None
+            return found if found is not None and found.trait_stage != Stage.DISSOLVED else None
 
         await _apply_new_traits(writer, plan, main)
         await _apply_evidence(writer, plan, main, trait)

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput, NotFound
+from engrain.rules.traits import Stage
 from engrain.services import inputs
 from engrain.services.enrich import content_hash
 from engrain.services.lifecycle import TraitWriter
@@ -66,7 +67,7 @@ class TraitReview:
             current = await repo.get(s, user_id, tid)
         if current is None or current.kind != "trait":
             raise NotFound("trait_id", trait_id)
-        if current.trait_stage == "dissolved":
+        if current.trait_stage == Stage.DISSOLVED:
             raise InvalidInput("trait_id", f"trait {trait_id} is dissolved; there is nothing to review")
         # Vectors first (outside the transaction), as every write path does; a dismissal writes no text.
         text = {"edit": content, "endorse": f"The user confirmed: {current.content}"}.get(action)
@@ -78,7 +79,7 @@ class TraitReview:
         evidence_id = None
         async with db.sessions.begin() as s:
             trait = await repo.get(s, user_id, tid, for_update=True)
-            if trait is None or trait.kind != "trait" or trait.trait_stage == "dissolved":
+            if trait is None or trait.kind != "trait" or trait.trait_stage == Stage.DISSOLVED:
                 raise NotFound("trait_id", trait_id)
             writer = TraitWriter(s, user_id, now, None, embedded)
             if action == "endorse":
@@ -96,7 +97,7 @@ class TraitReview:
                 id=str(trait.id),
                 action=cast(Action, action),
                 content=trait.content,
-                stage=trait.trait_stage or "dissolved",
+                stage=trait.trait_stage or Stage.DISSOLVED,
                 confidence=round(trait.trait_confidence or 0.0, 6),
                 evidence_id=evidence_id,
             )

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from engrain.errors import InvalidInput, NotFound
+from engrain.rules.traits import ACTIVE_STAGES, SUBTYPES, Stage
 from engrain.services import inputs
 from engrain.services.memories import split_intentions
 from engrain.storage import memories as repo
@@ -18,9 +19,6 @@ from engrain.storage.models import Memory
 if TYPE_CHECKING:
     from engrain.services.reflection import ReflectionService
     from engrain.services.runtime import Runtime
-
-STAGE_ORDER = ("trend", "candidate", "emerging", "established", "core")  # weakest first
-SUBTYPES = ("behavior", "preference", "core")
 
 
 class TraitView(BaseModel):
@@ -70,9 +68,10 @@ class TraitList(BaseModel):
 
 
 def stages_from(min_stage: str) -> tuple[str, ...]:
-    if min_stage not in STAGE_ORDER:
-        raise InvalidInput("min_stage", f"{min_stage[:40]!r} is not one of {', '.join(STAGE_ORDER)}")
-    return STAGE_ORDER[STAGE_ORDER.index(min_stage) :]
+    """`min_stage` and every stronger active stage."""
+    if min_stage not in ACTIVE_STAGES:
+        raise InvalidInput("min_stage", f"{min_stage[:40]!r} is not one of {', '.join(ACTIVE_STAGES)}")
+    return ACTIVE_STAGES[ACTIVE_STAGES.index(Stage(min_stage)) :]
 
 
 class TraitViews:
@@ -84,7 +83,7 @@ class TraitViews:
         self,
         user_id: str,
         *,
-        min_stage: str = "emerging",
+        min_stage: str = Stage.EMERGING,
         subtype: str | None = None,
         context: str | None = None,
         limit: int | None = None,
@@ -191,15 +190,15 @@ class TraitViews:
         now = self.rt.clock()
         db = await self.rt.database()
         async with db.sessions() as s:
-            traits = await trait_repo.active_traits(s, user_id, stages=("candidate", "emerging", "established", "core"))
+            traits = await trait_repo.active_traits(s, user_id, stages=stages_from(Stage.CANDIDATE))
             pinned = await repo.pinned(s, user_id, now)
             plans = await repo.intentions(s, user_id, now)
         lines = [f"# What engrain knows about {user_id}", ""]
         for stage, title in (
-            ("core", "Core"),
-            ("established", "Established"),
-            ("emerging", "Emerging (tentative)"),
-            ("candidate", "Candidates (seen, not yet confirmed)"),
+            (Stage.CORE, "Core"),
+            (Stage.ESTABLISHED, "Established"),
+            (Stage.EMERGING, "Emerging (tentative)"),
+            (Stage.CANDIDATE, "Candidates (seen, not yet confirmed)"),
         ):
             mine = [t for t in traits if t.trait_stage == stage]
             if mine:
@@ -242,7 +241,7 @@ class TraitViews:
         now = self.rt.clock()
         db = await self.rt.database()
         async with db.sessions() as s:
-            traits = await trait_repo.active_traits(s, user_id, stages=("established", "core"), limit=max_items)
+            traits = await trait_repo.active_traits(s, user_id, stages=stages_from(Stage.ESTABLISHED), limit=max_items)
             upcoming, overdue = split_intentions(await repo.intentions(s, user_id, now), now)
         parts = [f"- {t.content}" for t in traits]
         parts += [f"- upcoming {m.event_time.date().isoformat()}: {m.content}" for m in upcoming if m.event_time][:3]

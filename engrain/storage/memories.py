@@ -16,12 +16,11 @@ from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engrain.rules.traits import Stage
 from engrain.storage.models import Memory, MemoryHistory, MemoryLink
 from engrain.storage.sqltext import sql_literal, vector_literal
 from engrain.storage.traits import sample_sql
 from engrain.text import fulltext
-
-HIDDEN_TRAIT_STAGES = ("trend", "candidate", "dissolved")
 
 
 def live(now: datetime) -> Any:
@@ -345,15 +344,15 @@ async def dissolve_unsupported(
     if not trait_ids:
         return []
     rows = await session.execute(
-        text("""
+        text(f"""
         WITH upd AS (
-            UPDATE memories m SET trait_stage = 'dissolved', valid_until = :now, updated_at = :now
-            WHERE m.id = ANY(:ids) AND m.kind = 'trait' AND m.trait_stage <> 'dissolved'
+            UPDATE memories m SET trait_stage = '{Stage.DISSOLVED}', valid_until = :now, updated_at = :now
+            WHERE m.id = ANY(:ids) AND m.kind = 'trait' AND m.trait_stage <> '{Stage.DISSOLVED}'
               AND NOT EXISTS (SELECT 1 FROM trait_evidence e WHERE e.trait_id = m.id AND e.polarity = 'supporting')
             RETURNING m.id, m.user_id),
         hist AS (
             INSERT INTO memory_history (memory_id, user_id, action, reason, at, stage)
-            SELECT id, user_id, 'dissolve', :reason, :now, 'dissolved' FROM upd RETURNING 1)
+            SELECT id, user_id, 'dissolve', :reason, :now, '{Stage.DISSOLVED}' FROM upd RETURNING 1)
         SELECT id FROM upd ORDER BY id"""),
         {"ids": list(trait_ids), "now": now, "reason": reason},
     )

@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engrain.rules.traits import RECALLED_STAGES, recall_boost_sql
 from engrain.storage.sqltext import safe_exp, sql_literal, vector_literal
 from engrain.text.fulltext import QueryForm
 
@@ -75,6 +76,9 @@ def _lexeme_ctes(rare_freq: float) -> str:
              FROM lex WHERE freq < {rare_freq}),"""
 
 
+_RECALLED = ", ".join(f"'{stage}'" for stage in RECALLED_STAGES)
+
+
 @dataclass(frozen=True)
 class RecallFilter:
     kinds: tuple[str, ...] | None = None
@@ -92,9 +96,7 @@ def _where(f: RecallFilter, alias: str = "m") -> str:
     parts = [
         f"{m}.user_id = :user",
         f"({m}.valid_until IS NULL OR {m}.valid_until > :now)",
-        f"({m}.kind <> 'trait' OR {m}.trait_stage IN ('emerging', 'established', 'core'))"
-        if f.include_traits
-        else f"{m}.kind <> 'trait'",
+        f"({m}.kind <> 'trait' OR {m}.trait_stage IN ({_RECALLED}))" if f.include_traits else f"{m}.kind <> 'trait'",
     ]
     if f.as_of:
         parts.append(f"{m}.created_at <= :now")
@@ -144,8 +146,7 @@ def _score_columns(dim: int | None, emb: str, temporal: str) -> str:
         {safe_exp(_RECENCY_EXPONENT)} AS recency,
         ({temporal})::float8 AS temporal,
         m.importance / 10.0 AS importance,
-        CASE m.trait_stage WHEN 'core' THEN 0.25 WHEN 'established' THEN 0.15
-             WHEN 'emerging' THEN 0.05 ELSE 0.0 END AS trait_boost,
+        {recall_boost_sql("m.trait_stage")} AS trait_boost,
         CASE WHEN m.temporality = 'prospective' AND m.event_time < :now THEN 0.5 ELSE 1.0 END AS penalty"""
 
 
@@ -295,53 +296,64 @@ def recall_sql(
     """
 
 
-async def run_recall(
-    session: AsyncSession,
-    *,
-    user_id: str,
-    query: QueryForm,
-    vector: list[float] | None,
-    embedder_id: str,
-    dim: int,
-    flt: RecallFilter,
-    now: datetime,
-    decay_seconds: float,
-    limit: int,
-    pool: int,
-    timeout_ms: int,
-    asks_when: bool = False,
-    window: tuple[datetime, datetime] | None = None,
-) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class RecallQuery:
+    """Everything one recall statement is built from: its SQL text depends only on the embedder, the
+    filters in use and whether there is a vector, a "when" question or a window; the rest are parameters."""
+
+    user_id: str
+    query: QueryForm
+    vector: list[float] | None
+    embedder_id: str
+    dim: int
+    flt: RecallFilter
+    now: datetime
+    decay_seconds: float
+    limit: int
+    pool: int
+    asks_when: bool = False
+    window: tuple[datetime, datetime] | None = None
+
+    def statement(self) -> tuple[str, dict[str, Any]]:
+        """The SQL text and its parameters (also what the benchmarks EXPLAIN)."""
+        flt = self.flt
+        params: dict[str, Any] = {
+            "user": self.user_id,
+            "qcfg": self.query.ts_config,
+            "qtext": self.query.text,
+            "qterms": self.query.terms,
+            "now": self.now,
+            "decay": self.decay_seconds,
+            "limit": self.limit,
+            "pool": self.pool,
+        }
+        if self.vector is not None:
+            params["qv"] = vector_literal(self.vector)
+        if flt.kinds:
+            params["kinds"] = list(flt.kinds)
+        if flt.namespace is not None:
+            params["ns"] = flt.namespace
+        if flt.since is not None:
+            params["since"] = flt.since
+        if flt.until is not None:
+            params["until"] = flt.until
+        if self.window is not None:
+            params["ws"], params["we"] = self.window
+        sql = recall_sql(
+            self.embedder_id, self.dim, flt, self.vector is not None, self.asks_when, self.window is not None
+        )
+        return sql, params
+
+
+async def run_recall(session: AsyncSession, recall: RecallQuery, *, timeout_ms: int) -> list[dict[str, Any]]:
     """One round trip of settings, one recall statement. Runs inside the caller's transaction."""
     await session.execute(
         text(
             "SELECT set_config('statement_timeout', :t, true), set_config('hnsw.ef_search', :ef, true),"
             " set_config('hnsw.iterative_scan', 'relaxed_order', true)"
         ),
-        {"t": str(int(timeout_ms)), "ef": str(max(40, min(1000, pool)))},
+        {"t": str(int(timeout_ms)), "ef": str(max(40, min(1000, recall.pool)))},
     )
-    params: dict[str, Any] = {
-        "user": user_id,
-        "qcfg": query.ts_config,
-        "qtext": query.text,
-        "qterms": query.terms,
-        "now": now,
-        "decay": decay_seconds,
-        "limit": limit,
-        "pool": pool,
-    }
-    if vector is not None:
-        params["qv"] = vector_literal(vector)
-    if flt.kinds:
-        params["kinds"] = list(flt.kinds)
-    if flt.namespace is not None:
-        params["ns"] = flt.namespace
-    if flt.since is not None:
-        params["since"] = flt.since
-    if flt.until is not None:
-        params["until"] = flt.until
-    if window is not None:
-        params["ws"], params["we"] = window
-    sql = recall_sql(embedder_id, dim, flt, vector is not None, asks_when, window is not None)
+    sql, params = recall.statement()
     rows = await session.execute(text(sql), params)
     return [dict(r._mapping) for r in rows]

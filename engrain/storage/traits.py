@@ -16,21 +16,23 @@ from sqlalchemy import func, select, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engrain.rules.traits import (
+    ACTIVE_STAGES,
+    CORE_FROM,
+    PROMOTED_CONFIDENCE,
+    RANKED_STAGES,
+    Stage,
+    decay_exponent_sql,
+    expired_trend_sql,
+    promotable_sql,
+    rank_sql,
+    stage_sql,
+)
 from engrain.storage.models import Memory, MemoryHistory, ReflectionCycle, TraitEvidence, UserState
 from engrain.storage.sqltext import safe_exp
 
-STAGE_RANK = ("dissolved", "candidate", "emerging", "established", "core")
-ACTIVE_STAGES = ("trend", "candidate", "emerging", "established", "core")
-# Confidence below each bound maps to the stage beside it; at or above the last, "core".
-STAGE_BOUNDS = ((0.1, "dissolved"), (0.3, "candidate"), (0.6, "emerging"), (0.85, "established"))
-DECAY_LAMBDA = {"behavior": 0.005, "preference": 0.002, "core": 0.001}
-PROMOTED_CONFIDENCE = 0.3  # a trend reinforced twice in its window becomes a candidate at this confidence
-
-
-def stage_sql(confidence: str) -> str:
-    """STAGE_BOUNDS as a SQL CASE over the expression `confidence`."""
-    cases = " ".join(f"WHEN {confidence} < {bound} THEN '{stage}'" for bound, stage in STAGE_BOUNDS)
-    return f"CASE {cases} ELSE 'core' END"
+# Strongest first in listings: a trend ranks below every stage of the confidence scale.
+_LISTING_ORDER = (Stage.TREND, *RANKED_STAGES)
 
 
 def _user_filter(user_id: str | None, alias: str = "m") -> str:
@@ -54,7 +56,7 @@ async def active_traits(
     limit: int | None = None,
 ) -> list[Memory]:
     """The user's live traits in the given stages, strongest stage first, then by confidence."""
-    rank = func.array_position(list(("trend", *STAGE_RANK)), Memory.trait_stage)
+    rank = func.array_position([str(x) for x in _LISTING_ORDER], Memory.trait_stage)
     stmt = select(Memory).where(
         Memory.user_id == user_id,
         Memory.kind == "trait",
@@ -83,7 +85,7 @@ async def traits_as_of(
     """The user's traits as they stood at `at`, rebuilt from history: (row, stage then, confidence then,
     wording then). A trait's stage is the one its latest history row up to `at` recorded; its wording
     is the text before the first edit after `at`. Strongest stage first, then by confidence."""
-    rank = "array_position(ARRAY['trend', " + ", ".join(f"'{x}'" for x in STAGE_RANK) + "], st.stage)"
+    rank = "array_position(ARRAY[" + ", ".join(f"'{x}'" for x in _LISTING_ORDER) + "], st.stage)"
     extra = (" AND m.trait_subtype = :subtype" if subtype is not None else "") + (
         " AND m.trait_context = :context" if context is not None else ""
     )
@@ -212,15 +214,14 @@ async def set_watermark(session: AsyncSession, user_id: str, at: datetime) -> No
 
 async def near_core(session: AsyncSession, user_id: str, margin: float) -> Memory | None:
     """The strongest established trait within `margin` of core that the user was not asked about yet."""
-    core_bound = STAGE_BOUNDS[-1][0]
     stmt = (
         select(Memory)
         .where(
             Memory.user_id == user_id,
             Memory.kind == "trait",
             Memory.valid_until.is_(None),
-            Memory.trait_stage == "established",
-            Memory.trait_confidence >= core_bound - margin,
+            Memory.trait_stage == Stage.ESTABLISHED,
+            Memory.trait_confidence >= CORE_FROM - margin,
             Memory.metadata_["core_asked_at"].astext.is_(None),
         )
         .order_by(Memory.trait_confidence.desc(), Memory.id)
@@ -401,9 +402,8 @@ async def promote_trends(session: AsyncSession, user_id: str | None, now: dateti
         now,
         counted_as="promoted",
         action="stage",
-        set_sql=f"trait_stage = 'candidate', trait_confidence = {PROMOTED_CONFIDENCE}",
-        where_sql="m.kind = 'trait' AND m.trait_stage = 'trend' AND m.valid_until IS NULL "
-        "AND coalesce(m.trait_reinforcement_count, 0) >= 2 AND m.trait_window_end >= :now",
+        set_sql=f"trait_stage = '{Stage.CANDIDATE}', trait_confidence = {PROMOTED_CONFIDENCE}",
+        where_sql=f"m.kind = 'trait' AND m.valid_until IS NULL AND {promotable_sql('m')}",
         reason=f"trend → candidate (reinforced twice within its window; confidence {PROMOTED_CONFIDENCE})",
     )
 
@@ -416,9 +416,8 @@ async def expire_trends(session: AsyncSession, user_id: str | None, now: datetim
         now,
         counted_as="expired_trends",
         action="dissolve",
-        set_sql="trait_stage = 'dissolved', valid_until = :now",
-        where_sql="m.kind = 'trait' AND m.trait_stage = 'trend' AND m.valid_until IS NULL "
-        "AND m.trait_window_end < :now AND coalesce(m.trait_reinforcement_count, 0) < 2",
+        set_sql=f"trait_stage = '{Stage.DISSOLVED}', valid_until = :now",
+        where_sql=f"m.kind = 'trait' AND m.valid_until IS NULL AND {expired_trend_sql('m')}",
         reason="trend window passed with fewer than 2 reinforcements",
     )
 
@@ -439,24 +438,21 @@ async def expire_prospective(session: AsyncSession, user_id: str | None, now: da
 
 
 async def decay_traits(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, Any]:
-    """c *= exp(-λ_eff · days), λ_eff = λ / (1 + 0.1·reinforcements), for every non-trend active trait.
+    """`rules.traits.decayed` for every non-trend active trait.
 
     Days count from the later of the last reinforcement and the last decay pass (kept in
     metadata.last_decay_at), so running the pass often never decays twice for the same time.
-    Decay may only lower a stage; below 0.1 the trait dissolves.
+    Decay may only lower a stage; below `DISSOLVE_BELOW` the trait dissolves.
     """
-    lam = " ".join(f"WHEN '{k}' THEN {v}" for k, v in DECAY_LAMBDA.items())
-    ranks = "ARRAY[" + ", ".join(f"'{s}'" for s in STAGE_RANK) + "]"
-    exponent = f"""- (CASE m.trait_subtype {lam} ELSE {DECAY_LAMBDA["behavior"]} END)
-                   / (1 + 0.1 * coalesce(m.trait_reinforcement_count, 0))
-                   * greatest(0.0, extract(epoch FROM (:now - greatest(
+    days = """extract(epoch FROM (:now - greatest(
                          coalesce(m.trait_last_reinforced, m.created_at),
                          coalesce((m.metadata ->> 'last_decay_at')::timestamptz, '-infinity'::timestamptz))))
-                     / 86400.0)"""
+                     / 86400.0"""
+    exponent = decay_exponent_sql("m.trait_subtype", "m.trait_reinforcement_count", days)
     sql = f"""
     WITH old AS (
         SELECT m.id, m.trait_stage FROM memories m
-        WHERE m.kind = 'trait' AND m.valid_until IS NULL AND m.trait_stage NOT IN ('trend', 'dissolved')
+        WHERE m.kind = 'trait' AND m.valid_until IS NULL AND m.trait_stage NOT IN ('{Stage.TREND}', '{Stage.DISSOLVED}')
           {_user_filter(user_id)}
         FOR UPDATE),
     calc AS (
@@ -468,21 +464,21 @@ async def decay_traits(session: AsyncSession, user_id: str | None, now: datetime
     upd AS (
         UPDATE memories m SET
             trait_confidence = s.c,
-            trait_stage = CASE WHEN array_position({ranks}, s.mapped) < array_position({ranks}, s.old_stage)
+            trait_stage = CASE WHEN {rank_sql("s.mapped")} < {rank_sql("s.old_stage")}
                                THEN s.mapped ELSE s.old_stage END,
-            valid_until = CASE WHEN s.mapped = 'dissolved' THEN :now ELSE m.valid_until END,
+            valid_until = CASE WHEN s.mapped = '{Stage.DISSOLVED}' THEN :now ELSE m.valid_until END,
             metadata = jsonb_set(m.metadata, '{{last_decay_at}}', to_jsonb(CAST(:now AS timestamptz))),
             updated_at = :now
         FROM staged s WHERE m.id = s.id
         RETURNING m.id, m.user_id, m.content, s.old_stage, m.trait_stage AS new_stage, m.trait_confidence AS c),
     hist AS (
         INSERT INTO memory_history (memory_id, user_id, action, reason, at, stage, confidence)
-        SELECT id, user_id, CASE WHEN new_stage = 'dissolved' THEN 'dissolve' ELSE 'stage' END,
+        SELECT id, user_id, CASE WHEN new_stage = '{Stage.DISSOLVED}' THEN 'dissolve' ELSE 'stage' END,
                format('decay: %s → %s (confidence %s)', old_stage, new_stage, round(c::numeric, 3)), :now,
                new_stage, c
         FROM upd WHERE new_stage <> old_stage RETURNING 1)
     SELECT (SELECT count(*) FROM upd) AS decayed,
-           (SELECT count(*) FROM upd WHERE new_stage = 'dissolved') AS dissolved,
+           (SELECT count(*) FROM upd WHERE new_stage = '{Stage.DISSOLVED}') AS dissolved,
            (SELECT count(*) FROM hist) AS stage_changes, {sample_sql("upd")}
     """
     return await run_pass(session, sql, _params(user_id, now=now))

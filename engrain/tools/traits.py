@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
+from engrain.rules.traits import ActiveStageName, ContextName, SubtypeName
 from engrain.server.state import AppState
 from engrain.services import inputs
 from engrain.services.trait_views import TraitList
@@ -29,16 +30,9 @@ def register(server: MCPServer, app: AppState) -> None:
     )
     @tool_errors
     async def get_user_traits(
-        min_stage: Annotated[
-            Literal["trend", "candidate", "emerging", "established", "core"],
-            Field(description="Weakest stage to include."),
-        ] = "emerging",
-        subtype: Annotated[
-            Literal["behavior", "preference", "core"] | None, Field(description="Only this kind.")
-        ] = None,
-        context: Annotated[
-            Literal["work", "personal", "social", "learning", "general"] | None, Field(description="Only this context.")
-        ] = None,
+        min_stage: Annotated[ActiveStageName, Field(description="Weakest stage to include.")] = "emerging",
+        subtype: Annotated[SubtypeName | None, Field(description="Only this kind.")] = None,
+        context: Annotated[ContextName | None, Field(description="Only this context.")] = None,
         limit: Annotated[int | None, Field(description=f"At most this many (1–{inputs.MAX_LIMIT}).")] = None,
         include_evidence: Annotated[bool, Field(description="Add supporting/contradicting memory ids.")] = False,
         as_of: Annotated[

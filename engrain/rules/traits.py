@@ -1,0 +1,166 @@
+"""The trait lifecycle's rules (docs/SPEC.md §7.4–7.6): stages, thresholds, decay rates, grades, factors.
+
+This is the one home of every number and name a trait's life depends on. A formula is written
+here once in Python (one trait, inside a reflection) and, where set-based passes apply it to many
+rows, beside it as the SQL fragment they use; `tests/test_scheduler.py` checks that the two agree.
+Storage builds its statements from these fragments, services call the functions.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from enum import StrEnum
+from typing import Any, Literal, get_args
+
+
+class Stage(StrEnum):
+    """A trait's maturity. Equal to its stored text, so rows compare to members directly."""
+
+    TREND = "trend"
+    CANDIDATE = "candidate"
+    EMERGING = "emerging"
+    ESTABLISHED = "established"
+    CORE = "core"
+    DISSOLVED = "dissolved"
+
+
+class Subtype(StrEnum):
+    BEHAVIOR = "behavior"
+    PREFERENCE = "preference"
+    CORE = "core"
+
+
+# The same names as the tools' JSON schemas spell them (inline enums, which every client reads);
+# tests/test_trait_formulas.py checks they list exactly the members above.
+ActiveStageName = Literal["trend", "candidate", "emerging", "established", "core"]
+SubtypeName = Literal["behavior", "preference", "core"]
+UpgradeTargetName = Literal["preference", "core"]
+ContextName = Literal["work", "personal", "social", "learning", "general"]
+
+SUBTYPES: tuple[Subtype, ...] = tuple(Subtype)
+ACTIVE_STAGES: tuple[Stage, ...] = (Stage.TREND, Stage.CANDIDATE, Stage.EMERGING, Stage.ESTABLISHED, Stage.CORE)
+# Confidence below each bound maps to the stage beside it; at or above the last, core. A trend is
+# outside this scale: it keeps its stage until promoted or expired.
+STAGE_BOUNDS: tuple[tuple[float, Stage], ...] = (
+    (0.1, Stage.DISSOLVED),
+    (0.3, Stage.CANDIDATE),
+    (0.6, Stage.EMERGING),
+    (0.85, Stage.ESTABLISHED),
+)
+DISSOLVE_BELOW = STAGE_BOUNDS[0][0]
+CORE_FROM = STAGE_BOUNDS[-1][0]
+# The confidence scale's stages, weakest first: decay may only move a trait down it.
+RANKED_STAGES: tuple[Stage, ...] = (*(stage for _, stage in STAGE_BOUNDS), Stage.CORE)
+# What recall adds for a trait at each stage; traits below emerging are not recalled at all.
+RECALL_BOOST: dict[Stage, float] = {Stage.CORE: 0.25, Stage.ESTABLISHED: 0.15, Stage.EMERGING: 0.05}
+RECALLED_STAGES: tuple[Stage, ...] = tuple(RECALL_BOOST)
+
+DECAY_LAMBDA: dict[str, float] = {Subtype.BEHAVIOR: 0.005, Subtype.PREFERENCE: 0.002, Subtype.CORE: 0.001}
+SPACING = 0.1  # each reinforcement slows decay: λ_eff = λ / (1 + SPACING · reinforcements)
+QUALITY_FACTOR = {"A": 0.25, "B": 0.20, "C": 0.15, "D": 0.05}  # evidence grade → share of the gap closed
+CONTRADICT_ONE, CONTRADICT_SEVERAL = 0.8, 0.6
+
+TREND_CONFIDENCE = 0.2  # a new trend
+PROMOTED_CONFIDENCE = 0.3  # a trend reinforced twice in its window becomes a candidate at this confidence
+PROMOTE_AFTER = 2  # reinforcements within the window
+BEHAVIOR_CONFIDENCE = (0.3, 0.5)  # a new candidate behaviour: the model's confidence, clamped to this
+UPGRADE_STEP = 0.1  # an upgraded trait starts this far above its strongest source
+# new subtype: (subtype of its sources, the confidence every source needs)
+UPGRADES: dict[str, tuple[Subtype, float]] = {
+    Subtype.PREFERENCE: (Subtype.BEHAVIOR, 0.5),
+    Subtype.CORE: (Subtype.PREFERENCE, 0.6),
+}
+REVIEW_RATIO, REVIEW_MIN_CONTRADICTIONS = 0.3, 2
+TREND_WINDOW_DAYS, MOOD_WINDOW_DAYS = 30, 14
+CONTEXTS: tuple[str, ...] = get_args(ContextName)
+_MOOD = re.compile(
+    r"\b(?:mood|feel(?:s|ing)?|stress\w*|anxi\w+|tired|exhaust\w*|happ\w+|sad\w*|energ\w+|"
+    r"motivat\w+|overwhelm\w*|calm|frustrat\w+|lonel\w+)\b",
+    re.IGNORECASE,
+)
+
+
+def clamp(c: float) -> float:
+    return min(1.0, max(0.0, c))
+
+
+def stage_for(confidence: float) -> Stage:
+    for bound, stage in STAGE_BOUNDS:
+        if confidence < bound:
+            return stage
+    return Stage.CORE
+
+
+def stage_sql(confidence: str) -> str:
+    """`stage_for` as a SQL CASE over the expression `confidence`."""
+    cases = " ".join(f"WHEN {confidence} < {bound} THEN '{stage}'" for bound, stage in STAGE_BOUNDS)
+    return f"CASE {cases} ELSE '{Stage.CORE}' END"
+
+
+def rank_sql(stage: str) -> str:
+    """The position of the SQL expression `stage` on the confidence scale (NULL for a trend)."""
+    ranked = ", ".join(f"'{s}'" for s in RANKED_STAGES)
+    return f"array_position(ARRAY[{ranked}], {stage})"
+
+
+def recall_boost_sql(stage: str) -> str:
+    """`RECALL_BOOST` as a SQL CASE over the expression `stage`."""
+    cases = " ".join(f"WHEN '{s}' THEN {boost}" for s, boost in RECALL_BOOST.items())
+    return f"CASE {stage} {cases} ELSE 0.0 END"
+
+
+def reinforced(c: float, grade: str) -> float:
+    return clamp(c + (1 - c) * QUALITY_FACTOR[grade])
+
+
+def contradicted(c: float, pieces: int) -> float:
+    return clamp(c * (CONTRADICT_ONE if pieces == 1 else CONTRADICT_SEVERAL))
+
+
+def decayed(c: float, subtype: str, reinforcements: int, days: float) -> float:
+    """c · exp(-λ_eff · days), λ_eff = λ(subtype) / (1 + SPACING · reinforcements)."""
+    lam = DECAY_LAMBDA.get(subtype, DECAY_LAMBDA[Subtype.BEHAVIOR])
+    return clamp(c * math.exp(-lam / (1 + SPACING * reinforcements) * max(0.0, days)))
+
+
+def decay_exponent_sql(subtype: str, reinforcements: str, days: str) -> str:
+    """-λ_eff · days of `decayed` over SQL expressions (the caller takes exp and clamps)."""
+    lam = " ".join(f"WHEN '{k}' THEN {v}" for k, v in DECAY_LAMBDA.items())
+    return (
+        f"- (CASE {subtype} {lam} ELSE {DECAY_LAMBDA[Subtype.BEHAVIOR]} END)"
+        f" / (1 + {SPACING} * coalesce({reinforcements}, 0)) * greatest(0.0, {days})"
+    )
+
+
+def promotable_sql(trait: str) -> str:
+    """A trend reinforced often enough inside its window (the SQL condition over alias `trait`)."""
+    return (
+        f"{trait}.trait_stage = '{Stage.TREND}' AND coalesce({trait}.trait_reinforcement_count, 0) >= {PROMOTE_AFTER}"
+        f" AND {trait}.trait_window_end >= :now"
+    )
+
+
+def expired_trend_sql(trait: str) -> str:
+    """A trend whose window passed before it was reinforced often enough."""
+    return (
+        f"{trait}.trait_stage = '{Stage.TREND}' AND {trait}.trait_window_end < :now"
+        f" AND coalesce({trait}.trait_reinforcement_count, 0) < {PROMOTE_AFTER}"
+    )
+
+
+def needs_review(reinforcements: int, contradictions: int) -> bool:
+    """Enough contradiction to ask the model whether the trait should be modified or dissolved."""
+    total = reinforcements + contradictions
+    return contradictions >= REVIEW_MIN_CONTRADICTIONS and total > 0 and contradictions / total > REVIEW_RATIO
+
+
+def trend_window_days(content: str, requested: Any) -> int:
+    """The model's window when it gave a sensible one, else a mood's two weeks or a month."""
+    if isinstance(requested, int) and not isinstance(requested, bool) and 1 <= requested <= 90:
+        return requested
+    return MOOD_WINDOW_DAYS if _MOOD.search(content) else TREND_WINDOW_DAYS
+
+
+def context_of(value: Any) -> str:
+    return value if value in CONTEXTS else "general"
