@@ -29,8 +29,8 @@ from engrain.config import Settings
 from engrain.server.app import create_server
 from engrain.server.state import AppState
 from engrain.services.memories import BatchItem
-from engrain.storage.db import vector_index_name
 from engrain.storage.recall import RecallFilter, RecallQuery
+from engrain.storage.vector_index import vector_index_name
 from engrain.text.fulltext import query_form
 
 NAMES = [

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-import engrain.services.memories as memories_service
+import engrain.services.reembedding as reembedding_service
 from tests.conftest import call, connect, engrain_env, execute, scalar
 
 pytestmark = pytest.mark.anyio
@@ -18,14 +18,14 @@ pytestmark = pytest.mark.anyio
 async def test_interrupted_reindex_resumes_and_recall_works_meanwhile(
     settings_factory, fresh_database_url, monkeypatch
 ):
-    monkeypatch.setattr(memories_service, "REEMBED_BATCH", 4)
+    monkeypatch.setattr(reembedding_service, "REEMBED_BATCH", 4)
     settings = settings_factory(database_url=fresh_database_url)
     async with connect(settings) as (client, app):
         places = ["Oslo", "Lima", "Hanoi", "Dakar", "Quito", "Perth", "Cork", "Fez", "Bonn", "Nara"]
         for place in places:
             await call(client, "remember", content=f"The lighthouse keeper wrote to {place} about whales")
         await execute(app, "UPDATE memories SET embedder = 'retired-model' WHERE user_id = :u", u=settings.user)
-        assert await app.memories.count_stale() == 10
+        assert await app.reembedding.count_stale() == 10
 
         class Interrupted(Exception):
             pass
@@ -37,9 +37,9 @@ async def test_interrupted_reindex_resumes_and_recall_works_meanwhile(
             raise Interrupted
 
         with pytest.raises(Interrupted):
-            await app.memories.reembed_stale(on_batch=stop_after_first)
-        assert await app.memories.count_stale() == 6  # the first batch of 4 stayed done
-        assert await app.memories.reembed_stale() == 6
+            await app.reembedding.reembed_stale(on_batch=stop_after_first)
+        assert await app.reembedding.count_stale() == 6  # the first batch of 4 stayed done
+        assert await app.reembedding.reembed_stale() == 6
         assert (
             await scalar(app, "SELECT count(DISTINCT embedder) FROM memories WHERE user_id = :u", u=settings.user) == 1
         )

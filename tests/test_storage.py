@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import logging
+import uuid
+from datetime import UTC, datetime
+
 import anyio
 import pytest
 from sqlalchemy import text
 
-from engrain.storage.db import Database, _alembic_upgrade, async_url, vector_index_name
+from engrain.services.enrich import content_hash
+from engrain.storage import memories as repo
+from engrain.storage.db import Database, _alembic_upgrade, async_url
+from engrain.storage.models import Memory
 from engrain.storage.recall import RecallFilter, RecallQuery
+from engrain.storage.vector_index import vector_index_name
 from engrain.text.fulltext import query_form
 from tests.conftest import call, execute
 
@@ -154,3 +162,73 @@ async def test_the_language_migration_gives_existing_rows_their_language(fresh_d
     assert before == 0
     assert rows == {"zh": "english", "de": "german", "en": "english"}
     assert found == ["我上周三去了北京出差"]
+
+
+def _row(user: str, content: str, embedder: str | None) -> Memory:
+    now = datetime.now(UTC)
+    return Memory(
+        id=uuid.uuid4(),
+        user_id=user,
+        namespace="default",
+        kind="fact",
+        content=content,
+        content_hash=content_hash(content),
+        embedder=embedder,
+        importance=5,
+        category="general",
+        tags=[],
+        temporality="current",
+        created_at=now,
+        updated_at=now,
+        pinned=False,
+        metadata_={},
+        access_count=0,
+    )
+
+
+async def test_the_first_write_of_an_embedder_creates_its_vector_index(fresh_database_url, settings_factory, caplog):
+    """Inside the writer's transaction: a rolled-back write takes the index along and the next write
+    makes it; two first writers that already hold row locks do not wait on each other forever, and
+    both writes land."""
+    caplog.set_level(logging.INFO, "engrain.storage.vector_index")
+    db = await Database.open(settings_factory(database_url=fresh_database_url))
+
+    async def exists(embedder: str) -> bool:
+        async with db.sessions() as s:
+            return bool(await s.scalar(text("SELECT to_regclass(:n) IS NOT NULL"), {"n": vector_index_name(embedder)}))
+
+    try:
+        with pytest.raises(RuntimeError):
+            async with db.sessions.begin() as s:
+                await repo.insert(s, _row("u1", "rolled back", "test:a"), [0.1] * 8)
+                raise RuntimeError("the write fails after its insert")
+        assert not await exists("test:a")
+        async with db.sessions.begin() as s:
+            await repo.insert(s, _row("u1", "kept", "test:a"), [0.1] * 8)
+        assert await exists("test:a")
+
+        both = anyio.Event()
+        arrived = 0
+
+        async def first_writer(user: str) -> None:
+            nonlocal arrived
+            async with db.sessions.begin() as s:
+                await repo.insert(s, _row(user, "a row lock first", None), None)
+                arrived += 1
+                if arrived == 2:
+                    both.set()
+                await both.wait()
+                await repo.insert(s, _row(user, "then a vector of a new embedder", "test:b"), [0.2] * 8)
+
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(first_writer, "u2")
+                tg.start_soon(first_writer, "u3")
+        async with db.sessions.begin() as s:
+            stored = await s.scalar(text("SELECT count(*) FROM memories WHERE embedder = 'test:b'"))
+            await repo.insert(s, _row("u4", "a later write", "test:b"), [0.3] * 8)
+        assert stored == 2
+        assert await exists("test:b")
+        assert "the vector index for test:b is left to a later write" in caplog.text  # they did contend
+    finally:
+        await db.close()

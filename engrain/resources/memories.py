@@ -21,7 +21,7 @@ def register(server: MCPServer, app: AppState) -> None:
         description=f"The {RECENT_LIMIT} newest live memories of the user.",
     )
     async def recent() -> str:
-        views = await app.memories.recent(app.user(), RECENT_LIMIT)
+        views = await app.memory_views.recent(app.user(), RECENT_LIMIT)
         return json.dumps([v.model_dump(mode="json") for v in views], ensure_ascii=False)
 
     @server.resource(
@@ -32,7 +32,7 @@ def register(server: MCPServer, app: AppState) -> None:
     )
     async def memory(memory_id: str) -> str:
         try:
-            detail = await app.memories.detail(app.user(), memory_id)
+            detail = await app.memory_views.detail(app.user(), memory_id)
         except NotFound as exc:
             raise ResourceNotFoundError(str(exc)) from exc
         except InvalidInput as exc:
@@ -46,5 +46,5 @@ def register(server: MCPServer, app: AppState) -> None:
         description="Prospective memories (plans, appointments): upcoming and overdue.",
     )
     async def intentions() -> str:
-        split = await app.memories.intentions(app.user())
+        split = await app.memory_views.intentions(app.user())
         return json.dumps({k: [v.model_dump(mode="json") for v in vs] for k, vs in split.items()}, ensure_ascii=False)

@@ -16,7 +16,7 @@ from engrain.storage.retention import fade_memories
 
 if TYPE_CHECKING:
     from engrain.providers.llm import LLMChoice
-    from engrain.services.reflection import ReflectionService
+    from engrain.services.reflection.cycle import ReflectionService
     from engrain.services.runtime import Runtime
 
 log = logging.getLogger(__name__)

@@ -125,13 +125,13 @@ def reindex(args: argparse.Namespace, settings: Settings) -> int:
 
     async def work(app: Any) -> int:
         model = await app.embeddings.ready()
-        stale = await app.memories.count_stale()
+        stale = await app.reembedding.count_stale()
         with tqdm(total=stale, disable=not sys.stderr.isatty(), unit=" memories", desc=f"reindex → {model.id}") as bar:
 
             async def advance(n: int) -> None:
                 bar.update(n)
 
-            done = await app.memories.reembed_stale(on_batch=advance)
+            done = await app.reembedding.reembed_stale(on_batch=advance)
         _print({"embedder": model.id, "reembedded": done, "were_stale": stale})
         return 0
 

@@ -27,8 +27,12 @@ from engrain.services.ingest import IngestService
 from engrain.services.language_mix import LanguageMix
 from engrain.services.links import LinkService
 from engrain.services.memories import MemoryService
+from engrain.services.memory_views import MemoryViews
 from engrain.services.recall import RecallService
-from engrain.services.reflection import ReflectionService
+from engrain.services.reembedding import Reembedding
+from engrain.services.reflection.applying import ReflectionApplier
+from engrain.services.reflection.cycle import ReflectionService
+from engrain.services.reflection.planning import ReflectionPlanner
 from engrain.services.runtime import Runtime
 from engrain.services.trait_review import TraitReview
 from engrain.services.trait_views import TraitViews
@@ -69,9 +73,13 @@ class AppState:
         runtime = Runtime(settings, clock, self.database, self.embeddings, self.spawn)
         self.languages = LanguageMix(runtime)
         self.memories = MemoryService(runtime, self.languages)
+        self.memory_views = MemoryViews(runtime)
+        self.reembedding = Reembedding(runtime)
         self.recall = RecallService(runtime)
         self.links = LinkService(runtime)
-        self.reflection = ReflectionService(runtime, self.recall)
+        self.reflection = ReflectionService(
+            runtime, ReflectionPlanner(runtime, self.recall), ReflectionApplier(runtime)
+        )
         self.traits = TraitViews(runtime, self.reflection)
         self.trait_review = TraitReview(runtime)
         self.ingest = IngestService(runtime, self.memories, self.links)
@@ -195,7 +203,7 @@ class AppState:
         self._db_ready = asyncio.Event()
 
     async def _on_embedder_switch(self, embedder: Embedder) -> None:
-        done = await self.memories.reembed_stale()
+        done = await self.reembedding.reembed_stale()
         log.info("re-embedded %d memories with %s", done, embedder.id)
 
     # ---- identity --------------------------------------------------------------------

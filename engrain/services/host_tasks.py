@@ -24,7 +24,10 @@ from engrain.services import reflection_prompts as prompts
 from engrain.services.answers import Extraction, MainAnswer, ReviewAnswer, parse
 from engrain.services.ingest import IngestResult, IngestService, Message
 from engrain.services.lifecycle import TraitWriter
-from engrain.services.reflection import Plan, ReflectionService, ReflectResult, Trigger, review_candidates
+from engrain.services.reflection.cycle import ReflectionService
+from engrain.services.reflection.planning import Plan, review_candidates
+from engrain.services.reflection.results import ReflectResult
+from engrain.services.reflection.triggers import Trigger
 from engrain.storage import host_tasks as task_repo
 from engrain.storage import memories as repo
 from engrain.storage.db import Database
@@ -138,7 +141,7 @@ class HostTasks:
         async def finish(s: AsyncSession, result: ReflectResult, _: TraitWriter) -> None:
             await self._hand_out(s, result, "reflect", plan, _stored(plan), prompt)
 
-        return await self.reflection.apply(plan, None, None, LLM_NAME, None, finish)
+        return await self.reflection.applier.apply(plan, None, None, LLM_NAME, None, finish)
 
     async def answer(self, user_id: str, task_id: str, answer: Any) -> ReflectResult:
         """Apply the calling model's answer to one of this user's tasks (see the module docstring)."""
@@ -254,7 +257,7 @@ class HostTasks:
 
         async def finish(s: AsyncSession, result: ReflectResult, _: TraitWriter) -> None:
             if isinstance(parsed, MainAnswer) and (cases := review_candidates(plan, parsed)):
-                blocks = await self.reflection.review_blocks(plan, cases)
+                blocks = await self.reflection.planner.review_blocks(plan, cases)
                 await self._hand_out(
                     s, result, "review", plan, _stored(plan, [t.id for _, t, _ in cases]), prompts.review_prompt(blocks)
                 )
@@ -266,6 +269,6 @@ class HostTasks:
             )
 
         if isinstance(parsed, MainAnswer):
-            return await self.reflection.apply(plan, parsed, None, LLM_NAME, None, finish)
+            return await self.reflection.applier.apply(plan, parsed, None, LLM_NAME, None, finish)
         reviewable = {uuid.UUID(i) for i in task.plan["reviewable"]}
-        return await self.reflection.apply_review(plan, parsed, reviewable, LLM_NAME, finish)
+        return await self.reflection.applier.apply_review(plan, parsed, reviewable, LLM_NAME, finish)

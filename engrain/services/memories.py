@@ -1,10 +1,11 @@
-"""The write path (docs/SPEC.md §5): remember, supersede, forget, and reading one memory back."""
+"""The write path (docs/SPEC.md §5): remember (one or a batch), supersede, merge, forget.
+
+Reading memories back is `memory_views.py`; re-embedding after a model change is `reembedding.py`."""
 
 from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_BATCH = 5_000
-REEMBED_BATCH = 256
 
 
 class RememberResult(BaseModel):
@@ -50,54 +50,6 @@ class ForgetResult(BaseModel):
     id: str
     deleted: bool
     traits_dissolved: list[str] = Field(default_factory=list)
-
-
-class MemoryView(BaseModel):
-    """A memory as resources show it."""
-
-    id: str
-    kind: str
-    content: str
-    namespace: str
-    importance: int
-    category: str | None
-    tags: list[str]
-    temporality: str
-    event_time: datetime | None
-    created_at: datetime
-    valid_until: datetime | None
-    pinned: bool
-    access_count: int
-    last_accessed_at: datetime | None
-    embedder: str | None
-    procedure_steps: list[str] | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    stage: str | None = None
-    confidence: float | None = None
-
-    @classmethod
-    def of(cls, m: Memory) -> MemoryView:
-        return cls(
-            id=str(m.id),
-            kind=m.kind,
-            content=m.content,
-            namespace=m.namespace,
-            importance=m.importance,
-            category=m.category,
-            tags=list(m.tags or []),
-            temporality=m.temporality,
-            event_time=m.event_time,
-            created_at=m.created_at,
-            valid_until=m.valid_until,
-            pinned=m.pinned,
-            access_count=m.access_count,
-            last_accessed_at=m.last_accessed_at,
-            embedder=m.embedder,
-            procedure_steps=(m.metadata_ or {}).get("procedure_steps"),
-            metadata=m.metadata_ or {},
-            stage=m.trait_stage,
-            confidence=m.trait_confidence,
-        )
 
 
 @dataclass
@@ -173,13 +125,6 @@ def _result(
     )
 
 
-def split_intentions(plans: list[Memory], now: datetime) -> tuple[list[Memory], list[Memory]]:
-    """Prospective memories as (upcoming or undated, overdue): a plan whose date passed stays
-    overdue until the expiry job makes it historical."""
-    overdue = [m for m in plans if m.event_time is not None and m.event_time < now]
-    return [m for m in plans if m not in overdue], overdue
-
-
 class MemoryService:
     def __init__(self, runtime: Runtime, languages: LanguageMix) -> None:
         self.rt = runtime
@@ -228,7 +173,6 @@ class MemoryService:
         # Embed first, so that the duplicate check, the near-duplicate search and the insert share one
         # transaction (one connection, one commit) — the embedding is cheap or cached, the round trips are not.
         model, vector = await self.rt.embeddings.embed_one(content)
-        await db.ensure_vector_index(model.id, model.dim)
         try:
             async with db.sessions.begin() as s:
                 if old_id is not None and await repo.get(s, user_id, old_id) is None:
@@ -400,8 +344,6 @@ class MemoryService:
             if key not in existing:
                 fresh.setdefault(key, p)
         model, vectors = await self.rt.embeddings.embed([p.content for p in fresh.values()]) if fresh else (None, [])
-        if model is not None:
-            await db.ensure_vector_index(model.id, model.dim)
         rows = (
             {key: p.row(user_id, model.id, vec, now) for (key, p), vec in zip(fresh.items(), vectors, strict=True)}
             if model is not None
@@ -493,78 +435,3 @@ class MemoryService:
                 raise NotFound("memory_id", mid)
             erased = await repo.erase(s, "SELECT CAST(:id AS uuid) AS id", {"id": mid}, now, reason)
         return ForgetResult(id=str(mid), deleted=True, traits_dissolved=[str(t) for t in erased["traits_dissolved"]])
-
-    async def detail(self, user_id: str, memory_id: str) -> dict[str, Any]:
-        """One memory with its links and its history (the `engrain://memories/{id}` resource)."""
-        mid = inputs.memory_id("memory_id", memory_id)
-        db = await self.rt.database()
-        async with db.sessions() as s:
-            m = await repo.get(s, user_id, mid)
-            if m is None:
-                raise NotFound("memory_id", mid)
-            links = await repo.links_of(s, user_id, mid)
-            hist = await repo.history(s, user_id, mid)
-        return {
-            **MemoryView.of(m).model_dump(mode="json"),
-            "links": [
-                {
-                    "id": str(link["target_id"]),
-                    "relation": link["relation"],
-                    "created_by": link["created_by"],
-                    "content": link["content"],
-                }
-                for link in links
-            ],
-            "history": [
-                {
-                    "action": h.action,
-                    "at": h.at.isoformat(),
-                    "old_content": h.old_content,
-                    "new_content": h.new_content,
-                    "reason": h.reason,
-                }
-                for h in hist
-            ],
-        }
-
-    async def recent(self, user_id: str, limit: int = 20) -> list[MemoryView]:
-        db = await self.rt.database()
-        async with db.sessions() as s:
-            return [MemoryView.of(m) for m in await repo.recent(s, user_id, self.rt.clock(), limit)]
-
-    async def intentions(self, user_id: str) -> dict[str, list[MemoryView]]:
-        """Prospective memories split into upcoming (or undated) and overdue."""
-        now = self.rt.clock()
-        db = await self.rt.database()
-        async with db.sessions() as s:
-            rows = await repo.intentions(s, user_id, now)
-        upcoming, overdue = split_intentions(rows, now)
-        return {"upcoming": [MemoryView.of(m) for m in upcoming], "overdue": [MemoryView.of(m) for m in overdue]}
-
-    async def count_stale(self) -> int:
-        """Rows (all users) whose vector was not made by the current model."""
-        model = await self.rt.embeddings.ready()
-        db = await self.rt.database()
-        async with db.sessions() as s:
-            return await repo.count_stale(s, model.id)
-
-    async def reembed_stale(self, on_batch: Callable[[int], Awaitable[None]] | None = None) -> int:
-        """Re-embed, in batches, every row not embedded by the current model (all users). Each batch
-        commits on its own, so an interrupted run loses at most one batch and the next run resumes
-        where it stopped; meanwhile recall finds the rows not yet done by full text.
-        `on_batch(n)` is awaited after each batch (progress)."""
-        db = await self.rt.database()
-        total = 0
-        while True:
-            model = await self.rt.embeddings.ready()
-            await db.ensure_vector_index(model.id, model.dim)
-            async with db.sessions() as s:
-                rows = await repo.stale_embeddings(s, model.id, REEMBED_BATCH)
-            if not rows:
-                return total
-            used, vectors = await self.rt.embeddings.embed([content for _, content in rows])
-            async with db.sessions.begin() as s:
-                await repo.set_embeddings(s, used.id, [mid for mid, _ in rows], vectors)
-            total += len(rows)
-            if on_batch is not None:
-                await on_batch(len(rows))

@@ -108,7 +108,6 @@ async def import_jsonl(
         await flush()
     async with db.engine.begin() as conn:
         await store.link_parents(conn, parents)
-        indexed = await store.embedders(conn) if stats["memory"]["added"] else []
-    for embedder_id, dim in indexed:  # imported vectors get their model's HNSW index, as a write would
-        await db.ensure_vector_index(embedder_id, dim)
+        if stats["memory"]["added"]:
+            await store.index_vectors(conn)
     return stats

@@ -74,7 +74,6 @@ class TraitReview:
         embedded: dict[str, tuple[str, int, list[float]]] = {}
         if text is not None:
             model, vector = await self.rt.embeddings.embed_one(text)
-            await db.ensure_vector_index(model.id, model.dim)
             embedded[text] = (model.id, model.dim, vector)
         evidence_id = None
         async with db.sessions.begin() as s:

@@ -11,13 +11,13 @@ from pydantic import BaseModel, Field
 from engrain.errors import InvalidInput, NotFound
 from engrain.rules.traits import ACTIVE_STAGES, SUBTYPES, Stage
 from engrain.services import inputs
-from engrain.services.memories import split_intentions
+from engrain.services.memory_views import split_intentions
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
 from engrain.storage.models import Memory
 
 if TYPE_CHECKING:
-    from engrain.services.reflection import ReflectionService
+    from engrain.services.reflection.cycle import ReflectionService
     from engrain.services.runtime import Runtime
 
 

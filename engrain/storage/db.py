@@ -1,10 +1,9 @@
-"""Engine creation, schema migrations and per-embedder vector indexes."""
+"""Engine creation, schema migrations and named advisory locks."""
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -17,12 +16,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from engrain.config import Settings
 from engrain.storage.embedded import start_embedded
-from engrain.storage.sqltext import sql_literal
 
 log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
-# Any fixed 64-bit key: serialises migrations (and index creation) across processes.
+# Any fixed 64-bit key: serialises migrations across processes.
 _MIGRATION_LOCK = 0x656E677261696E01
 
 
@@ -53,13 +51,6 @@ def advisory_key(name: str) -> int:
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
 
 
-def vector_index_name(embedder_id: str) -> str:
-    """A stable, valid (≤ 63 chars) index name for one embedder's HNSW index."""
-    slug = re.sub(r"[^a-z0-9]+", "_", embedder_id.lower()).strip("_")[:30]
-    digest = hashlib.sha1(embedder_id.encode()).hexdigest()[:8]
-    return f"ix_memories_hnsw_{slug}_{digest}"
-
-
 @dataclass
 class Database:
     """The process-wide engine plus what we know about the server it talks to."""
@@ -68,7 +59,6 @@ class Database:
     url: str
     embedded: bool
     sessions: async_sessionmaker[AsyncSession] = field(init=False)
-    _indexed: set[str] = field(default_factory=set, init=False)
 
     def __post_init__(self) -> None:
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
@@ -91,27 +81,6 @@ class Database:
         async with self.engine.begin() as conn:
             await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
             await conn.run_sync(_alembic_upgrade)
-
-    async def ensure_vector_index(self, embedder_id: str, dim: int) -> None:
-        """Create the HNSW index for one embedder's vectors, once.
-
-        Vectors are stored untyped (`vector`), so that any embedder and dimension fits the
-        same column; each embedder gets a partial expression index cast to its dimension,
-        which the recall query uses by filtering on `embedder` and casting the same way.
-        """
-        if embedder_id in self._indexed:
-            return
-        name = vector_index_name(embedder_id)
-        async with self.engine.begin() as conn:
-            await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
-            await conn.execute(
-                text(
-                    f"CREATE INDEX IF NOT EXISTS {name} ON memories USING hnsw "
-                    f"((embedding::vector({int(dim)})) vector_cosine_ops) WITH (m = 16, ef_construction = 32) "
-                    f"WHERE embedder = {sql_literal(embedder_id)}"
-                )
-            )
-        self._indexed.add(embedder_id)
 
     @asynccontextmanager
     async def try_advisory_lock(self, name: str) -> AsyncIterator[bool]:

@@ -20,6 +20,7 @@ from engrain.rules.traits import Stage
 from engrain.storage.models import Memory, MemoryHistory, MemoryLink
 from engrain.storage.sqltext import sql_literal, vector_literal
 from engrain.storage.traits import sample_sql
+from engrain.storage.vector_index import ensure_vector_index
 from engrain.text import fulltext
 
 
@@ -108,6 +109,8 @@ def _with_text_form(memory: Memory) -> Memory:
 
 async def insert(session: AsyncSession, memory: Memory, vector: list[float] | None) -> Memory:
     _with_text_form(memory)
+    if vector is not None and memory.embedder is not None:
+        await ensure_vector_index(session, memory.embedder, len(vector))
     memory.embedding = vector
     session.add(memory)
     await session.flush()
@@ -130,6 +133,8 @@ async def insert_many(session: AsyncSession, memories: Sequence[Memory], now: da
     those inserted; returns their ids. A Core executemany: several times faster than flushing ORM objects."""
     if not memories:
         return set()
+    for embedder_id, dim in {(m.embedder, len(m.embedding)) for m in memories if m.embedder and m.embedding}:
+        await ensure_vector_index(session, embedder_id, dim)
     stmt = (
         pg_insert(_MEMORIES)
         .on_conflict_do_nothing(
@@ -470,6 +475,9 @@ async def set_embeddings(
     session: AsyncSession, embedder_id: str, ids: Sequence[uuid.UUID], vectors: Sequence[Sequence[float]]
 ) -> None:
     """Store many vectors in one statement."""
+    if not ids:
+        return
+    await ensure_vector_index(session, embedder_id, len(vectors[0]))
     await session.execute(
         text(
             "UPDATE memories m SET embedding = CAST(v.vec AS vector), embedder = :e "

@@ -16,6 +16,8 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from engrain.storage.vector_index import ensure_vector_index
+
 MEMORY_COLUMNS = (
     "id",
     "user_id",
@@ -195,15 +197,16 @@ async def import_batch(conn: AsyncConnection, kind: str, rows: Sequence[dict[str
     return added
 
 
-async def embedders(conn: AsyncConnection) -> list[tuple[str, int]]:
-    """The (embedder, dimension) pairs of stored vectors."""
+async def index_vectors(conn: AsyncConnection) -> None:
+    """Give every embedder among the stored vectors its HNSW index, as a write would."""
     rows = await conn.execute(
         text(
             "SELECT DISTINCT embedder, vector_dims(embedding) FROM memories "
             "WHERE embedder IS NOT NULL AND embedding IS NOT NULL ORDER BY 1"
         )
     )
-    return [(e, int(d)) for e, d in rows.all()]
+    for embedder_id, dim in rows.all():
+        await ensure_vector_index(conn, embedder_id, int(dim))
 
 
 async def link_parents(conn: AsyncConnection, pairs: Sequence[tuple[str, str]]) -> None:

@@ -15,7 +15,8 @@ from pydantic import Field
 from engrain.providers.llm import Prompt
 from engrain.server.state import AppState
 from engrain.services.answers import MainAnswer, QuestionsAnswer, parse
-from engrain.services.reflection import Plan, ReflectResult
+from engrain.services.reflection.planning import Plan
+from engrain.services.reflection.results import ReflectResult
 from engrain.services.trait_review import CoreCheck
 from engrain.tools.common import answers_a_task, plural, structured, tool_errors
 from engrain.tools.sampling import SampledAnswers, client_samples, parsed, sampling_active, to_sample
@@ -49,7 +50,7 @@ def register(server: MCPServer, app: AppState) -> None:  # noqa: C901
             return None
         key = plan_key(ctx)
         if key not in plans:
-            plan = await app.reflection.prepare(app.user(), force)
+            plan = await app.reflection.planner.prepare(app.user(), force)
             plans[key] = None if isinstance(plan, ReflectResult) else plan
             while len(plans) > PLANS_KEPT:
                 plans.popitem(last=False)
@@ -57,7 +58,7 @@ def register(server: MCPServer, app: AppState) -> None:  # noqa: C901
 
     async def prompt_1(force: bool, ctx: Context, task_id: str | None = None) -> Prompt | None:
         plan = await plan_for(force, ctx, task_id)
-        return app.reflection.first_prompt(plan) if plan else None
+        return app.reflection.planner.first_prompt(plan) if plan else None
 
     async def answer_1(prompt: Annotated[Prompt | None, Resolve(prompt_1)]) -> Sample | None:
         return to_sample(prompt)
@@ -72,7 +73,7 @@ def register(server: MCPServer, app: AppState) -> None:  # noqa: C901
         if plan is None or first is None or not plan.two_stage:
             return None
         try:
-            return await app.reflection.second_prompt(plan, parse(QuestionsAnswer, parsed(first)))
+            return await app.reflection.planner.second_prompt(plan, parse(QuestionsAnswer, parsed(first)))
         except ValueError:
             return None
 
@@ -94,8 +95,8 @@ def register(server: MCPServer, app: AppState) -> None:  # noqa: C901
                 if second is None:
                     return None
                 if not plan.evidence:  # a plan of an earlier round: fetch the evidence the model was shown
-                    await app.reflection.second_prompt(plan, parse(QuestionsAnswer, parsed(first)))
-            return await app.reflection.review_prompt(
+                    await app.reflection.planner.second_prompt(plan, parse(QuestionsAnswer, parsed(first)))
+            return await app.reflection.planner.review_prompt(
                 plan, parse(MainAnswer, parsed(second if plan.two_stage else first))
             )
         except ValueError:

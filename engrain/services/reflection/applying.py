@@ -1,0 +1,235 @@
+"""Applying a reflection: one transaction holds the code-only steps (trend promotion and expiry, plans
+whose date passed), the model's answer (new traits, evidence for and against, the contradiction review,
+upgrades, memory updates and links), decay, and the watermark."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from engrain.errors import EngrainError
+from engrain.rules.traits import Stage
+from engrain.services.answers import MainAnswer, ReviewAnswer
+from engrain.services.duplicates import PARAPHRASE_THRESHOLD
+from engrain.services.lifecycle import TraitWriter
+from engrain.services.reflection.planning import Plan, review_candidates
+from engrain.services.reflection.results import ReflectResult
+from engrain.storage import memories as repo
+from engrain.storage import traits as trait_repo
+from engrain.storage.models import Memory
+
+if TYPE_CHECKING:
+    from engrain.services.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+# Runs last inside the applying transaction (a host task records its outcome there).
+Finish = Callable[[AsyncSession, ReflectResult, TraitWriter], Awaitable[None]]
+
+
+class ReflectionApplier:
+    def __init__(self, runtime: Runtime) -> None:
+        self.rt = runtime
+
+    async def embed_contents(
+        self, main: MainAnswer | None, review: ReviewAnswer | None
+    ) -> dict[str, tuple[str, int, list[float]]]:
+        """Vectors for every trait text the answer may create, in one batch, before the transaction."""
+        contents = main.trait_texts() if main is not None else []
+        if review is not None:
+            contents += [d.new_content for d in review.decisions if d.new_content]
+        contents = list(dict.fromkeys(c for c in contents if c))
+        if not contents:
+            return {}
+        try:
+            model, vectors = await self.rt.embeddings.embed(contents)
+        except EngrainError as exc:
+            log.warning("new traits stored without vectors: %s", exc)
+            return {}
+        return {c: (model.id, model.dim, v) for c, v in zip(contents, vectors, strict=True)}
+
+    async def apply(
+        self,
+        plan: Plan,
+        main: MainAnswer | None,
+        review: ReviewAnswer | None,
+        llm_name: str,
+        error: str | None,
+        finish: Finish | None = None,
+    ) -> ReflectResult:
+        """One transaction: the code-only steps, the answer, decay, and the watermark — which moves only
+        past memories a model has looked at (no model, a failed one, or a task not answered yet: they
+        stay pending for the next reflection that has a model). `finish` runs last in the same
+        transaction (a host task records its outcome there)."""
+        vectors = await self.embed_contents(main, review)
+        db = await self.rt.database()
+        looked = error is None and (main is not None or not plan.memories)
+        # The caller holds the user's reflection lock since `prepare` checked the triggers: nothing can
+        # have moved the watermark in between.
+        async with db.sessions.begin() as s:
+            cycle_id = uuid.uuid4()
+            await trait_repo.start_cycle(
+                s, cycle_id, plan.user_id, plan.trigger.type or "manual", plan.trigger.value, plan.now
+            )
+            code = {}
+            for step in (trait_repo.expire_trends, trait_repo.promote_trends, trait_repo.expire_prospective):
+                code.update(await step(s, plan.user_id, plan.now))
+            writer = TraitWriter(s, plan.user_id, plan.now, cycle_id, vectors)
+            links = await self._apply_answer(s, writer, plan, main, review) if main is not None else 0
+            decay = await trait_repo.decay_traits(s, plan.user_id, plan.now)
+            created = set(writer.stats.created)
+            status = "failed" if error else ("completed" if looked else "code_only")
+            result = ReflectResult(
+                triggered=True,
+                trigger_type=plan.trigger.type,
+                memories_scanned=len(plan.memories),
+                traits_created=len(created),
+                traits_updated=len(writer.stats.updated - created - writer.stats.dissolved) + code["promoted"],
+                traits_dissolved=len(writer.stats.dissolved) + code["expired_trends"] + decay["dissolved"],
+                links_created=links,
+                cycle_id=str(cycle_id),
+                status=status,
+                error=error,
+                llm=llm_name,
+            )
+            stats = result.model_dump(
+                include={
+                    "memories_scanned",
+                    "traits_created",
+                    "traits_updated",
+                    "traits_dissolved",
+                    "links_created",
+                    "llm",
+                }
+            )
+            stats |= {"expired_intentions": code["expired_intentions"], "decayed": decay["decayed"]}
+            await trait_repo.finish_cycle(s, cycle_id, status, stats, error, plan.now)
+            if looked:
+                await trait_repo.set_watermark(s, plan.user_id, plan.mark or plan.now)
+            result.memories_pending = (
+                await trait_repo.importance_since(s, plan.user_id, await trait_repo.watermark(s, plan.user_id))
+            )[0]
+            if finish is not None:
+                await finish(s, result, writer)
+        return result
+
+    async def apply_review(
+        self, plan: Plan, review: ReviewAnswer, reviewable: set[uuid.UUID], llm_name: str, finish: Finish | None = None
+    ) -> ReflectResult:
+        """Apply a contradiction review that came after its cycle (a host task): only the decisions, on
+        the traits that were sent for review, in a cycle of its own."""
+        vectors = await self.embed_contents(None, review)
+        db = await self.rt.database()
+        async with db.sessions.begin() as s:
+            cycle_id = uuid.uuid4()
+            await trait_repo.start_cycle(s, cycle_id, plan.user_id, "review", None, plan.now)
+            writer = TraitWriter(s, plan.user_id, plan.now, cycle_id, vectors)
+            current = {t.id: t for t in await trait_repo.active_traits(s, plan.user_id)}
+            await self._apply_review(
+                writer, review, reviewable, lambda ref: current.get(tid) if (tid := plan.trait_ref(ref)) else None
+            )
+            result = ReflectResult(
+                triggered=True,
+                trigger_type="review",
+                traits_updated=len(writer.stats.updated),
+                traits_dissolved=len(writer.stats.dissolved),
+                cycle_id=str(cycle_id),
+                status="completed",
+                llm=llm_name,
+            )
+            await trait_repo.finish_cycle(
+                s,
+                cycle_id,
+                "completed",
+                result.model_dump(include={"traits_updated", "traits_dissolved", "llm"}),
+                None,
+                plan.now,
+            )
+            if finish is not None:
+                await finish(s, result, writer)
+        return result
+
+    @staticmethod
+    async def _apply_review(
+        writer: TraitWriter,
+        review: ReviewAnswer | None,
+        reviewable: set[uuid.UUID],
+        trait: Callable[[Any], Memory | None],
+    ) -> None:
+        """The review's decisions, for traits that were sent for review and are still active."""
+        for decision in review.decisions if review is not None else []:
+            t = trait(decision.trait_id)
+            if t is None or t.id not in reviewable or t.trait_stage == Stage.DISSOLVED:
+                continue
+            if decision.action == "dissolve":
+                await writer.dissolve(t, "dissolved by the contradiction review")
+            elif decision.new_content:
+                await writer.modify(t, decision.new_content)
+
+    async def _apply_answer(
+        self, s: AsyncSession, writer: TraitWriter, plan: Plan, main: MainAnswer, review: ReviewAnswer | None
+    ) -> int:
+        """Apply the model's answer, in this order: new traits, evidence for and against existing ones,
+        the contradiction review, upgrades, then the memories' updates and links. Anything citing ids
+        the model was not shown is ignored. Returns the number of links added."""
+        current = {t.id: t for t in await trait_repo.active_traits(s, plan.user_id)}
+
+        def trait(ref: Any) -> Memory | None:
+            tid = plan.trait_ref(ref)
+            found = current.get(tid) if tid else None
+            return found if found is not None and found.trait_stage != Stage.DISSOLVED else None
+
+        await _apply_new_traits(writer, plan, main)
+        await _apply_evidence(writer, plan, main, trait)
+        await self._apply_review(writer, review, {t.id for _, t, _ in review_candidates(plan, main)}, trait)
+        await _apply_upgrades(writer, main, trait)
+        return await _apply_memory_changes(s, plan, main)
+
+
+async def _apply_new_traits(writer: TraitWriter, plan: Plan, main: MainAnswer) -> None:
+    for trend in main.new_trends:
+        if ev := plan.memory_refs(trend.evidence_ids):
+            await writer.create_trend(trend.content, ev, trend.window_days, trend.context)
+    for behavior in main.new_behaviors:
+        if ev := plan.memory_refs(behavior.evidence_ids):
+            await writer.create_behavior(behavior.content, ev, behavior.confidence, behavior.context)
+
+
+async def _apply_evidence(
+    writer: TraitWriter, plan: Plan, main: MainAnswer, trait: Callable[[Any], Memory | None]
+) -> None:
+    for r in main.reinforcements:
+        if (t := trait(r.trait_id)) is not None and (ev := plan.memory_refs(r.new_evidence_ids)):
+            await writer.reinforce(t, ev, r.quality_grade)
+    for c in main.contradictions:
+        if (t := trait(c.trait_id)) is not None and (ev := plan.memory_refs(c.contradicting_evidence_ids)):
+            await writer.contradict(t, ev, c.description)
+
+
+async def _apply_upgrades(writer: TraitWriter, main: MainAnswer, trait: Callable[[Any], Memory | None]) -> None:
+    for upgrade in main.upgrades:
+        sources = [t for r in upgrade.from_trait_ids if (t := trait(r)) is not None]
+        if sources and len(sources) == len(upgrade.from_trait_ids):
+            refused = await writer.upgrade(sources, upgrade.new_content, upgrade.new_subtype, upgrade.reasoning)
+            if refused:
+                log.debug("an upgrade of %d traits was refused: %s", len(sources), refused)
+
+
+async def _apply_memory_changes(s: AsyncSession, plan: Plan, main: MainAnswer) -> int:
+    """Updates supersede the old memory; links are added both ways. Returns the links added."""
+    for u in main.updates:
+        old, new = plan.memory_ref(u.old_id), plan.memory_ref(u.new_id)
+        if old and new and old != new:
+            await repo.supersede(s, plan.user_id, old, new, plan.now, PARAPHRASE_THRESHOLD)
+    links = 0
+    for link in main.links:
+        a, b = plan.memory_ref(link.source_id), plan.memory_ref(link.target_id)
+        if a and b and a != b:
+            links += await repo.add_link_pair(
+                s, plan.user_id, a, b, " ".join(link.relation.split()) or "related", "reflection"
+            )
+    return links

@@ -1,0 +1,144 @@
+"""`ReflectionService`: one reflection cycle, run under the user's lock: plan, ask whichever model
+answers (a direct provider, MCP sampling, or the calling model through host tasks), apply."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engrain.errors import EngrainError
+from engrain.providers.llm import Ask
+from engrain.services.answers import MainAnswer, QuestionsAnswer, ReviewAnswer, parse
+from engrain.services.reflection import triggers
+from engrain.services.reflection.applying import ReflectionApplier
+from engrain.services.reflection.planning import Plan, ReflectionPlanner
+from engrain.services.reflection.results import ReflectResult
+from engrain.services.reflection.triggers import Trigger
+
+if TYPE_CHECKING:
+    from engrain.services.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[float, str], Awaitable[None]]
+HandOut = Callable[[Plan], Awaitable[ReflectResult]]
+
+
+@dataclass
+class Asked:
+    """What the model answered in one cycle (None: not asked, or a step failed: `error`)."""
+
+    main: MainAnswer | None = None
+    review: ReviewAnswer | None = None
+    error: str | None = None
+    calls: int = 0
+
+
+def lock_name(user_id: str) -> str:
+    """The name of a user's reflection lock (see Database.try_advisory_lock)."""
+    return f"engrain:reflect:{user_id}"
+
+
+class ReflectionService:
+    def __init__(self, runtime: Runtime, planner: ReflectionPlanner, applier: ReflectionApplier) -> None:
+        self.rt = runtime
+        self.planner = planner
+        self.applier = applier
+
+    async def should_reflect(self, user_id: str) -> Trigger:
+        db = await self.rt.database()
+        async with db.sessions() as s:
+            return (await triggers.read(s, user_id, self.rt.clock())).trigger
+
+    async def reflect(
+        self,
+        user_id: str,
+        *,
+        force: bool,
+        ask: Ask | None,
+        llm_name: str,
+        progress: Progress | None = None,
+        host: HandOut | None = None,
+        plan: Plan | None = None,
+    ) -> ReflectResult:
+        """Run one cycle. `ask` answers a prompt (None: no model here). `host`: the calling model is the
+        model, so the plan goes to `host`, which runs the code-only steps and hands the model a task
+        (services/host_tasks.py).
+        `plan`: the one the client's model was asked about (sampling), used when still current.
+        Concurrent calls for one user: the second returns at once, not triggered."""
+        return await self.locked(
+            user_id, lambda: self._cycle(user_id, force, ask, llm_name, progress, host, plan), llm_name
+        )
+
+    async def locked(self, user_id: str, work: Callable[[], Awaitable[ReflectResult]], llm_name: str) -> ReflectResult:
+        """Run `work` holding the user's reflection lock; a concurrent call returns at once."""
+        db = await self.rt.database()
+        async with db.try_advisory_lock(lock_name(user_id)) as got:
+            if not got:
+                return ReflectResult(
+                    triggered=False, reason="a reflection for this user is already running", llm=llm_name
+                )
+            return await work()
+
+    async def _cycle(
+        self,
+        user_id: str,
+        force: bool,
+        ask: Ask | None,
+        llm_name: str,
+        progress: Progress | None,
+        host: HandOut | None,
+        planned: Plan | None,
+    ) -> ReflectResult:
+        async def step(fraction: float, message: str) -> None:
+            if progress is not None:
+                await progress(fraction, message)
+
+        plan = planned if planned is not None and await self.planner.still_current(planned, user_id) else None
+        if plan is None:
+            plan = await self.planner.prepare(user_id, force)
+        if isinstance(plan, ReflectResult):
+            plan.llm = llm_name
+            return plan
+        await step(0.1, f"scanning {len(plan.memories)} new memories ({plan.trigger.type})")
+        asked = await self._ask(plan, ask, step) if ask is not None else Asked()
+        await step(0.8, "applying")
+        if host is not None and plan.memories:
+            result = await host(plan)
+        else:
+            result = await self.applier.apply(plan, asked.main, asked.review, llm_name, asked.error)
+        result.llm_calls = asked.calls
+        await step(1.0, "done")
+        return result
+
+    async def _ask(self, plan: Plan, ask: Ask, step: Progress) -> Asked:
+        """Ask the model the cycle's questions in turn; a failed step keeps the code-only results."""
+        asked = Asked()
+        first = self.planner.first_prompt(plan)
+        if first is None:
+            return asked
+        try:
+            await step(0.2, "asking the model" + (" for key questions" if plan.two_stage else ""))
+            asked.calls += 1
+            if plan.two_stage:
+                questions = await ask(first, lambda raw: parse(QuestionsAnswer, raw))
+                second = await self.planner.second_prompt(plan, questions)
+                assert second is not None
+                await step(0.45, f"asking the model with {len(plan.evidence)} pieces of evidence")
+                asked.calls += 1
+                main = await ask(second, lambda raw: parse(MainAnswer, raw))
+            else:
+                main = await ask(first, lambda raw: parse(MainAnswer, raw))
+            third = await self.planner.review_prompt(plan, main)
+            if third is not None:
+                await step(0.65, "asking the model to review contradicted traits")
+                asked.calls += 1
+                asked.review = await ask(third, lambda raw: parse(ReviewAnswer, raw))
+            asked.main = main
+        except (EngrainError, ValueError) as exc:
+            asked.error = f"{type(exc).__name__}: {exc}"
+            asked.main = asked.review = None
+            log.warning("reflection for %s: LLM step failed (%s); keeping code-only results", plan.user_id, asked.error)
+        return asked

@@ -1,0 +1,187 @@
+"""What a reflection shows the model and asks it (read-only): the plan of memories and traits with the
+aliases the model cites, the prompts, the evidence a two-stage cycle retrieves, and which contradicted
+traits go to the review."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from engrain.providers.llm import Prompt
+from engrain.rules.traits import needs_review
+from engrain.services import reflection_prompts as prompts
+from engrain.services.answers import MainAnswer, QuestionsAnswer
+from engrain.services.reflection import triggers
+from engrain.services.reflection.results import ReflectResult
+from engrain.services.reflection.triggers import Trigger
+from engrain.storage import memories as repo
+from engrain.storage import traits as trait_repo
+from engrain.storage.models import Memory
+
+if TYPE_CHECKING:
+    from engrain.services.recall import RecallService
+    from engrain.services.runtime import Runtime
+
+MAX_MEMORIES, MAX_TRAITS = 200, 50
+QUESTIONS, EVIDENCE_PER_QUESTION, MAX_EVIDENCE = 5, 3, 10
+
+
+@dataclass
+class Plan:
+    """What one cycle looks at. Aliases (m1, t1, e1) are what the model sees and cites."""
+
+    user_id: str
+    now: datetime
+    trigger: Trigger
+    memories: list[tuple[str, Memory]]
+    traits: list[tuple[str, Memory]]
+    evidence: list[tuple[str, Memory]] = field(default_factory=list)
+    # The watermark the plan was read at: a plan made earlier (a sampling request's resolvers) is used
+    # only if no other reflection moved it since.
+    since: datetime | None = None
+    # Where the watermark goes once a model has looked at `memories`: when they were read (a host task
+    # is answered later, and what arrived meanwhile stays pending).
+    mark: datetime | None = None
+
+    def memory_ref(self, ref: Any) -> uuid.UUID | None:
+        """A cited memory id, if the model was shown it (anything else is hallucinated or foreign)."""
+        return _resolve(ref, [*self.memories, *self.evidence])
+
+    def trait_ref(self, ref: Any) -> uuid.UUID | None:
+        return _resolve(ref, self.traits)
+
+    def memory_refs(self, refs: Any) -> list[uuid.UUID]:
+        found = [self.memory_ref(r) for r in refs] if isinstance(refs, list) else []
+        return list(dict.fromkeys(r for r in found if r is not None))
+
+    @property
+    def two_stage(self) -> bool:
+        return self.trigger.type == "importance_accumulated"
+
+
+def _resolve(ref: Any, shown: list[tuple[str, Memory]]) -> uuid.UUID | None:
+    if not isinstance(ref, str):
+        return None
+    ref = ref.strip().strip("[]")
+    for alias, m in shown:
+        if ref == alias or ref == str(m.id):
+            return m.id
+    return None
+
+
+def review_candidates(plan: Plan, main: MainAnswer) -> list[tuple[str, Memory, list[uuid.UUID]]]:
+    """Traits that, once this answer's contradictions and reinforcements are applied, are contradicted
+    often enough for the dedicated review (ratio > 0.3 and at least 2). Pure, so every route that asks
+    the review and the applying transaction agree on it."""
+    added_r: dict[uuid.UUID, int] = {}
+    added_c: dict[uuid.UUID, list[uuid.UUID]] = {}
+    for r in main.reinforcements:
+        tid, ev = plan.trait_ref(r.trait_id), plan.memory_refs(r.new_evidence_ids)
+        if tid and ev:
+            added_r[tid] = added_r.get(tid, 0) + len(ev)
+    for c in main.contradictions:
+        tid, ev = plan.trait_ref(c.trait_id), plan.memory_refs(c.contradicting_evidence_ids)
+        if tid and ev:
+            added_c.setdefault(tid, []).extend(ev)
+    out = []
+    for alias, t in plan.traits:
+        if t.id in added_c and needs_review(
+            (t.trait_reinforcement_count or 0) + added_r.get(t.id, 0),
+            (t.trait_contradiction_count or 0) + len(added_c[t.id]),
+        ):
+            out.append((alias, t, added_c[t.id]))
+    return out
+
+
+class ReflectionPlanner:
+    def __init__(self, runtime: Runtime, recall: RecallService) -> None:
+        self.rt = runtime
+        self.recall = recall  # evidence for a two-stage cycle's questions
+
+    async def prepare(self, user_id: str, force: bool) -> Plan | ReflectResult:
+        """What this cycle looks at, or why there is no cycle (nothing triggered and not forced)."""
+        now = self.rt.clock()
+        db = await self.rt.database()
+        async with db.sessions() as s:
+            reading = await triggers.read(s, user_id, now)
+            trigger = reading.trigger
+            if not trigger.triggered and not force:
+                return ReflectResult(triggered=False, reason=trigger.reason)
+            if not trigger.triggered:
+                trigger = reading.forced()
+            memories = await trait_repo.new_memories(s, user_id, reading.mark, now, MAX_MEMORIES)
+            traits = await trait_repo.active_traits(s, user_id, limit=MAX_TRAITS)
+        return Plan(
+            user_id,
+            now,
+            trigger,
+            [(f"m{i}", m) for i, m in enumerate(memories, 1)],
+            [(f"t{i}", t) for i, t in enumerate(traits, 1)],
+            since=reading.mark,
+        )
+
+    async def still_current(self, plan: Plan, user_id: str) -> bool:
+        """A plan made earlier (a sampling request's resolvers) serves only if it is this user's and no
+        other reflection moved the watermark since."""
+        if plan.user_id != user_id:
+            return False
+        db = await self.rt.database()
+        async with db.sessions() as s:
+            return await trait_repo.watermark(s, user_id) == plan.since
+
+    def first_prompt(self, plan: Plan) -> Prompt | None:
+        if not plan.memories:
+            return None
+        mems, trts = prompts.memory_lines(plan.memories), prompts.trait_lines(plan.traits)
+        return prompts.questions_prompt(mems, trts) if plan.two_stage else prompts.main_prompt(mems, trts, None)
+
+    async def second_prompt(self, plan: Plan, first_answer: QuestionsAnswer) -> Prompt | None:
+        """Two-stage only: retrieve evidence for the model's questions, then the main prompt."""
+        if not plan.two_stage:
+            return None
+        questions = first_answer.questions
+        seen = {m.id for _, m in plan.memories}
+        found: list[Memory] = []
+        db = await self.rt.database()
+        for question in questions[:QUESTIONS]:
+            result = await self.recall.recall(
+                plan.user_id,
+                question[:500] or "?",
+                limit=EVIDENCE_PER_QUESTION,
+                kinds=["fact", "episodic", "procedural"],
+                include_links=False,
+                track_access=False,
+            )
+            ids = [uuid.UUID(h.id) for h in result.results if uuid.UUID(h.id) not in seen]
+            seen.update(ids)
+            async with db.sessions() as s:
+                found += sorted(await repo.get_many(s, plan.user_id, ids), key=lambda m: ids.index(m.id))
+        plan.evidence = [(f"e{i}", m) for i, m in enumerate(found[:MAX_EVIDENCE], 1)]
+        return prompts.main_prompt(
+            prompts.memory_lines(plan.memories), prompts.trait_lines(plan.traits), prompts.memory_lines(plan.evidence)
+        )
+
+    async def review_prompt(self, plan: Plan, main: MainAnswer) -> Prompt | None:
+        cases = review_candidates(plan, main)
+        return prompts.review_prompt(await self.review_blocks(plan, cases)) if cases else None
+
+    async def review_blocks(self, plan: Plan, cases: list[tuple[str, Memory, list[uuid.UUID]]]) -> str:
+        """Each contradicted trait with its supporting and contradicting evidence, for the review."""
+        db = await self.rt.database()
+        async with db.sessions() as s:
+            rows = await trait_repo.evidence(s, [t.id for _, t, _ in cases])
+        blocks = []
+        shown = {m.id: m for _, m in [*plan.memories, *plan.evidence]}
+        for alias, t, new in cases:
+            support = [r["content"] for r in rows if r["trait_id"] == t.id and r["polarity"] == "supporting"]
+            against = [r["content"] for r in rows if r["trait_id"] == t.id and r["polarity"] == "contradicting"]
+            against += [shown[m].content for m in new if m in shown]
+            blocks.append(
+                f"[{alias}] {t.content}\n  supporting: "
+                + " | ".join(support or ["(none)"])
+                + "\n  contradicting: "
+                + " | ".join(against or ["(none)"])
+            )
+        return "\n".join(blocks)

@@ -1,0 +1,70 @@
+"""When a user's new memories call for a reflection (docs/SPEC.md §7 triggers): the first time, once
+their importance adds up, or a day after the last one; never twice within a minute."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from engrain.storage import traits as trait_repo
+
+IMPORTANCE_TRIGGER = 30
+SCHEDULED_AFTER = timedelta(hours=24)
+IDEMPOTENCY_WINDOW = timedelta(seconds=60)
+
+
+@dataclass
+class Trigger:
+    triggered: bool
+    type: str | None
+    value: float | None
+    reason: str | None = None
+    pending: int = 0  # new memories since the watermark
+
+
+@dataclass
+class Reading:
+    """A user's reflection state: the watermark, the importance learned since, and the trigger."""
+
+    mark: datetime | None
+    importance: int
+    trigger: Trigger
+
+    def forced(self) -> Trigger:
+        """A reflection asked for although nothing triggered it, named as the checks would have named it."""
+        if self.mark is None:
+            kind = "first_time"
+        elif self.importance >= IMPORTANCE_TRIGGER:
+            kind = "importance_accumulated"
+        else:
+            kind = "manual"
+        return Trigger(True, kind, float(self.importance))
+
+
+async def read(session: AsyncSession, user_id: str, now: datetime) -> Reading:
+    mark = await trait_repo.watermark(session, user_id)
+    count, importance = await trait_repo.importance_since(session, user_id, mark)
+    trigger = decide(mark, count, importance, now)
+    trigger.pending = count
+    return Reading(mark, importance, trigger)
+
+
+def decide(mark: datetime | None, count: int, importance: int, now: datetime) -> Trigger:
+    if mark is not None and now - mark < IDEMPOTENCY_WINDOW:
+        return Trigger(False, None, None, "reflected less than 60 s ago")
+    if count == 0:
+        return Trigger(False, None, None, "no new memories since the last reflection")
+    if mark is None:
+        return Trigger(True, "first_time", None)
+    if importance >= IMPORTANCE_TRIGGER:
+        return Trigger(True, "importance_accumulated", float(importance))
+    if now - mark >= SCHEDULED_AFTER:
+        return Trigger(True, "scheduled", (now - mark).total_seconds() / 3600)
+    return Trigger(
+        False,
+        None,
+        float(importance),
+        f"importance {importance} < {IMPORTANCE_TRIGGER} and last reflection < 24 h ago",
+    )

@@ -1,0 +1,68 @@
+"""Each embedder's HNSW index, created by the first write that stores that embedder's vectors.
+
+Vectors are stored untyped (`vector`), so that any embedder and dimension fits the same column;
+each embedder gets a partial expression index cast to its dimension, which the recall statement
+uses by filtering on `embedder` and casting the same way.
+
+The index is created inside the writer's own transaction, never on another connection: a
+`CREATE INDEX` elsewhere would wait for this transaction's row locks while this transaction waited
+for it. Two first writers at once can still wait on each other; the creation then runs under a
+short lock timeout in a savepoint, the loser's write goes on without it, and a later write creates it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+
+from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+
+from engrain.storage.sqltext import sql_literal
+
+log = logging.getLogger(__name__)
+
+LOCK_TIMEOUT = "2s"  # how long a first writer waits for other writers before leaving the index to a later write
+# Indexes known to exist, by database URL and embedder: after the first write, no catalog look-up.
+_known: set[tuple[str, str]] = set()
+
+
+def vector_index_name(embedder_id: str) -> str:
+    """A stable, valid (≤ 63 chars) index name for one embedder's HNSW index."""
+    slug = re.sub(r"[^a-z0-9]+", "_", embedder_id.lower()).strip("_")[:30]
+    digest = hashlib.sha1(embedder_id.encode()).hexdigest()[:8]
+    return f"ix_memories_hnsw_{slug}_{digest}"
+
+
+async def _database_of(conn: AsyncSession | AsyncConnection) -> str:
+    connection = await conn.connection() if isinstance(conn, AsyncSession) else conn
+    return connection.engine.url.render_as_string(hide_password=True)
+
+
+async def ensure_vector_index(conn: AsyncSession | AsyncConnection, embedder_id: str, dim: int) -> None:
+    """Make sure `embedder_id`'s vectors have their HNSW index, inside the caller's transaction."""
+    key = (await _database_of(conn), embedder_id)
+    if key in _known:
+        return
+    name = vector_index_name(embedder_id)
+    if await conn.scalar(text("SELECT to_regclass(:n) IS NOT NULL"), {"n": name}):
+        _known.add(key)
+        return
+    previous = await conn.scalar(text("SELECT current_setting('lock_timeout')"))
+    try:
+        async with conn.begin_nested():
+            await conn.execute(text("SELECT set_config('lock_timeout', :t, true)"), {"t": LOCK_TIMEOUT})
+            await conn.execute(
+                text(
+                    f"CREATE INDEX IF NOT EXISTS {name} ON memories USING hnsw "
+                    f"((embedding::vector({int(dim)})) vector_cosine_ops) WITH (m = 16, ef_construction = 32) "
+                    f"WHERE embedder = {sql_literal(embedder_id)}"
+                )
+            )
+    except DBAPIError as exc:  # a lock timeout, a deadlock or a name taken by another first writer
+        log.info("the vector index for %s is left to a later write: %s", embedder_id, str(exc.orig).splitlines()[0])
+        return
+    # Known only once committed: the next write finds it in the catalog (a rolled-back write takes it along).
+    await conn.execute(text("SELECT set_config('lock_timeout', :t, true)"), {"t": previous})
