@@ -100,9 +100,10 @@ async def test_forget_dissolves_traits_that_lose_their_last_support(session):
         )
     await execute(
         app,
-        "INSERT INTO trait_evidence (trait_id, memory_id, polarity, quality) VALUES "
-        "(:sole, :r1, 'supporting', 'C'), (:shared, :r1, 'supporting', 'C'), "
-        "(:shared, :r2, 'supporting', 'C')",
+        "INSERT INTO trait_evidence (user_id, trait_id, memory_id, polarity, quality) VALUES "
+        "(:u, :sole, :r1, 'supporting', 'C'), (:u, :shared, :r1, 'supporting', 'C'), "
+        "(:u, :shared, :r2, 'supporting', 'C')",
+        u=app.settings.user,
         sole=sole,
         shared=shared,
         r1=uuid.UUID(run1["id"]),

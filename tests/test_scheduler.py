@@ -186,8 +186,9 @@ async def test_delete_mode_deletes_and_dissolves_unsupported_traits(settings):
         shared = await add_trait(app, "Musical", confidence=0.5, reinforced=NOW)
         await execute(
             app,
-            "INSERT INTO trait_evidence (trait_id, memory_id, polarity) VALUES (:t, :g, 'supporting'), "
-            "(:s, :g, 'supporting'), (:s, :k, 'supporting')",
+            "INSERT INTO trait_evidence (user_id, trait_id, memory_id, polarity) VALUES "
+            "(:u, :t, :g, 'supporting'), (:u, :s, :g, 'supporting'), (:u, :s, :k, 'supporting')",
+            u=app.settings.user,
             t=trait,
             s=shared,
             g=gone,

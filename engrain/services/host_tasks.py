@@ -181,12 +181,8 @@ class HostTasks:
         now = self.clock()
         if provisional := task.plan["provisional"]:
             async with db.sessions.begin() as s:
-                await repo.erase(
-                    s,
-                    "SELECT unnest(CAST(:ids AS uuid[])) AS id",
-                    {"ids": [uuid.UUID(i) for i in provisional]},
-                    now,
-                    "replaced by the calling model's extraction",
+                await repo.erase_ids(
+                    s, user_id, [uuid.UUID(i) for i in provisional], now, "replaced by the calling model's extraction"
                 )
         result = await self.ingest.store(
             user_id, extraction.memories, extraction.summary, task.plan["session_id"], "llm", LLM_NAME

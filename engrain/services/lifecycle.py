@@ -186,7 +186,7 @@ class TraitWriter:
             window_end=self.now + timedelta(days=days),
             reinforcements=1,
         )
-        await trait_repo.add_evidence(self.s, trait.id, evidence, "supporting", "D", self.cycle_id)
+        await trait_repo.add_evidence(self.s, self.user_id, trait.id, evidence, "supporting", "D", self.cycle_id)
 
     async def create_behavior(self, content: str, evidence: list[uuid.UUID], confidence: Any, context: Any) -> None:
         if await self.dismissed(content):
@@ -206,7 +206,7 @@ class TraitWriter:
             window_end=None,
             reinforcements=1,
         )
-        await trait_repo.add_evidence(self.s, trait.id, evidence, "supporting", "C", self.cycle_id)
+        await trait_repo.add_evidence(self.s, self.user_id, trait.id, evidence, "supporting", "C", self.cycle_id)
 
     def catch_up_decay(self, trait: Memory) -> None:
         """Bring a trait's confidence up to date before evidence changes it, so the time since its
@@ -226,14 +226,14 @@ class TraitWriter:
     async def reinforce(self, trait: Memory, evidence: list[uuid.UUID], grade: str) -> None:
         self.catch_up_decay(trait)
         grade = grade if grade in QUALITY_FACTOR else "D"
-        await trait_repo.add_evidence(self.s, trait.id, evidence, "supporting", grade, self.cycle_id)
+        await trait_repo.add_evidence(self.s, self.user_id, trait.id, evidence, "supporting", grade, self.cycle_id)
         trait.trait_reinforcement_count = (trait.trait_reinforcement_count or 0) + max(1, len(evidence))
         trait.trait_last_reinforced = self.now
         await self.set_confidence(trait, reinforced(trait.trait_confidence or 0.0, grade), f"reinforced ({grade})")
 
     async def contradict(self, trait: Memory, evidence: list[uuid.UUID], description: str) -> None:
         self.catch_up_decay(trait)
-        await trait_repo.add_evidence(self.s, trait.id, evidence, "contradicting", None, self.cycle_id)
+        await trait_repo.add_evidence(self.s, self.user_id, trait.id, evidence, "contradicting", None, self.cycle_id)
         trait.trait_contradiction_count = (trait.trait_contradiction_count or 0) + len(evidence)
         why = f"contradicted by {len(evidence)} memor{'y' if len(evidence) == 1 else 'ies'}"
         await self.set_confidence(
@@ -248,7 +248,7 @@ class TraitWriter:
         trait.content, trait.content_hash, trait.updated_at = new_content, content_hash(new_content), self.now
         if new_content in self.embed:
             embedder_id, _, vector = self.embed[new_content]
-            await repo.set_embeddings(self.s, embedder_id, [trait.id], [vector])
+            await repo.set_embeddings(self.s, embedder_id, [(self.user_id, trait.id)], [vector])
             trait.embedder = embedder_id
         await self._history(trait, "modify", reason, old=old, new=new_content)
         self.stats.updated.add(trait.id)
@@ -272,7 +272,7 @@ class TraitWriter:
             return "refused: the user dismissed this trait"
         target = await self.find_existing(new_content)
         if target is not None:
-            if target.id in source_ids or source_ids & await trait_repo.ancestors(self.s, target.id):
+            if target.id in source_ids or source_ids & await trait_repo.ancestors(self.s, self.user_id, target.id):
                 return "refused: the upgrade would make a cycle of parents"
             await self.reinforce(target, [], "B")
         else:
@@ -288,7 +288,7 @@ class TraitWriter:
                 reinforcements=sum(t.trait_reinforcement_count or 0 for t in sources),
             )
         await trait_repo.set_parent(self.s, self.user_id, list(source_ids), target.id, self.now)
-        await trait_repo.inherit_evidence(self.s, target.id, list(source_ids), self.cycle_id)
+        await trait_repo.inherit_evidence(self.s, self.user_id, target.id, list(source_ids), self.cycle_id)
         for source in sources:
             await self._history(source, "upgrade", f"upgraded into {new_subtype} {target.id}: {reasoning}"[:500])
             self.stats.updated.add(source.id)

@@ -433,5 +433,5 @@ class MemoryService:
         async with db.sessions.begin() as s:
             if await repo.get(s, user_id, mid) is None:
                 raise NotFound("memory_id", mid)
-            erased = await repo.erase(s, "SELECT CAST(:id AS uuid) AS id", {"id": mid}, now, reason)
+            erased = await repo.erase_ids(s, user_id, [mid], now, reason)
         return ForgetResult(id=str(mid), deleted=True, traits_dissolved=[str(t) for t in erased["traits_dissolved"]])

@@ -40,7 +40,7 @@ class Reembedding:
                 return total
             used, vectors = await self.rt.embeddings.embed([content for _, content in rows])
             async with db.sessions.begin() as s:
-                await repo.set_embeddings(s, used.id, [mid for mid, _ in rows], vectors)
+                await repo.set_embeddings(s, used.id, [key for key, _ in rows], vectors)
             total += len(rows)
             if on_batch is not None:
                 await on_batch(len(rows))

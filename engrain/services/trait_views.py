@@ -111,7 +111,7 @@ class TraitViews:
         async with db.sessions() as s:
             rows = await trait_repo.active_traits(s, user_id, stages=stages, subtype=subtype, context=context)
             shown = rows[:limit] if limit else rows
-            ev = await trait_repo.evidence(s, [t.id for t in shown]) if include_evidence else None
+            ev = await trait_repo.evidence(s, user_id, [t.id for t in shown]) if include_evidence else None
         return TraitList(traits=[TraitView.of(t, ev) for t in shown], min_stage=min_stage, total=len(rows))
 
     async def _as_of(
@@ -130,7 +130,7 @@ class TraitViews:
         async with db.sessions() as s:
             rows = await trait_repo.traits_as_of(s, user_id, at, stages=stages, subtype=subtype, context=context)
             shown = rows[:limit] if limit else rows
-            ev = await trait_repo.evidence(s, [t.id for t, *_ in shown]) if include_evidence else None
+            ev = await trait_repo.evidence(s, user_id, [t.id for t, *_ in shown]) if include_evidence else None
         if ev is not None:
             ev = [e for e in ev if e["created_at"] <= at]
         views = [
@@ -153,7 +153,7 @@ class TraitViews:
             t = await repo.get(s, user_id, tid)
             if t is None or t.kind != "trait":
                 raise NotFound("trait_id", tid)
-            ev = await trait_repo.evidence(s, [tid])
+            ev = await trait_repo.evidence(s, user_id, [tid])
             hist = await repo.history(s, user_id, tid)
             kids = await trait_repo.children(s, user_id, tid)
 

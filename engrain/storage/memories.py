@@ -298,12 +298,13 @@ def _erase_sql(doomed_sql: str) -> str:
     return f"""
     WITH RECURSIVE doomed AS ({doomed_sql}),
     chain AS (
-        SELECT m.id, m.user_id FROM memories m WHERE m.id IN (SELECT id FROM doomed)
+        SELECT m.id, m.user_id FROM memories m WHERE (m.user_id, m.id) IN (SELECT user_id, id FROM doomed)
         UNION
         SELECT m.id, m.user_id FROM memories m JOIN chain c ON m.superseded_by = c.id AND m.user_id = c.user_id),
     rows AS (SELECT m.id, m.user_id, m.content FROM memories m JOIN chain c ON c.id = m.id),
     touched AS (
-        SELECT DISTINCT e.trait_id FROM trait_evidence e JOIN chain c ON c.id = e.memory_id
+        SELECT DISTINCT e.user_id, e.trait_id FROM trait_evidence e
+        JOIN chain c ON c.user_id = e.user_id AND c.id = e.memory_id
         WHERE e.polarity = 'supporting'),
     scrubbed AS (DELETE FROM memory_history h USING chain c WHERE h.memory_id = c.id AND h.user_id = c.user_id
                  RETURNING 1),
@@ -312,10 +313,11 @@ def _erase_sql(doomed_sql: str) -> str:
     hist AS (
         INSERT INTO memory_history (memory_id, user_id, action, reason, at)
         SELECT g.id, g.user_id, 'forget',
-               CASE WHEN g.id IN (SELECT id FROM doomed) THEN CAST(:reason AS text)
+               CASE WHEN (g.user_id, g.id) IN (SELECT user_id, id FROM doomed) THEN CAST(:reason AS text)
                     ELSE 'replaced by a forgotten memory' END, :now
         FROM gone g RETURNING 1)
     SELECT (SELECT count(*) FROM gone) AS deleted, (SELECT count(*) FROM scrubbed) AS history_erased,
+           (SELECT coalesce(array_agg(user_id), '{{}}') FROM touched) AS touched_users,
            (SELECT coalesce(array_agg(trait_id), '{{}}') FROM touched) AS touched,
            (SELECT coalesce(array_agg(id ORDER BY id), '{{}}') FROM gone) AS ids, {sample_sql("rows")}
     """
@@ -324,14 +326,17 @@ def _erase_sql(doomed_sql: str) -> str:
 async def erase(
     session: AsyncSession, doomed_sql: str, params: dict[str, Any], now: datetime, reason: str | None
 ) -> dict[str, Any]:
-    """Forget, for good, the memories `doomed_sql` selects (a query returning `id`), and everything that
+    """Forget, for good, the memories `doomed_sql` selects (a query returning `user_id, id`), and everything that
     holds their words: their history (creates, merges, edits), and the memories they replaced
     (followed through `superseded_by`) with theirs. Links and trait evidence go by ON DELETE CASCADE;
     each erased memory keeps one history row saying only that it was forgotten. Traits left without
     supporting evidence dissolve. One statement for the erasure, one for the dissolution."""
     row = (await session.execute(text(_erase_sql(doomed_sql)), {**params, "now": now, "reason": reason})).one()
     dissolved = await dissolve_unsupported(
-        session, list(row.touched), now, "lost its last supporting evidence (a memory was forgotten)"
+        session,
+        list(zip(row.touched_users, row.touched, strict=True)),
+        now,
+        "lost its last supporting evidence (a memory was forgotten)",
     )
     return {
         "deleted": int(row.deleted),
@@ -342,24 +347,39 @@ async def erase(
     }
 
 
+async def erase_ids(
+    session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID], now: datetime, reason: str | None
+) -> dict[str, Any]:
+    """`erase` for these memories of one user."""
+    return await erase(
+        session,
+        "SELECT CAST(:u AS text) AS user_id, unnest(CAST(:ids AS uuid[])) AS id",
+        {"u": user_id, "ids": list(ids)},
+        now,
+        reason,
+    )
+
+
 async def dissolve_unsupported(
-    session: AsyncSession, trait_ids: Sequence[uuid.UUID], now: datetime, reason: str
+    session: AsyncSession, traits: Sequence[tuple[str, uuid.UUID]], now: datetime, reason: str
 ) -> list[uuid.UUID]:
-    """Dissolve those of `trait_ids` that no supporting evidence is left for; return their ids."""
-    if not trait_ids:
+    """Dissolve those of `traits` (user, id) that no supporting evidence is left for; return their ids."""
+    if not traits:
         return []
     rows = await session.execute(
         text(f"""
         WITH upd AS (
             UPDATE memories m SET trait_stage = '{Stage.DISSOLVED}', valid_until = :now, updated_at = :now
-            WHERE m.id = ANY(:ids) AND m.kind = 'trait' AND m.trait_stage <> '{Stage.DISSOLVED}'
-              AND NOT EXISTS (SELECT 1 FROM trait_evidence e WHERE e.trait_id = m.id AND e.polarity = 'supporting')
+            WHERE (m.user_id, m.id) IN (SELECT * FROM unnest(CAST(:users AS text[]), CAST(:ids AS uuid[])))
+              AND m.kind = 'trait' AND m.trait_stage <> '{Stage.DISSOLVED}'
+              AND NOT EXISTS (SELECT 1 FROM trait_evidence e
+                              WHERE e.user_id = m.user_id AND e.trait_id = m.id AND e.polarity = 'supporting')
             RETURNING m.id, m.user_id),
         hist AS (
             INSERT INTO memory_history (memory_id, user_id, action, reason, at, stage)
             SELECT id, user_id, 'dissolve', :reason, :now, '{Stage.DISSOLVED}' FROM upd RETURNING 1)
         SELECT id FROM upd ORDER BY id"""),
-        {"ids": list(trait_ids), "now": now, "reason": reason},
+        {"users": [u for u, _ in traits], "ids": [t for _, t in traits], "now": now, "reason": reason},
     )
     return [r.id for r in rows]
 
@@ -379,8 +399,8 @@ async def add_link_pair(
 async def links_of(session: AsyncSession, user_id: str, memory_id: uuid.UUID) -> list[dict[str, Any]]:
     stmt = (
         select(MemoryLink.target_id, MemoryLink.relation, MemoryLink.created_by, MemoryLink.created_at, Memory.content)
-        .join(Memory, Memory.id == MemoryLink.target_id)
-        .where(MemoryLink.source_id == memory_id, MemoryLink.user_id == user_id)
+        .join(Memory, (Memory.user_id == MemoryLink.user_id) & (Memory.id == MemoryLink.target_id))
+        .where(MemoryLink.user_id == user_id, MemoryLink.source_id == memory_id)
         .order_by(MemoryLink.created_at, MemoryLink.target_id)
     )
     return [dict(r._mapping) for r in await session.execute(stmt)]
@@ -439,15 +459,17 @@ async def counts(session: AsyncSession, user_id: str, now: datetime) -> dict[str
     }
 
 
-async def stale_embeddings(session: AsyncSession, embedder_id: str, limit: int) -> list[tuple[uuid.UUID, str]]:
-    """A batch of rows (any user) whose vector was not made by `embedder_id`."""
+async def stale_embeddings(
+    session: AsyncSession, embedder_id: str, limit: int
+) -> list[tuple[tuple[str, uuid.UUID], str]]:
+    """A batch of rows (any user) whose vector was not made by `embedder_id`: ((user, id), content)."""
     rows = await session.execute(
-        select(Memory.id, Memory.content)
+        select(Memory.user_id, Memory.id, Memory.content)
         .where(Memory.embedder.is_distinct_from(embedder_id))
-        .order_by(Memory.id)
+        .order_by(Memory.user_id, Memory.id)
         .limit(limit)
     )
-    return [(r.id, r.content) for r in rows]
+    return [((r.user_id, r.id), r.content) for r in rows]
 
 
 async def database_size(session: AsyncSession) -> dict[str, Any]:
@@ -472,18 +494,27 @@ async def count_stale(session: AsyncSession, embedder_id: str) -> int:
 
 
 async def set_embeddings(
-    session: AsyncSession, embedder_id: str, ids: Sequence[uuid.UUID], vectors: Sequence[Sequence[float]]
+    session: AsyncSession,
+    embedder_id: str,
+    keys: Sequence[tuple[str, uuid.UUID]],
+    vectors: Sequence[Sequence[float]],
 ) -> None:
-    """Store many vectors in one statement."""
-    if not ids:
+    """Store many vectors, each for its (user, id), in one statement."""
+    if not keys:
         return
     await ensure_vector_index(session, embedder_id, len(vectors[0]))
     await session.execute(
         text(
             "UPDATE memories m SET embedding = CAST(v.vec AS vector), embedder = :e "
-            "FROM unnest(CAST(:ids AS uuid[]), CAST(:vecs AS text[])) AS v(id, vec) WHERE m.id = v.id"
+            "FROM unnest(CAST(:users AS text[]), CAST(:ids AS uuid[]), CAST(:vecs AS text[])) AS v(user_id, id, vec) "
+            "WHERE m.user_id = v.user_id AND m.id = v.id"
         ),
-        {"e": embedder_id, "ids": list(ids), "vecs": [vector_literal(v) for v in vectors]},
+        {
+            "e": embedder_id,
+            "users": [u for u, _ in keys],
+            "ids": [i for _, i in keys],
+            "vecs": [vector_literal(v) for v in vectors],
+        },
     )
 
 

@@ -18,7 +18,7 @@ from sqlalchemy import (
     Computed,
     DateTime,
     Float,
-    ForeignKey,
+    ForeignKeyConstraint,
     Integer,
     SmallInteger,
     Text,
@@ -34,9 +34,16 @@ class Base(DeclarativeBase):
 
 class Memory(Base):
     __tablename__ = "memories"
+    # Every key leads with the user (docs/scaling.md): a user's rows, and the references among them,
+    # can live on one shard of a database distributed by user_id.
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["user_id", "trait_parent_id"], ["memories.user_id", "memories.id"], ondelete="SET NULL (trait_parent_id)"
+        ),
+    )
 
+    user_id: Mapped[str] = mapped_column(Text, primary_key=True)
     id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
-    user_id: Mapped[str] = mapped_column(Text)
     namespace: Mapped[str] = mapped_column(Text, default="default")
     kind: Mapped[str] = mapped_column(Text)
     content: Mapped[str] = mapped_column(Text)
@@ -73,35 +80,39 @@ class Memory(Base):
     trait_contradiction_count: Mapped[int | None] = mapped_column(Integer)
     trait_first_observed: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     trait_last_reinforced: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    trait_parent_id: Mapped[uuid.UUID | None] = mapped_column(
-        UUID(as_uuid=True), ForeignKey("memories.id", ondelete="SET NULL")
-    )
+    trait_parent_id: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
 
 
 class MemoryLink(Base):
     __tablename__ = "memory_links"
+    __table_args__ = (
+        ForeignKeyConstraint(["user_id", "source_id"], ["memories.user_id", "memories.id"], ondelete="CASCADE"),
+        ForeignKeyConstraint(["user_id", "target_id"], ["memories.user_id", "memories.id"], ondelete="CASCADE"),
+    )
 
-    source_id: Mapped[uuid.UUID] = mapped_column(
-        UUID(as_uuid=True), ForeignKey("memories.id", ondelete="CASCADE"), primary_key=True
-    )
-    target_id: Mapped[uuid.UUID] = mapped_column(
-        UUID(as_uuid=True), ForeignKey("memories.id", ondelete="CASCADE"), primary_key=True
-    )
+    user_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    source_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
+    target_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
     relation: Mapped[str] = mapped_column(Text, primary_key=True)
-    user_id: Mapped[str] = mapped_column(Text)
     created_by: Mapped[str] = mapped_column(Text, default="user")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
 class TraitEvidence(Base):
     __tablename__ = "trait_evidence"
+    __table_args__ = (
+        ForeignKeyConstraint(["user_id", "trait_id"], ["memories.user_id", "memories.id"], ondelete="CASCADE"),
+        ForeignKeyConstraint(["user_id", "memory_id"], ["memories.user_id", "memories.id"], ondelete="CASCADE"),
+        ForeignKeyConstraint(
+            ["user_id", "cycle_id"],
+            ["reflection_cycles.user_id", "reflection_cycles.id"],
+            ondelete="SET NULL (cycle_id)",
+        ),
+    )
 
-    trait_id: Mapped[uuid.UUID] = mapped_column(
-        UUID(as_uuid=True), ForeignKey("memories.id", ondelete="CASCADE"), primary_key=True
-    )
-    memory_id: Mapped[uuid.UUID] = mapped_column(
-        UUID(as_uuid=True), ForeignKey("memories.id", ondelete="CASCADE"), primary_key=True
-    )
+    user_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    trait_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
+    memory_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
     polarity: Mapped[str] = mapped_column(Text, primary_key=True)
     quality: Mapped[str | None] = mapped_column(Text)
     cycle_id: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
@@ -111,8 +122,8 @@ class TraitEvidence(Base):
 class ReflectionCycle(Base):
     __tablename__ = "reflection_cycles"
 
+    user_id: Mapped[str] = mapped_column(Text, primary_key=True)
     id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
-    user_id: Mapped[str] = mapped_column(Text)
     trigger_type: Mapped[str] = mapped_column(Text)
     trigger_value: Mapped[float | None] = mapped_column(Float)
     status: Mapped[str] = mapped_column(Text)
@@ -128,8 +139,8 @@ class HostTask(Base):
 
     __tablename__ = "host_tasks"
 
+    user_id: Mapped[str] = mapped_column(Text, primary_key=True)
     id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
-    user_id: Mapped[str] = mapped_column(Text)
     kind: Mapped[str] = mapped_column(Text)
     status: Mapped[str] = mapped_column(Text)
     plan: Mapped[dict[str, Any]] = mapped_column(JSONB)
@@ -142,9 +153,9 @@ class HostTask(Base):
 class MemoryHistory(Base):
     __tablename__ = "memory_history"
 
+    user_id: Mapped[str] = mapped_column(Text, primary_key=True)
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
     memory_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True))
-    user_id: Mapped[str] = mapped_column(Text)
     action: Mapped[str] = mapped_column(Text)
     old_content: Mapped[str | None] = mapped_column(Text)
     new_content: Mapped[str | None] = mapped_column(Text)
@@ -165,6 +176,9 @@ class UserState(Base):
 
 
 class JobRun(Base):
+    """The scheduler's bookkeeping for the whole deployment (a run may cover every user): not a user's
+    data, so not keyed by user (docs/scaling.md: a coordinator-local table)."""
+
     __tablename__ = "job_runs"
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)

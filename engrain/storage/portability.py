@@ -76,9 +76,8 @@ EXPORTS: dict[str, str] = {
     "ORDER BY user_id, started_at, id",
     "link": "SELECT source_id, target_id, user_id, relation, created_by, created_at FROM memory_links "
     "WHERE user_id = ANY(:users) ORDER BY user_id, source_id, target_id, relation",
-    "evidence": "SELECT e.trait_id, e.memory_id, e.polarity, e.quality, e.cycle_id, e.created_at "
-    "FROM trait_evidence e JOIN memories m ON m.id = e.trait_id WHERE m.user_id = ANY(:users) "
-    "ORDER BY m.user_id, e.trait_id, e.memory_id, e.polarity",
+    "evidence": "SELECT trait_id, memory_id, user_id, polarity, quality, cycle_id, created_at "
+    "FROM trait_evidence WHERE user_id = ANY(:users) ORDER BY user_id, trait_id, memory_id, polarity",
     "history": "SELECT memory_id, user_id, action, old_content, new_content, reason, at, stage, confidence "
     "FROM memory_history "
     "WHERE user_id = ANY(:users) ORDER BY user_id, at, memory_id, action, old_content NULLS FIRST, "
@@ -168,12 +167,14 @@ async def import_batch(conn: AsyncConnection, kind: str, rows: Sequence[dict[str
             "AND user_id = :user_id) ON CONFLICT DO NOTHING RETURNING 1"
         )
     elif kind == "evidence":
+        for p in params:  # files written before evidence carried its user: the trait's
+            p.setdefault("user_id", None)
         sql = (
-            "INSERT INTO trait_evidence (trait_id, memory_id, polarity, quality, cycle_id, created_at) "
-            "SELECT CAST(:trait_id AS uuid), CAST(:memory_id AS uuid), :polarity, :quality, "
-            "(SELECT id FROM reflection_cycles WHERE id = CAST(:cycle_id AS uuid)), :created_at "
-            "WHERE EXISTS (SELECT 1 FROM memories WHERE id = CAST(:trait_id AS uuid)) "
-            "AND EXISTS (SELECT 1 FROM memories WHERE id = CAST(:memory_id AS uuid)) "
+            "INSERT INTO trait_evidence (user_id, trait_id, memory_id, polarity, quality, cycle_id, created_at) "
+            "SELECT t.user_id, t.id, m.id, :polarity, :quality, (SELECT c.id FROM reflection_cycles c "
+            "WHERE c.user_id = t.user_id AND c.id = CAST(:cycle_id AS uuid)), :created_at "
+            "FROM memories t JOIN memories m ON m.user_id = t.user_id AND m.id = CAST(:memory_id AS uuid) "
+            "WHERE t.user_id = coalesce(CAST(:user_id AS text), t.user_id) AND t.id = CAST(:trait_id AS uuid) "
             "ON CONFLICT DO NOTHING RETURNING 1"
         )
     elif kind == "history":
@@ -214,8 +215,9 @@ async def link_parents(conn: AsyncConnection, pairs: Sequence[tuple[str, str]]) 
     for child, parent in pairs:
         await conn.execute(
             text(
-                "UPDATE memories SET trait_parent_id = CAST(:parent AS uuid) WHERE id = CAST(:child AS uuid) "
-                "AND trait_parent_id IS NULL AND EXISTS (SELECT 1 FROM memories WHERE id = CAST(:parent AS uuid))"
+                "UPDATE memories c SET trait_parent_id = p.id FROM memories p "
+                "WHERE c.id = CAST(:child AS uuid) AND c.trait_parent_id IS NULL "
+                "AND p.user_id = c.user_id AND p.id = CAST(:parent AS uuid)"
             ),
             {"child": child, "parent": parent},
         )

@@ -163,7 +163,10 @@ def _embedding_of(alias: str, with_vector: bool, dim: int, emb: str) -> str:
     """The row's vector when it is of the query's embedder (else NULL: never compared)."""
     if not with_vector:
         return "NULL::vector"
-    return f"(SELECT m.embedding::vector({int(dim)}) FROM memories m WHERE m.id = {alias}.id AND m.embedder = {emb})"
+    return (
+        f"(SELECT m.embedding::vector({int(dim)}) FROM memories m"
+        f" WHERE m.user_id = :user AND m.id = {alias}.id AND m.embedder = {emb})"
+    )
 
 
 def _redundancy(with_vector: bool) -> str:
@@ -229,7 +232,7 @@ def recall_sql(
     cand AS (SELECT id FROM vec UNION SELECT id FROM txt UNION SELECT id FROM any_txt),
     terms AS (
         SELECT {_ROW_COLUMNS}, m.tsv, {score_cols}
-        FROM cand JOIN memories m ON m.id = cand.id CROSS JOIN q
+        FROM cand JOIN memories m ON m.user_id = :user AND m.id = cand.id CROSS JOIN q
     ),
     -- Two-turn questions: the best few hits (seeds) name things the question does not (the dog's name,
     -- the city); a candidate sharing such a rarer word with a seed other than itself is bridged to it.
@@ -268,8 +271,8 @@ def recall_sql(
     hop AS (
         SELECT DISTINCT ON (l.target_id) l.target_id AS id, l.source_id AS linked_from, l.relation,
                top.score AS from_score
-        FROM top JOIN memory_links l ON l.source_id = top.id
-        JOIN memories m ON m.id = l.target_id
+        FROM top JOIN memory_links l ON l.user_id = :user AND l.source_id = top.id
+        JOIN memories m ON m.user_id = :user AND m.id = l.target_id
         WHERE l.user_id = :user AND {where} AND l.target_id NOT IN (SELECT id FROM top){link_time}
         ORDER BY l.target_id, top.score DESC, l.relation
     ),
@@ -278,7 +281,7 @@ def recall_sql(
         SELECT x.*, {_score()} AS score, 'linked'::text AS source, e.linked_from, e.relation
         FROM expansion e JOIN LATERAL (
             SELECT {_ROW_COLUMNS}, {score_cols}, 0.0::float8 AS bridge, 0.0::float8 AS redundancy
-            FROM memories m CROSS JOIN q WHERE m.id = e.id
+            FROM memories m CROSS JOIN q WHERE m.user_id = :user AND m.id = e.id
         ) x ON true
         ORDER BY e.from_score DESC, x.id
     ),
@@ -290,7 +293,7 @@ def recall_sql(
     SELECT r.*,
         coalesce((SELECT json_agg(json_build_object('id', l.target_id, 'relation', l.relation)
                                   ORDER BY l.created_at, l.target_id)
-                  FROM memory_links l WHERE l.source_id = r.id AND l.user_id = :user{link_time}), '[]'::json) AS links
+                  FROM memory_links l WHERE l.user_id = :user AND l.source_id = r.id{link_time}), '[]'::json) AS links
     FROM result r
     ORDER BY r.part, r.score DESC, r.id
     """

@@ -57,7 +57,8 @@ async def fade_memories(
         sql = f"""
         WITH {_doomed_cte(user_filter)},
         upd AS (
-            UPDATE memories m SET valid_until = :now, updated_at = :now FROM doomed d WHERE m.id = d.id
+            UPDATE memories m SET valid_until = :now, updated_at = :now FROM doomed d
+            WHERE m.user_id = d.user_id AND m.id = d.id
             RETURNING m.id, m.user_id, m.content, d.retention),
         hist AS (
             INSERT INTO memory_history (memory_id, user_id, action, reason, at)
@@ -70,7 +71,7 @@ async def fade_memories(
     # Delete mode: exactly `forget`, for every faded memory at once.
     erased = await erase(
         session,
-        f"WITH {_doomed_cte(user_filter)} SELECT id FROM doomed",
+        f"WITH {_doomed_cte(user_filter)} SELECT user_id, id FROM doomed",
         params,
         now,
         "retention: faded below the threshold",

@@ -92,12 +92,12 @@ async def traits_as_of(
     rows = await session.execute(
         text(f"""
         SELECT m.id, st.stage, st.confidence,
-               coalesce((SELECT h.old_content FROM memory_history h WHERE h.memory_id = m.id
+               coalesce((SELECT h.old_content FROM memory_history h WHERE h.user_id = m.user_id AND h.memory_id = m.id
                          AND h.action = 'modify' AND h.at > :at ORDER BY h.at, h.id LIMIT 1), m.content) AS content
         FROM memories m
         CROSS JOIN LATERAL (
             SELECT h.stage, h.confidence FROM memory_history h
-            WHERE h.memory_id = m.id AND h.at <= :at AND h.stage IS NOT NULL
+            WHERE h.user_id = m.user_id AND h.memory_id = m.id AND h.at <= :at AND h.stage IS NOT NULL
             ORDER BY h.at DESC, h.id DESC LIMIT 1) st
         WHERE m.user_id = :user AND m.kind = 'trait' AND m.created_at <= :at AND st.stage = ANY(:stages){extra}
         ORDER BY {rank} DESC, st.confidence DESC NULLS LAST, m.created_at, m.id
@@ -119,7 +119,7 @@ async def traits_as_of(
     return [(by_id[r.id], r.stage, r.confidence, r.content) for r in found]
 
 
-async def evidence(session: AsyncSession, trait_ids: Sequence[uuid.UUID]) -> list[dict[str, Any]]:
+async def evidence(session: AsyncSession, user_id: str, trait_ids: Sequence[uuid.UUID]) -> list[dict[str, Any]]:
     """Evidence rows of traits with the memories' text (memories of one user by construction)."""
     if not trait_ids:
         return []
@@ -135,8 +135,8 @@ async def evidence(session: AsyncSession, trait_ids: Sequence[uuid.UUID]) -> lis
             Memory.event_time,
             Memory.created_at.label("m_at"),
         )
-        .join(Memory, Memory.id == TraitEvidence.memory_id)
-        .where(TraitEvidence.trait_id.in_(list(trait_ids)))
+        .join(Memory, (Memory.user_id == TraitEvidence.user_id) & (Memory.id == TraitEvidence.memory_id))
+        .where(TraitEvidence.user_id == user_id, TraitEvidence.trait_id.in_(list(trait_ids)))
         .order_by(TraitEvidence.created_at, TraitEvidence.memory_id)
     )
     return [dict(r._mapping) for r in await session.execute(stmt)]
@@ -151,16 +151,16 @@ async def owned(session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID], *
     return set((await session.execute(stmt)).scalars())
 
 
-async def ancestors(session: AsyncSession, trait_id: uuid.UUID) -> set[uuid.UUID]:
+async def ancestors(session: AsyncSession, user_id: str, trait_id: uuid.UUID) -> set[uuid.UUID]:
     """The trait's chain of parents (upgrades), for refusing cycles."""
     rows = await session.execute(
         text(
             "WITH RECURSIVE up(id, parent) AS ("
-            " SELECT id, trait_parent_id FROM memories WHERE id = :id"
-            " UNION SELECT m.id, m.trait_parent_id FROM memories m JOIN up ON m.id = up.parent)"
+            " SELECT id, trait_parent_id FROM memories WHERE user_id = :u AND id = :id"
+            " UNION SELECT m.id, m.trait_parent_id FROM memories m JOIN up ON m.user_id = :u AND m.id = up.parent)"
             " SELECT parent FROM up WHERE parent IS NOT NULL"
         ),
-        {"id": trait_id},
+        {"u": user_id, "id": trait_id},
     )
     return set(rows.scalars())
 
@@ -245,6 +245,7 @@ async def is_dismissed(session: AsyncSession, user_id: str, digest: str) -> bool
 
 async def add_evidence(
     session: AsyncSession,
+    user_id: str,
     trait_id: uuid.UUID,
     memory_ids: Sequence[uuid.UUID],
     polarity: str,
@@ -254,7 +255,14 @@ async def add_evidence(
     if not memory_ids:
         return 0
     rows = [
-        {"trait_id": trait_id, "memory_id": m, "polarity": polarity, "quality": quality, "cycle_id": cycle_id}
+        {
+            "user_id": user_id,
+            "trait_id": trait_id,
+            "memory_id": m,
+            "polarity": polarity,
+            "quality": quality,
+            "cycle_id": cycle_id,
+        }
         for m in dict.fromkeys(memory_ids)
     ]
     result = await session.execute(
@@ -264,15 +272,15 @@ async def add_evidence(
 
 
 async def inherit_evidence(
-    session: AsyncSession, target: uuid.UUID, sources: Sequence[uuid.UUID], cycle_id: uuid.UUID | None
+    session: AsyncSession, user_id: str, target: uuid.UUID, sources: Sequence[uuid.UUID], cycle_id: uuid.UUID | None
 ) -> None:
     await session.execute(
         text(
-            "INSERT INTO trait_evidence (trait_id, memory_id, polarity, quality, cycle_id) "
-            "SELECT :target, memory_id, polarity, quality, :cycle FROM trait_evidence "
-            "WHERE trait_id = ANY(:sources) ON CONFLICT DO NOTHING"
+            "INSERT INTO trait_evidence (user_id, trait_id, memory_id, polarity, quality, cycle_id) "
+            "SELECT user_id, :target, memory_id, polarity, quality, :cycle FROM trait_evidence "
+            "WHERE user_id = :u AND trait_id = ANY(:sources) ON CONFLICT DO NOTHING"
         ),
-        {"target": target, "sources": list(sources), "cycle": cycle_id},
+        {"u": user_id, "target": target, "sources": list(sources), "cycle": cycle_id},
     )
 
 
@@ -304,11 +312,17 @@ async def start_cycle(
 
 
 async def finish_cycle(
-    session: AsyncSession, cycle_id: uuid.UUID, status: str, stats: dict[str, Any], error: str | None, now: datetime
+    session: AsyncSession,
+    user_id: str,
+    cycle_id: uuid.UUID,
+    status: str,
+    stats: dict[str, Any],
+    error: str | None,
+    now: datetime,
 ) -> None:
     await session.execute(
         update(ReflectionCycle)
-        .where(ReflectionCycle.id == cycle_id)
+        .where(ReflectionCycle.user_id == user_id, ReflectionCycle.id == cycle_id)
         .values(status=status, stats=stats, error=error, finished_at=now)
     )
 
@@ -451,14 +465,14 @@ async def decay_traits(session: AsyncSession, user_id: str | None, now: datetime
     exponent = decay_exponent_sql("m.trait_subtype", "m.trait_reinforcement_count", days)
     sql = f"""
     WITH old AS (
-        SELECT m.id, m.trait_stage FROM memories m
+        SELECT m.user_id, m.id, m.trait_stage FROM memories m
         WHERE m.kind = 'trait' AND m.valid_until IS NULL AND m.trait_stage NOT IN ('{Stage.TREND}', '{Stage.DISSOLVED}')
           {_user_filter(user_id)}
         FOR UPDATE),
     calc AS (
-        SELECT m.id, old.trait_stage AS old_stage,
+        SELECT m.user_id, m.id, old.trait_stage AS old_stage,
                least(1.0, greatest(0.0, m.trait_confidence * {safe_exp(exponent)})) AS c
-        FROM memories m JOIN old ON old.id = m.id),
+        FROM memories m JOIN old ON old.user_id = m.user_id AND old.id = m.id),
     staged AS (
         SELECT calc.*, {stage_sql("calc.c")} AS mapped FROM calc),
     upd AS (
@@ -469,7 +483,7 @@ async def decay_traits(session: AsyncSession, user_id: str | None, now: datetime
             valid_until = CASE WHEN s.mapped = '{Stage.DISSOLVED}' THEN :now ELSE m.valid_until END,
             metadata = jsonb_set(m.metadata, '{{last_decay_at}}', to_jsonb(CAST(:now AS timestamptz))),
             updated_at = :now
-        FROM staged s WHERE m.id = s.id
+        FROM staged s WHERE m.user_id = s.user_id AND m.id = s.id
         RETURNING m.id, m.user_id, m.content, s.old_stage, m.trait_stage AS new_stage, m.trait_confidence AS c),
     hist AS (
         INSERT INTO memory_history (memory_id, user_id, action, reason, at, stage, confidence)

@@ -6,8 +6,9 @@ uses by filtering on `embedder` and casting the same way.
 
 The index is created inside the writer's own transaction, never on another connection: a
 `CREATE INDEX` elsewhere would wait for this transaction's row locks while this transaction waited
-for it. Two first writers at once can still wait on each other; the creation then runs under a
-short lock timeout in a savepoint, the loser's write goes on without it, and a later write creates it.
+for it. Creators take turns (an advisory lock, so a waiting one holds no table lock), and each tries
+under a short lock timeout in a savepoint: when two first writers still wait on each other, one
+gives up, its write goes on without the index, and a later write creates it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
+from engrain.storage.db import advisory_key
 from engrain.storage.sqltext import sql_literal
 
 log = logging.getLogger(__name__)
@@ -54,13 +56,17 @@ async def ensure_vector_index(conn: AsyncSession | AsyncConnection, embedder_id:
     try:
         async with conn.begin_nested():
             await conn.execute(text("SELECT set_config('lock_timeout', :t, true)"), {"t": LOCK_TIMEOUT})
-            await conn.execute(
-                text(
-                    f"CREATE INDEX IF NOT EXISTS {name} ON memories USING hnsw "
-                    f"((embedding::vector({int(dim)})) vector_cosine_ops) WITH (m = 16, ef_construction = 32) "
-                    f"WHERE embedder = {sql_literal(embedder_id)}"
+            # One creator at a time, and a waiting one holds no table lock: `CREATE INDEX` takes a SHARE
+            # lock that writers queue behind, so two creators at once would block each other's inserts.
+            await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": advisory_key(f"engrain:index:{name}")})
+            if not await conn.scalar(text("SELECT to_regclass(:n) IS NOT NULL"), {"n": name}):  # else made meanwhile
+                await conn.execute(
+                    text(
+                        f"CREATE INDEX IF NOT EXISTS {name} ON memories USING hnsw "
+                        f"((embedding::vector({int(dim)})) vector_cosine_ops) WITH (m = 16, ef_construction = 32) "
+                        f"WHERE embedder = {sql_literal(embedder_id)}"
+                    )
                 )
-            )
     except DBAPIError as exc:  # a lock timeout, a deadlock or a name taken by another first writer
         log.info("the vector index for %s is left to a later write: %s", embedder_id, str(exc.orig).splitlines()[0])
         return

@@ -107,7 +107,7 @@ class ReflectionApplier:
                 }
             )
             stats |= {"expired_intentions": code["expired_intentions"], "decayed": decay["decayed"]}
-            await trait_repo.finish_cycle(s, cycle_id, status, stats, error, plan.now)
+            await trait_repo.finish_cycle(s, plan.user_id, cycle_id, status, stats, error, plan.now)
             if looked:
                 await trait_repo.set_watermark(s, plan.user_id, plan.mark or plan.now)
             result.memories_pending = (
@@ -143,6 +143,7 @@ class ReflectionApplier:
             )
             await trait_repo.finish_cycle(
                 s,
+                plan.user_id,
                 cycle_id,
                 "completed",
                 result.model_dump(include={"traits_updated", "traits_dissolved", "llm"}),

@@ -171,7 +171,7 @@ class ReflectionPlanner:
         """Each contradicted trait with its supporting and contradicting evidence, for the review."""
         db = await self.rt.database()
         async with db.sessions() as s:
-            rows = await trait_repo.evidence(s, [t.id for _, t, _ in cases])
+            rows = await trait_repo.evidence(s, plan.user_id, [t.id for _, t, _ in cases])
         blocks = []
         shown = {m.id: m for _, m in [*plan.memories, *plan.evidence]}
         for alias, t, new in cases:
