@@ -47,6 +47,11 @@ class Settings(BaseSettings):
         default=None, description="PostgreSQL URL (>= 15 with pgvector). Unset: embedded Postgres in home."
     )
     home: Path = Field(default_factory=_default_home, description="Data dir: embedded Postgres, models.")
+    model_dir: Path | None = Field(
+        default=None,
+        description="Where models are kept (downloads, the ONNX export of the packaged model); default "
+        "ENGRAIN_HOME/models. Several homes may share one.",
+    )
     pg_shared_buffers: str = Field(
         default="512MB",
         pattern=r"^[1-9][0-9]*(kB|MB|GB)$",
@@ -114,7 +119,7 @@ class Settings(BaseSettings):
 
     @property
     def models_dir(self) -> Path:
-        return self.home / "models"
+        return self.model_dir or self.home / "models"
 
     @property
     def pgdata(self) -> Path:

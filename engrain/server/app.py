@@ -13,13 +13,14 @@ from typing import Any
 import psutil
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import Tool
 from pydantic import ValidationError
 
 from engrain import __version__
 from engrain.resources import memories as memory_resources
 from engrain.resources import status as status_resource
 from engrain.resources import traits as trait_resources
-from engrain.server import guide
+from engrain.server import guide, schemas
 from engrain.server.state import AppState
 from engrain.tools import forget, ingest, link, recall, reflect, remember, review, traits
 from engrain.tools.common import describe_invalid_arguments
@@ -34,7 +35,19 @@ def process_age() -> float:
 
 
 class EngrainServer(MCPServer[AppState]):
-    """MCPServer whose argument errors are one line that names the field and what it accepts."""
+    """MCPServer whose argument errors are one line that names the field and what it accepts, and
+    whose output schemas are written in the form clients validate fastest (server/schemas.py)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._plain_schemas: dict[str, dict[str, Any] | None] = {}  # by tool name, made once
+
+    async def list_tools(self) -> list[Tool]:
+        tools = await super().list_tools()
+        for tool in tools:
+            if tool.name not in self._plain_schemas:
+                self._plain_schemas[tool.name] = schemas.plain(tool.output_schema) if tool.output_schema else None
+        return [tool.model_copy(update={"output_schema": self._plain_schemas[tool.name]}) for tool in tools]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:

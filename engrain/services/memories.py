@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 from pydantic import BaseModel, Field
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput, NotFound, QuotaExceeded
@@ -173,47 +172,40 @@ class MemoryService:
         # Embed first, so that the duplicate check, the near-duplicate search and the insert share one
         # transaction (one connection, one commit) — the embedding is cheap or cached, the round trips are not.
         model, vector = await self.rt.embeddings.embed_one(content)
-        try:
-            async with db.sessions.begin() as s:
-                if old_id is not None and await repo.get(s, user_id, old_id) is None:
-                    raise NotFound("supersedes", old_id)
-                dup = await repo.find_live_duplicate(s, user_id, ns, kind, digest)
-                if dup is not None:
-                    return await self._duplicate(s, user_id, dup, old_id, now)
-                near = await repo.nearest_live(s, user_id, ns, kind, model.id, model.dim, vector, now)
-                if near is not None and near.content_hash == digest:
-                    # Stored by a concurrent remember since the check above: the same text, not a variant.
-                    return await self._duplicate(s, user_id, await repo.get(s, user_id, near.id), old_id, now)
-                # An explicit `supersedes` asks for a new row: never fold it into a look-alike.
-                if (
-                    old_id is None
-                    and near is not None
-                    and is_near_duplicate(
-                        model.id, near.similarity, content, near.content, item.event_time, near.event_time
-                    )
-                ):
-                    return await self._merge(
-                        s, user_id, near.id, content, item.importance_given, clean_tags, now, near.similarity
-                    )
-                await self._check_quota(s, user_id, 1, now)
-                memory = await repo.insert(s, item.row(user_id, model.id, vector, now), vector)
-                self.languages.stored([item.lang])
-                await repo.add_history(s, memory.id, user_id, "create", new=content, at=now)
-                if old_id is not None:
-                    await self._supersede(s, user_id, old_id, memory.id, now)
-                return _result(memory, "created", old_id)
-        except IntegrityError:
-            # A concurrent remember of the same text won the unique index: report its row.
-            async with db.sessions.begin() as s:
-                dup = await repo.find_live_duplicate(s, user_id, ns, kind, digest)
-                if dup is None:
-                    raise
-                return _result(dup, "duplicate")
+        async with db.sessions.begin() as s:
+            if old_id is not None and await repo.get(s, user_id, old_id) is None:
+                raise NotFound("supersedes", old_id)
+            same_text, near = await repo.probe(s, user_id, ns, kind, digest, model.id, model.dim, vector, now)
+            if same_text is not None:
+                return await self._duplicate(s, user_id, same_text, old_id, now)
+            # An explicit `supersedes` asks for a new row: never fold it into a look-alike.
+            if (
+                old_id is None
+                and near is not None
+                and is_near_duplicate(
+                    model.id, near.similarity, content, near.content, item.event_time, near.event_time
+                )
+            ):
+                return await self._merge(
+                    s, user_id, near.id, content, item.importance_given, clean_tags, now, near.similarity
+                )
+            await self._check_quota(s, user_id, 1, now)
+            memory = item.row(user_id, model.id, vector, now)
+            if not await repo.insert_many(s, [memory], now):
+                # A concurrent remember of the same text was stored since the probe: report its row.
+                same_text, _ = await repo.probe(s, user_id, ns, kind, digest, model.id, model.dim, vector, now)
+                assert same_text is not None
+                return await self._duplicate(s, user_id, same_text, old_id, now)
+            self.languages.stored([item.lang])
+            if old_id is not None:
+                await self._supersede(s, user_id, old_id, memory.id, now)
+            return _result(memory, "created", old_id)
 
     async def _duplicate(
-        self, s: AsyncSession, user_id: str, dup: Memory | None, old_id: uuid.UUID | None, now: datetime
+        self, s: AsyncSession, user_id: str, dup_id: uuid.UUID, old_id: uuid.UUID | None, now: datetime
     ) -> RememberResult:
         """The text is stored already: count the use; a `supersedes` still retires the old memory."""
+        dup = await repo.get(s, user_id, dup_id)
         assert dup is not None
         await repo.touch(s, user_id, [dup.id], now)
         replaced = old_id if old_id not in (None, dup.id) else None

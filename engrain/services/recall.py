@@ -7,6 +7,7 @@ import logging
 import math
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -179,6 +180,20 @@ class AccessTracker:
             await repo.touch_counts(s, [(u, m, n, at) for (u, m), (n, at) in sorted(pending.items())])
 
 
+@dataclass(frozen=True)
+class PreparedRecall:
+    """A recall with its arguments checked and its query read and embedded, ready to run."""
+
+    query: str
+    statement: RecallQuery
+    left_out: tuple[str, ...]
+    include_links: bool
+    max_tokens: int | None
+    track_access: bool
+    accessed_at: datetime
+    as_of: datetime | None
+
+
 class RecallService:
     def __init__(self, runtime: Runtime) -> None:
         self.rt = runtime
@@ -229,6 +244,40 @@ class RecallService:
         must not count as the user's use of a memory. `as_of` answers from what was known and
         valid at that moment (created by then, not yet superseded, forgotten or archived), scored
         as of then."""
+        prepared = await self.prepare(
+            user_id,
+            query,
+            limit=limit,
+            kinds=kinds,
+            namespace=namespace,
+            since=since,
+            until=until,
+            include_traits=include_traits,
+            include_links=include_links,
+            max_tokens=max_tokens,
+            as_of=as_of,
+            track_access=track_access,
+        )
+        return await self.execute(prepared)
+
+    async def prepare(
+        self,
+        user_id: str,
+        query: str,
+        *,
+        limit: int = 10,
+        kinds: Sequence[str] | None = None,
+        namespace: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        include_traits: bool = True,
+        include_links: bool = True,
+        max_tokens: int | None = None,
+        as_of: str | None = None,
+        track_access: bool = True,
+    ) -> PreparedRecall:
+        """The first half of a recall: check the arguments, read the query (its words, its dates) and
+        embed it. No statement runs yet (bench/latency.py times the two halves apart)."""
         settings, now = self.rt.settings, self.rt.clock()
         accessed_at = now
         if as_of is not None:
@@ -258,54 +307,65 @@ class RecallService:
         when = read_query_time(query, now, settings.tz, words.lang)
         focused, model, vector = await self._embed_query(user_id, query, words.lang)
         embedder_id, dim = (model.id, model.dim) if model is not None else ("", 0)
+        statement = RecallQuery(
+            user_id=user_id,
+            query=words,
+            vector=vector,
+            embedder_id=embedder_id,
+            dim=dim,
+            flt=flt,
+            now=now,
+            decay_seconds=settings.decay_rate_days * 86400,
+            limit=limit,
+            pool=max(MIN_POOL, limit * 5),
+            asks_when=when.asks_when,
+            window=when.window,
+        )
+        return PreparedRecall(
+            query=query,
+            statement=statement,
+            left_out=focused.left_out,
+            include_links=include_links,
+            max_tokens=max_tokens,
+            track_access=track_access,
+            accessed_at=accessed_at,
+            as_of=now if as_of is not None else None,
+        )
+
+    async def execute(self, prepared: PreparedRecall) -> RecallResult:
+        """The second half: the one scoring statement, then the result trimmed to its token budget."""
+        settings, statement = self.rt.settings, prepared.statement
         db = await self.rt.database()
         try:
             async with db.sessions.begin() as s:
-                rows = await run_recall(
-                    s,
-                    RecallQuery(
-                        user_id=user_id,
-                        query=words,
-                        vector=vector,
-                        embedder_id=embedder_id,
-                        dim=dim,
-                        flt=flt,
-                        now=now,
-                        decay_seconds=settings.decay_rate_days * 86400,
-                        limit=limit,
-                        pool=max(MIN_POOL, limit * 5),
-                        asks_when=when.asks_when,
-                        window=when.window,
-                    ),
-                    timeout_ms=settings.recall_timeout_ms,
-                )
+                rows = await run_recall(s, statement, timeout_ms=settings.recall_timeout_ms)
         except DBAPIError as exc:
             if "statement timeout" in str(exc.orig) or "canceling statement" in str(exc.orig):
                 raise RecallTimeout(
                     f"query: recall took longer than ENGRAIN_RECALL_TIMEOUT_MS={settings.recall_timeout_ms} ms"
                 ) from None
             raise
-        if not include_links:
+        if not prepared.include_links:
             rows = [r for r in rows if r["source"] == "search"]
         hits = [_hit(r) for r in rows]
         truncated = False
-        if max_tokens is not None:
+        if prepared.max_tokens is not None:
             kept, used = [], 0
             for hit in hits:
                 cost = estimate_tokens(hit.content)
-                if used + cost <= max_tokens:
+                if used + cost <= prepared.max_tokens:
                     kept.append(hit)
                     used += cost
                 else:
                     truncated = True
             hits = kept
-        if hits and track_access:
-            self.accesses.record(user_id, [uuid.UUID(h.id) for h in hits], accessed_at)
+        if hits and prepared.track_access:
+            self.accesses.record(statement.user_id, [uuid.UUID(h.id) for h in hits], prepared.accessed_at)
         return RecallResult(
-            query=query,
+            query=prepared.query,
             results=hits,
-            embedder=embedder_id or None,
+            embedder=statement.embedder_id or None,
             truncated_by_tokens=truncated,
-            words_not_embedded=list(focused.left_out),
-            as_of=now if as_of is not None else None,
+            words_not_embedded=list(prepared.left_out),
+            as_of=prepared.as_of,
         )

@@ -75,28 +75,48 @@ async def nearest_live(
     vector: list[float],
     now: datetime,
 ) -> Neighbour | None:
-    """The most similar live memory of the same kind and embedder, with its cosine similarity.
+    """The most similar live memory of the same kind and embedder, with its cosine similarity."""
+    return (await probe(session, user_id, namespace, kind, None, embedder_id, dim, vector, now))[1]
+
+
+async def probe(
+    session: AsyncSession,
+    user_id: str,
+    namespace: str,
+    kind: str,
+    content_hash: str | None,
+    embedder_id: str,
+    dim: int,
+    vector: list[float],
+    now: datetime,
+) -> tuple[uuid.UUID | None, Neighbour | None]:
+    """What a new text would meet, in one statement: the live row with the same text (the one the
+    unique index would collide with), and the most similar live memory of the same kind and embedder.
 
     The HNSW scan is iterative: without it, the index hands back its ef_search nearest rows of every
     user and kind, and when none of them passes the filters the look-up finds nothing."""
     await session.execute(text("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)"))
+    cast_vector = f"CAST(:v AS vector({int(dim)}))"
     stmt = text(
         f"""
-        SELECT id, 1 - (embedding::vector({int(dim)}) <=> CAST(:v AS vector({int(dim)}))) AS sim, content, content_hash,
-               event_time
-        FROM memories
-        WHERE embedder = {sql_literal(embedder_id)} AND user_id = :user AND namespace = :ns AND kind = :kind
-          AND (valid_until IS NULL OR valid_until > :now)
-        ORDER BY embedding::vector({int(dim)}) <=> CAST(:v AS vector({int(dim)}))
-        LIMIT 1
+        SELECT (SELECT id FROM memories WHERE user_id = :user AND namespace = :ns AND kind = :kind
+                AND content_hash = :h AND valid_until IS NULL) AS same_text,
+               n.id, n.sim, n.content, n.content_hash, n.event_time
+        FROM (SELECT 1) AS one LEFT JOIN LATERAL (
+            SELECT id, 1 - (embedding::vector({int(dim)}) <=> {cast_vector}) AS sim, content, content_hash, event_time
+            FROM memories
+            WHERE embedder = {sql_literal(embedder_id)} AND user_id = :user AND namespace = :ns AND kind = :kind
+              AND (valid_until IS NULL OR valid_until > :now)
+            ORDER BY embedding::vector({int(dim)}) <=> {cast_vector}
+            LIMIT 1
+        ) AS n ON true
         """
     )
-    row = (
-        await session.execute(
-            stmt, {"v": vector_literal(vector), "user": user_id, "ns": namespace, "kind": kind, "now": now}
-        )
-    ).first()
-    return Neighbour(row.id, float(row.sim), row.content, row.content_hash, row.event_time) if row else None
+    params = {"v": vector_literal(vector), "user": user_id, "ns": namespace, "kind": kind, "now": now}
+    params["h"] = content_hash
+    row = (await session.execute(stmt, params)).one()
+    near = Neighbour(row.id, float(row.sim), row.content, row.content_hash, row.event_time) if row.id else None
+    return row.same_text, near
 
 
 def _with_text_form(memory: Memory) -> Memory:

