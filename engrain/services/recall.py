@@ -9,10 +9,11 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from pydantic import BaseModel, Field
 from sqlalchemy.exc import DBAPIError
+from typing_extensions import Unpack
 
 from engrain.errors import EngrainError, InvalidInput, Unavailable
 from engrain.providers.embeddings import Embedder
@@ -180,6 +181,21 @@ class AccessTracker:
             await repo.touch_counts(s, [(u, m, n, at) for (u, m), (n, at) in sorted(pending.items())])
 
 
+class RecallOptions(TypedDict, total=False):
+    """The keyword arguments of `recall`, as `prepare` takes them."""
+
+    limit: int
+    kinds: Sequence[str] | None
+    namespace: str | None
+    since: str | None
+    until: str | None
+    include_traits: bool
+    include_links: bool
+    max_tokens: int | None
+    as_of: str | None
+    track_access: bool
+
+
 @dataclass(frozen=True)
 class PreparedRecall:
     """A recall with its arguments checked and its query read and embedded, ready to run."""
@@ -224,41 +240,12 @@ class RecallService:
             return focused, None, None
         return focused, model, vector
 
-    async def recall(
-        self,
-        user_id: str,
-        query: str,
-        *,
-        limit: int = 10,
-        kinds: Sequence[str] | None = None,
-        namespace: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        include_traits: bool = True,
-        include_links: bool = True,
-        max_tokens: int | None = None,
-        as_of: str | None = None,
-        track_access: bool = True,
-    ) -> RecallResult:
-        """Hybrid recall; `track_access=False` for internal look-ups (reflection evidence) that
-        must not count as the user's use of a memory. `as_of` answers from what was known and
-        valid at that moment (created by then, not yet superseded, forgotten or archived), scored
-        as of then."""
-        prepared = await self.prepare(
-            user_id,
-            query,
-            limit=limit,
-            kinds=kinds,
-            namespace=namespace,
-            since=since,
-            until=until,
-            include_traits=include_traits,
-            include_links=include_links,
-            max_tokens=max_tokens,
-            as_of=as_of,
-            track_access=track_access,
-        )
-        return await self.execute(prepared)
+    async def recall(self, user_id: str, query: str, **options: Unpack[RecallOptions]) -> RecallResult:
+        """Hybrid recall: `prepare` then `execute`. `track_access=False` for internal look-ups
+        (reflection evidence) that must not count as the user's use of a memory. `as_of` answers from
+        what was known and valid at that moment (created by then, not yet superseded, forgotten or
+        archived), scored as of then."""
+        return await self.execute(await self.prepare(user_id, query, **options))
 
     async def prepare(
         self,

@@ -20,6 +20,8 @@ import re
 import threading
 from typing import Any
 
+from engrain.native import load_numpy
+
 ENGLISH = "en"
 CJK = frozenset({"zh", "ja", "ko"})
 LANGID_CONFIDENCE = 0.8
@@ -72,6 +74,7 @@ def load_identifier() -> tuple[Any, Any]:
     global _identifiers
     with _lock:
         if _identifiers is None:
+            load_numpy()  # py3langid imports it; the embedding model may be loading in another thread
             from py3langid.langid import MODEL_DIR, MODEL_FILE, LanguageIdentifier
 
             every = LanguageIdentifier.from_modelpath(MODEL_DIR / MODEL_FILE, norm_probs=True)
