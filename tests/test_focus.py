@@ -104,15 +104,16 @@ async def test_a_lexical_embedder_embeds_the_whole_query(settings_factory):
         assert out["words_not_embedded"] == []
 
 
-async def test_common_words_are_renewed_in_the_background(settings_factory, monkeypatch):
+async def test_common_words_are_renewed_in_the_background(settings_factory):
     async with connect(settings_factory()) as (client, app):
         for talk in SMALL_TALK:
             await call(client, "remember", content=f"Zoe: {talk}")
         assert await app.recall.focus.common_words(app.settings.user) == frozenset({"zoe"})
         for talk in SMALL_TALK:
             await call(client, "remember", content=f"Ravi: {talk} (echo)")
-        monkeypatch.setattr("engrain.services.focus.CACHE_SECONDS", 0.0)
-        await app.recall.focus._read(app.settings.user)  # the entry is now due for renewal
+        app.recall.focus.words.ttl = 0.0
+        app.recall.focus.words.forget()
+        await app.recall.focus.common_words(app.settings.user)  # read again, and due for renewal at once
         for talk in SMALL_TALK:
             await call(client, "remember", content=f"Ravi: {talk} (reprise)")
         # Due: the cached words answer at once while the renewal runs in the background.

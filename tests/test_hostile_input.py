@@ -157,7 +157,17 @@ async def counts(app, user: str) -> dict[str, int]:
     return out
 
 
-TOOLS = ["remember", "recall", "link", "forget", "get_user_traits", "reflect", "ingest_conversation", "review_trait"]
+TOOLS = [
+    "remember",
+    "remember_many",
+    "recall",
+    "link",
+    "forget",
+    "get_user_traits",
+    "reflect",
+    "ingest_conversation",
+    "review_trait",
+]
 
 
 @pytest.mark.parametrize("tool", TOOLS)

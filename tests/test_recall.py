@@ -127,6 +127,34 @@ async def test_two_turn_questions_bridge_through_a_name_the_question_lacks(clock
         assert hit["score"] == pytest.approx(expected_score(hit["breakdown"]), abs=1e-5)
 
 
+async def test_a_rare_query_word_weighs_more_than_a_common_one(settings_factory, fresh_database_url):
+    """`lexical` weighs each query word by its rarity among all memories (the column statistics ANALYZE
+    keeps): a memory sharing the rare word with the query outranks one sharing only the common word. The
+    statistics are read once and kept for a minute; a recall after that gets the renewed ones. (Its own
+    database: the statistics are of the whole table.)"""
+    async with connect(settings_factory(database_url=fresh_database_url), Clock(NOW)) as (client, app):
+        app.recall.rarity.ttl = 0.0  # each reading is due for renewal at once
+        for i in range(40):
+            await call(client, "remember", content=f"Music practice session number {i} went well")
+        common = await call(client, "remember", content="Music on the radio this morning")
+        rare = await call(client, "remember", content="Ordered a theremin online")
+
+        def weights(hits: dict[str, dict]) -> tuple[float, float]:
+            return hits[common["id"]]["breakdown"]["lexical"], hits[rare["id"]]["breakdown"]["lexical"]
+
+        no_statistics = weights(await by_id(client, "music theremin"))
+        assert no_statistics[0] == pytest.approx(no_statistics[1])  # both words weigh the same
+        await execute(app, "ANALYZE memories")
+        # The kept reading answers at once while the new one is read in the background.
+        assert weights(await by_id(client, "music theremin")) == pytest.approx(no_statistics)
+        await app.drain()
+        hits = await by_id(client, "music theremin")
+        assert weights(hits)[1] > 0.8 > 0.2 > weights(hits)[0]
+        assert hits[rare["id"]]["score"] > hits[common["id"]]["score"]
+        for hit in hits.values():
+            assert hit["score"] == pytest.approx(expected_score(hit["breakdown"]), abs=1e-5)
+
+
 async def test_recency_uses_event_time_before_created_at(clocked):
     client, app = clocked
     a = await call(client, "remember", content="Concert of the Berlin Philharmonic")

@@ -193,34 +193,48 @@ async def test_supersede_never_merges_into_a_look_alike(session):
 
 
 async def test_remember_many_dedups_and_validates_all_or_nothing(session):
-    from engrain.errors import InvalidInput
+    client, app = session
+    known = await call(client, "remember", content="Owns a red kayak")
+    items = [
+        {"content": "Owns a red kayak"},
+        {"content": "Speaks Finnish", "tags": ["language"]},
+        {"content": "speaks finnish."},
+        {"content": "Went to Tallinn on 2024-05-02", "importance": 7},
+        {"content": "Release: build → test → ship", "namespace": "work"},
+    ]
+    out = await call(client, "remember_many", items=items)
+    results = out["results"]
+    assert [r["status"] for r in results] == ["duplicate", "created", "duplicate", "created", "created"]
+    assert (out["created"], out["duplicates"]) == (3, 2)
+    assert results[0]["id"] == known["id"] and results[2]["id"] == results[1]["id"]
+    assert results[3]["kind"] == "episodic" and results[3]["event_time"].startswith("2024-05-02")
+    assert results[3]["importance"] == 7
+    assert results[4]["kind"] == "procedural" and results[4]["procedure_steps"] == ["build", "test", "ship"]
+    assert await scalar(app, "SELECT tags FROM memories WHERE id = :id", id=uuid.UUID(results[1]["id"])) == ["language"]
+    found = await call(client, "recall", query="Tallinn")
+    assert found["results"][0]["id"] == results[3]["id"]
+    before = await _count(app)
+    bad = await call_error(client, "remember_many", items=[{"content": "fine"}, {"content": "bad\x00"}])
+    assert "items[1].content: contains a NUL byte" in bad
+    wrong_kind = await call_error(
+        client, "remember_many", items=[{"content": "fine"}, {"content": "x", "kind": "trait"}]
+    )
+    assert "items" in wrong_kind and "kind" in wrong_kind and "'fact', 'episodic' or 'procedural'" in wrong_kind
+    too_many = await call_error(client, "remember_many", items=[{"content": f"note {i}"} for i in range(5_001)])
+    assert "items: 5001 memories; the limit is 5,000 per batch" in too_many
+    assert await _count(app) == before
+    assert await call(client, "remember_many", items=[]) == {"results": [], "created": 0, "duplicates": 0}
+
+
+async def test_remember_many_keeps_internal_metadata(session):
+    """Benchmarks and imports inside the server pass metadata (a LoCoMo dia_id) the tool does not offer."""
     from engrain.services.memories import BatchItem
 
-    client, app = session
-    user = app.settings.user
-    known = await call(client, "remember", content="Owns a red kayak")
-    batch = [
-        BatchItem(content="Owns a red kayak"),
-        BatchItem(content="Speaks Finnish"),
-        BatchItem(content="speaks finnish."),
-        BatchItem(content="Went to Tallinn on 2024-05-02", importance=7),
-        BatchItem(content="Release: build → test → ship", metadata={"dia_id": "D1:3"}),
-    ]
-    out = await app.memories.remember_many(user, batch)
-    assert [r.status for r in out] == ["duplicate", "created", "duplicate", "created", "created"]
-    assert out[0].id == known["id"] and out[2].id == out[1].id
-    assert out[3].kind == "episodic" and out[3].event_time.date().isoformat() == "2024-05-02"
-    assert out[4].kind == "procedural" and out[4].procedure_steps == ["build", "test", "ship"]
-    assert (
-        await scalar(app, "SELECT metadata ->> 'dia_id' FROM memories WHERE id = :id", id=uuid.UUID(out[4].id))
-        == "D1:3"
+    _, app = session
+    [out] = await app.memories.remember_many(
+        app.settings.user, [BatchItem(content="Plays the oud", metadata={"d": "1"})]
     )
-    found = await call(client, "recall", query="Tallinn")
-    assert found["results"][0]["id"] == out[3].id
-    before = await _count(app)
-    with pytest.raises(InvalidInput, match=r"items\[1\].content: contains a NUL byte"):
-        await app.memories.remember_many(user, [BatchItem(content="fine"), BatchItem(content="bad\x00")])
-    assert await _count(app) == before
+    assert await scalar(app, "SELECT metadata ->> 'd' FROM memories WHERE id = :id", id=uuid.UUID(out.id)) == "1"
 
 
 async def test_concurrent_batches_with_the_same_texts_store_each_once(session):

@@ -29,11 +29,17 @@ async def test_stdio_round_trip(pg_url, tmp_path):
     )  # the shared test database is no place for jobs over all users
     async with Client(params) as client:
         names = {t.name for t in (await client.list_tools()).tools}
-        assert {"remember", "recall", "link", "forget"} <= names
+        assert {"remember", "remember_many", "recall", "link", "forget"} <= names
         stored = await client.call_tool("remember", {"content": "Prefers window seats on trains"})
         assert not stored.is_error
         found = await client.call_tool("recall", {"query": "train seat preference"})
         assert found.structured_content["results"][0]["id"] == stored.structured_content["id"]
+        batch = await client.call_tool(
+            "remember_many", {"items": [{"content": "Grows chillies on the balcony"}, {"content": "Cycles to work"}]}
+        )
+        assert not batch.is_error and batch.structured_content["created"] == 2
+        found = await client.call_tool("recall", {"query": "chillies balcony"})
+        assert found.structured_content["results"][0]["id"] == batch.structured_content["results"][0]["id"]
         bad = await client.call_tool("remember", {"content": "\x00"})
         assert bad.is_error and "NUL" in bad.content[0].text
 

@@ -13,11 +13,10 @@ The common words of a user are read from a bounded sample of their memories and 
 from __future__ import annotations
 
 import re
-import time
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from engrain.services.refreshing import RefreshingCache
 from engrain.storage.vocabulary import common_words
 from engrain.text.fulltext import words_of
 from engrain.text.languages import cjk_language
@@ -64,39 +63,20 @@ def focus(query: str, common: frozenset[str]) -> FocusedQuery:
 class QueryFocus:
     """Per-user common words. A user's vocabulary drifts slowly: the first recall of a user reads it
     (a few milliseconds); after CACHE_SECONDS the cached words keep answering while a background
-    task reads them again, so no later recall waits for it."""
+    task reads them again (services/refreshing.py), so no later recall waits for it."""
 
     def __init__(self, runtime: Runtime) -> None:
         self.rt = runtime
-        self._cache: OrderedDict[str, tuple[float, frozenset[str]]] = OrderedDict()
-        self._refreshing: set[str] = set()
+        self.words = RefreshingCache(self._read, runtime.spawn, ttl=CACHE_SECONDS, max_entries=CACHE_USERS)
 
     async def common_words(self, user_id: str) -> frozenset[str]:
-        cached = self._cache.get(user_id)
-        if cached is None:
-            return await self._read(user_id)
-        self._cache.move_to_end(user_id)
-        if cached[0] <= time.monotonic() and user_id not in self._refreshing:
-            self._refreshing.add(user_id)
-            self.rt.spawn(self._refresh(user_id))
-        return cached[1]
-
-    async def _refresh(self, user_id: str) -> None:
-        try:
-            await self._read(user_id)
-        finally:
-            self._refreshing.discard(user_id)
+        return await self.words.get(user_id)
 
     async def _read(self, user_id: str) -> frozenset[str]:
         db = await self.rt.database()
         async with db.sessions.begin() as s:
             sampled, shares = await common_words(s, user_id, self.rt.clock(), COMMON_SHARE)
-        words = frozenset(shares) if sampled >= MIN_MEMORIES else frozenset()
-        self._cache[user_id] = (time.monotonic() + CACHE_SECONDS, words)
-        self._cache.move_to_end(user_id)
-        while len(self._cache) > CACHE_USERS:
-            self._cache.popitem(last=False)
-        return words
+        return frozenset(shares) if sampled >= MIN_MEMORIES else frozenset()
 
     async def focus(self, user_id: str, query: str) -> FocusedQuery:
         return focus(query, await self.common_words(user_id))

@@ -45,6 +45,17 @@ class RememberResult(BaseModel):
     superseded: str | None = Field(default=None, description="Id of the memory this one replaced.")
 
 
+class RememberManyResult(BaseModel):
+    results: list[RememberResult] = Field(description="One per item, in the order given.")
+    created: int
+    duplicates: int
+
+    @classmethod
+    def of(cls, results: list[RememberResult]) -> RememberManyResult:
+        created = sum(r.status == "created" for r in results)
+        return cls(results=results, created=created, duplicates=len(results) - created)
+
+
 class ForgetResult(BaseModel):
     id: str
     deleted: bool

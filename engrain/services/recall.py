@@ -20,6 +20,7 @@ from engrain.providers.embeddings import Embedder
 from engrain.services import inputs
 from engrain.services.dates import read_query_time
 from engrain.services.focus import FocusedQuery, QueryFocus
+from engrain.services.refreshing import RefreshingCache
 from engrain.storage import memories as repo
 from engrain.storage.recall import (
     BRIDGE_SEEDS,
@@ -32,7 +33,9 @@ from engrain.storage.recall import (
     WINDOW_WEIGHT,
     RecallFilter,
     RecallQuery,
+    WordRarity,
     run_recall,
+    word_rarity,
 )
 from engrain.text.fulltext import load_for, query_form
 
@@ -42,6 +45,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 MIN_POOL = 50
 ACCESS_FLUSH_DELAY = 0.5  # seconds during which recall accesses are gathered into one update
+# Word rarity (pg_stats) changes only when the table is analyzed: read again at most this often.
+RARITY_SECONDS = 60.0
 
 
 class RecallTimeout(EngrainError):
@@ -215,6 +220,12 @@ class RecallService:
         self.rt = runtime
         self.accesses = AccessTracker(runtime)
         self.focus = QueryFocus(runtime)
+        self.rarity = RefreshingCache(self._read_rarity, runtime.spawn, ttl=RARITY_SECONDS, max_entries=1)
+
+    async def _read_rarity(self, _: str) -> WordRarity:
+        db = await self.rt.database()
+        async with db.sessions.begin() as s:
+            return await word_rarity(s)
 
     async def _embed_query(
         self, user_id: str, query: str, lang: str
@@ -307,6 +318,7 @@ class RecallService:
             pool=max(MIN_POOL, limit * 5),
             asks_when=when.asks_when,
             window=when.window,
+            rarity=await self.rarity.get("memories"),
         )
         return PreparedRecall(
             query=query,

@@ -6,12 +6,12 @@ from typing import Annotated, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from engrain.server.state import AppState
 from engrain.services import inputs
-from engrain.services.memories import RememberResult
-from engrain.tools.common import shorten, structured, tool_errors
+from engrain.services.memories import MAX_BATCH, BatchItem, RememberManyResult, RememberResult
+from engrain.tools.common import plural, shorten, structured, tool_errors
 
 DESCRIPTION = (
     "Store something worth knowing about the user for later sessions: a fact, a preference, an event, "
@@ -19,6 +19,35 @@ DESCRIPTION = (
     "intentions; 'A → B → C' becomes a procedure. Repeating a memory is harmless (duplicates are detected). "
     "Use `supersedes` when a fact changed (e.g. a new address)."
 )
+MANY_DESCRIPTION = (
+    f"Store many memories in one call (up to {MAX_BATCH:,}), e.g. when importing the user's notes or chat "
+    "history: far faster than one `remember` each. Each item takes the arguments of `remember` but "
+    "`supersedes`. Exact repeats (of stored memories or within the batch) are reported as duplicates; unlike "
+    "`remember`, near-duplicates are not merged. All or nothing: an invalid item stores none."
+)
+# The arguments `remember` and each `remember_many` item share, described once.
+Kind = Literal["fact", "episodic", "procedural"]
+CONTENT = f"The memory, one self-contained statement (≤ {inputs.MAX_CONTENT_CHARS:,} characters)."
+KIND = "Inferred when omitted."
+IMPORTANCE = "1–10; default 5."
+EVENT_TIME = "When it happened or will happen: ISO date or a phrase like 'last Tuesday'."
+CATEGORY = "e.g. work, location, skill, preference, workflow."
+TAGS = f"Up to {inputs.MAX_TAGS} short labels."
+NAMESPACE = "Project/app scope; default 'default'."
+PINNED = "Pinned memories never decay."
+
+
+class MemoryItem(BaseModel):
+    """One memory of a `remember_many` call."""
+
+    content: str = Field(description=CONTENT)
+    kind: Kind | None = Field(default=None, description=KIND)
+    importance: int | None = Field(default=None, description=IMPORTANCE)
+    event_time: str | None = Field(default=None, description=EVENT_TIME)
+    category: str | None = Field(default=None, description=CATEGORY)
+    tags: list[str] | None = Field(default=None, description=TAGS)
+    namespace: str | None = Field(default=None, description=NAMESPACE)
+    pinned: bool = Field(default=False, description=PINNED)
 
 
 def register(server: MCPServer, app: AppState) -> None:
@@ -30,21 +59,14 @@ def register(server: MCPServer, app: AppState) -> None:
     )
     @tool_errors
     async def remember(
-        content: Annotated[
-            str,
-            Field(description=f"The memory, one self-contained statement (≤ {inputs.MAX_CONTENT_CHARS:,} characters)."),
-        ],
-        kind: Annotated[
-            Literal["fact", "episodic", "procedural"] | None, Field(description="Inferred when omitted.")
-        ] = None,
-        importance: Annotated[int | None, Field(description="1–10; default 5.")] = None,
-        event_time: Annotated[
-            str | None, Field(description="When it happened or will happen: ISO date or a phrase like 'last Tuesday'.")
-        ] = None,
-        category: Annotated[str | None, Field(description="e.g. work, location, skill, preference, workflow.")] = None,
-        tags: Annotated[list[str] | None, Field(description=f"Up to {inputs.MAX_TAGS} short labels.")] = None,
-        namespace: Annotated[str | None, Field(description="Project/app scope; default 'default'.")] = None,
-        pinned: Annotated[bool, Field(description="Pinned memories never decay.")] = False,
+        content: Annotated[str, Field(description=CONTENT)],
+        kind: Annotated[Kind | None, Field(description=KIND)] = None,
+        importance: Annotated[int | None, Field(description=IMPORTANCE)] = None,
+        event_time: Annotated[str | None, Field(description=EVENT_TIME)] = None,
+        category: Annotated[str | None, Field(description=CATEGORY)] = None,
+        tags: Annotated[list[str] | None, Field(description=TAGS)] = None,
+        namespace: Annotated[str | None, Field(description=NAMESPACE)] = None,
+        pinned: Annotated[bool, Field(description=PINNED)] = False,
         supersedes: Annotated[str | None, Field(description="Id of a memory this one replaces.")] = None,
     ) -> Annotated[CallToolResult, RememberResult]:
         result = await app.memories.remember(
@@ -61,4 +83,19 @@ def register(server: MCPServer, app: AppState) -> None:
         )
         when = f", event {result.event_time.date().isoformat()}" if result.event_time else ""
         summary = f"{result.status}: {result.id} ({result.kind}, {result.temporality}{when}) — {shorten(content)}"
+        return structured(summary, result)
+
+    @server.tool(
+        name="remember_many",
+        title="Remember many",
+        description=MANY_DESCRIPTION,
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
+    )
+    @tool_errors
+    async def remember_many(
+        items: Annotated[list[MemoryItem], Field(description="The memories, in order.")],
+    ) -> Annotated[CallToolResult, RememberManyResult]:
+        results = await app.memories.remember_many(app.user(), [BatchItem(**item.model_dump()) for item in items])
+        result = RememberManyResult.of(results)
+        summary = f"{plural(result.created, 'memory')} stored, {plural(result.duplicates, 'duplicate')} recognised"
         return structured(summary, result)
