@@ -129,7 +129,9 @@ async def test_every_statement_of_a_users_requests_names_the_user(settings_facto
         def record(conn, cursor, statement, parameters, context, executemany) -> None:
             seen.append(statement)
 
-        event.listen(db.engine.sync_engine, "before_cursor_execute", record)
+        engines = (db.engine.sync_engine, db.reader.sync_engine)  # recall has connections of its own
+        for engine in engines:
+            event.listen(engine, "before_cursor_execute", record)
         try:
             a = await call(client, "remember", content="Takes the stairs instead of the elevator at the office")
             b = await call(client, "remember", content="Walked to work instead of taking the bus")
@@ -165,8 +167,10 @@ async def test_every_statement_of_a_users_requests_names_the_user(settings_facto
             )
             await call(client, "forget", memory_id=a["id"])
         finally:
-            event.remove(db.engine.sync_engine, "before_cursor_execute", record)
+            for engine in engines:
+                event.remove(engine, "before_cursor_execute", record)
 
     touching = [s for s in seen if {t.lower() for t in TABLE.findall(s)} & USER_TABLES]
     assert len(touching) > 50
+    assert sum("WITH q AS" in s for s in touching) >= 2  # the recalls' statements were seen
     assert [s for s in touching if "user_id" not in s and not any(m in s for m in ALL_USERS.values())] == []

@@ -336,8 +336,8 @@ class RecallService:
         settings, statement = self.rt.settings, prepared.statement
         db = await self.rt.database()
         try:
-            async with db.sessions.begin() as s:
-                rows = await run_recall(s, statement, timeout_ms=settings.recall_timeout_ms)
+            async with db.reader.connect() as conn:
+                rows = await run_recall(conn, statement)
         except DBAPIError as exc:
             if "statement timeout" in str(exc.orig) or "canceling statement" in str(exc.orig):
                 raise RecallTimeout(

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from engrain.config import Settings
 from engrain.storage.embedded import start_embedded
+from engrain.storage.recall import recall_connection_settings
 
 log = logging.getLogger(__name__)
 
@@ -53,9 +54,12 @@ def advisory_key(name: str) -> int:
 
 @dataclass
 class Database:
-    """The process-wide engine plus what we know about the server it talks to."""
+    """The process-wide engines plus what we know about the server they talk to. `reader` serves
+    recall alone: its connections carry recall's settings from the moment they open and commit
+    every statement on its own, so that a recall is one round trip (storage/recall.py)."""
 
     engine: AsyncEngine
+    reader: AsyncEngine
     url: str
     embedded: bool
     sessions: async_sessionmaker[AsyncSession] = field(init=False)
@@ -72,7 +76,15 @@ class Database:
         else:
             url = async_url(settings.database_url)
         engine = create_async_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
-        db = cls(engine=engine, url=url, embedded=embedded)
+        reader = create_async_engine(
+            url,
+            pool_pre_ping=True,
+            pool_size=5,
+            max_overflow=5,
+            isolation_level="AUTOCOMMIT",
+            connect_args={"server_settings": recall_connection_settings(settings.recall_timeout_ms)},
+        )
+        db = cls(engine=engine, reader=reader, url=url, embedded=embedded)
         await db.migrate()
         return db
 
@@ -104,4 +116,5 @@ class Database:
             await conn.execute(text("SELECT 1"))
 
     async def close(self) -> None:
+        await self.reader.dispose()
         await self.engine.dispose()
