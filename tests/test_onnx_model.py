@@ -15,13 +15,16 @@ import pytest
 
 from engrain.providers import onnx_model
 from engrain.providers.embeddings import (
+    INT8,
     PACKAGED_ST_MODEL,
     EmbedderSpec,
     OnnxSentenceEmbedder,
     SentenceTransformerEmbedder,
     load,
     model_directory,
+    parse_spec,
 )
+from tests.conftest import call, connect
 
 # Not the export's own probes: a check on texts it was not made to pass.
 TEXTS = [
@@ -107,3 +110,39 @@ def test_a_model_the_export_does_not_cover_runs_in_torch(tmp_path: Path, caplog)
     assert isinstance(model, SentenceTransformerEmbedder)
     assert any("runs in torch" in r.message and "pooling_mode_cls_token" in r.message for r in caplog.records)
     assert not (tmp_path / "models" / "onnx").exists()
+
+
+def test_the_int8_model_is_a_faster_model_of_its_own(packaged, shared_model_dir: Path):
+    """`@int8`: the export quantized once, checked against it, and an embedder id of its own, because its
+    vectors are close to the export's but not the same."""
+    assert parse_spec(f"sentence-transformers:{PACKAGED_ST_MODEL}{INT8}") == EmbedderSpec(
+        "sentence-transformers", PACKAGED_ST_MODEL + INT8
+    )
+    int8 = load(EmbedderSpec("sentence-transformers", PACKAGED_ST_MODEL + INT8), shared_model_dir)
+    assert isinstance(int8, OnnxSentenceEmbedder)
+    assert (int8.id, int8.dim) == (f"sentence-transformers:{PACKAGED_ST_MODEL}@int8", 384)
+    texts = [t for t in TEXTS if t]
+    close = (np.asarray(int8.embed(texts)) * np.asarray(packaged.embed(texts))).sum(1)
+    assert close.min() >= 0.97 and close.max() < 0.99999  # close, and not the same vectors
+    quantized = shared_model_dir / "onnx" / f"{PACKAGED_ST_MODEL}-int8"
+    record = json.loads((quantized / onnx_model.RECORD_FILE).read_text())
+    assert record["least_cosine_to_export"] >= onnx_model.INT8_MIN_COSINE
+    exported = shared_model_dir / "onnx" / PACKAGED_ST_MODEL
+    # The matrix products' weights shrink to a quarter; the word-embedding table stays as it was.
+    assert (quantized / onnx_model.MODEL_FILE).stat().st_size < 0.7 * (exported / onnx_model.MODEL_FILE).stat().st_size
+
+
+def test_an_int8_model_that_cannot_be_made_is_an_error_not_another_model(tmp_path: Path):
+    with pytest.raises(ValueError, match="needs the model's files"):
+        load(EmbedderSpec("sentence-transformers", "/nonexistent/model" + INT8), tmp_path / "models")
+
+
+@pytest.mark.anyio
+async def test_a_server_on_the_int8_model_remembers_and_recalls(settings_factory):
+    embedder = f"sentence-transformers:{PACKAGED_ST_MODEL}{INT8}"
+    async with connect(settings_factory(embedder=embedder)) as (client, _):
+        stored = await call(client, "remember", content="My daughter started violin lessons in September")
+        await call(client, "remember", content="The office moved to the fourth floor")
+        found = await call(client, "recall", query="what instrument does my kid play?")
+        assert found["embedder"] == embedder
+        assert found["results"][0]["id"] == stored["id"]

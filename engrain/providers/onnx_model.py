@@ -10,6 +10,9 @@ Only the plain shape is exported: a transformer whose token vectors are mean-poo
 normalized, which engrain does anyway); that is the packaged MiniLM and most sentence-transformers
 models. Anything else keeps running in torch. Exporting needs torch, transformers and `onnx` (the
 `semantic` extra); running the export needs only onnxruntime and tokenizers.
+
+`ensure_int8` makes the export's int8 form on request (`sentence-transformers:<model>@int8`): faster,
+but a model of its own, whose vectors are checked against the export's only to be close.
 """
 
 from __future__ import annotations
@@ -20,12 +23,15 @@ import os
 import shutil
 import uuid
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 log = logging.getLogger(__name__)
 
 TOLERANCE = 1e-5  # the largest difference of one vector component allowed between ONNX and torch
+INT8_MIN_COSINE = 0.96  # the least cosine of an int8 vector to the export's on PROBES (MiniLM: 0.975, a lone character)
 OPSET = 17
 # Texts the check compares on: short and long, a question, Chinese with a Latin name, text past the
 # model's length limit (truncation must agree), a lone character and an emoji.
@@ -107,10 +113,7 @@ def ensure_export(source: Path, target: Path) -> Path:
     if cached(source, target):
         return target
     log.info("exporting %s to ONNX (once; about 5 s)", source.name if source.name != "model" else source.parent.name)
-    target.mkdir(parents=True, exist_ok=True)
-    scratch = target.parent / f".{target.name}.{uuid.uuid4().hex[:8]}"
-    scratch.mkdir()
-    try:
+    with _scratch_beside(target) as scratch:
         try:
             _export(source, scratch / MODEL_FILE)
         except NotExportable:
@@ -122,14 +125,89 @@ def ensure_export(source: Path, target: Path) -> Path:
         difference = _difference(source, OnnxRunner(scratch, max_seq_length(source)))
         if difference > TOLERANCE:
             raise NotExportable(f"the ONNX export differs from torch by {difference:.2e} (> {TOLERANCE:g})")
-        record = {"made_from": _fingerprint(source), "max_abs_difference": difference, "opset": OPSET}
-        (scratch / RECORD_FILE).write_text(json.dumps(record, indent=2))
-        for name in (MODEL_FILE, *TOKENIZER_FILES, RECORD_FILE):  # the record last
-            os.replace(scratch / name, target / name)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        _publish(scratch, target, {"made_from": _fingerprint(source), "max_abs_difference": difference, "opset": OPSET})
     log.info("ONNX export checked against torch (largest difference %.1e)", difference)
     return target
+
+
+def ensure_int8(source: Path, exported: Path, target: Path) -> Path:
+    """An int8 copy of the checked export in `exported`, kept in `target`; made now when missing.
+
+    The weights of the matrix products are quantized per output channel (ONNX Runtime's dynamic
+    quantization). On this project's 2-core machine the packaged MiniLM then embeds one short text in
+    2.0 ms instead of 3.1 and batches at 1.8 times the rate. Its vectors are not the export's (their
+    cosine to them is about 0.99), so it is a model of its own, with an embedder id of its own; it is
+    kept only when every probe's vector, alone and in a batch, keeps a cosine of INT8_MIN_COSINE."""
+    if cached(source, target):
+        return target
+    try:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+    except ImportError as exc:  # it needs the onnx package (the `semantic` extra)
+        raise NotExportable(f"quantizing needs the onnx package ({exc})") from None
+    log.info("quantizing %s to int8 (once; a few seconds)", exported.name)
+    length = max_seq_length(source)
+    root, quiet = logging.getLogger(), _QuietQuantizer()
+    with _scratch_beside(target) as scratch:
+        root.addFilter(quiet)
+        try:
+            quantize_dynamic(
+                exported / MODEL_FILE,
+                scratch / MODEL_FILE,
+                op_types_to_quantize=["MatMul"],
+                per_channel=True,
+                weight_type=QuantType.QInt8,
+            )
+        finally:
+            root.removeFilter(quiet)
+        for name in TOKENIZER_FILES:
+            shutil.copyfile(exported / name, scratch / name)
+        cosine = _least_cosine(OnnxRunner(exported, length), OnnxRunner(scratch, length))
+        if cosine < INT8_MIN_COSINE:
+            raise NotExportable(f"the int8 model's vectors keep a cosine of only {cosine:.3f} (< {INT8_MIN_COSINE})")
+        _publish(scratch, target, {"made_from": _fingerprint(source), "least_cosine_to_export": cosine})
+    log.info("int8 model checked against the export (least cosine %.4f)", cosine)
+    return target
+
+
+class _QuietQuantizer(logging.Filter):
+    """ONNX Runtime's quantizer logs on the root logger: a line per tensor at INFO and, at WARNING, the
+    advice to run shape inference first. The check against the export decides whether the model is
+    good; our own log says what happened in one line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "quantization" not in Path(record.pathname).parts
+
+
+@contextmanager
+def _scratch_beside(target: Path) -> Iterator[Path]:
+    """A private directory next to `target`, removed afterwards: files are written there, then renamed."""
+    target.mkdir(parents=True, exist_ok=True)
+    scratch = target.parent / f".{target.name}.{uuid.uuid4().hex[:8]}"
+    scratch.mkdir()
+    try:
+        yield scratch
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _publish(scratch: Path, target: Path, record: dict[str, Any]) -> None:
+    """Move a checked model into `target`, its record last: a model without a matching record is not used."""
+    (scratch / RECORD_FILE).write_text(json.dumps(record, indent=2))
+    for name in (MODEL_FILE, *TOKENIZER_FILES, RECORD_FILE):
+        os.replace(scratch / name, target / name)
+
+
+def _least_cosine(reference: OnnxRunner, candidate: OnnxRunner) -> float:
+    """The smallest cosine between the two models' vectors of PROBES, embedded together and one at a time."""
+    import numpy as np
+
+    def unit(rows: Any) -> Any:
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+    expected = unit(reference.run(list(PROBES)))
+    together = unit(candidate.run(list(PROBES)))
+    one_by_one = unit(np.concatenate([candidate.run([text]) for text in PROBES]))
+    return float(min((together * expected).sum(1).min(), (one_by_one * expected).sum(1).min()))
 
 
 def _export(source: Path, out: Path) -> None:
