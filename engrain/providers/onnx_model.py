@@ -199,15 +199,19 @@ def _publish(scratch: Path, target: Path, record: dict[str, Any]) -> None:
 
 def _least_cosine(reference: OnnxRunner, candidate: OnnxRunner) -> float:
     """The smallest cosine between the two models' vectors of PROBES, embedded together and one at a time."""
+    expected, _ = _probe_vectors(reference)
+    return float(min((rows * expected).sum(1).min() for rows in _probe_vectors(candidate)))
+
+
+def _probe_vectors(runner: OnnxRunner) -> tuple[Any, Any]:
+    """The runner's unit vectors of PROBES, embedded together and one at a time (padding must not
+    change a vector)."""
     import numpy as np
 
     def unit(rows: Any) -> Any:
         return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
-    expected = unit(reference.run(list(PROBES)))
-    together = unit(candidate.run(list(PROBES)))
-    one_by_one = unit(np.concatenate([candidate.run([text]) for text in PROBES]))
-    return float(min((together * expected).sum(1).min(), (one_by_one * expected).sum(1).min()))
+    return unit(runner.run(list(PROBES))), unit(np.concatenate([runner.run([text]) for text in PROBES]))
 
 
 def _export(source: Path, out: Path) -> None:
@@ -256,18 +260,12 @@ def _export(source: Path, out: Path) -> None:
 
 def _difference(source: Path, runner: OnnxRunner) -> float:
     """The largest component difference between torch's and the export's unit vectors on PROBES,
-    embedded together and one at a time (padding must not change a vector)."""
+    embedded together and one at a time."""
     import numpy as np
     from sentence_transformers import SentenceTransformer
 
     reference = SentenceTransformer(str(source), device="cpu").encode(list(PROBES), normalize_embeddings=True)
-
-    def unit(rows: Any) -> Any:
-        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
-
-    together = unit(runner.run(list(PROBES)))
-    one_by_one = unit(np.concatenate([runner.run([text]) for text in PROBES]))
-    return float(max(np.abs(together - reference).max(), np.abs(one_by_one - reference).max()))
+    return float(max(np.abs(rows - reference).max() for rows in _probe_vectors(runner)))
 
 
 class OnnxRunner:

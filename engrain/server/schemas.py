@@ -52,7 +52,7 @@ def _plain(node: Any, defs: dict[str, Any], inlining: tuple[str, ...]) -> Any:
     ref = node.get("$ref")
     if isinstance(ref, str) and ref.startswith("#/$defs/"):
         name = ref.removeprefix("#/$defs/")
-        if name in inlining:  # a recursive model cannot be written inline; keep its reference
+        if name in inlining:  # a recursive model cannot be written inline
             raise ValueError(f"output schema refers to {name} inside itself; it cannot be inlined")
         siblings = {k: v for k, v in node.items() if k != "$ref"}
         return _plain(defs[name], defs, (*inlining, name)) | _plain(siblings, defs, inlining)
