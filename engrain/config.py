@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import getpass
 import os
+import re
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
-from zoneinfo import ZoneInfo
+from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # Memory retention profiles (docs/SPEC.md §8): λ per day and the threshold below which a memory fades.
@@ -24,6 +26,23 @@ RETENTION_PROFILES = {
     "sensitive": (0.3, 0.2),
     "archival": (0.02, 0.02),
 }
+
+
+_SECRET_FIELDS = {"database_url", "tokens", "llm_api_key", "embedder_api_key"}  # never echoed in an error
+_POSTGRES_SCHEME = re.compile(r"^postgres(?:ql)?(?:\+[a-z0-9_]+)?$")
+
+
+def describe_settings_error(error: ValidationError) -> str:
+    """A settings error as one line that names each environment variable and what it accepts."""
+    parts = []
+    for err in error.errors():
+        field = str(err["loc"][0]) if err["loc"] else "settings"
+        message = str(err["msg"]).removeprefix("Value error, ")
+        given = err.get("input")
+        echo = isinstance(given, str) and field not in _SECRET_FIELDS and not message.startswith(repr(given))
+        shown = f"={given!r}" if echo else ""
+        parts.append(f"ENGRAIN_{field.upper()}{shown}: {message}")
+    return "; ".join(parts)
 
 
 def _default_user() -> str:
@@ -105,6 +124,43 @@ class Settings(BaseSettings):
         default=None, ge=1, description="Quota of live memories per user (traits not counted); unset: no quota."
     )
     llm_timeout: float = Field(default=60.0, gt=0, description="Seconds before an LLM call is abandoned.")
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        try:
+            ZoneInfo(value.strip())
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(
+                f"{value!r} is not a known IANA time zone; use a name such as Europe/Lisbon, "
+                "America/New_York or UTC, or leave it unset for the machine's zone"
+            ) from None
+        return value.strip()
+
+    @field_validator("database_url")
+    @classmethod
+    def _postgres_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        parts = urlsplit(value.strip())
+        if not _POSTGRES_SCHEME.match(parts.scheme) or not (parts.hostname or "host=" in parts.query):
+            raise ValueError(
+                "is not a PostgreSQL URL; use postgresql://user:password@host:5432/dbname, "
+                "or leave it unset for the embedded database"
+            )
+        return value.strip()
+
+    @field_validator("llm_base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        parts = urlsplit(value.strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("is not an http(s) URL; use for example http://localhost:11434/v1")
+        return value.strip()
 
     @cached_property
     def tz(self) -> ZoneInfo | None:

@@ -66,7 +66,7 @@ async def test_forget_removes_row_links_and_vector_and_keeps_no_content(session)
     a = await call(client, "remember", content="My old phone number is 555-0100")
     b = await call(client, "remember", content="Phone contract renewal in March")
     await call(client, "link", source_id=a["id"], target_id=b["id"])
-    out = await call(client, "forget", memory_id=a["id"], reason="user asked")
+    out = await call(client, "forget", memory_id=a["id"], reason="user_request")
     assert out == {"id": a["id"], "deleted": True, "traits_dissolved": []}
     mid = uuid.UUID(a["id"])
     assert await scalar(app, "SELECT count(*) FROM memories WHERE id = :id", id=mid) == 0
@@ -77,7 +77,7 @@ async def test_forget_removes_row_links_and_vector_and_keeps_no_content(session)
         " FROM memory_history WHERE memory_id = :id",
         id=mid,
     )
-    assert rows[-1] == ["forget", None, None, "user asked"]
+    assert rows[-1] == ["forget", None, None, "user_request"]
     assert all("555-0100" not in str(r) for r in rows if r[0] == "forget")
     assert a["id"] not in [r["id"] for r in (await call(client, "recall", query="phone number"))["results"]]
     again = await call_error(client, "forget", memory_id=a["id"])

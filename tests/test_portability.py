@@ -41,7 +41,7 @@ async def build_history(settings) -> str:
         new = await call(client, "remember", content="I live in Lisbon now", supersedes=old["id"])
         await call(client, "link", source_id=new["id"], target_id=ran["id"], relation="context")
         gone = await call(client, "remember", content="A note I will forget")
-        await call(client, "forget", memory_id=gone["id"], reason="not needed")
+        await call(client, "forget", memory_id=gone["id"], reason="outdated")
         assert (await call(client, "reflect"))["traits_created"] == 1
     return settings.user
 

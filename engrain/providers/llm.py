@@ -191,16 +191,31 @@ class LLMChoice:
         return ask
 
 
+def parse_llm_spec(spec: str) -> tuple[str, str | None, str | None]:
+    """ENGRAIN_LLM as (kind, base URL, model), without building anything: `auto` | `none` | `sampling` |
+    `host` | `anthropic[:model]` | `openai-compatible:<base_url>[:model]`. ValueError names what it takes."""
+    spec = spec.strip()
+    kind, _, rest = spec.partition(":")
+    if spec in ("auto", "none", "sampling", "host"):
+        return spec, None, None
+    if kind == "anthropic":
+        return kind, None, rest or None
+    if kind == "openai-compatible" and (parts := split_base_url(rest)):
+        return kind, parts[0], parts[1]
+    raise ValueError(
+        f"ENGRAIN_LLM={spec!r} is not understood; use auto, none, sampling, host, anthropic[:model] "
+        "or openai-compatible:<base_url>[:model]"
+    )
+
+
 def choose(
     spec: str, api_key: str | None = None, timeout: float = 60.0, base_url: str | None = None, model: str | None = None
 ) -> LLMChoice:
-    """Parse ENGRAIN_LLM: `auto` | `anthropic[:model]` | `openai-compatible:<base_url>[:model]` |
-    `sampling` | `host` | `none`. `auto`, in order: anthropic when ANTHROPIC_API_KEY is set; the
+    """Resolve ENGRAIN_LLM (parse_llm_spec). `auto`, in order: anthropic when ANTHROPIC_API_KEY is set; the
     openai-compatible server of ENGRAIN_LLM_BASE_URL when one is configured; the client's model through
     sampling when the client supports it; else the calling model itself through host tasks."""
-    spec = spec.strip()
-    kind, _, rest = spec.partition(":")
-    if spec == "auto":
+    kind, spec_url, spec_model = parse_llm_spec(spec)
+    if kind == "auto":
         if os.environ.get("ANTHROPIC_API_KEY"):
             return LLMChoice("direct", AnthropicLLM(timeout=timeout))
         if base_url:
@@ -209,18 +224,10 @@ def choose(
                 "direct", OpenAICompatibleLLM(base_url, model or DEFAULT_OPENAI_MODEL, key, timeout=timeout)
             )
         return LLMChoice("auto")
-    if spec in ("none", "sampling", "host"):
-        return LLMChoice(spec)
+    if kind in ("none", "sampling", "host"):
+        return LLMChoice(kind)
     if kind == "anthropic":
-        return LLMChoice("direct", AnthropicLLM(rest or DEFAULT_ANTHROPIC_MODEL, timeout=timeout))
-    if kind == "openai-compatible":
-        parts = split_base_url(rest)
-        if parts:
-            key = api_key or os.environ.get("OPENAI_API_KEY")
-            return LLMChoice(
-                "direct", OpenAICompatibleLLM(parts[0], parts[1] or DEFAULT_OPENAI_MODEL, key, timeout=timeout)
-            )
-    raise ValueError(
-        f"ENGRAIN_LLM={spec!r} is not understood; use auto, none, sampling, host, anthropic[:model] "
-        "or openai-compatible:<base_url>[:model]"
-    )
+        return LLMChoice("direct", AnthropicLLM(spec_model or DEFAULT_ANTHROPIC_MODEL, timeout=timeout))
+    assert spec_url is not None
+    key = api_key or os.environ.get("OPENAI_API_KEY")
+    return LLMChoice("direct", OpenAICompatibleLLM(spec_url, spec_model or DEFAULT_OPENAI_MODEL, key, timeout=timeout))

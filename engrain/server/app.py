@@ -60,28 +60,34 @@ class EngrainServer(MCPServer[AppState]):
             raise
 
 
-def create_server(app: AppState, *, session_digest: bool = True, **options: Any) -> MCPServer[AppState]:
+def create_server(app: AppState, *, one_user: bool = True, **options: Any) -> MCPServer[AppState]:
     """Build the server. Nothing slow happens here: the lifespan starts the database and the model in
     the background, and waits for the user's profile only as long as `initialize` can still be
-    answered within INITIALIZE_DEADLINE of the process's start. `session_digest`: digest the stdio
-    user's new memories when the session ends (over HTTP the job loop digests every user).
-    `options` go to MCPServer (the token verifier and auth settings of the HTTP transports)."""
+    answered within INITIALIZE_DEADLINE of the process's start.
+
+    `one_user`: the server speaks for ENGRAIN_USER alone (stdio). Only then does the profile go into
+    the instructions, which every session of a server shares, and are the user's new memories digested
+    when the session ends. Over HTTP and SSE (False) each caller is named by a token, so the
+    instructions carry no profile at all (one user's words must never reach another's session) and
+    the job loop digests every user. `options` go to MCPServer (the token verifier and auth settings
+    of the HTTP transports)."""
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppState]) -> AsyncIterator[AppState]:
         # SSE enters the lifespan once per connection, stdio and streamable HTTP once per process.
         app.acquire()
-        profile = asyncio.ensure_future(_instructions_with_profile())
-        app.track(profile)
-        # Clients read the instructions once, at initialize: wait for the profile while the process is
-        # still young enough to answer initialize within INITIALIZE_DEADLINE of its start (an embedded
-        # Postgres that exists starts in a few hundred ms); a first start (initdb) answers with the guide.
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(profile), max(0.0, INITIALIZE_DEADLINE - process_age()))
+        if one_user:
+            profile = asyncio.ensure_future(_instructions_with_profile())
+            app.track(profile)
+            # Clients read the instructions once, at initialize: wait for the profile while the process is
+            # still young enough to answer initialize within INITIALIZE_DEADLINE of its start (an embedded
+            # Postgres that exists starts in a few hundred ms); a first start (initdb) answers with the guide.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(profile), max(0.0, INITIALIZE_DEADLINE - process_age()))
         try:
             yield app
         finally:
-            if session_digest and app.settings.scheduler == "on":
+            if one_user and app.settings.scheduler == "on":
                 if app.holders == 1:
                     await app.stop_scheduler_loop()  # so the session's digest does not race a catch-up run
                 await app.scheduler.session_end(app.settings.user)  # bounded by ENGRAIN_SESSION_END_TIMEOUT

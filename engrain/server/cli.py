@@ -9,7 +9,7 @@ import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import anyio
 
@@ -81,9 +81,13 @@ def worker(args: argparse.Namespace, settings: Settings) -> int:
 def status(args: argparse.Namespace, settings: Settings) -> int:
     from engrain.server.status import status as report
 
+    user = args.user or settings.user
+    source = "--user" if args.user else ("ENGRAIN_USER" if "ENGRAIN_USER" in os.environ else "the OS user")
+    print(f"engrain status: user {user!r} (from {source})", file=sys.stderr)
+
     async def work(app: Any) -> int:
         await app.embeddings.ready()  # a command line can wait for the model it reports on
-        _print(await report(app, settings.user))
+        _print(await report(app, user))
         return 0
 
     return _with_app(settings, work)
@@ -91,6 +95,8 @@ def status(args: argparse.Namespace, settings: Settings) -> int:
 
 def export(args: argparse.Namespace, settings: Settings) -> int:
     from engrain.services.portability import export_jsonl
+
+    print(f"engrain export: {f'user {args.user!r}' if args.user else 'every user'}", file=sys.stderr)
 
     async def work(app: Any) -> int:
         count = await export_jsonl(
@@ -152,6 +158,32 @@ def _stop_on_signal(signum: int, frame: Any) -> None:
     os._exit(128 + signum)
 
 
+def _checked_settings() -> Settings:
+    """Every setting, checked before anything starts: a typo (an unknown time zone, a malformed URL, an
+    embedder or LLM that is not understood) stops the command with one line naming the variable and
+    what it accepts, instead of a server that starts and then fails every call."""
+    from pydantic import ValidationError
+
+    from engrain.config import describe_settings_error
+    from engrain.providers.embeddings import parse_spec
+    from engrain.providers.llm import parse_llm_spec
+
+    try:
+        settings = Settings()
+        parse_spec(settings.embedder)
+        parse_llm_spec(settings.llm)
+    except ValidationError as exc:
+        _refuse(describe_settings_error(exc))
+    except ValueError as exc:
+        _refuse(str(exc))
+    return settings
+
+
+def _refuse(line: str) -> NoReturn:
+    print(f"engrain: {line}", file=sys.stderr)
+    sys.exit(2)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="engrain", description="Long-term memory of the user for MCP clients.")
     logging_options = argparse.ArgumentParser(add_help=False)
@@ -175,9 +207,11 @@ def main(argv: list[str] | None = None) -> None:
     run_cmd.add_argument("job", nargs="?", default="all", choices=[*JOB_NAMES, "all"])
     run_cmd.add_argument("--dry-run", action="store_true", help="report what would change; change nothing")
     run_cmd.set_defaults(func=jobs_run)
-    commands.add_parser("status", help="database, embedder, LLM, scheduler and counts as JSON").set_defaults(
-        func=status
+    status_cmd = commands.add_parser("status", help="database, embedder, LLM, scheduler and one user's counts as JSON")
+    status_cmd.add_argument(
+        "--user", help="whose counts (default ENGRAIN_USER, else the OS user: the user of a stdio server)"
     )
+    status_cmd.set_defaults(func=status)
     export_cmd = commands.add_parser("export", help="write memories, links, traits, history as JSON lines to stdout")
     export_cmd.add_argument("--user", help="only this user (default: every user)")
     export_cmd.add_argument("--no-vectors", action="store_true", help="leave out embeddings (re-made by reindex)")
@@ -189,7 +223,7 @@ def main(argv: list[str] | None = None) -> None:
         "reindex", help="re-embed every memory the current embedder did not make (resumable)"
     ).set_defaults(func=reindex)
     args = parser.parse_args(argv)
-    settings = Settings()
+    settings = _checked_settings()
     logs.configure(settings.log_level, as_json=getattr(args, "log_json", False))
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, _stop_on_signal)

@@ -40,7 +40,7 @@ def build_app(app: AppState, transport: Transport, host: str, port: int) -> Star
     public = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}"
     server = create_server(
         app,
-        session_digest=False,
+        one_user=False,
         token_verifier=verifier,
         # A resource server with static tokens: the SDK wants an issuer; this server is its own.
         auth=AuthSettings(

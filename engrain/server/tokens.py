@@ -39,12 +39,12 @@ def parse_tokens(setting: str | None) -> dict[str, str]:
     text = (path.read_text() if path else setting).strip()
     if text.startswith("{"):
         try:
-            raw = json.loads(text)
+            raw = json.loads(text, object_pairs_hook=lambda items: items)  # keeps a repeated key
         except json.JSONDecodeError as exc:
             raise TokenError(f"ENGRAIN_TOKENS: invalid JSON ({exc.msg} at line {exc.lineno})") from None
-        if not isinstance(raw, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in raw.items()):
+        if not isinstance(raw, list) or not all(isinstance(k, str) and isinstance(v, str) for k, v in raw):
             raise TokenError("ENGRAIN_TOKENS: the JSON must be an object of token → user_id strings")
-        pairs = list(raw.items())
+        pairs = list(raw)
     else:
         pairs = []
         for n, line in enumerate(re.split(r"[\n,]", text), start=1):
@@ -57,6 +57,7 @@ def parse_tokens(setting: str | None) -> dict[str, str]:
             pairs.append((m["token"], m["user"]))
     if not pairs:
         raise TokenError("ENGRAIN_TOKENS holds no token")
+    _refuse_shared_tokens(pairs)
     for token, user in pairs:
         if len(token) < MIN_TOKEN_CHARS:
             raise TokenError(
@@ -66,6 +67,19 @@ def parse_tokens(setting: str | None) -> dict[str, str]:
         if not user.strip():
             raise TokenError("ENGRAIN_TOKENS: a token has an empty user_id")
     return dict(pairs)
+
+
+def _refuse_shared_tokens(pairs: list[tuple[str, str]]) -> None:
+    """One token names one user: a token given again for another user would silently hand the first
+    user's memories to whoever holds it. Entries are named by position, never by the token's value."""
+    first: dict[str, tuple[int, str]] = {}
+    for n, (token, user) in enumerate(pairs, start=1):
+        if token in first and first[token][1] != user:
+            raise TokenError(
+                f"ENGRAIN_TOKENS: entry {n} (user {user!r}) repeats the token of entry {first[token][0]} "
+                f"(user {first[token][1]!r}); give each user a token of their own"
+            )
+        first.setdefault(token, (n, user))
 
 
 def _token_file(setting: str | None) -> Path | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import uuid
 from datetime import datetime
+from typing import Literal, get_args
 from zoneinfo import ZoneInfo
 
 from engrain.errors import InvalidInput
@@ -20,9 +21,12 @@ MAX_TAGS = 20
 MAX_TAG_CHARS = 40
 MAX_CATEGORY_CHARS = 40
 MAX_RELATION_CHARS = 40
-MAX_REASON_CHARS = 500
 MAX_NAMESPACE_CHARS = 64
 WRITABLE_KINDS = ("fact", "episodic", "procedural")
+# Why a memory was forgotten: a fixed category, never free text. A reason in the user's words would
+# repeat what they asked to erase ("forget that I have diabetes") in the history and in exports.
+ForgetReason = Literal["user_request", "incorrect", "outdated", "duplicate", "private", "other"]
+FORGET_REASONS: tuple[str, ...] = get_args(ForgetReason)
 ALL_KINDS = (*WRITABLE_KINDS, "trait")
 _NAMESPACE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]*$")
 

@@ -427,10 +427,10 @@ class MemoryService:
 
     async def forget(self, user_id: str, memory_id: str, reason: str | None = None) -> ForgetResult:
         """Delete a memory with its links and vector, and every copy of its words: its history, and the
-        memories it replaced. History keeps only that a deletion happened."""
+        memories it replaced. History keeps only that a deletion happened, and why as one of
+        inputs.FORGET_REASONS (never free text)."""
         mid = inputs.memory_id("memory_id", memory_id)
-        if reason is not None:
-            reason = inputs.text_field("reason", reason, inputs.MAX_REASON_CHARS, allow_empty=True) or None
+        reason = inputs.kind("reason", reason, inputs.FORGET_REASONS) if reason is not None else "user_request"
         now = self.rt.clock()
         db = await self.rt.database()
         async with db.sessions.begin() as s:

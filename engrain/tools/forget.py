@@ -16,7 +16,8 @@ from engrain.tools.common import plural, structured, tool_errors
 DESCRIPTION = (
     "Delete a memory for good: its links, its vector, its history, and the older memories it replaced "
     "(earlier wordings of the same fact). Only the fact that a deletion happened is kept, never the "
-    "content. Traits left without any supporting memory are dissolved."
+    "content. Traits left without any supporting memory are dissolved. `reason` is a category, never "
+    "the user's words: the history keeps no text of what was forgotten."
 )
 
 
@@ -31,7 +32,8 @@ def register(server: MCPServer, app: AppState) -> None:
     async def forget(
         memory_id: Annotated[str, Field(description="Id of the memory to delete.")],
         reason: Annotated[
-            str | None, Field(description=f"Why (≤ {inputs.MAX_REASON_CHARS} characters); kept in the history.")
+            inputs.ForgetReason | None,
+            Field(description="Why, as a category (default user_request); kept in the history."),
         ] = None,
     ) -> Annotated[CallToolResult, ForgetResult]:
         result = await app.memories.forget(app.user(), memory_id, reason)

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
-from pydantic import Field
+from pydantic import Field, StrictInt
 
 from engrain.server.state import AppState
 from engrain.services import inputs
@@ -30,7 +30,7 @@ def register(server: MCPServer, app: AppState) -> None:
     @tool_errors
     async def recall(
         query: Annotated[str, Field(description=f"What to look for (≤ {inputs.MAX_QUERY_CHARS:,} characters).")],
-        limit: Annotated[int, Field(description=f"Ranked results, 1–{inputs.MAX_LIMIT}.")] = 10,
+        limit: Annotated[StrictInt, Field(description=f"Ranked results, 1–{inputs.MAX_LIMIT}.")] = 10,
         kinds: Annotated[
             list[Literal["fact", "episodic", "procedural", "trait"]] | None, Field(description="Only these kinds.")
         ] = None,
@@ -42,7 +42,7 @@ def register(server: MCPServer, app: AppState) -> None:
         include_traits: Annotated[bool, Field(description="Include traits learned about the user.")] = True,
         include_links: Annotated[bool, Field(description="Append up to 3 memories linked to the hits.")] = True,
         max_tokens: Annotated[
-            int | None,
+            StrictInt | None,
             Field(description="Return only the best results that fit this many tokens (about 4 characters each)."),
         ] = None,
         as_of: Annotated[

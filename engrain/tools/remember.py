@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictInt
 
 from engrain.server.state import AppState
 from engrain.services import inputs
@@ -42,7 +42,7 @@ class MemoryItem(BaseModel):
 
     content: str = Field(description=CONTENT)
     kind: Kind | None = Field(default=None, description=KIND)
-    importance: int | None = Field(default=None, description=IMPORTANCE)
+    importance: StrictInt | None = Field(default=None, description=IMPORTANCE)
     event_time: str | None = Field(default=None, description=EVENT_TIME)
     category: str | None = Field(default=None, description=CATEGORY)
     tags: list[str] | None = Field(default=None, description=TAGS)
@@ -61,7 +61,7 @@ def register(server: MCPServer, app: AppState) -> None:
     async def remember(
         content: Annotated[str, Field(description=CONTENT)],
         kind: Annotated[Kind | None, Field(description=KIND)] = None,
-        importance: Annotated[int | None, Field(description=IMPORTANCE)] = None,
+        importance: Annotated[StrictInt | None, Field(description=IMPORTANCE)] = None,
         event_time: Annotated[str | None, Field(description=EVENT_TIME)] = None,
         category: Annotated[str | None, Field(description=CATEGORY)] = None,
         tags: Annotated[list[str] | None, Field(description=TAGS)] = None,

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
-from pydantic import Field
+from pydantic import Field, StrictInt
 
 from engrain.rules.traits import ActiveStageName, ContextName, SubtypeName
 from engrain.server.state import AppState
@@ -33,7 +33,7 @@ def register(server: MCPServer, app: AppState) -> None:
         min_stage: Annotated[ActiveStageName, Field(description="Weakest stage to include.")] = "emerging",
         subtype: Annotated[SubtypeName | None, Field(description="Only this kind.")] = None,
         context: Annotated[ContextName | None, Field(description="Only this context.")] = None,
-        limit: Annotated[int | None, Field(description=f"At most this many (1–{inputs.MAX_LIMIT}).")] = None,
+        limit: Annotated[StrictInt | None, Field(description=f"At most this many (1–{inputs.MAX_LIMIT}).")] = None,
         include_evidence: Annotated[bool, Field(description="Add supporting/contradicting memory ids.")] = False,
         as_of: Annotated[
             str | None,
