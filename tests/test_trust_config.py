@@ -1,0 +1,119 @@
+"""Clear errors at the door (issue 23, items 12, 13, 14, 16): settings checked at start-up, one token for
+one user, CLI commands that say whose data they read, strict integers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engrain.server.tokens import TokenError, parse_tokens
+from tests.conftest import call, call_error, engrain_env
+
+pytestmark = pytest.mark.anyio
+
+
+def engrain(home: Path, *args: str, stdin: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "engrain", *args],
+        env=engrain_env(home, **env),
+        input=stdin if stdin is not None else "",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "says"),
+    [
+        ("ENGRAIN_TIMEZONE", "Europe/Lisbn", "IANA time zone"),
+        ("ENGRAIN_DATABASE_URL", "mysql://root:hunter2@db/engrain", "PostgreSQL URL"),
+        ("ENGRAIN_DATABASE_URL", "not a url", "PostgreSQL URL"),
+        ("ENGRAIN_EMBEDDER", "sentence-transformer", "use auto, hash"),
+        ("ENGRAIN_LLM", "gpt-4", "use auto, none"),
+        ("ENGRAIN_LLM_BASE_URL", "localhost:11434", "http(s) URL"),
+        ("ENGRAIN_RECALL_TIMEOUT_MS", "fast", "integer"),
+    ],
+)
+@pytest.mark.parametrize("command", [("serve",), ("status",)])
+def test_a_bad_setting_refuses_to_start_with_one_line(tmp_path, variable, value, says, command):
+    done = engrain(tmp_path, *command, **{variable: value})
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert variable in lines[0] and says in lines[0]
+    assert "hunter2" not in done.stderr  # a URL's password is never echoed
+
+
+async def test_a_good_timezone_still_serves(settings_factory):
+    from tests.conftest import connect
+
+    async with connect(settings_factory(timezone="Europe/Lisbon")) as (client, _):
+        assert (await call(client, "remember", content="I go to the market on Saturday"))["status"] == "created"
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        "alpha-token-0123456789:alice,beta-token-0123456789:bob,alpha-token-0123456789:carol",
+        '{"alpha-token-0123456789": "alice", "beta-token-0123456789": "bob", "alpha-token-0123456789": "carol"}',
+    ],
+)
+def test_a_token_given_to_two_users_is_refused_by_position(setting):
+    with pytest.raises(TokenError) as refused:
+        parse_tokens(setting)
+    message = str(refused.value)
+    assert "entry 3" in message and "entry 1" in message
+    assert "alpha-token" not in message
+
+
+def test_the_http_server_refuses_a_shared_token(tmp_path):
+    done = engrain(
+        tmp_path,
+        "serve",
+        "--transport",
+        "http",
+        "--port",
+        "1",
+        ENGRAIN_TOKENS="alpha-token-0123456789:alice,alpha-token-0123456789:bob",
+    )
+    assert done.returncode == 2 and "entry 2" in done.stderr and "alpha-token" not in done.stderr
+
+
+def test_status_reads_the_user_it_is_told_and_says_which(pg_url, tmp_path):
+    env = {"ENGRAIN_DATABASE_URL": pg_url, "ENGRAIN_USER": "me-status-test"}
+    done = engrain(tmp_path, "status", **env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["user"] == "me-status-test"
+    assert "'me-status-test'" in done.stderr and "ENGRAIN_USER" in done.stderr
+    other = engrain(tmp_path, "status", "--user", "someone-else", **env)
+    assert json.loads(other.stdout)["user"] == "someone-else" and "--user" in other.stderr
+
+
+def test_readme_and_mcp_json_name_the_same_user():
+    root = Path(__file__).resolve().parent.parent
+    user = json.loads((root / "mcp.json").read_text())["mcpServers"]["engrain"]["env"]["ENGRAIN_USER"]
+    readme = (root / "README.md").read_text()
+    assert f"engrain status --user {user}" in readme
+    assert f'"ENGRAIN_USER": "{user}"' in readme
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("recall", {"query": "anything", "limit": True}),
+        ("recall", {"query": "anything", "max_tokens": True}),
+        ("remember", {"content": "A note", "importance": True}),
+        ("remember_many", {"items": [{"content": "A note", "importance": True}]}),
+        ("get_user_traits", {"limit": True}),
+    ],
+)
+async def test_true_is_not_an_integer(session, tool, args):
+    client, _ = session
+    error = await call_error(client, tool, **args)
+    assert "integer" in error
