@@ -17,8 +17,8 @@ class InvalidInput(EngrainError):
 
 
 class NotFound(EngrainError):
-    def __init__(self, field: str, value: object) -> None:
-        super().__init__(f"{field}: no memory with id {value}")
+    def __init__(self, field: str, value: object, what: str = "memory") -> None:
+        super().__init__(f"{field}: no {what} with id {value}")
         self.field = field
 
 

@@ -103,10 +103,10 @@ async def test_the_answer_may_be_a_string_holding_json_and_is_applied_once(host_
         reply = json.dumps(
             {"new_trends": [{"content": "Plays chess a lot", "evidence_ids": [aliases(task["task"], "chess")]}]}
         )
-        first = await call(client, "reflect", task_id=task["task_id"], answer=reply)
+        await call(client, "reflect", task_id=task["task_id"], answer=reply)
         before = await counts(app)
-        again = await call(client, "reflect", task_id=task["task_id"], answer=reply)
-        assert again == first and await counts(app) == before
+        again = await call_error(client, "reflect", task_id=task["task_id"], answer=reply)
+        assert "task_id: was already answered" in again and await counts(app) == before
 
 
 @pytest.mark.parametrize(
@@ -362,8 +362,8 @@ async def test_ingestion_by_the_calling_model_replaces_the_provisional_statement
             "Moved to Lisbon in October 2026",
             "Surfs with his wife",
         ]
-        again = await call(client, "ingest_conversation", task_id=out["task_id"], answer=extraction)
-        assert again == done
+        again = await call_error(client, "ingest_conversation", task_id=out["task_id"], answer=extraction)
+        assert "task_id: was already answered" in again
 
 
 async def test_sampling_configured_with_a_client_that_cannot_sample_says_so(settings_factory):

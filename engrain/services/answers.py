@@ -168,6 +168,25 @@ class Extraction(_Item):
 A = TypeVar("A", bound=BaseModel)
 
 
+def parse_task_answer(model: type[A], answer: Any, required: tuple[str, ...] = ()) -> A:
+    """The calling model's answer to a host task, held to the task's schema before `parse`: a server's
+    own model may ramble, but an answer a task asked for that has a key the schema does not know, or
+    lacks one it needs, was meant for another task and must not be applied as an empty answer.
+    `required`: keys that must be present; with none, at least one of the schema's keys must be."""
+    if isinstance(answer, str):
+        answer = extract_json(answer)
+    keys = list(model.model_fields)
+    if not isinstance(answer, dict):
+        raise ValueError(f"answer: must be a JSON object with the keys {', '.join(keys)}")
+    if unknown := [k for k in answer if k not in keys]:
+        raise ValueError(f"answer.{unknown[0]}: is not a key of this task's answer; its keys are {', '.join(keys)}")
+    if missing := [k for k in required if k not in answer]:
+        raise ValueError(f"answer.{missing[0]}: is required")
+    if not answer:
+        raise ValueError(f"answer: has none of the keys {', '.join(keys)} (use empty lists when nothing applies)")
+    return parse(model, answer)
+
+
 def parse(model: type[A], answer: Any) -> A:
     """An answer (a JSON object, or text holding one) as `model`. Raises ValueError with a message that
     names what is wrong: no JSON, or each key whose value has the wrong type."""

@@ -5,9 +5,11 @@ and the client cannot sample (Claude Desktop, Claude Code).
 active traits under aliases, the rules, and the JSON to answer with. The task is stored with what it
 showed (aliases → ids), belongs to one user, expires after ENGRAIN_HOST_TASK_TTL, and a user has at
 most one open. `reflect(task_id, answer)` parses the answer with the parser every provider uses,
-refuses it — naming the key, the type or the alias — when anything is wrong, and otherwise applies it
+refuses it — naming the key, the type or the alias — when anything is wrong (a key its schema
+does not have, or none of its keys), and otherwise applies it
 in one transaction, exactly as an LLM's answer is applied. A trait the answer pushes past the
-contradiction ratio comes back as a follow-up review task. Answering twice applies once.
+contradiction ratio comes back as a follow-up review task. A second answer to the same task is
+refused as already answered; nothing is applied twice.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput, NotFound
 from engrain.services import reflection_prompts as prompts
-from engrain.services.answers import Extraction, MainAnswer, ReviewAnswer, parse
+from engrain.services.answers import Extraction, MainAnswer, ReviewAnswer, parse_task_answer
 from engrain.services.ingest import IngestResult, IngestService, Message
 from engrain.services.lifecycle import TraitWriter
 from engrain.services.reflection.cycle import ReflectionService
@@ -32,6 +34,7 @@ from engrain.storage import host_tasks as task_repo
 from engrain.storage import memories as repo
 from engrain.storage.db import Database
 from engrain.storage.models import HostTask
+from engrain.storage.traits import Mark
 
 LLM_NAME = "host"
 WHAT = {
@@ -46,7 +49,8 @@ def _stored(plan: Plan, reviewable: list[uuid.UUID] | None = None) -> dict[str, 
     return {
         "trigger": plan.trigger.type,
         "value": plan.trigger.value,
-        "mark": (plan.mark or plan.now).isoformat(),
+        "mark": (plan.mark or Mark(plan.now)).at.isoformat(),
+        "mark_id": str(plan.mark.id) if plan.mark and plan.mark.id else None,
         "memories": {alias: str(m.id) for alias, m in plan.memories},
         "traits": {alias: str(t.id) for alias, t in plan.traits},
         "reviewable": [str(t) for t in reviewable or []],
@@ -169,28 +173,26 @@ class HostTasks:
         """Store the calling model's extraction exactly as a model's, in place of the provisional
         statements; an answer with a wrong type, kind or temporality is refused and nothing is applied."""
         task = await self._task(user_id, _task_id(task_id), "ingest")
-        if task.status == "answered":
-            return IngestResult.model_validate(task.result)
         try:
-            extraction = parse(Extraction, answer)
+            extraction = parse_task_answer(Extraction, answer, required=("memories",))
         except ValueError as exc:
             raise InvalidInput(
                 "answer", f"{exc}; nothing was applied, fix it and call ingest_conversation again"
             ) from None
         db = await self.database()
         now = self.clock()
-        if provisional := task.plan["provisional"]:
-            async with db.sessions.begin() as s:
-                await repo.erase_ids(
-                    s, user_id, [uuid.UUID(i) for i in provisional], now, "replaced by the calling model's extraction"
-                )
-        result = await self.ingest.store(
-            user_id, extraction.memories, extraction.summary, task.plan["session_id"], "llm", LLM_NAME
-        )
+        # One transaction: the provisional statements go, the extraction comes, the task closes — all of it
+        # or, should anything interrupt it (a crash, a kill, a refused item), none of it.
         async with db.sessions.begin() as s:
-            closing = await task_repo.claim(s, user_id, task.id)
-            assert closing is not None
-            await task_repo.close(s, closing, "answered", now, result.model_dump(mode="json"))
+            claimed = await task_repo.claim(s, user_id, task.id)  # a concurrent second answer waits here
+            if claimed is None or claimed.status != "open":
+                raise InvalidInput("task_id", "was already answered; nothing was applied again")
+            if provisional := task.plan["provisional"]:
+                await repo.erase_ids(s, user_id, [uuid.UUID(i) for i in provisional], now, repo.REPLACED_BY_EXTRACTION)
+            result = await self.ingest.store(
+                user_id, extraction.memories, extraction.summary, task.plan["session_id"], "llm", LLM_NAME, s
+            )
+            await task_repo.close(s, claimed, "answered", now, result.model_dump(mode="json"))
         return result
 
     async def _task(self, user_id: str, tid: uuid.UUID, kind: str | None = None) -> HostTask:
@@ -198,10 +200,15 @@ class HostTasks:
         async with db.sessions() as s:
             task = await task_repo.claim(s, user_id, tid)
         if task is None:
-            raise NotFound("task_id", tid)
+            raise NotFound("task_id", tid, "task")
         tool = {"ingest": "ingest_conversation"}.get(task.kind, "reflect")
         if kind is not None and (task.kind == "ingest") != (kind == "ingest"):
             raise InvalidInput("task_id", f"is a task for {tool}: answer it there")
+        if task.status == "answered":
+            answered = task.answered_at.isoformat(timespec="seconds") if task.answered_at else "before"
+            raise InvalidInput(
+                "task_id", f"was already answered ({answered}); nothing was applied again. Call {tool} for a new task"
+            )
         if task.status == "replaced":
             raise InvalidInput("task_id", "was replaced by a newer task (a user has one open task): answer that one")
         if task.status == "open" and task.expires_at <= self.clock():
@@ -232,16 +239,20 @@ class HostTasks:
             Trigger(True, stored["trigger"], stored["value"]),
             shown(stored["memories"]),
             shown(stored["traits"]),
-            mark=datetime.fromisoformat(stored["mark"]),
+            mark=Mark(
+                datetime.fromisoformat(stored["mark"]),
+                uuid.UUID(stored["mark_id"]) if stored.get("mark_id") else None,
+            ),
         )
 
     async def _answer(self, user_id: str, tid: uuid.UUID, answer: Any) -> ReflectResult:
         task = await self._task(user_id, tid, "reflect")
-        if task.status == "answered":  # a second submit: the first one's outcome, nothing applied again
-            return ReflectResult.model_validate(task.result)
-        model = MainAnswer if task.kind == "reflect" else ReviewAnswer
         try:
-            parsed = parse(model, answer)
+            parsed = (
+                parse_task_answer(MainAnswer, answer)
+                if task.kind == "reflect"
+                else parse_task_answer(ReviewAnswer, answer, required=("decisions",))
+            )
         except ValueError as exc:
             raise InvalidInput("answer", f"{exc}; nothing was applied, fix it and call reflect again") from None
         if problems := unknown_refs(task.plan, parsed):

@@ -13,6 +13,7 @@ import re
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput
 from engrain.providers.llm import Prompt
@@ -181,8 +182,14 @@ class IngestService:
         session_id: str | None,
         method: Literal["llm", "rules"],
         llm_name: str,
+        session: AsyncSession | None = None,
     ) -> IngestResult:
-        """Each item through `remember` (validation, enrichment, dedup), then the summary, linked to them."""
+        """Each item through `remember` (validation, enrichment, dedup), then the summary, linked to them,
+        all in one transaction (the caller's `session`, or one of its own): a conversation is stored whole
+        or not at all, whatever interrupts it."""
+        if session is None:
+            async with (await self.rt.database()).sessions.begin() as s:
+                return await self.store(user_id, items, summary, session_id, method, llm_name, s)
         source = inputs.text_field("session_id", session_id, 200) if session_id else None
         created: list[str] = []
         duplicates: list[str] = []
@@ -192,21 +199,23 @@ class IngestService:
                 fields["procedure_steps"] = steps if len(steps) >= 2 else None
             fields = {k: v for k, v in fields.items() if v is not None}
             try:
-                result = await self.memories.remember(user_id, source=source, **fields)
+                result = await self.memories.remember(user_id, source=source, session=session, **fields)
             except InvalidInput:
                 if "event_time" not in fields:
                     raise
                 fields.pop("event_time")  # a date the model wrote in a form we cannot read: keep the memory
-                result = await self.memories.remember(user_id, source=source, **fields)
+                result = await self.memories.remember(user_id, source=source, session=session, **fields)
             (duplicates if result.status == "duplicate" else created).append(result.id)
         summary_id = None
         if summary and summary.strip() and "\x00" not in summary:
             text = "Conversation summary: " + " ".join(summary.split())[:1000]
             result = await self.memories.remember(
-                user_id, text, kind="episodic", source=source, event_time=self.rt.clock().isoformat()
+                user_id, text, kind="episodic", source=source, event_time=self.rt.clock().isoformat(), session=session
             )
             summary_id = result.id
             for memory_id in dict.fromkeys([*created, *duplicates]):
                 if memory_id != summary_id:
-                    await self.links.link(user_id, summary_id, memory_id, SUMMARY_RELATION, created_by="ingest")
+                    await self.links.link(
+                        user_id, summary_id, memory_id, SUMMARY_RELATION, created_by="ingest", session=session
+                    )
         return IngestResult(created=created, duplicates=duplicates, summary_id=summary_id, method=method, llm=llm_name)

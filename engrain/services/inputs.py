@@ -22,6 +22,7 @@ MAX_TAG_CHARS = 40
 MAX_CATEGORY_CHARS = 40
 MAX_RELATION_CHARS = 40
 MAX_NAMESPACE_CHARS = 64
+MAX_USER_CHARS = 200
 WRITABLE_KINDS = ("fact", "episodic", "procedural")
 # Why a memory was forgotten: a fixed category, never free text. A reason in the user's words would
 # repeat what they asked to erase ("forget that I have diabetes") in the history and in exports.

@@ -4,11 +4,13 @@ Reading memories back is `memory_views.py`; re-embedding after a model change is
 
 from __future__ import annotations
 
+import functools
 import logging
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import anyio
 from pydantic import BaseModel, Field
@@ -25,10 +27,12 @@ from engrain.text import fulltext
 from engrain.text.languages import detect
 
 if TYPE_CHECKING:
+    from engrain.providers.embeddings import Embedder
     from engrain.services.language_mix import LanguageMix
     from engrain.services.runtime import Runtime
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 MAX_BATCH = 5_000
 
@@ -119,6 +123,11 @@ class BatchItem(BaseModel):
     metadata: dict[str, Any] | None = None
 
 
+async def to_thread(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """`fn(*args, **kwargs)` in a worker thread (anyio's run_sync takes no keyword arguments)."""
+    return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
+
+
 def _result(
     m: Memory, status: Literal["created", "duplicate", "merged"], superseded: uuid.UUID | None = None
 ) -> RememberResult:
@@ -156,14 +165,20 @@ class MemoryService:
         source: str | None = None,
         temporality: str | None = None,
         procedure_steps: list[str] | None = None,
+        session: AsyncSession | None = None,
     ) -> RememberResult:
         """Store one memory, or recognise it as a duplicate / near-duplicate of a live one.
 
         `temporality` and `procedure_steps` are not tool arguments: conversation ingestion passes
-        what the model extracted, which wins over the rule-based inference like any given value."""
+        what the model extracted, which wins over the rule-based inference like any given value.
+        `session`: write inside the caller's transaction (ingestion stores a whole answer or nothing);
+        without one, the memory is its own transaction."""
         now = self.rt.clock()
         await fulltext.load_for(content)
-        item = self._prepare(
+        # Reading the text (dates, mood, language) is CPU work: a worker thread keeps the event loop, and
+        # so every other user's calls, free while it runs.
+        item = await to_thread(
+            self._prepare,
             content,
             now,
             kind=kind,
@@ -178,39 +193,52 @@ class MemoryService:
             procedure_steps=procedure_steps,
         )
         old_id = inputs.memory_id("supersedes", supersedes) if supersedes else None
-        content, kind, ns, digest, clean_tags = item.content, item.kind, item.namespace, item.digest, item.tags
         db = await self.rt.database()
         # Embed first, so that the duplicate check, the near-duplicate search and the insert share one
         # transaction (one connection, one commit) — the embedding is cheap or cached, the round trips are not.
         model, vector = await self.rt.embeddings.embed_one(content)
+        if session is not None:
+            return await self._write(session, user_id, item, old_id, model, vector, now)
         async with db.sessions.begin() as s:
-            if old_id is not None and await repo.get(s, user_id, old_id) is None:
-                raise NotFound("supersedes", old_id)
-            same_text, near = await repo.probe(s, user_id, ns, kind, digest, model.id, model.dim, vector, now)
-            if same_text is not None:
-                return await self._duplicate(s, user_id, same_text, old_id, now)
-            # An explicit `supersedes` asks for a new row: never fold it into a look-alike.
-            if (
-                old_id is None
-                and near is not None
-                and is_near_duplicate(
-                    model.id, near.similarity, content, near.content, item.event_time, near.event_time
-                )
-            ):
-                return await self._merge(
-                    s, user_id, near.id, content, item.importance_given, clean_tags, now, near.similarity
-                )
-            await self._check_quota(s, user_id, 1, now)
-            memory = item.row(user_id, model.id, vector, now)
-            if not await repo.insert_many(s, [memory], now):
-                # A concurrent remember of the same text was stored since the probe: report its row.
-                same_text, _ = await repo.probe(s, user_id, ns, kind, digest, model.id, model.dim, vector, now)
-                assert same_text is not None
-                return await self._duplicate(s, user_id, same_text, old_id, now)
-            self.languages.stored([item.lang])
-            if old_id is not None:
-                await self._supersede(s, user_id, old_id, memory.id, now)
-            return _result(memory, "created", old_id)
+            return await self._write(s, user_id, item, old_id, model, vector, now)
+
+    async def _write(
+        self,
+        s: AsyncSession,
+        user_id: str,
+        item: Prepared,
+        old_id: uuid.UUID | None,
+        model: Embedder,
+        vector: list[float],
+        now: datetime,
+    ) -> RememberResult:
+        """The duplicate check, the near-duplicate search and the insert, in one transaction."""
+        content, kind, ns, digest, clean_tags = item.content, item.kind, item.namespace, item.digest, item.tags
+        if old_id is not None and await repo.get(s, user_id, old_id) is None:
+            raise NotFound("supersedes", old_id)
+        same_text, near = await repo.probe(s, user_id, ns, kind, digest, model.id, model.dim, vector, now)
+        if same_text is not None:
+            return await self._duplicate(s, user_id, same_text, old_id, now)
+        # An explicit `supersedes` asks for a new row: never fold it into a look-alike.
+        if (
+            old_id is None
+            and near is not None
+            and is_near_duplicate(model.id, near.similarity, content, near.content, item.event_time, near.event_time)
+        ):
+            return await self._merge(
+                s, user_id, near.id, content, item.importance_given, clean_tags, now, near.similarity
+            )
+        await self._check_quota(s, user_id, 1, now)
+        memory = item.row(user_id, model.id, vector, now)
+        if not await repo.insert_many(s, [memory], now):
+            # A concurrent remember of the same text was stored since the probe: report its row.
+            same_text, _ = await repo.probe(s, user_id, ns, kind, digest, model.id, model.dim, vector, now)
+            assert same_text is not None
+            return await self._duplicate(s, user_id, same_text, old_id, now)
+        self.languages.stored([item.lang])
+        if old_id is not None:
+            await self._supersede(s, user_id, old_id, memory.id, now)
+        return _result(memory, "created", old_id)
 
     async def _duplicate(
         self, s: AsyncSession, user_id: str, dup_id: uuid.UUID, old_id: uuid.UUID | None, now: datetime

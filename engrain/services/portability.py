@@ -13,9 +13,12 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
 
 from engrain.errors import InvalidInput
+from engrain.services import inputs
 from engrain.storage import portability as store
+from engrain.storage.memories import SERVER_FORGET_REASONS as SERVER_REASONS
 
 if TYPE_CHECKING:
     from engrain.storage.db import Database
@@ -77,37 +80,99 @@ def _parse(lines: Iterable[str]) -> Iterable[tuple[int, dict[str, Any]]]:
         yield n, item
 
 
+def _strings(value: Any) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield str(k)
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def _check(n: int, item: dict[str, Any]) -> None:
+    """One row held to the limits the tools apply (inputs.py), so that an import cannot store what
+    `remember` would refuse; the error names the line and the field. A forget's reason becomes a category,
+    as `forget` keeps it (files written before kept the user's words there)."""
+    where = f"line {n}"
+    try:
+        for key, value in item.items():
+            if any("\x00" in text for text in _strings(value)):
+                raise InvalidInput(key, "contains a NUL byte (\\x00), which cannot be stored")
+
+        def given(name: str) -> Any:
+            if item.get(name) is None:
+                raise InvalidInput(name, "is required")
+            return item[name]
+
+        inputs.text_field("user_id", given("user_id"), inputs.MAX_USER_CHARS)
+        kind = item["type"]
+        if kind == "memory":
+            inputs.memory_id("id", given("id"))
+            inputs.text_field("content", given("content"), inputs.MAX_CONTENT_CHARS)
+            inputs.kind("kind", given("kind"), inputs.ALL_KINDS)
+            inputs.namespace(given("namespace"))
+            inputs.int_range("importance", given("importance"), 1, 10)
+            if item.get("category") is not None:
+                inputs.text_field("category", item["category"], inputs.MAX_CATEGORY_CHARS)
+            inputs.tags(item.get("tags") or [])
+        elif kind == "history" and item.get("action") == "forget" and item.get("reason") not in SERVER_REASONS:
+            item["reason"] = (
+                inputs.FORGET_REASONS[0] if item.get("reason") not in inputs.FORGET_REASONS else item["reason"]
+            )
+    except InvalidInput as exc:
+        raise InvalidInput(f"{where}, {exc.field}", str(exc).split(": ", 1)[1]) from None
+    except (TypeError, KeyError) as exc:
+        raise InvalidInput(where, f"malformed {item.get('type')} row ({type(exc).__name__}: {exc})") from None
+
+
 async def import_jsonl(
     database: OpenDatabase, lines: Iterable[str], *, progress: bool = False
 ) -> dict[str, dict[str, int]]:
-    """Add what the file holds and the database lacks; return rows read and added per type."""
+    """Add what the file holds and the database lacks; return rows read and added per type. The whole
+    file is one transaction: a line that fails its checks, or that the database refuses, is reported with
+    its number and field, and nothing of the file is written."""
     db = await database()
     stats = {kind: {"read": 0, "added": 0} for kind in ORDER}
-    pending: list[dict[str, Any]] = []
+    pending: list[tuple[int, dict[str, Any]]] = []
     parents: list[tuple[str, str]] = []
     kind_of_pending: str | None = None
 
-    async def flush() -> None:
-        nonlocal pending
-        if pending and kind_of_pending is not None:
-            async with db.engine.begin() as conn:
-                stats[kind_of_pending]["added"] += await store.import_batch(conn, kind_of_pending, pending)
-            pending = []
-
-    with _bar(None, progress, "import") as bar:
-        for _, item in _parse(lines):
-            kind = item["type"]
-            if kind != kind_of_pending or len(pending) >= BATCH:
-                await flush()
-                kind_of_pending = kind
-            pending.append(item)
-            stats[kind]["read"] += 1
-            if kind == "memory" and item.get("trait_parent_id"):
-                parents.append((item["id"], item["trait_parent_id"]))
-            bar.update(1)
-        await flush()
     async with db.engine.begin() as conn:
+
+        async def flush() -> None:
+            nonlocal pending
+            if pending and kind_of_pending is not None:
+                stats[kind_of_pending]["added"] += await _write(conn, kind_of_pending, pending)
+                pending = []
+
+        with _bar(None, progress, "import") as bar:
+            for n, item in _parse(lines):
+                _check(n, item)
+                kind = item["type"]
+                if kind != kind_of_pending or len(pending) >= BATCH:
+                    await flush()
+                    kind_of_pending = kind
+                pending.append((n, item))
+                stats[kind]["read"] += 1
+                if kind == "memory" and item.get("trait_parent_id"):
+                    parents.append((item["id"], item["trait_parent_id"]))
+                bar.update(1)
+            await flush()
         await store.link_parents(conn, parents)
         if stats["memory"]["added"]:
             await store.index_vectors(conn)
     return stats
+
+
+async def _write(conn: Any, kind: str, rows: list[tuple[int, dict[str, Any]]]) -> int:
+    """A batch of checked rows; a row the database refuses is named by its line, inside a savepoint-free
+    transaction that the error then rolls back whole."""
+    try:
+        return await store.import_batch(conn, kind, [item for _, item in rows])
+    except (DBAPIError, ValueError) as exc:
+        first, last = rows[0][0], rows[-1][0]
+        detail = str(getattr(exc, "orig", exc)).splitlines()[0][:200]
+        raise InvalidInput(f"lines {first}-{last} ({kind})", f"the database refused a row: {detail}") from None

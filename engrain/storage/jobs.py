@@ -51,7 +51,8 @@ async def users_with_new_memories(session: AsyncSession, user_id: str | None) ->
         text(
             "SELECT DISTINCT m.user_id FROM memories m LEFT JOIN user_state u ON u.user_id = m.user_id "
             "WHERE m.kind IN ('fact', 'episodic', 'procedural') "
-            "AND (u.last_reflected_at IS NULL OR m.created_at > u.last_reflected_at)"
+            "AND (u.last_reflected_at IS NULL OR m.created_at > u.last_reflected_at "
+            "OR (m.created_at = u.last_reflected_at AND m.id > u.last_reflected_id))"
             + (" AND m.user_id = :user" if user_id is not None else "")
             + " ORDER BY 1"
         ),

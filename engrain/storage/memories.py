@@ -23,6 +23,14 @@ from engrain.storage.traits import sample_sql
 from engrain.storage.vector_index import ensure_vector_index
 from engrain.text import fulltext
 
+# The reasons the server itself writes on a forget row (never a user's words): a memory erased with the
+# one forgotten, one that faded away (retention's delete mode), a provisional statement an extraction
+# replaced.
+REPLACED_BY_FORGOTTEN = "replaced by a forgotten memory"
+FADED_AWAY = "retention: faded below the threshold"
+REPLACED_BY_EXTRACTION = "replaced by the calling model's extraction"
+SERVER_FORGET_REASONS = (REPLACED_BY_FORGOTTEN, FADED_AWAY, REPLACED_BY_EXTRACTION)
+
 
 def live(now: datetime) -> Any:
     """Rows that are still valid at `now` (not superseded, archived or expired)."""
@@ -334,7 +342,7 @@ def _erase_sql(doomed_sql: str) -> str:
         INSERT INTO memory_history (memory_id, user_id, action, reason, at)
         SELECT g.id, g.user_id, 'forget',
                CASE WHEN (g.user_id, g.id) IN (SELECT user_id, id FROM doomed) THEN CAST(:reason AS text)
-                    ELSE 'replaced by a forgotten memory' END, :now
+                    ELSE '{REPLACED_BY_FORGOTTEN}' END, :now
         FROM gone g RETURNING 1)
     SELECT (SELECT count(*) FROM gone) AS deleted, (SELECT count(*) FROM scrubbed) AS history_erased,
            (SELECT coalesce(array_agg(user_id), '{{}}') FROM touched) AS touched_users,

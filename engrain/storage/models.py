@@ -170,6 +170,9 @@ class UserState(Base):
 
     user_id: Mapped[str] = mapped_column(Text, primary_key=True)
     last_reflected_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # With last_reflected_at, the watermark (time, id): memories stored at one instant (a batch) can be
+    # reflected on in parts without one being passed over.
+    last_reflected_id: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
     timezone: Mapped[str | None] = mapped_column(Text)
     settings: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())

@@ -67,8 +67,8 @@ _TIMES = {
 
 # type → (query over the selected users, in export order)
 EXPORTS: dict[str, str] = {
-    "user_state": "SELECT user_id, last_reflected_at, timezone, settings, updated_at FROM user_state "
-    "WHERE user_id = ANY(:users) ORDER BY user_id",
+    "user_state": "SELECT user_id, last_reflected_at, last_reflected_id, timezone, settings, updated_at "
+    "FROM user_state WHERE user_id = ANY(:users) ORDER BY user_id",
     "memory": f"SELECT {', '.join(MEMORY_COLUMNS)}, embedding::text AS embedding FROM memories "
     "WHERE user_id = ANY(:users) ORDER BY user_id, created_at, id",
     "reflection_cycle": "SELECT id, user_id, trigger_type, trigger_value, status, stats, error, started_at, "
@@ -147,9 +147,12 @@ async def import_batch(conn: AsyncConnection, kind: str, rows: Sequence[dict[str
             "ON CONFLICT DO NOTHING RETURNING 1"
         )
     elif kind == "user_state":
+        for p in params:  # files written before the watermark carried an id
+            p.setdefault("last_reflected_id", None)
         sql = (
-            "INSERT INTO user_state (user_id, last_reflected_at, timezone, settings, updated_at) VALUES "
-            "(:user_id, :last_reflected_at, :timezone, CAST(:settings AS jsonb), :updated_at) "
+            "INSERT INTO user_state (user_id, last_reflected_at, last_reflected_id, timezone, settings, updated_at) "
+            "VALUES (:user_id, :last_reflected_at, CAST(:last_reflected_id AS uuid), :timezone, "
+            "CAST(:settings AS jsonb), :updated_at) "
             "ON CONFLICT DO NOTHING RETURNING 1"
         )
     elif kind == "reflection_cycle":

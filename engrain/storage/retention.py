@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from engrain.storage.memories import erase
+from engrain.storage.memories import FADED_AWAY, erase
 from engrain.storage.sqltext import safe_exp
 from engrain.storage.traits import run_pass, sample_sql
 
@@ -74,7 +74,7 @@ async def fade_memories(
         f"WITH {_doomed_cte(user_filter)} SELECT user_id, id FROM doomed",
         params,
         now,
-        "retention: faded below the threshold",
+        FADED_AWAY,
     )
     return {
         "archived": 0,

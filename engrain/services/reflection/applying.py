@@ -21,6 +21,7 @@ from engrain.services.reflection.results import ReflectResult
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
 from engrain.storage.models import Memory
+from engrain.storage.traits import Mark
 
 if TYPE_CHECKING:
     from engrain.services.runtime import Runtime
@@ -109,7 +110,7 @@ class ReflectionApplier:
             stats |= {"expired_intentions": code["expired_intentions"], "decayed": decay["decayed"]}
             await trait_repo.finish_cycle(s, plan.user_id, cycle_id, status, stats, error, plan.now)
             if looked:
-                await trait_repo.set_watermark(s, plan.user_id, plan.mark or plan.now)
+                await trait_repo.set_watermark(s, plan.user_id, plan.mark or Mark(plan.now), plan.now)
             result.memories_pending = (
                 await trait_repo.importance_since(s, plan.user_id, await trait_repo.watermark(s, plan.user_id))
             )[0]

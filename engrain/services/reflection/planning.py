@@ -19,6 +19,7 @@ from engrain.services.reflection.triggers import Trigger
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
 from engrain.storage.models import Memory
+from engrain.storage.traits import Mark
 
 if TYPE_CHECKING:
     from engrain.services.recall import RecallService
@@ -40,10 +41,11 @@ class Plan:
     evidence: list[tuple[str, Memory]] = field(default_factory=list)
     # The watermark the plan was read at: a plan made earlier (a sampling request's resolvers) is used
     # only if no other reflection moved it since.
-    since: datetime | None = None
+    since: Mark | None = None
     # Where the watermark goes once a model has looked at `memories`: when they were read (a host task
-    # is answered later, and what arrived meanwhile stays pending).
-    mark: datetime | None = None
+    # is answered later, and what arrived meanwhile stays pending), or, when there were more new memories
+    # than one cycle shows, just past the last one shown (the rest stay pending for the next cycle).
+    mark: Mark | None = None
 
     def memory_ref(self, ref: Any) -> uuid.UUID | None:
         """A cited memory id, if the model was shown it (anything else is hallucinated or foreign)."""
@@ -111,15 +113,20 @@ class ReflectionPlanner:
                 return ReflectResult(triggered=False, reason=trigger.reason)
             if not trigger.triggered:
                 trigger = reading.forced()
-            memories = await trait_repo.new_memories(s, user_id, reading.mark, now, MAX_MEMORIES)
+            memories = await trait_repo.new_memories(s, user_id, reading.mark, now, MAX_MEMORIES + 1)
             traits = await trait_repo.active_traits(s, user_id, limit=MAX_TRAITS)
+        shown = memories[:MAX_MEMORIES]
+        mark = Mark(shown[-1].created_at, shown[-1].id) if len(memories) > MAX_MEMORIES else Mark(now)
+        # The model reads the most important first; which memories it is shown is decided by age above.
+        shown = sorted(shown, key=lambda m: (-m.importance, -m.created_at.timestamp(), str(m.id)))
         return Plan(
             user_id,
             now,
             trigger,
-            [(f"m{i}", m) for i, m in enumerate(memories, 1)],
+            [(f"m{i}", m) for i, m in enumerate(shown, 1)],
             [(f"t{i}", t) for i, t in enumerate(traits, 1)],
             since=reading.mark,
+            mark=mark,
         )
 
     async def still_current(self, plan: Plan, user_id: str) -> bool:

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.storage import traits as trait_repo
+from engrain.storage.traits import Mark
 
 IMPORTANCE_TRIGGER = 30
 SCHEDULED_AFTER = timedelta(hours=24)
@@ -28,7 +29,7 @@ class Trigger:
 class Reading:
     """A user's reflection state: the watermark, the importance learned since, and the trigger."""
 
-    mark: datetime | None
+    mark: Mark | None
     importance: int
     trigger: Trigger
 
@@ -46,7 +47,7 @@ class Reading:
 async def read(session: AsyncSession, user_id: str, now: datetime) -> Reading:
     mark = await trait_repo.watermark(session, user_id)
     count, importance = await trait_repo.importance_since(session, user_id, mark)
-    trigger = decide(mark, count, importance, now)
+    trigger = decide(mark.at if mark else None, count, importance, now)
     trigger.pending = count
     return Reading(mark, importance, trigger)
 

@@ -19,10 +19,16 @@ depends_on = None
 # The categories as of this revision (services/inputs.FORGET_REASONS); a migration keeps its own copy so
 # that it means the same thing when the list grows.
 CATEGORIES = ("user_request", "incorrect", "outdated", "duplicate", "private", "other")
+# What the server itself writes on a forget row (storage/memories.SERVER_FORGET_REASONS): kept.
+SERVER_REASONS = (
+    "replaced by a forgotten memory",
+    "retention: faded below the threshold",
+    "replaced by the calling model''s extraction",
+)
 
 
 def upgrade() -> None:
-    categories = ", ".join(f"'{c}'" for c in CATEGORIES)
+    categories = ", ".join(f"'{c}'" for c in (*CATEGORIES, *SERVER_REASONS))
     op.execute(
         "UPDATE memory_history SET reason = 'user_request' "
         f"WHERE action = 'forget' AND (reason IS NULL OR reason NOT IN ({categories}))"
