@@ -10,6 +10,7 @@ they are the meteorological seasons of the northern hemisphere.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -79,6 +80,8 @@ _SEASON = re.compile(
     r"|(?P<s2>spring|summer|autumn|fall|winter)\s+(?:of\s+)?(?P<year>(?:19|20)\d\d))\b",
     re.IGNORECASE,
 )
+# Where dateparser looks for the first date: windows around the first cues of a date, never the whole text.
+MAX_DATE_WINDOWS, WINDOW_BEFORE, WINDOW_AFTER = 4, 40, 120
 _DATEPARSER_SETTINGS = {
     "RETURN_AS_TIMEZONE_AWARE": False,
     "PREFER_DAY_OF_MONTH": "first",  # "in March 2025" is March 1st, not March <today's day>
@@ -183,19 +186,30 @@ def find_event_time(
     }
     from dateparser.search import search_dates  # heavy import, deferred off the start-up path
 
-    try:
-        found = search_dates(content, languages=["en"], settings=settings) or []
-    except Exception:  # dateparser can trip on odd unicode; a date is a bonus, never a failure
-        return None, None
-    position = 0
-    for text, value in found:
-        start = content.find(text, position)
-        position = max(position, start + len(text))
-        if not _DATE_CUE.search(text) or _NOT_A_DATE.match(text):
+    # dateparser reads every candidate of the text it is given (an 8,000-character list of dates costs
+    # seconds of CPU); the first date stands near a cue, so it reads only a window around each of the
+    # first few cues: the cost is bounded whatever the text.
+    covered = 0
+    for cue_at in itertools.islice(_DATE_GATE.finditer(content), MAX_DATE_WINDOWS):
+        begin, end = max(covered, cue_at.start() - WINDOW_BEFORE), cue_at.end() + WINDOW_AFTER
+        if begin >= end or cue_at.end() <= covered:
             continue
-        if _RECURRING.search(content[max(0, start - 12) : start]) or _RECURRING.match(text):
-            continue
-        return value.replace(tzinfo=local_now.tzinfo), text
+        covered = end
+        window = content[begin:end]
+        try:
+            found = search_dates(window, languages=["en"], settings=settings) or []
+        except Exception:  # dateparser can trip on odd unicode; a date is a bonus, never a failure
+            return None, None
+        position = 0
+        for text, value in found:
+            start = window.find(text, position)
+            position = max(position, start + len(text))
+            start += begin
+            if not _DATE_CUE.search(text) or _NOT_A_DATE.match(text):
+                continue
+            if _RECURRING.search(content[max(0, start - 12) : start]) or _RECURRING.match(text):
+                continue
+            return value.replace(tzinfo=local_now.tzinfo), text
     return None, None
 
 

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from sqlalchemy import text
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import SQLAlchemyError
 
 from engrain.errors import InvalidInput
 from engrain.services import inputs
@@ -172,7 +172,7 @@ async def _write(conn: Any, kind: str, rows: list[tuple[int, dict[str, Any]]]) -
     transaction that the error then rolls back whole."""
     try:
         return await store.import_batch(conn, kind, [item for _, item in rows])
-    except (DBAPIError, ValueError) as exc:
+    except (SQLAlchemyError, ValueError) as exc:
         first, last = rows[0][0], rows[-1][0]
         detail = str(getattr(exc, "orig", exc)).splitlines()[0][:200]
         raise InvalidInput(f"lines {first}-{last} ({kind})", f"the database refused a row: {detail}") from None

@@ -141,6 +141,9 @@ async def import_batch(conn: AsyncConnection, kind: str, rows: Sequence[dict[str
     params = [{k: _bind(k, v) for k, v in r.items() if k != "type"} for r in rows]
     if kind == "memory":
         cols = [c for c in MEMORY_COLUMNS if c != "trait_parent_id"]  # see link_parents
+        for p in params:  # a column the file lacks is empty (NOT NULL ones are then refused by the database)
+            for c in (*cols, "embedding"):
+                p.setdefault(c, None)
         values = ", ".join(f"CAST(:{c} AS jsonb)" if c in _JSONB else f":{c}" for c in cols)
         sql = (
             f"INSERT INTO memories ({', '.join(cols)}, embedding) VALUES ({values}, CAST(:embedding AS vector)) "
