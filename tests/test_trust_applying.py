@@ -35,7 +35,7 @@ async def test_reflection_passes_over_no_memory(host_settings):
     """260 new memories, one batch (one instant): the first task shows 200, and after its answer the other
     60 are still pending and come in the next task."""
     count = MAX_MEMORIES + 60
-    async with connect(host_settings(), Clock(NOW)) as (client, app):
+    async with connect(host_settings(), Clock(NOW)) as (client, _):
         items = [{"content": f"Note number {i} about the garden shed"} for i in range(count)]
         await call(client, "remember_many", items=items)
         first = await call(client, "reflect", force=True)
