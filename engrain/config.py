@@ -120,6 +120,16 @@ class Settings(BaseSettings):
         "'token:user,token:user' / a JSON object {token: user}.",
     )
     metrics_public: bool = Field(default=False, description="Serve /metrics without a token.")
+    allowed_hosts: str | None = Field(
+        default=None,
+        description="HTTP/SSE: Host header values accepted besides loopback, comma-separated "
+        "(`name:*` for any port), e.g. 'memory.example.com,10.0.0.5:8765'.",
+    )
+    allowed_origins: str | None = Field(
+        default=None,
+        description="HTTP/SSE: browser Origins accepted besides loopback ones, comma-separated "
+        "(`http://name:*` for any port).",
+    )
     max_memories_per_user: int | None = Field(
         default=None, ge=1, description="Quota of live memories per user (traits not counted); unset: no quota."
     )

@@ -34,6 +34,30 @@ MCP_PATHS = {"http": "/mcp", "sse": "/sse"}
 HEALTH_TIMEOUT = 3.0
 
 
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+WILDCARD_BINDS = ("0.0.0.0", "::", "")
+
+
+def _listed(setting: str | None) -> list[str]:
+    return [part.strip() for part in (setting or "").split(",") if part.strip()]
+
+
+def transport_security(host: str, allowed_hosts: str | None, allowed_origins: str | None) -> TransportSecuritySettings:
+    """DNS-rebinding protection on every bind: the Host must be a loopback name, the address bound, or one
+    of ENGRAIN_ALLOWED_HOSTS, and a browser's Origin a loopback one or one of ENGRAIN_ALLOWED_ORIGINS.
+    Binding 0.0.0.0 (Docker) publishes the port, not the trust: a page on another origin still gets 403."""
+    hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]"]
+    if host not in (*LOOPBACK, *WILDCARD_BINDS):
+        name = f"[{host}]" if ":" in host else host
+        hosts += [name, f"{name}:*"]
+    origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=hosts + _listed(allowed_hosts),
+        allowed_origins=origins + _listed(allowed_origins),
+    )
+
+
 def build_app(app: AppState, transport: Transport, host: str, port: int) -> Starlette:
     """The ASGI application of one server process."""
     verifier = StaticTokenVerifier.from_setting(app.settings.tokens)
@@ -49,9 +73,7 @@ def build_app(app: AppState, transport: Transport, host: str, port: int) -> Star
             validate_token_resource=False,
         ),
     )
-    security = None
-    if host not in ("127.0.0.1", "localhost", "::1"):  # behind a published port: Host is whatever clients use
-        security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    security = transport_security(host, app.settings.allowed_hosts, app.settings.allowed_origins)
     mcp_app = (
         server.streamable_http_app(host=host, transport_security=security)
         if transport == "http"
