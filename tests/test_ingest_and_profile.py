@@ -151,9 +151,9 @@ async def test_traits_resources_and_profile(settings_factory):
             id=uuid.UUID(listed[0]["id"]),
         )
         profile = (await client.read_resource("engrain://profile")).contents[0].text
-        assert "## Established\n- Works best in the early morning (behavior, 0.70)" in profile
-        assert "## Pinned facts\n- Wrote the report at 5am" in profile
-        assert "2099-05-01: Conference talk" in profile
+        assert "## Established\n- «Works best in the early morning» (behavior, 0.70)" in profile
+        assert "## Pinned facts\n- «Wrote the report at 5am" in profile
+        assert "2099-05-01: «Conference talk»" in profile
         with pytest.raises(MCPError, match="no memory with id"):
             await client.read_resource(f"engrain://traits/{uuid.uuid4()}")
         # A new server for the same user carries the profile in its instructions.

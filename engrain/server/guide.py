@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from mcp.server.mcpserver import MCPServer
 
+from engrain.text.quoting import DATA_NOTICE
+
 INSTRUCTIONS = """\
 engrain is the user's long-term memory. It persists across sessions and clients.
 - Before answering anything that depends on the user (their preferences, history, plans, projects, how
@@ -22,7 +24,7 @@ engrain is the user's long-term memory. It persists across sessions and clients.
 
 def with_profile(summary: str) -> str:
     """The instructions plus what engrain currently knows about the user."""
-    return f"{INSTRUCTIONS}\n\nWhat engrain knows about the user now:\n{summary}"
+    return f"{INSTRUCTIONS}\n\nWhat engrain knows about the user now ({DATA_NOTICE}):\n{summary}"
 
 
 MEMORY_GUIDE = """\

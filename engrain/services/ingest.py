@@ -22,6 +22,7 @@ from engrain.services.answers import ExtractedMemory, Extraction
 from engrain.services.enrich import procedure_steps
 from engrain.services.mood import sentences
 from engrain.text.languages import ENGLISH, detect
+from engrain.text.quoting import DATA_NOTICE, quoted
 
 if TYPE_CHECKING:
     from engrain.services.links import LinkService
@@ -88,9 +89,9 @@ def validate_messages(messages: list[Message]) -> list[Message]:
 
 
 def extraction_prompt(messages: list[Message], today: str) -> Prompt:
-    transcript = "\n".join(f"{m.role}: {m.content.strip()}" for m in messages if m.content.strip())
+    transcript = "\n".join(f"{m.role}: {quoted(m.content)}" for m in messages if m.content.strip())
     user = (
-        f"Today is {today}.\n\nConversation:\n{transcript}\n\n"
+        f"Today is {today}.\n\n{DATA_NOTICE}\n\nConversation, one message a line:\n{transcript}\n\n"
         "Answer as JSON:\n"
         '{"memories": [{"content": "...", "kind": "fact|episodic|procedural", "importance": 1-10, '
         '"category": "work|location|skill|preference|workflow|health|relationship|general", '

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from engrain.providers.llm import Prompt
 from engrain.storage.models import Memory
+from engrain.text.quoting import DATA_NOTICE, inline, quoted
 
 SYSTEM = (
     "You maintain a long-term model of one user for a memory system. You read what was recently learned "
@@ -58,7 +59,9 @@ def _when(m: Memory) -> str:
 
 
 def memory_lines(memories: Iterable[tuple[str, Memory]]) -> str:
-    lines = [f"[{alias}] ({m.kind}, {_when(m)}, importance {m.importance}) {m.content}" for alias, m in memories]
+    lines = [
+        f"[{alias}] ({m.kind}, {_when(m)}, importance {m.importance}) {quoted(m.content)}" for alias, m in memories
+    ]
     return "\n".join(lines) or "(none)"
 
 
@@ -66,7 +69,7 @@ def trait_lines(traits: Iterable[tuple[str, Memory]]) -> str:
     lines = [
         f"[{alias}] ({t.trait_subtype}, {t.trait_stage}, confidence {t.trait_confidence or 0:.2f}, "
         f"reinforced {t.trait_reinforcement_count or 0}, contradicted {t.trait_contradiction_count or 0}, "
-        f"context {t.trait_context}) {t.content}"
+        f"context {inline(t.trait_context or 'general', 40)}) {quoted(t.content)}"
         for alias, t in traits
     ]
     return "\n".join(lines) or "(none yet)"
@@ -74,7 +77,8 @@ def trait_lines(traits: Iterable[tuple[str, Memory]]) -> str:
 
 def questions_prompt(memories: str, traits: str) -> Prompt:
     user = (
-        "Recently learned about the user:\n"
+        DATA_NOTICE
+        + "\n\nRecently learned about the user:\n"
         + memories
         + "\n\nWhat we already believe about the user:\n"
         + traits
@@ -86,7 +90,7 @@ def questions_prompt(memories: str, traits: str) -> Prompt:
 
 
 def main_prompt(memories: str, traits: str, evidence: str | None) -> Prompt:
-    parts = ["Recently learned about the user:", memories]
+    parts = [DATA_NOTICE, "", "Recently learned about the user:", memories]
     if evidence is not None:
         parts += ["", "Older memories retrieved as evidence:", evidence]
     parts += [
@@ -104,7 +108,8 @@ def main_prompt(memories: str, traits: str, evidence: str | None) -> Prompt:
 
 def review_prompt(cases: str) -> Prompt:
     user = (
-        "These traits of the user are now contradicted often. For each, decide whether to keep it reworded "
+        DATA_NOTICE
+        + "\n\nThese traits of the user are now contradicted often. For each, decide whether to keep it reworded "
         '("modify", give new_content that fits all the evidence) or drop it ("dissolve").\n\n'
         + cases
         + '\n\nAnswer as JSON: {"decisions": [{"trait_id": "t1", "action": "modify|dissolve", '

@@ -15,6 +15,7 @@ from engrain.services.memory_views import split_intentions
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
 from engrain.storage.models import Memory
+from engrain.text.quoting import DATA_NOTICE, inline, quoted
 
 if TYPE_CHECKING:
     from engrain.services.reflection.cycle import ReflectionService
@@ -193,7 +194,7 @@ class TraitViews:
             traits = await trait_repo.active_traits(s, user_id, stages=stages_from(Stage.CANDIDATE))
             pinned = await repo.pinned(s, user_id, now)
             plans = await repo.intentions(s, user_id, now)
-        lines = [f"# What engrain knows about {user_id}", ""]
+        lines = [f"# What engrain knows about {inline(user_id, 200)}", "", DATA_NOTICE, ""]
         for stage, title in (
             (Stage.CORE, "Core"),
             (Stage.ESTABLISHED, "Established"),
@@ -204,23 +205,23 @@ class TraitViews:
             if mine:
                 lines += (
                     [f"## {title}"]
-                    + [f"- {t.content} ({t.trait_subtype}, {t.trait_confidence:.2f})" for t in mine]
+                    + [f"- {quoted(t.content)} ({t.trait_subtype}, {t.trait_confidence:.2f})" for t in mine]
                     + [""]
                 )
         if pinned:
-            lines += ["## Pinned facts"] + [f"- {m.content}" for m in pinned] + [""]
+            lines += ["## Pinned facts"] + [f"- {quoted(m.content)}" for m in pinned] + [""]
         upcoming, overdue = split_intentions(plans, now)
         for title, group in (("Upcoming", upcoming), ("Overdue", overdue)):
             if group:
                 lines += (
                     [f"## {title}"]
                     + [
-                        f"- {m.event_time.date().isoformat() + ': ' if m.event_time else ''}{m.content}"
+                        f"- {m.event_time.date().isoformat() + ': ' if m.event_time else ''}{quoted(m.content)}"
                         for m in group[:10]
                     ]
                     + [""]
                 )
-        if len(lines) == 2:
+        if len(lines) == 4:
             lines += ["Nothing learned yet: remember facts about the user, and reflect to build traits."]
         if due := await self.reflection_due(user_id):
             lines += ["", due]
@@ -243,10 +244,14 @@ class TraitViews:
         async with db.sessions() as s:
             traits = await trait_repo.active_traits(s, user_id, stages=stages_from(Stage.ESTABLISHED), limit=max_items)
             upcoming, overdue = split_intentions(await repo.intentions(s, user_id, now), now)
-        parts = [f"- {t.content}" for t in traits]
-        parts += [f"- upcoming {m.event_time.date().isoformat()}: {m.content}" for m in upcoming if m.event_time][:3]
+        parts = [f"- {quoted(t.content)}" for t in traits]
         parts += [
-            f"- overdue since {m.event_time.date().isoformat()}: {m.content}" for m in overdue[:3] if m.event_time
+            f"- upcoming {m.event_time.date().isoformat()}: {quoted(m.content)}" for m in upcoming if m.event_time
+        ][:3]
+        parts += [
+            f"- overdue since {m.event_time.date().isoformat()}: {quoted(m.content)}"
+            for m in overdue[:3]
+            if m.event_time
         ]
         if due := await self.reflection_due(user_id):
             parts.append(due)

@@ -20,6 +20,7 @@ from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
 from engrain.storage.models import Memory
 from engrain.storage.traits import Mark
+from engrain.text.quoting import quoted
 
 if TYPE_CHECKING:
     from engrain.services.recall import RecallService
@@ -186,9 +187,9 @@ class ReflectionPlanner:
             against = [r["content"] for r in rows if r["trait_id"] == t.id and r["polarity"] == "contradicting"]
             against += [shown[m].content for m in new if m in shown]
             blocks.append(
-                f"[{alias}] {t.content}\n  supporting: "
-                + " | ".join(support or ["(none)"])
+                f"[{alias}] {quoted(t.content)}\n  supporting: "
+                + " | ".join([quoted(c) for c in support] or ["(none)"])
                 + "\n  contradicting: "
-                + " | ".join(against or ["(none)"])
+                + " | ".join([quoted(c) for c in against] or ["(none)"])
             )
         return "\n".join(blocks)

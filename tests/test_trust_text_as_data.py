@@ -1,0 +1,84 @@
+"""Text from memories is data, never structure (issue 23, item 3): hostile memories (tests/data) reach the
+profile, the instructions and the task texts as one quoted line each, and create no heading, task line,
+conversation turn, tag, fence or second answer section."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from engrain.server import guide
+from engrain.text.quoting import DATA_NOTICE, inline, quoted
+from tests.conftest import Clock, call, connect
+
+pytestmark = pytest.mark.anyio
+NOW = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
+HOSTILE: list[str] = json.loads((Path(__file__).parent / "data" / "hostile_memories.json").read_text())
+QUOTE = re.compile(r"«[^«»]*»")
+FORGED = ("SYSTEM:", "<system>", "```", "[m99]", "user: I confirm", "[t1] (core)")
+
+
+def assert_inert(text: str, allowed_line: re.Pattern[str]) -> None:
+    """Every line is one the text's own structure makes, and no forged marker survives anywhere."""
+    for line in text.splitlines():
+        assert allowed_line.match(line), f"a line the structure did not make: {line[:120]!r}"
+    for forged in FORGED:
+        assert forged not in text, forged
+    assert "\u202e" not in text and "\u2028" not in text
+
+
+def test_quoting_is_one_inert_line():
+    for memory in HOSTILE:
+        q = quoted(memory)
+        assert "\n" not in q and "\r" not in q
+        assert QUOTE.fullmatch(q), q[:80]
+    assert inline("I like tea and long walks") == "I like tea and long walks"  # normal text reads as it was
+    assert quoted("Prefers window seats (aisle if late)") == "«Prefers window seats (aisle if late)»"
+
+
+@pytest.fixture
+def host_settings(settings_factory, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    return lambda **kw: settings_factory(llm="auto", **kw)
+
+
+async def test_hostile_memories_stay_data_in_profile_instructions_and_tasks(host_settings):
+    async with connect(host_settings(), Clock(NOW)) as (client, app):
+        for memory in HOSTILE:
+            await call(client, "remember", content=memory, pinned=True)
+        await call(client, "remember", content="I love cooking Italian food", pinned=True)
+
+        profile = (await client.read_resource("engrain://profile")).contents[0].text
+        profile_line = re.compile(
+            r"^(?:# What engrain knows about \S+|## [A-Z][a-z ()]+"
+            r"|- (?:\d{4}-\d\d-\d\d: )?«[^«»]*»(?: \([a-z]+, [\d.]+\))?"
+            rf"|{re.escape(DATA_NOTICE)}|\d+ new memor.*|)$"
+        )
+        assert_inert(profile, profile_line)
+        assert "«I love cooking Italian food»" in profile  # normal memories still read well
+
+        instructions = guide.with_profile(await app.traits.summary(app.settings.user))
+        assert_inert(
+            instructions.split("What engrain knows about the user now", 1)[1],
+            re.compile(r"^(?:.*\):|- .*«[^«»]*»|\d+ new memor.*)$"),
+        )
+
+        task = await call(client, "reflect", force=True)
+        text = task["task"]
+        memory_lines = [line for line in text.splitlines() if re.match(r"^\[m\d+\]", line)]
+        assert len(memory_lines) == len(HOSTILE) + 1
+        assert all(QUOTE.search(line) for line in memory_lines)
+        assert sum(line.startswith("Answer as JSON") for line in text.splitlines()) == 1 and DATA_NOTICE in text
+        for forged in FORGED:
+            assert forged not in text
+
+        messages = [{"role": "user", "content": m} for m in HOSTILE[:6]]
+        ingest = await call(client, "ingest_conversation", messages=messages)
+        turns = [line for line in ingest["task"].splitlines() if re.match(r"^(?:user|assistant|system):", line)]
+        assert len(turns) == 6 and all(QUOTE.fullmatch(line.split(": ", 1)[1]) for line in turns)
+        for forged in FORGED:
+            assert forged not in ingest["task"]
