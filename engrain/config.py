@@ -102,7 +102,12 @@ class Settings(BaseSettings):
     decay_rate_days: float = Field(default=30.0, gt=0, description="Recency half-scale of recall, in days.")
     scheduler: Literal["on", "off"] = Field(default="on", description="off: no job loop inside the server.")
     scheduler_interval: float = Field(default=900.0, ge=1.0, description="Seconds between runs of each job.")
-    session_end_timeout: float = Field(default=10.0, ge=0.0, description="Bound of the end-of-session digest (s).")
+    session_end_timeout: float = Field(
+        default=1.0,
+        ge=0.0,
+        description="Bound of the end-of-session digest (s). Clients kill a server that takes a few seconds to "
+        "exit; what is not digested then, the next session or the worker digests.",
+    )
     forget_mode: Literal["archive", "delete"] = Field(
         default="archive", description="What retention does to a faded memory."
     )
@@ -120,6 +125,18 @@ class Settings(BaseSettings):
         "'token:user,token:user' / a JSON object {token: user}.",
     )
     metrics_public: bool = Field(default=False, description="Serve /metrics without a token.")
+    http_max_connections: int = Field(
+        default=1000, ge=1, description="HTTP/SSE: open connections at most (kept below the open-file limit)."
+    )
+    http_head_timeout: float = Field(
+        default=10.0, gt=0, description="HTTP/SSE: seconds a connection has to send a whole request head."
+    )
+    http_body_timeout: float = Field(
+        default=60.0, gt=0, description="HTTP/SSE: seconds a request has to send its whole body."
+    )
+    http_idle_timeout: float = Field(
+        default=5.0, gt=0, description="HTTP/SSE: seconds an idle keep-alive connection stays open."
+    )
     allowed_hosts: str | None = Field(
         default=None,
         description="HTTP/SSE: Host header values accepted besides loopback, comma-separated "

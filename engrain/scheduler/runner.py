@@ -145,7 +145,7 @@ class Scheduler:
         with anyio.move_on_after(self.rt.settings.session_end_timeout):
             return await self.run("digest", user_id=user_id)
         log.warning(
-            "end-of-session digest for %s did not finish in %.0f s", user_id, self.rt.settings.session_end_timeout
+            "end-of-session digest for %s did not finish in %.1f s", user_id, self.rt.settings.session_end_timeout
         )
         return None
 

