@@ -21,6 +21,33 @@ class _RequestId(logging.Filter):
         return True
 
 
+class RepeatsOnce(logging.Filter):
+    """A failure that repeats (a database that is down, a resource that ran out) is logged once per
+    `window` seconds, not once per attempt: later records of the same logger, level and message template
+    are counted, and the next one let through says how many were held back. Below WARNING, every record
+    passes."""
+
+    def __init__(self, window: float = 10.0) -> None:
+        super().__init__()
+        self.window = window
+        self._seen: dict[tuple[str, int, str], tuple[float, int]] = {}  # key → (last let through, held back)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.WARNING:
+            return True
+        key = (record.name, record.levelno, str(record.msg))
+        last, held = self._seen.get(key, (0.0, 0))
+        if record.created - last < self.window:
+            self._seen[key] = (last, held + 1)
+            return False
+        if held:
+            record.msg = f"{record.msg} (and {held} more like it in the last {self.window:.0f} s)"
+        if len(self._seen) > 1000:  # a bound on what is remembered
+            self._seen.clear()
+        self._seen[key] = (record.created, 0)
+        return True
+
+
 class JsonFormatter(logging.Formatter):
     """One JSON object per line: time, level, logger, message, request_id (and the exception)."""
 
@@ -40,6 +67,7 @@ class JsonFormatter(logging.Formatter):
 def configure(level: str, as_json: bool = False) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.addFilter(_RequestId())
+    handler.addFilter(RepeatsOnce())
     handler.setFormatter(
         JsonFormatter()
         if as_json

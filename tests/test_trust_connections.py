@@ -127,3 +127,33 @@ def test_a_flood_of_connections_leaves_the_server_answering(pg_url, tmp_path, ki
         assert "Too many open files" not in text
         assert text.count("closed HTTP connections") <= 3  # once per 10 s, with a count
         assert len(text) < 100_000
+
+
+def test_a_repeated_failure_is_logged_once_with_a_count():
+    import logging
+
+    from engrain.logs import RepeatsOnce
+
+    seen: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record.getMessage())
+
+    logger = logging.getLogger("engrain.test.repeats")
+    handler = Keep()
+    handler.addFilter(RepeatsOnce(window=10.0))
+    logger.addHandler(handler)
+    logger.propagate = False
+    logger.setLevel(logging.INFO)
+    try:
+        for attempt in range(5_000):
+            logger.error("accept failed: %s", f"attempt {attempt}")
+        logger.info("an ordinary line")
+        assert seen == ["accept failed: attempt 0", "an ordinary line"]
+        record = logger.makeRecord(logger.name, logging.ERROR, __file__, 1, "accept failed: %s", ("later",), None)
+        record.created += 11
+        logger.handle(record)
+        assert seen[-1] == "accept failed: later (and 4999 more like it in the last 10 s)"
+    finally:
+        logger.removeHandler(handler)
