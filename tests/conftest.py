@@ -80,6 +80,12 @@ def engrain_env(home: Path, **settings: str) -> dict[str, str]:
     }
 
 
+def initialize_request(request_id: int = 1) -> dict[str, Any]:
+    """A raw JSON-RPC `initialize`, for tests that speak the protocol by hand."""
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": hello}
+
+
 class Clock:
     """A settable clock: tests move time instead of sleeping."""
 

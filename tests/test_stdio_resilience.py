@@ -17,14 +17,9 @@ import psutil
 import pytest
 
 from engrain.server.stdio import MAX_LINE_BYTES
-from tests.conftest import engrain_env
+from tests.conftest import engrain_env, initialize_request
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
-}
+INITIALIZE = initialize_request(0)
 
 
 class Raw:

@@ -14,6 +14,7 @@ import pytest
 from engrain.errors import InvalidInput
 from engrain.services.portability import import_jsonl
 from engrain.services.reflection.planning import MAX_MEMORIES
+from engrain.storage.portability import MEMORY_COLUMNS
 from tests.conftest import Clock, call, call_error, connect, scalar
 
 pytestmark = pytest.mark.anyio
@@ -120,20 +121,7 @@ def memory_line(user: str, text: str, **fields: object) -> str:
         "last_accessed_at": None,
         "source": None,
         "metadata": {},
-        **dict.fromkeys(
-            [
-                "trait_subtype",
-                "trait_stage",
-                "trait_confidence",
-                "trait_context",
-                "trait_window_end",
-                "trait_reinforcement_count",
-                "trait_contradiction_count",
-                "trait_first_observed",
-                "trait_last_reinforced",
-                "trait_parent_id",
-            ]
-        ),
+        **dict.fromkeys(c for c in MEMORY_COLUMNS if c.startswith("trait_")),
         **fields,
     }
     return json.dumps(row) + "\n"

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import engrain_env
+from tests.conftest import engrain_env, initialize_request
 from tests.http_server import free_port
 
 TOKEN = "flood-test-token-0123456789"
@@ -68,16 +68,7 @@ def legitimate_call(url: str) -> bool:
     try:
         response = httpx.post(
             f"{url}/mcp",
-            json={
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "1"},
-                },
-            },
+            json=initialize_request(),
             headers={
                 "Authorization": f"Bearer {TOKEN}",
                 "Accept": "application/json, text/event-stream",

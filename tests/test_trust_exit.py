@@ -16,7 +16,7 @@ import psutil
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.conftest import engrain_env
+from tests.conftest import engrain_env, initialize_request
 
 pytestmark = pytest.mark.anyio
 
@@ -74,9 +74,8 @@ def test_a_clean_exit_takes_well_under_two_seconds(tmp_path, monkeypatch):
         stderr=subprocess.DEVNULL,
     )
     assert process.stdin is not None and process.stdout is not None
-    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
     for message in (
-        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello},
+        initialize_request(0),
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {
             "jsonrpc": "2.0",

@@ -7,15 +7,11 @@ import uuid
 import httpx
 import pytest
 
+from tests.conftest import initialize_request
 from tests.http_server import http_server
 
 TOKEN = f"tok-origin-{uuid.uuid4().hex}"
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-}
+INITIALIZE = initialize_request()
 
 
 def post(url: str, **headers: str) -> int:
