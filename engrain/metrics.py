@@ -16,7 +16,7 @@ from prometheus_client.registry import Collector
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-    from engrain.storage.db import Database
+    from sqlalchemy.pool import Pool
 
 REGISTRY = CollectorRegistry()
 _LATENCY_BUCKETS = (0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
@@ -43,14 +43,14 @@ JOB_DURATION = Histogram(
 
 
 class PoolCollector(Collector):
-    """Connections of the SQLAlchemy pool of one database, read when scraped."""
+    """Connections of the SQLAlchemy pool of one database, read when scraped (a leaf module: it is handed
+    the pool, and knows nothing of the storage layer)."""
 
-    def __init__(self, database_if_open: Callable[[], Database | None]) -> None:
-        self.database_if_open = database_if_open
+    def __init__(self, pool_if_open: Callable[[], Pool | None]) -> None:
+        self.pool_if_open = pool_if_open
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
-        db = self.database_if_open()
-        pool = db.engine.pool if db is not None else None
+        pool = self.pool_if_open()
         gauges = {
             "engrain_db_pool_size": ("Connections the pool keeps.", "size"),
             "engrain_db_pool_checked_out": ("Connections in use.", "checkedout"),
@@ -66,12 +66,12 @@ class PoolCollector(Collector):
 _pool_collector: PoolCollector | None = None
 
 
-def watch_pool(database_if_open: Callable[[], Database | None]) -> None:
-    """Report this database's pool (the HTTP server has exactly one)."""
+def watch_pool(pool_if_open: Callable[[], Pool | None]) -> None:
+    """Report this pool (the HTTP server has exactly one database); None while the database is not open."""
     global _pool_collector
     if _pool_collector is not None:
         REGISTRY.unregister(_pool_collector)
-    _pool_collector = PoolCollector(database_if_open)
+    _pool_collector = PoolCollector(pool_if_open)
     REGISTRY.register(_pool_collector)
 
 

@@ -21,7 +21,13 @@ FORBIDDEN = {
     "storage": {"server", "tools", "resources", "scheduler", "services"},
     "services": {"server", "tools", "resources", "scheduler"},
     "scheduler": {"server", "tools", "resources"},
+    # The MCP edge receives the services it uses and who is calling; only the server composes. Resources
+    # may use the edge helpers of tools/common.py (errors, the Caller type); tools never import resources.
+    "tools": {"server", "resources"},
+    "resources": {"server"},
 }
+# Leaf modules anyone may import: they import no layer of engrain but the leaves.
+LEAVES = {"metrics.py", "logs.py", "config.py", "errors.py", "native.py"}
 
 
 def imported_layers(path: Path) -> set[tuple[str, int]]:
@@ -49,6 +55,13 @@ def test_layers_import_only_downward(layer):
         if target in FORBIDDEN[layer]
     ]
     assert wrong == []
+
+
+@pytest.mark.parametrize("leaf", sorted(LEAVES))
+def test_leaf_modules_import_no_layer(leaf):
+    path = PACKAGE / leaf
+    wrong = [f"{leaf}:{line} imports engrain.{target}" for target, line in sorted(imported_layers(path))]
+    assert [w for w in wrong if not any(w.endswith(f"engrain.{other.removesuffix('.py')}") for other in LEAVES)] == []
 
 
 def test_the_check_sees_imports_under_type_checking(tmp_path):

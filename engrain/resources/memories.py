@@ -8,12 +8,13 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
 from engrain.errors import InvalidInput, NotFound
-from engrain.server.state import AppState
+from engrain.services.memory_views import MemoryViews
+from engrain.tools.common import Caller
 
 RECENT_LIMIT = 20
 
 
-def register(server: MCPServer, app: AppState) -> None:
+def register(server: MCPServer, memory_views: MemoryViews, caller: Caller) -> None:
     @server.resource(
         "engrain://memories/recent",
         name="recent-memories",
@@ -21,7 +22,7 @@ def register(server: MCPServer, app: AppState) -> None:
         description=f"The {RECENT_LIMIT} newest live memories of the user.",
     )
     async def recent() -> str:
-        views = await app.memory_views.recent(app.user(), RECENT_LIMIT)
+        views = await memory_views.recent(caller(), RECENT_LIMIT)
         return json.dumps([v.model_dump(mode="json") for v in views], ensure_ascii=False)
 
     @server.resource(
@@ -32,7 +33,7 @@ def register(server: MCPServer, app: AppState) -> None:
     )
     async def memory(memory_id: str) -> str:
         try:
-            detail = await app.memory_views.detail(app.user(), memory_id)
+            detail = await memory_views.detail(caller(), memory_id)
         except NotFound as exc:
             raise ResourceNotFoundError(str(exc)) from exc
         except InvalidInput as exc:
@@ -46,5 +47,5 @@ def register(server: MCPServer, app: AppState) -> None:
         description="Prospective memories (plans, appointments): upcoming and overdue.",
     )
     async def intentions() -> str:
-        split = await app.memory_views.intentions(app.user())
+        split = await memory_views.intentions(caller())
         return json.dumps({k: [v.model_dump(mode="json") for v in vs] for k, vs in split.items()}, ensure_ascii=False)

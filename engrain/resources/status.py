@@ -6,11 +6,11 @@ import json
 
 from mcp.server.mcpserver import MCPServer
 
-from engrain.server.state import AppState
-from engrain.server.status import status
+from engrain.services.status_report import StatusReport
+from engrain.tools.common import Caller
 
 
-def register(server: MCPServer, app: AppState) -> None:
+def register(server: MCPServer, status: StatusReport, caller: Caller) -> None:
     @server.resource(
         "engrain://status",
         name="status",
@@ -18,5 +18,5 @@ def register(server: MCPServer, app: AppState) -> None:
         description="Database, embedder, LLM provider, scheduler and counts.",
     )
     async def read_status() -> str:
-        user = app.user()
-        return json.dumps(await status(app, user, viewer=user), ensure_ascii=False, default=str)
+        user = caller()
+        return json.dumps(await status.report(user, viewer=user), ensure_ascii=False, default=str)

@@ -9,10 +9,11 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
 from engrain.errors import InvalidInput, NotFound
 from engrain.rules.traits import Stage
-from engrain.server.state import AppState
+from engrain.services.trait_views import TraitViews
+from engrain.tools.common import Caller
 
 
-def register(server: MCPServer, app: AppState) -> None:
+def register(server: MCPServer, trait_views: TraitViews, caller: Caller) -> None:
     @server.resource(
         "engrain://traits",
         name="traits",
@@ -20,7 +21,7 @@ def register(server: MCPServer, app: AppState) -> None:
         description="Every active trait of the user (trend to core), strongest first.",
     )
     async def traits() -> str:
-        result = await app.traits.list(app.user(), min_stage=Stage.TREND)
+        result = await trait_views.list(caller(), min_stage=Stage.TREND)
         return json.dumps([t.model_dump(mode="json") for t in result.traits], ensure_ascii=False)
 
     @server.resource(
@@ -32,7 +33,7 @@ def register(server: MCPServer, app: AppState) -> None:
     )
     async def trait(trait_id: str) -> str:
         try:
-            return json.dumps(await app.traits.detail(app.user(), trait_id), ensure_ascii=False)
+            return json.dumps(await trait_views.detail(caller(), trait_id), ensure_ascii=False)
         except NotFound as exc:
             raise ResourceNotFoundError(str(exc)) from exc
         except InvalidInput as exc:
@@ -46,4 +47,4 @@ def register(server: MCPServer, app: AppState) -> None:
         "Meant to be attached as context.",
     )
     async def profile() -> str:
-        return await app.traits.profile(app.user())
+        return await trait_views.profile(caller())

@@ -112,10 +112,18 @@ def create_server(app: AppState, *, one_user: bool = True, **options: Any) -> MC
         lifespan=lifespan,
         **options,
     )
-    for module in (remember, recall, reflect, traits, review, link, forget, ingest):
-        module.register(server, app)
-    memory_resources.register(server, app)
-    trait_resources.register(server, app)
-    status_resource.register(server, app)
+    # Each tool and resource receives the services it uses and who is calling, never the application state.
+    caller = app.user
+    remember.register(server, app.memories, caller)
+    recall.register(server, app.recall, caller)
+    reflect.register(server, app.reflection, app.trait_review, app.host_tasks, app.llm, caller)
+    traits.register(server, app.traits, caller)
+    review.register(server, app.trait_review, caller)
+    link.register(server, app.links, caller)
+    forget.register(server, app.memories, caller)
+    ingest.register(server, app.ingest, app.host_tasks, app.llm, caller)
+    memory_resources.register(server, app.memory_views, caller)
+    trait_resources.register(server, app.traits, caller)
+    status_resource.register(server, app.status, caller)
     guide.register(server)
     return server

@@ -79,15 +79,13 @@ def worker(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def status(args: argparse.Namespace, settings: Settings) -> int:
-    from engrain.server.status import status as report
-
     user = args.user or settings.user
     source = "--user" if args.user else ("ENGRAIN_USER" if "ENGRAIN_USER" in os.environ else "the OS user")
     print(f"engrain status: user {user!r} (from {source})", file=sys.stderr)
 
     async def work(app: Any) -> int:
         await app.embeddings.ready()  # a command line can wait for the model it reports on
-        _print(await report(app, user))
+        _print(await app.status.report(user))
         return 0
 
     return _with_app(settings, work)

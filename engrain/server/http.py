@@ -108,7 +108,7 @@ def build_app(app: AppState, transport: Transport, host: str, port: int) -> Star
         # The server holds the state for its whole life (SSE sessions come and go); the MCP app's own
         # lifespan (streamable HTTP's session manager) runs inside.
         app.acquire()
-        metrics.watch_pool(app.database_if_open)
+        metrics.watch_pool(lambda: db.engine.pool if (db := app.database_if_open()) is not None else None)
         try:
             async with mcp_app.router.lifespan_context(mcp_app):
                 yield

@@ -35,6 +35,7 @@ from engrain.services.reflection.applying import ReflectionApplier
 from engrain.services.reflection.cycle import ReflectionService
 from engrain.services.reflection.planning import ReflectionPlanner
 from engrain.services.runtime import Runtime
+from engrain.services.status_report import StatusReport
 from engrain.services.trait_review import TraitReview
 from engrain.services.trait_views import TraitViews
 from engrain.storage.db import Database
@@ -87,6 +88,7 @@ class AppState:
         self.host_tasks = HostTasks(settings.host_task_ttl, self.clock, self.database, self.reflection, self.ingest)
         self.job_context = JobContext(runtime, self.reflection, self.llm)
         self.scheduler = Scheduler(self.job_context)
+        self.status = StatusReport(runtime, self.llm, self.scheduler.status)
         self._scheduler_loop: asyncio.Task[Any] | None = None
 
     # ---- lifecycle -------------------------------------------------------------------

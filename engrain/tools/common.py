@@ -21,6 +21,9 @@ from engrain.logs import request_id
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
+# Who is calling: the bearer token's user over HTTP/SSE, ENGRAIN_USER on stdio. Tools and resources are
+# handed this at registration, never the application state (the server decides identity).
+Caller = Callable[[], str]
 R = TypeVar("R")
 _ERROR_KINDS = (
     (InvalidInput, "invalid"),

@@ -8,10 +8,9 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from engrain.server.state import AppState
 from engrain.services import inputs
-from engrain.services.memories import ForgetResult
-from engrain.tools.common import plural, structured, tool_errors
+from engrain.services.memories import ForgetResult, MemoryService
+from engrain.tools.common import Caller, plural, structured, tool_errors
 
 DESCRIPTION = (
     "Delete a memory for good: its links, its vector, its history, and the older memories it replaced "
@@ -21,7 +20,7 @@ DESCRIPTION = (
 )
 
 
-def register(server: MCPServer, app: AppState) -> None:
+def register(server: MCPServer, memories: MemoryService, caller: Caller) -> None:
     @server.tool(
         name="forget",
         title="Forget",
@@ -36,6 +35,6 @@ def register(server: MCPServer, app: AppState) -> None:
             Field(description="Why, as a category (default user_request); kept in the history."),
         ] = None,
     ) -> Annotated[CallToolResult, ForgetResult]:
-        result = await app.memories.forget(app.user(), memory_id, reason)
+        result = await memories.forget(caller(), memory_id, reason)
         extra = f"; dissolved {plural(len(result.traits_dissolved), 'trait')}" if result.traits_dissolved else ""
         return structured(f"forgot {result.id}{extra}", result)

@@ -11,10 +11,11 @@ from mcp.types import CallToolResult, CreateMessageResult, ToolAnnotations
 from pydantic import Field
 
 from engrain.errors import EngrainError, InvalidInput
-from engrain.server.state import AppState
+from engrain.providers.llm import LLMChoice
 from engrain.services.answers import Extraction
-from engrain.services.ingest import MAX_MESSAGES, IngestResult, Message, validate_messages
-from engrain.tools.common import answers_a_task, plural, structured, tool_errors
+from engrain.services.host_tasks import HostTasks
+from engrain.services.ingest import MAX_MESSAGES, IngestResult, IngestService, Message, validate_messages
+from engrain.tools.common import Caller, answers_a_task, plural, structured, tool_errors
 from engrain.tools.sampling import client_samples, parsed, sampling_active, to_sample
 
 DESCRIPTION = (
@@ -26,15 +27,15 @@ DESCRIPTION = (
 )
 
 
-def register(server: MCPServer, app: AppState) -> None:
+def register(server: MCPServer, ingest: IngestService, host_tasks: HostTasks, llm: LLMChoice, caller: Caller) -> None:
     async def extraction(ctx: Context, messages: list[Message] | None = None) -> Sample | None:
-        if messages is None or not sampling_active(app, ctx):
+        if messages is None or not sampling_active(llm, ctx):
             return None
         try:
             validate_messages(messages)
         except EngrainError:
             return None  # the body reports the error
-        return to_sample(app.ingest.prompt(messages))
+        return to_sample(ingest.prompt(messages))
 
     @server.tool(
         name="ingest_conversation",
@@ -58,19 +59,19 @@ def register(server: MCPServer, app: AppState) -> None:
         ] = None,
     ) -> Annotated[CallToolResult, IngestResult]:
         if answers_a_task(task_id, answer):
-            return summarize(await app.host_tasks.answer_extraction(app.user(), task_id, answer))
+            return summarize(await host_tasks.answer_extraction(caller(), task_id, answer))
         if messages is None:
             raise InvalidInput("messages", "is required (or task_id and answer, to answer an extraction task)")
         validate_messages(messages)
-        route = app.llm.route(client_samples(ctx))
+        route = llm.route(client_samples(ctx))
         if route == "host":
-            return summarize(await app.host_tasks.issue_extraction(app.user(), messages, session_id))
+            return summarize(await host_tasks.issue_extraction(caller(), messages, session_id))
         extracted, name = None, "none"
-        ask = app.llm.direct_ask()
+        ask = llm.direct_ask()
         if ask is not None:
-            name = app.llm.name
+            name = llm.name
             try:
-                extracted = await ask(app.ingest.prompt(messages), Extraction.lenient)
+                extracted = await ask(ingest.prompt(messages), Extraction.lenient)
             except (EngrainError, ValueError):
                 extracted = None  # fall back to the rules rather than lose the conversation
         elif sampled is not None:
@@ -79,7 +80,7 @@ def register(server: MCPServer, app: AppState) -> None:
                 extracted = Extraction.lenient(parsed(sampled))
             except ValueError:
                 extracted = None
-        return summarize(await app.ingest.ingest(app.user(), messages, session_id, extracted, name))
+        return summarize(await ingest.ingest(caller(), messages, session_id, extracted, name))
 
 
 def summarize(result: IngestResult) -> CallToolResult:

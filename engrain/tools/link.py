@@ -8,10 +8,9 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from engrain.server.state import AppState
 from engrain.services import inputs
-from engrain.services.links import RELATIONS, LinkResult
-from engrain.tools.common import structured, tool_errors
+from engrain.services.links import RELATIONS, LinkResult, LinkService
+from engrain.tools.common import Caller, structured, tool_errors
 
 DESCRIPTION = (
     "Link two memories so that recalling one brings the other along. Links are bidirectional and "
@@ -19,7 +18,7 @@ DESCRIPTION = (
 )
 
 
-def register(server: MCPServer, app: AppState) -> None:
+def register(server: MCPServer, links: LinkService, caller: Caller) -> None:
     @server.tool(
         name="link",
         title="Link memories",
@@ -32,5 +31,5 @@ def register(server: MCPServer, app: AppState) -> None:
         target_id: Annotated[str, Field(description="Another memory id.")],
         relation: Annotated[str, Field(description=f"≤ {inputs.MAX_RELATION_CHARS} characters.")] = "related",
     ) -> Annotated[CallToolResult, LinkResult]:
-        result = await app.links.link(app.user(), source_id, target_id, relation)
+        result = await links.link(caller(), source_id, target_id, relation)
         return structured(f"link {result.status}: {result.source_id} <-{result.relation}-> {result.target_id}", result)

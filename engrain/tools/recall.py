@@ -8,10 +8,9 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field, StrictInt
 
-from engrain.server.state import AppState
 from engrain.services import inputs
-from engrain.services.recall import RecallResult
-from engrain.tools.common import plural, shorten, structured, tool_errors
+from engrain.services.recall import RecallResult, RecallService
+from engrain.tools.common import Caller, plural, shorten, structured, tool_errors
 
 DESCRIPTION = (
     "Search the user's long-term memory by meaning and keywords. Returns the best matches with a score "
@@ -20,7 +19,7 @@ DESCRIPTION = (
 )
 
 
-def register(server: MCPServer, app: AppState) -> None:
+def register(server: MCPServer, recall_service: RecallService, caller: Caller) -> None:
     @server.tool(
         name="recall",
         title="Recall",
@@ -53,8 +52,8 @@ def register(server: MCPServer, app: AppState) -> None:
             ),
         ] = None,
     ) -> Annotated[CallToolResult, RecallResult]:
-        result = await app.recall.recall(
-            app.user(),
+        result = await recall_service.recall(
+            caller(),
             query,
             limit=limit,
             kinds=kinds,

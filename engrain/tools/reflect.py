@@ -12,13 +12,14 @@ from mcp.server.mcpserver.resolve import Elicit, Resolve, Sample
 from mcp.types import CallToolResult, CreateMessageResult, ToolAnnotations
 from pydantic import Field
 
-from engrain.providers.llm import Prompt
-from engrain.server.state import AppState
+from engrain.providers.llm import LLMChoice, Prompt
 from engrain.services.answers import MainAnswer, QuestionsAnswer, parse
+from engrain.services.host_tasks import HostTasks
+from engrain.services.reflection.cycle import ReflectionService
 from engrain.services.reflection.planning import Plan
 from engrain.services.reflection.results import ReflectResult
-from engrain.services.trait_review import CoreCheck
-from engrain.tools.common import answers_a_task, plural, structured, tool_errors
+from engrain.services.trait_review import CoreCheck, TraitReview
+from engrain.tools.common import Caller, answers_a_task, plural, structured, tool_errors
 from engrain.tools.sampling import SampledAnswers, client_samples, parsed, sampling_active, to_sample
 
 DESCRIPTION = (
@@ -36,21 +37,28 @@ PLANS_KEPT = 64  # plans of requests in flight (a request's resolvers and its bo
 
 # C901: the resolvers below are closures over one request's plan (the SDK resolves them by signature);
 # mccabe counts each of them into `register`, though each is a few lines.
-def register(server: MCPServer, app: AppState) -> None:  # noqa: C901
+def register(  # noqa: C901
+    server: MCPServer,
+    reflection: ReflectionService,
+    trait_review: TraitReview,
+    host_tasks: HostTasks,
+    llm: LLMChoice,
+    caller: Caller,
+) -> None:
     # One plan per request: the resolvers that ask the client's model and the body that applies its
     # answers look at the same memories under the same aliases, whatever arrives in between.
     plans: OrderedDict[str, Plan | None] = OrderedDict()
 
     def plan_key(ctx: Context) -> str:
         """A request of one connection of one user: JSON-RPC ids restart with every connection."""
-        return f"{app.user()}\x00{id(ctx.session)}\x00{ctx.request_id}"
+        return f"{caller()}\x00{id(ctx.session)}\x00{ctx.request_id}"
 
     async def plan_for(force: bool, ctx: Context, task_id: str | None) -> Plan | None:
-        if task_id is not None or not sampling_active(app, ctx):  # answering a host task asks nobody
+        if task_id is not None or not sampling_active(llm, ctx):  # answering a host task asks nobody
             return None
         key = plan_key(ctx)
         if key not in plans:
-            plan = await app.reflection.planner.prepare(app.user(), force)
+            plan = await reflection.planner.prepare(caller(), force)
             plans[key] = None if isinstance(plan, ReflectResult) else plan
             while len(plans) > PLANS_KEPT:
                 plans.popitem(last=False)
@@ -58,7 +66,7 @@ def register(server: MCPServer, app: AppState) -> None:  # noqa: C901
 
     async def prompt_1(force: bool, ctx: Context, task_id: str | None = None) -> Prompt | None:
         plan = await plan_for(force, ctx, task_id)
-        return app.reflection.planner.first_prompt(plan) if plan else None
+        return reflection.planner.first_prompt(plan) if plan else None
 
     async def answer_1(prompt: Annotated[Prompt | None, Resolve(prompt_1)]) -> Sample | None:
         return to_sample(prompt)
@@ -73,7 +81,7 @@ def register(server: MCPServer, app: AppState) -> None:  # noqa: C901
         if plan is None or first is None or not plan.two_stage:
             return None
         try:
-            return await app.reflection.planner.second_prompt(plan, parse(QuestionsAnswer, parsed(first)))
+            return await reflection.planner.second_prompt(plan, parse(QuestionsAnswer, parsed(first)))
         except ValueError:
             return None
 
@@ -95,8 +103,8 @@ def register(server: MCPServer, app: AppState) -> None:  # noqa: C901
                 if second is None:
                     return None
                 if not plan.evidence:  # a plan of an earlier round: fetch the evidence the model was shown
-                    await app.reflection.planner.second_prompt(plan, parse(QuestionsAnswer, parsed(first)))
-            return await app.reflection.planner.review_prompt(
+                    await reflection.planner.second_prompt(plan, parse(QuestionsAnswer, parsed(first)))
+            return await reflection.planner.review_prompt(
                 plan, parse(MainAnswer, parsed(second if plan.two_stage else first))
             )
         except ValueError:
@@ -110,8 +118,8 @@ def register(server: MCPServer, app: AppState) -> None:  # noqa: C901
         caps = ctx.client_capabilities
         if caps is None or caps.elicitation is None or task_id is not None:
             return None
-        trait = await app.trait_review.near_core(app.user())
-        return Elicit(app.trait_review.core_question(trait), CoreCheck) if trait is not None else None
+        trait = await trait_review.near_core(caller())
+        return Elicit(trait_review.core_question(trait), CoreCheck) if trait is not None else None
 
     @server.tool(
         name="reflect",
@@ -139,15 +147,15 @@ def register(server: MCPServer, app: AppState) -> None:  # noqa: C901
         ] = None,
     ) -> Annotated[CallToolResult, ReflectResult]:
         if answers_a_task(task_id, answer):
-            return summarize(await app.host_tasks.answer(app.user(), task_id, answer))
+            return summarize(await host_tasks.answer(caller(), task_id, answer))
         asked_about = None
         if not (isinstance(core, AcceptedElicitation) and core.data is None):  # None: nothing was asked
             # A resolver hands over only the answer, so the trait it asked about is looked up again. The
             # answer is applied after the cycle: it writes a memory (an endorsement), and the cycle must
             # see the memories its sampled prompts showed the client's model.
-            asked_about = await app.trait_review.near_core(app.user())
-        route = app.llm.route(client_samples=client_samples(ctx))
-        ask, name = app.llm.direct_ask(), app.llm.name
+            asked_about = await trait_review.near_core(caller())
+        route = llm.route(client_samples=client_samples(ctx))
+        ask, name = llm.direct_ask(), llm.name
         if route == "sampling":
             ask, name = SampledAnswers([(p1, a1), (p2, a2), (p3, a3)]), "sampling"
         elif route in ("host", "none"):
@@ -156,23 +164,23 @@ def register(server: MCPServer, app: AppState) -> None:  # noqa: C901
         async def progress(fraction: float, message: str) -> None:
             await ctx.report_progress(fraction, 1.0, message)
 
-        result = await app.reflection.reflect(
-            app.user(),
+        result = await reflection.reflect(
+            caller(),
             force=force,
             ask=ask,
             llm_name=name,
             progress=progress,
-            host=app.host_tasks.issue_reflection if route == "host" else None,
+            host=host_tasks.issue_reflection if route == "host" else None,
             plan=plans.pop(plan_key(ctx), None),
         )
-        if route == "none" and app.llm.kind == "sampling" and result.status == "code_only":
+        if route == "none" and llm.kind == "sampling" and result.status == "code_only":
             result.error = (
                 "ENGRAIN_LLM=sampling, but this client declared no sampling capability: no model "
                 "looked at the new memories, which stay pending"
             )
         if asked_about is not None:
             confirm = core.data.confirm if isinstance(core, AcceptedElicitation) else None
-            asked = await app.trait_review.answer_core_question(app.user(), asked_about, confirm)
+            asked = await trait_review.answer_core_question(caller(), asked_about, confirm)
             result = result.model_copy(update={"user_confirmation": asked})
         return summarize(result)
 

@@ -8,10 +8,9 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field, StrictInt
 
-from engrain.server.state import AppState
 from engrain.services import inputs
-from engrain.services.memories import MAX_BATCH, BatchItem, RememberManyResult, RememberResult
-from engrain.tools.common import plural, shorten, structured, tool_errors
+from engrain.services.memories import MAX_BATCH, BatchItem, MemoryService, RememberManyResult, RememberResult
+from engrain.tools.common import Caller, plural, shorten, structured, tool_errors
 
 DESCRIPTION = (
     "Store something worth knowing about the user for later sessions: a fact, a preference, an event, "
@@ -50,7 +49,7 @@ class MemoryItem(BaseModel):
     pinned: bool = Field(default=False, description=PINNED)
 
 
-def register(server: MCPServer, app: AppState) -> None:
+def register(server: MCPServer, memories: MemoryService, caller: Caller) -> None:
     @server.tool(
         name="remember",
         title="Remember",
@@ -69,8 +68,8 @@ def register(server: MCPServer, app: AppState) -> None:
         pinned: Annotated[bool, Field(description=PINNED)] = False,
         supersedes: Annotated[str | None, Field(description="Id of a memory this one replaces.")] = None,
     ) -> Annotated[CallToolResult, RememberResult]:
-        result = await app.memories.remember(
-            app.user(),
+        result = await memories.remember(
+            caller(),
             content,
             kind=kind,
             importance=importance,
@@ -95,7 +94,7 @@ def register(server: MCPServer, app: AppState) -> None:
     async def remember_many(
         items: Annotated[list[MemoryItem], Field(description="The memories, in order.")],
     ) -> Annotated[CallToolResult, RememberManyResult]:
-        results = await app.memories.remember_many(app.user(), [BatchItem(**item.model_dump()) for item in items])
+        results = await memories.remember_many(caller(), [BatchItem(**item.model_dump()) for item in items])
         result = RememberManyResult.of(results)
         summary = f"{plural(result.created, 'memory')} stored, {plural(result.duplicates, 'duplicate')} recognised"
         return structured(summary, result)

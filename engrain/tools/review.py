@@ -8,10 +8,9 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from engrain.server.state import AppState
 from engrain.services import inputs
-from engrain.services.trait_review import ReviewResult
-from engrain.tools.common import shorten, structured, tool_errors
+from engrain.services.trait_review import ReviewResult, TraitReview
+from engrain.tools.common import Caller, shorten, structured, tool_errors
 
 DESCRIPTION = (
     "Record the user's verdict on a trait (ids from get_user_traits): 'endorse' when they confirm it (counts "
@@ -20,7 +19,7 @@ DESCRIPTION = (
 )
 
 
-def register(server: MCPServer, app: AppState) -> None:
+def register(server: MCPServer, trait_review: TraitReview, caller: Caller) -> None:
     @server.tool(
         name="review_trait",
         title="Review a trait",
@@ -35,7 +34,7 @@ def register(server: MCPServer, app: AppState) -> None:
             str | None, Field(description=f"edit only: the new wording (≤ {inputs.MAX_CONTENT_CHARS:,} characters).")
         ] = None,
     ) -> Annotated[CallToolResult, ReviewResult]:
-        result = await app.trait_review.review(app.user(), trait_id, action, content)
+        result = await trait_review.review(caller(), trait_id, action, content)
         done = {"endorse": "endorsed", "dismiss": "dismissed", "edit": "edited"}[result.action]
         return structured(
             f"{done}: {shorten(result.content, 100)} ({result.stage}, confidence {result.confidence:.2f}) {result.id}",

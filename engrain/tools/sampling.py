@@ -14,8 +14,7 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.resolve import Sample
 from mcp.types import CreateMessageResult, SamplingMessage, TextContent
 
-from engrain.providers.llm import LLMError, Prompt, extract_json
-from engrain.server.state import AppState
+from engrain.providers.llm import LLMChoice, LLMError, Prompt, extract_json
 
 T = TypeVar("T")
 
@@ -26,10 +25,10 @@ def client_samples(ctx: Context) -> bool:
     return bool(caps is not None and caps.sampling is not None)
 
 
-def sampling_active(app: AppState, ctx: Context) -> bool:
+def sampling_active(llm: LLMChoice, ctx: Context) -> bool:
     """This request reaches the model through sampling (ENGRAIN_LLM sampling or auto without a direct
     provider, and a client that can sample)."""
-    return app.llm.route(client_samples(ctx)) == "sampling"
+    return llm.route(client_samples(ctx)) == "sampling"
 
 
 def to_sample(prompt: Prompt | None) -> Sample | None:

@@ -9,10 +9,9 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field, StrictInt
 
 from engrain.rules.traits import ActiveStageName, ContextName, SubtypeName
-from engrain.server.state import AppState
 from engrain.services import inputs
-from engrain.services.trait_views import TraitList
-from engrain.tools.common import plural, shorten, structured, tool_errors
+from engrain.services.trait_views import TraitList, TraitViews
+from engrain.tools.common import Caller, plural, shorten, structured, tool_errors
 
 DESCRIPTION = (
     "List the traits engrain has learned about the user (behaviors, preferences, core values), strongest "
@@ -21,7 +20,7 @@ DESCRIPTION = (
 )
 
 
-def register(server: MCPServer, app: AppState) -> None:
+def register(server: MCPServer, traits: TraitViews, caller: Caller) -> None:
     @server.tool(
         name="get_user_traits",
         title="Get user traits",
@@ -43,8 +42,8 @@ def register(server: MCPServer, app: AppState) -> None:
             ),
         ] = None,
     ) -> Annotated[CallToolResult, TraitList]:
-        result = await app.traits.list(
-            app.user(),
+        result = await traits.list(
+            caller(),
             min_stage=min_stage,
             subtype=subtype,
             context=context,
