@@ -62,7 +62,7 @@ def _print(value: Any) -> None:
 def jobs_run(args: argparse.Namespace, settings: Settings) -> int:
     async def work(app: Any) -> int:
         names = JOB_NAMES if args.job == "all" else (args.job,)
-        results = [await app.scheduler.run(name, dry_run=args.dry_run) for name in app.scheduler._ordered(names)]
+        results = await app.scheduler.run_many(names, dry_run=args.dry_run)
         _print([r.model_dump(mode="json") for r in results])
         return 1 if any(r.status == "failed" for r in results) else 0
 
