@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engrain.providers.embeddings import load, parse_spec
-from engrain.services.duplicates import near_duplicate_threshold, same_fact
+from engrain.reading.duplicates import near_duplicate_threshold, same_fact
 
 PAIRS = Path(__file__).resolve().parents[1] / "tests" / "data" / "near_duplicates.tsv"
 

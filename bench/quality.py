@@ -43,7 +43,7 @@ from bench.homes import scratch_home
 from engrain.config import Settings
 from engrain.scheduler import jobs
 from engrain.server.state import AppState
-from engrain.services.memories import BatchItem
+from engrain.services.memories.writing import BatchItem
 from engrain.text.fulltext import bigram_words, words_of
 from engrain.text.languages import cjk_language, detect
 

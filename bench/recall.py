@@ -28,7 +28,7 @@ from bench.homes import scratch_home
 from engrain.config import Settings
 from engrain.server.app import create_server
 from engrain.server.state import AppState
-from engrain.services.memories import BatchItem
+from engrain.services.memories.writing import BatchItem
 from engrain.storage.recall import RecallFilter, RecallQuery
 from engrain.storage.vector_index import vector_index_name
 from engrain.text.fulltext import query_form

@@ -17,6 +17,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "engrain"
 FORBIDDEN = {
     "rules": {"server", "tools", "resources", "scheduler", "services", "storage", "providers", "text"},
     "text": {"server", "tools", "resources", "scheduler", "services", "storage", "providers"},
+    # The pure reading rules: a leaf beside text/ (no database, no model, no service).
+    "reading": {"server", "tools", "resources", "scheduler", "services", "storage", "providers"},
     "providers": {"server", "tools", "resources", "scheduler", "services", "storage"},
     "storage": {"server", "tools", "resources", "scheduler", "services"},
     "services": {"server", "tools", "resources", "scheduler"},
@@ -30,8 +32,13 @@ FORBIDDEN = {
 LEAVES = {"metrics.py", "logs.py", "config.py", "errors.py", "native.py"}
 
 
-def imported_layers(path: Path) -> set[tuple[str, int]]:
-    """(layer, line) of every `engrain.<layer>` this module imports."""
+# Between the domain packages of services/, one direction each: traits may use memories and recall,
+# memories may use recall, recall uses neither.
+DOMAINS_FORBIDDEN = {"memories": {"traits"}, "recall": {"memories", "traits"}, "traits": set()}
+
+
+def imported_layers(path: Path, depth: int = 1) -> set[tuple[str, int]]:
+    """(layer, line) of every `engrain.<layer>` this module imports; with depth 2, `<layer>.<package>`."""
     found = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         names = []
@@ -41,8 +48,8 @@ def imported_layers(path: Path) -> set[tuple[str, int]]:
             names = [a.name for a in node.names]
         for name in names:
             parts = name.split(".")
-            if parts[0] == "engrain" and len(parts) > 1:
-                found.add((parts[1], node.lineno))
+            if parts[0] == "engrain" and len(parts) > depth:
+                found.add((".".join(parts[1 : depth + 1]), node.lineno))
     return found
 
 
@@ -55,6 +62,24 @@ def test_layers_import_only_downward(layer):
         if target in FORBIDDEN[layer]
     ]
     assert wrong == []
+
+
+@pytest.mark.parametrize("domain", sorted(DOMAINS_FORBIDDEN))
+def test_domain_packages_import_one_way(domain):
+    wrong = [
+        f"{path.relative_to(PACKAGE.parent)}:{line} imports engrain.{target}"
+        for path in sorted((PACKAGE / "services" / domain).rglob("*.py"))
+        for target, line in sorted(imported_layers(path, depth=2))
+        if target.startswith("services.") and target.removeprefix("services.") in DOMAINS_FORBIDDEN[domain]
+    ]
+    assert wrong == []
+
+
+def test_services_hold_domain_packages_and_few_loose_modules():
+    loose = sorted(p.name for p in (PACKAGE / "services").glob("*.py") if p.name != "__init__.py")
+    assert len(loose) <= 3, loose
+    for domain in DOMAINS_FORBIDDEN:
+        assert (PACKAGE / "services" / domain / "__init__.py").read_text().strip().startswith('"""'), domain
 
 
 @pytest.mark.parametrize("leaf", sorted(LEAVES))

@@ -7,8 +7,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from engrain.services.dates import parse_when, read_query_time
-from engrain.services.enrich import content_hash, enrich, procedure_steps
+from engrain.reading.dates import parse_when, read_query_time
+from engrain.reading.enrich import content_hash, enrich, procedure_steps
 
 NOW = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)  # a Sunday
 UTC_ZONE = ZoneInfo("UTC")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from engrain.services.focus import MIN_MEMORIES, focus
+from engrain.services.recall.focus import MIN_MEMORIES, focus
 from engrain.storage.vocabulary import common_words
 from tests.conftest import call, connect
 

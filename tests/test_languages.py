@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engrain.services.enrich import enrich
+from engrain.reading.enrich import enrich
 from engrain.text.fulltext import form, query_form
 from engrain.text.languages import detect
 from tests.conftest import Clock, call, connect, scalar
@@ -192,7 +192,7 @@ async def test_mostly_chinese_memories_make_auto_prefer_a_multilingual_model(set
     """The mix is read over every user's newest memories: a database of its own."""
     from engrain.providers.embedder_manager import EmbedderManager
     from engrain.providers.embeddings import MULTILINGUAL_FASTEMBED_MODEL, HashEmbedder
-    from engrain.services.language_mix import MIN_MEMORIES, LanguageMix
+    from engrain.services.memories.language_mix import MIN_MEMORIES, LanguageMix
     from engrain.services.runtime import Runtime
 
     async with connect(settings_factory(database_url=fresh_database_url), Clock(MONDAY)) as (client, app):

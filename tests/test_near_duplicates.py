@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from bench.near_duplicates import cosines, read_pairs
-from engrain.services.duplicates import is_near_duplicate, same_fact
+from engrain.reading.duplicates import is_near_duplicate, same_fact
 from tests.conftest import call, connect, scalar
 
 pytestmark = pytest.mark.anyio

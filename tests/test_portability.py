@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from engrain.server.state import AppState
-from engrain.services.portability import export_jsonl, import_jsonl
+from engrain.services.memories.portability import export_jsonl, import_jsonl
 from tests.conftest import Clock, call, connect, engrain_env, scalar
 from tests.scripted import ScriptedLLM, alias, answer
 

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from engrain.services.portability import export_jsonl
+from engrain.services.memories.portability import export_jsonl
 from tests.conftest import Clock, call, connect, scalar
 
 pytestmark = pytest.mark.anyio

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 import anyio
 import pytest
 
-from engrain.services.reflection.cycle import lock_name
+from engrain.services.traits.reflection.cycle import lock_name
 from engrain.storage.db import advisory_key
 from tests.conftest import Clock, call, connect, scalar
 from tests.scripted import ScriptedLLM, alias, answer

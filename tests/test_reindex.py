@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-import engrain.services.reembedding as reembedding_service
+import engrain.services.memories.reembedding as reembedding_service
 from tests.conftest import call, connect, engrain_env, execute, scalar
 
 pytestmark = pytest.mark.anyio

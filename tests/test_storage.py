@@ -10,7 +10,7 @@ import anyio
 import pytest
 from sqlalchemy import text
 
-from engrain.services.enrich import content_hash
+from engrain.reading.enrich import content_hash
 from engrain.storage import memories as repo
 from engrain.storage.db import Database, _alembic_upgrade, async_url
 from engrain.storage.models import Memory

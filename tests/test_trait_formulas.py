@@ -7,9 +7,9 @@ from typing import get_args
 
 import pytest
 
+from engrain.reading.duplicates import TRAIT_THRESHOLD
 from engrain.rules import traits as lc
 from engrain.rules.traits import PROMOTED_CONFIDENCE
-from engrain.services.duplicates import TRAIT_THRESHOLD
 
 
 @pytest.mark.parametrize(

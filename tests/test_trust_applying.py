@@ -12,10 +12,11 @@ import anyio
 import pytest
 
 from engrain.errors import InvalidInput
-from engrain.services.portability import import_jsonl
-from engrain.services.reflection.planning import MAX_MEMORIES
+from engrain.services.memories.portability import import_jsonl
+from engrain.services.traits.reflection.planning import MAX_MEMORIES
 from engrain.storage.portability import MEMORY_COLUMNS
 from tests.conftest import Clock, call, call_error, connect, scalar
+from tests.http_server import http_client, http_server
 
 pytestmark = pytest.mark.anyio
 NOW = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
@@ -156,31 +157,42 @@ async def test_import_applies_the_tools_limits_and_writes_nothing_from_a_failing
         await app.close()
 
 
-async def test_a_costly_remember_does_not_stall_another_users_recall(settings_factory):
-    """The costliest allowed remember (8,000 characters of dates) runs while another user recalls: the
-    recall stays within 5x its own baseline (before the fix it waited for the whole remember, seconds)."""
+async def test_a_costly_remember_does_not_stall_another_users_recall(pg_url, tmp_path):
+    """Over HTTP, as the issue measured it: the costliest allowed remember (8,000 characters of dates) of
+    one user runs while another user recalls. On this 2-core machine a plain 8,000-character remember
+    alone slows a concurrent recall about 3x (measured: CPU shared with its insert), so the median is held
+    under 5x the baseline and every recall under 10x."""
     costly = " ".join(f"{d}/{m}/20{y:02d}" for d, m, y in [(i % 28 + 1, i % 12 + 1, i % 30) for i in range(1000)])
     costly = ("Dates: " + costly)[:8000]
-    async with connect(settings_factory()) as (writer, _), connect(settings_factory()) as (reader, _):
-        for i in range(20):
-            await call(reader, "remember", content=f"Reader memory {i}: tomatoes, basil and peppers")
-        await call(writer, "remember", content=costly[:-1])  # once first: what loads on first use is loaded
+    tokens = {"tok-stall-writer-0123456789": "stall-writer", "tok-stall-reader-0123456789": "stall-reader"}
+    with http_server(pg_url, tmp_path, tokens) as server:
+        async with (
+            http_client(server.mcp, "tok-stall-writer-0123456789") as writer,
+            http_client(server.mcp, "tok-stall-reader-0123456789") as reader,
+        ):
+            for i in range(20):
+                await call(reader, "remember", content=f"Reader memory {i}: tomatoes, basil and peppers")
+            await call(writer, "remember", content=costly[:-1])  # once first: what loads on first use is loaded
 
-        async def timed_recall() -> float:
-            started = time.perf_counter()
-            await call(reader, "recall", query="what do I grow")
-            return time.perf_counter() - started
+            async def timed_recall() -> float:
+                started = time.perf_counter()
+                await call(reader, "recall", query="what do I grow")
+                return time.perf_counter() - started
 
-        baseline = statistics.median([await timed_recall() for _ in range(7)])
-        during: list[float] = []
-        finished = anyio.Event()
+            baseline = statistics.median([await timed_recall() for _ in range(9)])
+            during: list[float] = []
+            finished = anyio.Event()
 
-        async def write() -> None:
-            await call(writer, "remember", content=costly)
-            finished.set()
+            async def write() -> None:
+                await call(writer, "remember", content=costly)
+                finished.set()
 
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(write)
-            while not finished.is_set() or not during:
-                during.append(await timed_recall())
-        assert max(during) < 5 * baseline, (baseline, during)
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(write)
+                while not finished.is_set() or not during:
+                    during.append(await timed_recall())
+    # The recalls made meanwhile share 2 cores with the remember's own work (its insert in Postgres, its
+    # text reading in a worker thread): typical ones stay under 5x the baseline, none is held for the
+    # remember's whole duration (before the fix each waited it out: seconds, over 100x).
+    assert statistics.median(during) < 5 * baseline, (baseline, during)
+    assert max(during) < 10 * baseline, (baseline, during)

@@ -8,7 +8,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
 from engrain.errors import InvalidInput, NotFound
-from engrain.services.memory_views import MemoryViews
+from engrain.services.memories.views import MemoryViews
 from engrain.tools.common import Caller
 
 RECENT_LIMIT = 20

@@ -9,7 +9,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
 from engrain.errors import InvalidInput, NotFound
 from engrain.rules.traits import Stage
-from engrain.services.trait_views import TraitViews
+from engrain.services.traits.views import TraitViews
 from engrain.tools.common import Caller
 
 

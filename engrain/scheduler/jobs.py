@@ -16,8 +16,8 @@ from engrain.storage.retention import fade_memories
 
 if TYPE_CHECKING:
     from engrain.providers.llm import LLMChoice
-    from engrain.services.reflection.cycle import ReflectionService
     from engrain.services.runtime import Runtime
+    from engrain.services.traits.reflection.cycle import ReflectionService
 
 log = logging.getLogger(__name__)
 

@@ -8,8 +8,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from engrain.services import inputs
-from engrain.services.memories import ForgetResult, MemoryService
+from engrain.reading import inputs
+from engrain.services.memories.writing import ForgetResult, MemoryService
 from engrain.tools.common import Caller, plural, structured, tool_errors
 
 DESCRIPTION = (

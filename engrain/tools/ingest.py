@@ -12,9 +12,9 @@ from pydantic import Field
 
 from engrain.errors import EngrainError, InvalidInput
 from engrain.providers.llm import LLMChoice
-from engrain.services.answers import Extraction
-from engrain.services.host_tasks import HostTasks
-from engrain.services.ingest import MAX_MESSAGES, IngestResult, IngestService, Message, validate_messages
+from engrain.services.memories.extraction import Extraction
+from engrain.services.memories.ingest import MAX_MESSAGES, IngestResult, IngestService, Message, validate_messages
+from engrain.services.traits.host_tasks import HostTasks
 from engrain.tools.common import Caller, answers_a_task, plural, structured, tool_errors
 from engrain.tools.sampling import client_samples, parsed, sampling_active, to_sample
 

@@ -8,8 +8,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from engrain.services import inputs
-from engrain.services.links import RELATIONS, LinkResult, LinkService
+from engrain.reading import inputs
+from engrain.services.memories.links import RELATIONS, LinkResult, LinkService
 from engrain.tools.common import Caller, structured, tool_errors
 
 DESCRIPTION = (

@@ -8,8 +8,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field, StrictInt
 
-from engrain.services import inputs
-from engrain.services.recall import RecallResult, RecallService
+from engrain.reading import inputs
+from engrain.services.recall.search import RecallResult, RecallService
 from engrain.tools.common import Caller, plural, shorten, structured, tool_errors
 
 DESCRIPTION = (

@@ -13,12 +13,12 @@ from mcp.types import CallToolResult, CreateMessageResult, ToolAnnotations
 from pydantic import Field
 
 from engrain.providers.llm import LLMChoice, Prompt
-from engrain.services.answers import MainAnswer, QuestionsAnswer, parse
-from engrain.services.host_tasks import HostTasks
-from engrain.services.reflection.cycle import ReflectionService
-from engrain.services.reflection.planning import Plan
-from engrain.services.reflection.results import ReflectResult
-from engrain.services.trait_review import CoreCheck, TraitReview
+from engrain.services.traits.answers import MainAnswer, QuestionsAnswer, parse
+from engrain.services.traits.host_tasks import HostTasks
+from engrain.services.traits.reflection.cycle import ReflectionService
+from engrain.services.traits.reflection.planning import Plan
+from engrain.services.traits.reflection.results import ReflectResult
+from engrain.services.traits.review import CoreCheck, TraitReview
 from engrain.tools.common import Caller, answers_a_task, plural, structured, tool_errors
 from engrain.tools.sampling import SampledAnswers, client_samples, parsed, sampling_active, to_sample
 

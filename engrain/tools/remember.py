@@ -8,8 +8,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field, StrictInt
 
-from engrain.services import inputs
-from engrain.services.memories import MAX_BATCH, BatchItem, MemoryService, RememberManyResult, RememberResult
+from engrain.reading import inputs
+from engrain.services.memories.writing import MAX_BATCH, BatchItem, MemoryService, RememberManyResult, RememberResult
 from engrain.tools.common import Caller, plural, shorten, structured, tool_errors
 
 DESCRIPTION = (

@@ -8,8 +8,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from engrain.services import inputs
-from engrain.services.trait_review import ReviewResult, TraitReview
+from engrain.reading import inputs
+from engrain.services.traits.review import ReviewResult, TraitReview
 from engrain.tools.common import Caller, shorten, structured, tool_errors
 
 DESCRIPTION = (

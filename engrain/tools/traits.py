@@ -8,9 +8,9 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field, StrictInt
 
+from engrain.reading import inputs
 from engrain.rules.traits import ActiveStageName, ContextName, SubtypeName
-from engrain.services import inputs
-from engrain.services.trait_views import TraitList, TraitViews
+from engrain.services.traits.views import TraitList, TraitViews
 from engrain.tools.common import Caller, plural, shorten, structured, tool_errors
 
 DESCRIPTION = (

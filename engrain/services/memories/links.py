@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput, NotFound
-from engrain.services import inputs
+from engrain.reading import inputs
 from engrain.storage import memories as repo
 
 if TYPE_CHECKING:

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 
 from engrain.errors import EngrainError
 from engrain.providers.llm import Ask
-from engrain.services.answers import MainAnswer, QuestionsAnswer, ReviewAnswer, parse
-from engrain.services.reflection import triggers
-from engrain.services.reflection.applying import ReflectionApplier
-from engrain.services.reflection.planning import Plan, ReflectionPlanner
-from engrain.services.reflection.results import ReflectResult
-from engrain.services.reflection.triggers import Trigger
+from engrain.services.traits.answers import MainAnswer, QuestionsAnswer, ReviewAnswer, parse
+from engrain.services.traits.reflection import triggers
+from engrain.services.traits.reflection.applying import ReflectionApplier
+from engrain.services.traits.reflection.planning import Plan, ReflectionPlanner
+from engrain.services.traits.reflection.results import ReflectResult
+from engrain.services.traits.reflection.triggers import Trigger
 
 if TYPE_CHECKING:
     from engrain.services.runtime import Runtime

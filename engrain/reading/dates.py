@@ -17,9 +17,9 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from engrain.errors import InvalidInput
-from engrain.services import languages
-from engrain.services.calendar_words import FULL_MONTHS, FULL_WEEKDAYS, MONTHS, WEEKDAYS
-from engrain.services.mood import Mood, mood_at
+from engrain.reading import languages
+from engrain.reading.calendar_words import FULL_MONTHS, FULL_WEEKDAYS, MONTHS, WEEKDAYS
+from engrain.reading.mood import Mood, mood_at
 from engrain.text.languages import ENGLISH, detect
 
 _RELATIVE = (
@@ -81,7 +81,7 @@ _SEASON = re.compile(
     re.IGNORECASE,
 )
 # Where dateparser looks for the first date: windows around the first cues of a date, never the whole text.
-MAX_DATE_WINDOWS, WINDOW_BEFORE, WINDOW_AFTER = 4, 40, 120
+MAX_DATE_WINDOWS, WINDOW_BEFORE, WINDOW_AFTER = 3, 40, 100
 _DATEPARSER_SETTINGS = {
     "RETURN_AS_TIMEZONE_AWARE": False,
     "PREFER_DAY_OF_MONTH": "first",  # "in March 2025" is March 1st, not March <today's day>

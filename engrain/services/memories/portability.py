@@ -16,7 +16,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
 from engrain.errors import InvalidInput
-from engrain.services import inputs
+from engrain.reading import inputs
 from engrain.storage import portability as store
 from engrain.storage.memories import SERVER_FORGET_REASONS as SERVER_REASONS
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
-from engrain.services.calendar_words import MONTHS, WEEKDAYS
+from engrain.reading.calendar_words import MONTHS, WEEKDAYS
 
 
 class Mood(StrEnum):

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from engrain.services.languages import dateparser_phrases, de, es, fr, zh
-from engrain.services.mood import Mood
+from engrain.reading.languages import dateparser_phrases, de, es, fr, zh
+from engrain.reading.mood import Mood
 
 _NEVER = re.compile(r"(?!)")
 _SENTENCE_END = re.compile(r"[.!?。！？]\s*$")

@@ -13,6 +13,8 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engrain.reading.duplicates import TRAIT_THRESHOLD as NEAR_DUPLICATE
+from engrain.reading.enrich import content_hash
 from engrain.rules.traits import (
     BEHAVIOR_CONFIDENCE,
     DISSOLVE_BELOW,
@@ -30,8 +32,6 @@ from engrain.rules.traits import (
     stage_for,
     trend_window_days,
 )
-from engrain.services.duplicates import TRAIT_THRESHOLD as NEAR_DUPLICATE
-from engrain.services.enrich import content_hash
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
 from engrain.storage.models import Memory

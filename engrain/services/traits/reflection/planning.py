@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 from engrain.providers.llm import Prompt
 from engrain.rules.traits import needs_review
-from engrain.services import reflection_prompts as prompts
-from engrain.services.answers import MainAnswer, QuestionsAnswer
-from engrain.services.reflection import triggers
-from engrain.services.reflection.results import ReflectResult
-from engrain.services.reflection.triggers import Trigger
+from engrain.services.traits import prompts
+from engrain.services.traits.answers import MainAnswer, QuestionsAnswer
+from engrain.services.traits.reflection import triggers
+from engrain.services.traits.reflection.results import ReflectResult
+from engrain.services.traits.reflection.triggers import Trigger
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
 from engrain.storage.models import Memory
@@ -23,7 +23,7 @@ from engrain.storage.traits import Mark
 from engrain.text.quoting import quoted
 
 if TYPE_CHECKING:
-    from engrain.services.recall import RecallService
+    from engrain.services.recall.search import RecallService
     from engrain.services.runtime import Runtime
 
 MAX_MEMORIES, MAX_TRAITS = 200, 50

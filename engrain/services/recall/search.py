@@ -17,10 +17,10 @@ from typing_extensions import Unpack
 
 from engrain.errors import EngrainError, InvalidInput, Unavailable
 from engrain.providers.embeddings import Embedder
-from engrain.services import inputs
-from engrain.services.dates import read_query_time
-from engrain.services.focus import FocusedQuery, QueryFocus
-from engrain.services.refreshing import RefreshingCache
+from engrain.reading import inputs
+from engrain.reading.dates import read_query_time
+from engrain.services.recall.focus import FocusedQuery, QueryFocus
+from engrain.services.recall.refreshing import RefreshingCache
 from engrain.storage import memories as repo
 from engrain.storage.recall import (
     BRIDGE_SEEDS,

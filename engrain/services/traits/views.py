@@ -9,17 +9,17 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from engrain.errors import InvalidInput, NotFound
+from engrain.reading import inputs
 from engrain.rules.traits import ACTIVE_STAGES, SUBTYPES, Stage
-from engrain.services import inputs
-from engrain.services.memory_views import split_intentions
+from engrain.services.memories.views import split_intentions
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
 from engrain.storage.models import Memory
 from engrain.text.quoting import DATA_NOTICE, inline, quoted
 
 if TYPE_CHECKING:
-    from engrain.services.reflection.cycle import ReflectionService
     from engrain.services.runtime import Runtime
+    from engrain.services.traits.reflection.cycle import ReflectionService
 
 
 class TraitView(BaseModel):

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from engrain.services import languages
-from engrain.services.dates import find_event_time, time_phrase
-from engrain.services.mood import Mood, mood_at, text_mood
+from engrain.reading import languages
+from engrain.reading.dates import find_event_time, time_phrase
+from engrain.reading.mood import Mood, mood_at, text_mood
 from engrain.text.languages import ENGLISH
 
 _ARROW = re.compile(r"\s*(?:→|->|=>|⟶|⇒)\s*")

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engrain.services.refreshing import RefreshingCache
+from engrain.services.recall.refreshing import RefreshingCache
 from engrain.storage.vocabulary import common_words
 from engrain.text.fulltext import words_of
 from engrain.text.languages import cjk_language

@@ -18,10 +18,10 @@ from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput, NotFound
+from engrain.reading import inputs
+from engrain.reading.enrich import content_hash
 from engrain.rules.traits import Stage
-from engrain.services import inputs
-from engrain.services.enrich import content_hash
-from engrain.services.lifecycle import TraitWriter
+from engrain.services.traits.trait_writer import TraitWriter
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
 from engrain.storage.models import Memory

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import EngrainError
+from engrain.reading.duplicates import PARAPHRASE_THRESHOLD
 from engrain.rules.traits import Stage
-from engrain.services.answers import MainAnswer, ReviewAnswer
-from engrain.services.duplicates import PARAPHRASE_THRESHOLD
-from engrain.services.lifecycle import TraitWriter
-from engrain.services.reflection.planning import Plan, review_candidates
-from engrain.services.reflection.results import ReflectResult
+from engrain.services.traits.answers import MainAnswer, ReviewAnswer
+from engrain.services.traits.reflection.planning import Plan, review_candidates
+from engrain.services.traits.reflection.results import ReflectResult
+from engrain.services.traits.trait_writer import TraitWriter
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
 from engrain.storage.models import Memory

@@ -17,16 +17,16 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput
 from engrain.providers.llm import Prompt
-from engrain.services import inputs, languages
-from engrain.services.answers import ExtractedMemory, Extraction
-from engrain.services.enrich import procedure_steps
-from engrain.services.mood import sentences
+from engrain.reading import inputs, languages
+from engrain.reading.enrich import procedure_steps
+from engrain.reading.mood import sentences
+from engrain.services.memories.extraction import ExtractedMemory, Extraction
 from engrain.text.languages import ENGLISH, detect
 from engrain.text.quoting import DATA_NOTICE, quoted
 
 if TYPE_CHECKING:
-    from engrain.services.links import LinkService
-    from engrain.services.memories import MemoryService
+    from engrain.services.memories.links import LinkService
+    from engrain.services.memories.writing import MemoryService
     from engrain.services.runtime import Runtime
 
 MAX_MESSAGES = 500

@@ -17,10 +17,10 @@ from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput, NotFound, QuotaExceeded
-from engrain.services import inputs
-from engrain.services.duplicates import PARAPHRASE_THRESHOLD, is_near_duplicate
-from engrain.services.enrich import IMPORTANT, content_hash, enrich, mood_of
-from engrain.services.mood import Mood
+from engrain.reading import inputs
+from engrain.reading.duplicates import PARAPHRASE_THRESHOLD, is_near_duplicate
+from engrain.reading.enrich import IMPORTANT, content_hash, enrich, mood_of
+from engrain.reading.mood import Mood
 from engrain.storage import memories as repo
 from engrain.storage.models import Memory
 from engrain.text import fulltext
@@ -28,7 +28,7 @@ from engrain.text.languages import detect
 
 if TYPE_CHECKING:
     from engrain.providers.embeddings import Embedder
-    from engrain.services.language_mix import LanguageMix
+    from engrain.services.memories.language_mix import LanguageMix
     from engrain.services.runtime import Runtime
 
 log = logging.getLogger(__name__)

@@ -22,14 +22,15 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput, NotFound
-from engrain.services import reflection_prompts as prompts
-from engrain.services.answers import Extraction, MainAnswer, ReviewAnswer, parse_task_answer
-from engrain.services.ingest import IngestResult, IngestService, Message
-from engrain.services.lifecycle import TraitWriter
-from engrain.services.reflection.cycle import ReflectionService
-from engrain.services.reflection.planning import Plan, review_candidates
-from engrain.services.reflection.results import ReflectResult
-from engrain.services.reflection.triggers import Trigger
+from engrain.services.memories.extraction import Extraction
+from engrain.services.memories.ingest import IngestResult, IngestService, Message
+from engrain.services.traits import prompts
+from engrain.services.traits.answers import MainAnswer, ReviewAnswer, parse_task_answer
+from engrain.services.traits.reflection.cycle import ReflectionService
+from engrain.services.traits.reflection.planning import Plan, review_candidates
+from engrain.services.traits.reflection.results import ReflectResult
+from engrain.services.traits.reflection.triggers import Trigger
+from engrain.services.traits.trait_writer import TraitWriter
 from engrain.storage import host_tasks as task_repo
 from engrain.storage import memories as repo
 from engrain.storage.db import Database

@@ -12,7 +12,7 @@ from typing import Literal, get_args
 from zoneinfo import ZoneInfo
 
 from engrain.errors import InvalidInput
-from engrain.services.dates import parse_when
+from engrain.reading.dates import parse_when
 
 MAX_CONTENT_CHARS = 8_000
 MAX_QUERY_CHARS = 2_000

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from engrain.errors import NotFound
-from engrain.services import inputs
+from engrain.reading import inputs
 from engrain.storage import memories as repo
 from engrain.storage.models import Memory
 

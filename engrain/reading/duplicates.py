@@ -25,7 +25,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from engrain.services.mood import text_mood
+from engrain.reading.mood import text_mood
 
 SPEC_THRESHOLD = 0.95
 # A new trait close to an active one reinforces it (docs/SPEC.md §7.4): nothing is lost, the evidence is kept,
