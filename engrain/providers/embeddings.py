@@ -52,7 +52,7 @@ class Embedder(Protocol):
     dim: int
     cheap: bool  # True: fast enough to run inline on the event loop
     # True: a learned model of meaning, in which one salient word can outweigh the rest of a short text
-    # (recall then embeds a focused query: services/focus.py). False: counts of words, each bounded by
+    # (recall then embeds a focused query: services/recall/focus.py). False: counts of words, each bounded by
     # its share of the text, like a lexical match.
     semantic: bool
 

@@ -3,7 +3,7 @@
 Deterministic and fast: dateparser (about a millisecond a call) only runs when a cheap regex sees
 something date-like, and its matches are kept only if they contain a real date cue, which drops its
 false positives ("We", "may"). Which way an ambiguous date points ("Friday", "March 3") is decided
-by the statement's mood (`services/mood.py`): the coming one in a plan, the last one in the past.
+by the statement's mood (`reading/mood.py`): the coming one in a plan, the last one in the past.
 Seasons ("last summer") are read here because dateparser does not read them (it returns None);
 they are the meteorological seasons of the northern hemisphere.
 """

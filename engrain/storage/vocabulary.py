@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 SAMPLE = 500
 
 # Words are what `[^[:alnum:]]+` separates in the indexed text (segmented for CJK), lower-cased: the
-# same split as services/focus.py applies to a query. Stop words (no lexeme in the memory's full-text
+# same split as services/recall/focus.py applies to a query. Stop words (no lexeme in the memory's full-text
 # configuration) are never "common": every text has them and leaving them out of a query would change
 # its sense, not its focus.
 _COMMON_WORDS = """

@@ -63,7 +63,7 @@ def focus(query: str, common: frozenset[str]) -> FocusedQuery:
 class QueryFocus:
     """Per-user common words. A user's vocabulary drifts slowly: the first recall of a user reads it
     (a few milliseconds); after CACHE_SECONDS the cached words keep answering while a background
-    task reads them again (services/refreshing.py), so no later recall waits for it."""
+    task reads them again (services/recall/refreshing.py), so no later recall waits for it."""
 
     def __init__(self, runtime: Runtime) -> None:
         self.rt = runtime

@@ -65,7 +65,7 @@ class ReflectionService:
     ) -> ReflectResult:
         """Run one cycle. `ask` answers a prompt (None: no model here). `host`: the calling model is the
         model, so the plan goes to `host`, which runs the code-only steps and hands the model a task
-        (services/host_tasks.py).
+        (services/traits/host_tasks.py).
         `plan`: the one the client's model was asked about (sampling), used when still current.
         Concurrent calls for one user: the second returns at once, not triggered."""
         return await self.locked(

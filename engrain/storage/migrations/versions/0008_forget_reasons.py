@@ -1,7 +1,7 @@
 """A forget keeps no free text: reasons stored before are replaced by the category 'user_request'.
 
 A reason written in the user's words ("forget that I have diabetes") repeated what they asked to erase
-in the history and in every export. From now on `forget` takes a category (services/inputs.py,
+in the history and in every export. From now on `forget` takes a category (reading/inputs.py,
 FORGET_REASONS); this rewrites the rows written before.
 
 Revision ID: 0008
