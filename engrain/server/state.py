@@ -1,28 +1,24 @@
-"""Process-wide state: settings, clock, database, embedder, background tasks.
-
-Created once per server process and shared by every session (stdio, HTTP, SSE).
-Nothing slow happens on construction: the database and the model come up in the
-background, so `initialize` and `tools/list` answer at once; calls that need them wait.
+"""The composition root: every service of one server process, built once and shared by every session
+(stdio, HTTP, SSE). The process lifecycle (the database, background tasks, the job loop, how many
+sessions hold the process) is `process.ProcessLifecycle`; this module only wires, and says who calls.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
 
 import anyio
 
 from engrain.config import Settings
-from engrain.errors import Unavailable
 from engrain.providers.embedder_manager import EmbedderManager
 from engrain.providers.embeddings import Embedder
 from engrain.providers.llm import LLM, LLMChoice, choose
 from engrain.reading.dates import load_date_reader
 from engrain.scheduler.jobs import JobContext
 from engrain.scheduler.runner import Scheduler
+from engrain.server.process import ProcessLifecycle
 from engrain.services.memories.ingest import IngestService
 from engrain.services.memories.language_mix import LanguageMix
 from engrain.services.memories.links import LinkService
@@ -38,12 +34,9 @@ from engrain.services.traits.reflection.cycle import ReflectionService
 from engrain.services.traits.reflection.planning import ReflectionPlanner
 from engrain.services.traits.review import TraitReview
 from engrain.services.traits.views import TraitViews
-from engrain.storage.db import Database
-from engrain.storage.embedded import postmaster_alive
 from engrain.text.languages import load_identifier
 
 log = logging.getLogger(__name__)
-DB_RETRY_SECONDS = 2.0
 
 
 def utcnow() -> datetime:
@@ -64,15 +57,9 @@ class AppState:
         )
         self.embeddings = EmbedderManager(settings)
         self.embeddings.on_switch = self._on_embedder_switch
-        self._db: Database | None = None
-        self._db_error: BaseException | None = None
-        self._db_ready = asyncio.Event()
-        self._tasks: set[asyncio.Future[Any]] = set()
-        self._started = False
-        self._holders = 0
-        self._db_attempt_at = 0.0
+        self.process = ProcessLifecycle(settings, self.embeddings, self._on_database_open, self._job_loop)
         # The composition root: each service gets the runtime and the services it calls, nothing else.
-        runtime = Runtime(settings, clock, self.database, self.embeddings, self.spawn)
+        runtime = Runtime(settings, clock, self.process.database, self.embeddings, self.process.spawn)
         self.languages = LanguageMix(runtime)
         self.memories = MemoryService(runtime, self.languages)
         self.memory_views = MemoryViews(runtime)
@@ -85,126 +72,31 @@ class AppState:
         self.traits = TraitViews(runtime, self.reflection)
         self.trait_review = TraitReview(runtime)
         self.ingest = IngestService(runtime, self.memories, self.links)
-        self.host_tasks = HostTasks(settings.host_task_ttl, self.clock, self.database, self.reflection, self.ingest)
+        self.host_tasks = HostTasks(
+            settings.host_task_ttl, self.clock, self.process.database, self.reflection, self.ingest
+        )
         self.job_context = JobContext(runtime, self.reflection, self.llm)
         self.scheduler = Scheduler(self.job_context)
         self.status = StatusReport(runtime, self.llm, self.scheduler.status)
-        self._scheduler_loop: asyncio.Task[Any] | None = None
-
-    # ---- lifecycle -------------------------------------------------------------------
-
-    def start(self, *, scheduler_loop: bool | None = None) -> None:
-        """Kick off the database, the embedder and (ENGRAIN_SCHEDULER=on) the job loop in the
-        background; idempotent. `scheduler_loop` overrides the setting (the CLI runs jobs itself)."""
-        if self._started:
-            return
-        self._started = True
-        self.spawn(self._open_database())
-        self.embeddings.start()
-        if scheduler_loop if scheduler_loop is not None else self.settings.scheduler == "on":
-            self._scheduler_loop = asyncio.ensure_future(self.scheduler.run_forever())
-
-    def acquire(self) -> None:
-        """One more user of this state (a stdio session, an SSE connection, an HTTP server): start."""
-        self._holders += 1
-        self.start()
+        # The lifecycle, as the transports and the CLI use it.
+        self.start, self.acquire, self.release = self.process.start, self.process.acquire, self.process.release
+        self.database, self.database_if_open = self.process.database, self.process.database_if_open
+        self.spawn, self.track, self.drain = self.process.spawn, self.process.track, self.process.drain
+        self.stop_scheduler_loop, self.close = self.process.stop_scheduler_loop, self.process.close
 
     @property
     def holders(self) -> int:
-        return self._holders
+        return self.process.holders
 
-    async def release(self) -> bool:
-        """One user fewer; the last one stops the job loop and closes. True when this was the last."""
-        self._holders -= 1
-        if self._holders > 0:
-            return False
-        await self.close()
-        return True
+    def _on_database_open(self) -> None:
+        """Work that wants the open database, or that should be done before the first text needs it: the
+        language mix check, and the language identifier and date reader loaded in worker threads."""
+        self.process.spawn(self.languages.check())
+        self.process.spawn(anyio.to_thread.run_sync(load_identifier))
+        self.process.spawn(anyio.to_thread.run_sync(load_date_reader))
 
-    async def _open_database(self, previous: Database | None = None) -> None:
-        self._db_attempt_at = asyncio.get_running_loop().time()
-        try:
-            if previous is not None:
-                await previous.close()
-            self._db = await Database.open(self.settings)
-            log.info("database ready (%s)", "embedded" if self._db.embedded else "external")
-            self.spawn(self.languages.check())
-            # Language detection's model, loaded off the start-up path, before the first text needs it.
-            self.spawn(anyio.to_thread.run_sync(load_identifier))
-            self.spawn(anyio.to_thread.run_sync(load_date_reader))
-        except Exception as exc:
-            self._db_error = exc
-            log.error("database unavailable: %s", exc)
-        finally:
-            self._db_ready.set()
-
-    def _reopen(self) -> None:
-        """Start opening the database again; callers wait on the new `_db_ready`. Synchronous, so that
-        of several concurrent callers exactly one starts it."""
-        previous, self._db = self._db, None
-        self._db_ready = asyncio.Event()
-        self.spawn(self._open_database(previous))
-
-    async def database(self) -> Database:
-        """The open database; waits for the first opening. After a failed opening (Postgres down at
-        start) the next call at least DB_RETRY_SECONDS later tries again, so the server recovers
-        on its own; once open, the pool's pre-ping replaces connections a restart broke. An embedded
-        postmaster that died (killed, out of memory) is started again by the next call."""
-        await self._db_ready.wait()
-        if self._db is not None and self._db.embedded and not postmaster_alive():
-            log.info("embedded PostgreSQL is not running: restarting it")
-            self._reopen()
-            await self._db_ready.wait()
-        elif (
-            self._db is None
-            and self._started
-            and asyncio.get_running_loop().time() - self._db_attempt_at >= DB_RETRY_SECONDS
-        ):
-            self._reopen()
-            await self._db_ready.wait()
-        if self._db is None:
-            raise Unavailable(f"database unavailable: {self._db_error}")
-        return self._db
-
-    def database_if_open(self) -> Database | None:
-        """The database without waiting (None while opening or unavailable): for metrics."""
-        return self._db
-
-    def spawn(self, coro: Awaitable[Any]) -> None:
-        """Run work that must not delay the answer (access tracking, re-embedding)."""
-        self.track(asyncio.ensure_future(coro))
-
-    def track(self, task: asyncio.Future[Any]) -> None:
-        """Keep a background task referenced until it ends, and log its failure."""
-        self._tasks.add(task)
-        task.add_done_callback(self._task_done)
-
-    def _task_done(self, task: asyncio.Future[Any]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("background task failed: %r", task.exception())
-
-    async def drain(self) -> None:
-        """Wait for pending background writes (at shutdown, and in tests)."""
-        while pending := [t for t in self._tasks if not t.done()]:
-            await asyncio.gather(*pending, return_exceptions=True)
-
-    async def stop_scheduler_loop(self) -> None:
-        """Cancel the in-server job loop; a job it was running is recorded as cancelled."""
-        if self._scheduler_loop is not None:
-            self._scheduler_loop.cancel()
-            await asyncio.gather(self._scheduler_loop, return_exceptions=True)
-            self._scheduler_loop = None
-
-    async def close(self) -> None:
-        """Stop background work and release the database; `start` may be called again later."""
-        await self.stop_scheduler_loop()
-        await self.embeddings.close()
-        await self.drain()
-        if self._db is not None:
-            await self._db.close()
-        self._db, self._db_error, self._started = None, None, False
-        self._db_ready = asyncio.Event()
+    async def _job_loop(self) -> None:
+        await self.scheduler.run_forever()
 
     async def _on_embedder_switch(self, embedder: Embedder) -> None:
         done = await self.reembedding.reembed_stale()
