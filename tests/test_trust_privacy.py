@@ -81,3 +81,14 @@ async def test_forget_keeps_a_category_never_the_users_words(session):
     assert reasons == ["private", "user_request"]
     tool = next(t for t in (await client.list_tools()).tools if t.name == "forget")
     assert "user_request" in json.dumps(tool.input_schema["properties"]["reason"])
+
+
+async def test_the_caller_is_resolved_never_an_argument(session):
+    """Who is calling is resolved by the server (tools/common.Caller through the SDK's resolvers): no tool
+    lists a user argument, and one sent anyway changes nothing."""
+    client, app = session
+    tools = (await client.list_tools()).tools
+    assert all("user" not in (t.input_schema.get("properties") or {}) for t in tools)
+    stored = await call(client, "remember", content="My bike is green", user="somebody-else")
+    owner = await scalar(app, "SELECT user_id FROM memories WHERE id = :id", id=uuid.UUID(stored["id"]))
+    assert owner == app.settings.user

@@ -1,10 +1,9 @@
 """`forget`: delete a memory for good (docs/SPEC.md §5)."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.resolve import Resolve
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
@@ -29,12 +28,13 @@ def register(server: MCPServer, memories: MemoryService, caller: Caller) -> None
     )
     @tool_errors
     async def forget(
+        user: Annotated[str, Resolve(caller)],
         memory_id: Annotated[str, Field(description="Id of the memory to delete.")],
         reason: Annotated[
             inputs.ForgetReason | None,
             Field(description="Why, as a category (default user_request); kept in the history."),
         ] = None,
     ) -> Annotated[CallToolResult, ForgetResult]:
-        result = await memories.forget(caller(), memory_id, reason)
+        result = await memories.forget(user, memory_id, reason)
         extra = f"; dissolved {plural(len(result.traits_dissolved), 'trait')}" if result.traits_dissolved else ""
         return structured(f"forgot {result.id}{extra}", result)

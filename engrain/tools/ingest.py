@@ -45,6 +45,7 @@ def register(server: MCPServer, ingest: IngestService, host_tasks: HostTasks, ll
     )
     @tool_errors
     async def ingest_conversation(
+        user: Annotated[str, Resolve(caller)],
         ctx: Context,
         sampled: Annotated[CreateMessageResult | None, Resolve(extraction)],
         messages: Annotated[
@@ -59,13 +60,13 @@ def register(server: MCPServer, ingest: IngestService, host_tasks: HostTasks, ll
         ] = None,
     ) -> Annotated[CallToolResult, IngestResult]:
         if answers_a_task(task_id, answer):
-            return summarize(await host_tasks.answer_extraction(caller(), task_id, answer))
+            return summarize(await host_tasks.answer_extraction(user, task_id, answer))
         if messages is None:
             raise InvalidInput("messages", "is required (or task_id and answer, to answer an extraction task)")
         validate_messages(messages)
         route = llm.route(client_samples(ctx))
         if route == "host":
-            return summarize(await host_tasks.issue_extraction(caller(), messages, session_id))
+            return summarize(await host_tasks.issue_extraction(user, messages, session_id))
         extracted, name = None, "none"
         ask = llm.direct_ask()
         if ask is not None:
@@ -80,7 +81,7 @@ def register(server: MCPServer, ingest: IngestService, host_tasks: HostTasks, ll
                 extracted = Extraction.lenient(parsed(sampled))
             except ValueError:
                 extracted = None
-        return summarize(await ingest.ingest(caller(), messages, session_id, extracted, name))
+        return summarize(await ingest.ingest(user, messages, session_id, extracted, name))
 
 
 def summarize(result: IngestResult) -> CallToolResult:

@@ -1,10 +1,9 @@
 """`link`: connect two of the user's memories (docs/SPEC.md §5)."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.resolve import Resolve
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
@@ -27,9 +26,10 @@ def register(server: MCPServer, links: LinkService, caller: Caller) -> None:
     )
     @tool_errors
     async def link(
+        user: Annotated[str, Resolve(caller)],
         source_id: Annotated[str, Field(description="A memory id.")],
         target_id: Annotated[str, Field(description="Another memory id.")],
         relation: Annotated[str, Field(description=f"≤ {inputs.MAX_RELATION_CHARS} characters.")] = "related",
     ) -> Annotated[CallToolResult, LinkResult]:
-        result = await links.link(caller(), source_id, target_id, relation)
+        result = await links.link(user, source_id, target_id, relation)
         return structured(f"link {result.status}: {result.source_id} <-{result.relation}-> {result.target_id}", result)

@@ -1,10 +1,9 @@
 """`recall`: find what engrain knows that bears on a question (docs/SPEC.md §6)."""
 
-from __future__ import annotations
-
 from typing import Annotated, Literal
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.resolve import Resolve
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field, StrictInt
 
@@ -28,6 +27,7 @@ def register(server: MCPServer, recall_service: RecallService, caller: Caller) -
     )
     @tool_errors
     async def recall(
+        user: Annotated[str, Resolve(caller)],
         query: Annotated[str, Field(description=f"What to look for (≤ {inputs.MAX_QUERY_CHARS:,} characters).")],
         limit: Annotated[StrictInt, Field(description=f"Ranked results, 1–{inputs.MAX_LIMIT}.")] = 10,
         kinds: Annotated[
@@ -53,7 +53,7 @@ def register(server: MCPServer, recall_service: RecallService, caller: Caller) -
         ] = None,
     ) -> Annotated[CallToolResult, RecallResult]:
         result = await recall_service.recall(
-            caller(),
+            user,
             query,
             limit=limit,
             kinds=kinds,

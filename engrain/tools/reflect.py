@@ -129,6 +129,7 @@ def register(  # noqa: C901
     )
     @tool_errors
     async def reflect(
+        user: Annotated[str, Resolve(caller)],
         ctx: Context,
         p1: Annotated[Prompt | None, Resolve(prompt_1)],
         a1: Annotated[CreateMessageResult | None, Resolve(answer_1)],
@@ -147,13 +148,13 @@ def register(  # noqa: C901
         ] = None,
     ) -> Annotated[CallToolResult, ReflectResult]:
         if answers_a_task(task_id, answer):
-            return summarize(await host_tasks.answer(caller(), task_id, answer))
+            return summarize(await host_tasks.answer(user, task_id, answer))
         asked_about = None
         if not (isinstance(core, AcceptedElicitation) and core.data is None):  # None: nothing was asked
             # A resolver hands over only the answer, so the trait it asked about is looked up again. The
             # answer is applied after the cycle: it writes a memory (an endorsement), and the cycle must
             # see the memories its sampled prompts showed the client's model.
-            asked_about = await trait_review.near_core(caller())
+            asked_about = await trait_review.near_core(user)
         route = llm.route(client_samples=client_samples(ctx))
         ask, name = llm.direct_ask(), llm.name
         if route == "sampling":
@@ -165,7 +166,7 @@ def register(  # noqa: C901
             await ctx.report_progress(fraction, 1.0, message)
 
         result = await reflection.reflect(
-            caller(),
+            user,
             force=force,
             ask=ask,
             llm_name=name,
@@ -180,7 +181,7 @@ def register(  # noqa: C901
             )
         if asked_about is not None:
             confirm = core.data.confirm if isinstance(core, AcceptedElicitation) else None
-            asked = await trait_review.answer_core_question(caller(), asked_about, confirm)
+            asked = await trait_review.answer_core_question(user, asked_about, confirm)
             result = result.model_copy(update={"user_confirmation": asked})
         return summarize(result)
 

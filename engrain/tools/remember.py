@@ -1,10 +1,9 @@
 """`remember`: store a memory about the user (docs/SPEC.md §5)."""
 
-from __future__ import annotations
-
 from typing import Annotated, Literal
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.resolve import Resolve
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field, StrictInt
 
@@ -58,6 +57,7 @@ def register(server: MCPServer, memories: MemoryService, caller: Caller) -> None
     )
     @tool_errors
     async def remember(
+        user: Annotated[str, Resolve(caller)],
         content: Annotated[str, Field(description=CONTENT)],
         kind: Annotated[Kind | None, Field(description=KIND)] = None,
         importance: Annotated[StrictInt | None, Field(description=IMPORTANCE)] = None,
@@ -69,7 +69,7 @@ def register(server: MCPServer, memories: MemoryService, caller: Caller) -> None
         supersedes: Annotated[str | None, Field(description="Id of a memory this one replaces.")] = None,
     ) -> Annotated[CallToolResult, RememberResult]:
         result = await memories.remember(
-            caller(),
+            user,
             content,
             kind=kind,
             importance=importance,
@@ -92,9 +92,10 @@ def register(server: MCPServer, memories: MemoryService, caller: Caller) -> None
     )
     @tool_errors
     async def remember_many(
+        user: Annotated[str, Resolve(caller)],
         items: Annotated[list[MemoryItem], Field(description="The memories, in order.")],
     ) -> Annotated[CallToolResult, RememberManyResult]:
-        results = await memories.remember_many(caller(), [BatchItem(**item.model_dump()) for item in items])
+        results = await memories.remember_many(user, [BatchItem(**item.model_dump()) for item in items])
         result = RememberManyResult.of(results)
         summary = f"{plural(result.created, 'memory')} stored, {plural(result.duplicates, 'duplicate')} recognised"
         return structured(summary, result)

@@ -1,10 +1,9 @@
 """`review_trait`: the user confirms, rejects or rewords what engrain believes about them."""
 
-from __future__ import annotations
-
 from typing import Annotated, Literal
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.resolve import Resolve
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
@@ -28,13 +27,14 @@ def register(server: MCPServer, trait_review: TraitReview, caller: Caller) -> No
     )
     @tool_errors
     async def review_trait(
+        user: Annotated[str, Resolve(caller)],
         trait_id: Annotated[str, Field(description="The trait's id.")],
         action: Annotated[Literal["endorse", "dismiss", "edit"], Field(description="The user's verdict.")],
         content: Annotated[
             str | None, Field(description=f"edit only: the new wording (≤ {inputs.MAX_CONTENT_CHARS:,} characters).")
         ] = None,
     ) -> Annotated[CallToolResult, ReviewResult]:
-        result = await trait_review.review(caller(), trait_id, action, content)
+        result = await trait_review.review(user, trait_id, action, content)
         done = {"endorse": "endorsed", "dismiss": "dismissed", "edit": "edited"}[result.action]
         return structured(
             f"{done}: {shorten(result.content, 100)} ({result.stage}, confidence {result.confidence:.2f}) {result.id}",

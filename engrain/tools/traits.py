@@ -1,10 +1,9 @@
 """`get_user_traits`: what engrain believes about the user (docs/SPEC.md §7)."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.resolve import Resolve
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field, StrictInt
 
@@ -29,6 +28,7 @@ def register(server: MCPServer, traits: TraitViews, caller: Caller) -> None:
     )
     @tool_errors
     async def get_user_traits(
+        user: Annotated[str, Resolve(caller)],
         min_stage: Annotated[ActiveStageName, Field(description="Weakest stage to include.")] = "emerging",
         subtype: Annotated[SubtypeName | None, Field(description="Only this kind.")] = None,
         context: Annotated[ContextName | None, Field(description="Only this context.")] = None,
@@ -43,7 +43,7 @@ def register(server: MCPServer, traits: TraitViews, caller: Caller) -> None:
         ] = None,
     ) -> Annotated[CallToolResult, TraitList]:
         result = await traits.list(
-            caller(),
+            user,
             min_stage=min_stage,
             subtype=subtype,
             context=context,
