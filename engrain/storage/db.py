@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,6 +66,11 @@ class Database:
 
     def __post_init__(self) -> None:
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+
+    def transaction(self, session: AsyncSession | None = None) -> AbstractAsyncContextManager[AsyncSession]:
+        """The caller's open transaction when one is given (a whole ingestion is one), else a new one that
+        commits on leaving: for writes that are sometimes a transaction of their own, sometimes part of one."""
+        return nullcontext(session) if session is not None else self.sessions.begin()
 
     @classmethod
     async def open(cls, settings: Settings) -> Database:

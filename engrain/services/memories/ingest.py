@@ -188,9 +188,19 @@ class IngestService:
         """Each item through `remember` (validation, enrichment, dedup), then the summary, linked to them,
         all in one transaction (the caller's `session`, or one of its own): a conversation is stored whole
         or not at all, whatever interrupts it."""
-        if session is None:
-            async with (await self.rt.database()).sessions.begin() as s:
-                return await self.store(user_id, items, summary, session_id, method, llm_name, s)
+        async with (await self.rt.database()).transaction(session) as s:
+            return await self._store(s, user_id, items, summary, session_id, method, llm_name)
+
+    async def _store(
+        self,
+        session: AsyncSession,
+        user_id: str,
+        items: list[ExtractedMemory],
+        summary: str | None,
+        session_id: str | None,
+        method: Literal["llm", "rules"],
+        llm_name: str,
+    ) -> IngestResult:
         source = inputs.text_field("session_id", session_id, 200) if session_id else None
         created: list[str] = []
         duplicates: list[str] = []

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel
@@ -44,19 +43,12 @@ class LinkService:
         relation = inputs.text_field("relation", relation, inputs.MAX_RELATION_CHARS)
         if a == b:
             raise InvalidInput("target_id", "a memory cannot be linked to itself")
-        if session is not None:
-            created = await self._add(session, user_id, a, b, relation, created_by)
-        else:
-            async with (await self.rt.database()).sessions.begin() as s:
-                created = await self._add(s, user_id, a, b, relation, created_by)
+        async with (await self.rt.database()).transaction(session) as s:
+            found = {m.id for m in await repo.get_many(s, user_id, [a, b])}
+            for field, mid in (("source_id", a), ("target_id", b)):
+                if mid not in found:
+                    raise NotFound(field, mid)
+            created = await repo.add_link_pair(s, user_id, a, b, relation, created_by)
         return LinkResult(
             source_id=str(a), target_id=str(b), relation=relation, status="created" if created else "exists"
         )
-
-    @staticmethod
-    async def _add(s: AsyncSession, user_id: str, a: uuid.UUID, b: uuid.UUID, relation: str, created_by: str) -> bool:
-        found = {m.id for m in await repo.get_many(s, user_id, [a, b])}
-        for field, mid in (("source_id", a), ("target_id", b)):
-            if mid not in found:
-                raise NotFound(field, mid)
-        return await repo.add_link_pair(s, user_id, a, b, relation, created_by)

@@ -197,9 +197,7 @@ class MemoryService:
         # Embed first, so that the duplicate check, the near-duplicate search and the insert share one
         # transaction (one connection, one commit) — the embedding is cheap or cached, the round trips are not.
         model, vector = await self.rt.embeddings.embed_one(content)
-        if session is not None:
-            return await self._write(session, user_id, item, old_id, model, vector, now)
-        async with db.sessions.begin() as s:
+        async with db.transaction(session) as s:
             return await self._write(s, user_id, item, old_id, model, vector, now)
 
     async def _write(
