@@ -33,8 +33,13 @@ LEAVES = {"metrics.py", "logs.py", "config.py", "errors.py", "native.py"}
 
 
 # Between the domain packages of services/, one direction each: traits may use memories and recall,
-# memories may use recall, recall uses neither.
-DOMAINS_FORBIDDEN = {"memories": {"traits"}, "recall": {"memories", "traits"}, "traits": set()}
+# memories may use recall, recall uses neither; prompting (how a prompt reaches a model) is below all three.
+DOMAINS_FORBIDDEN = {
+    "memories": {"traits"},
+    "recall": {"memories", "traits"},
+    "traits": set(),
+    "prompting": {"memories", "recall", "traits"},
+}
 
 
 def imported_layers(path: Path, depth: int = 1) -> set[tuple[str, int]]:

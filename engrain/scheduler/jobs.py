@@ -15,7 +15,7 @@ from engrain.storage import traits as trait_repo
 from engrain.storage.retention import fade_memories
 
 if TYPE_CHECKING:
-    from engrain.providers.llm import LLMChoice
+    from engrain.services.prompting.routes import ModelRoutes
     from engrain.services.runtime import Runtime
     from engrain.services.traits.reflection.cycle import ReflectionService
 
@@ -24,11 +24,11 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class JobContext:
-    """What the jobs use: the runtime, reflection (the digest reflects) and the model choice."""
+    """What the jobs use: the runtime, reflection (the digest reflects) and the model routes."""
 
     runtime: Runtime
     reflection: ReflectionService
-    llm: LLMChoice
+    routes: ModelRoutes
 
 
 Job = Callable[[JobContext, datetime, "str | None", bool], Awaitable[dict[str, Any]]]
@@ -129,16 +129,15 @@ async def digest(ctx: JobContext, now: datetime, user_id: str | None, dry_run: b
         if trigger.triggered:
             due.append({"user_id": user, "trigger": trigger.type})
     stats: dict[str, Any] = {"candidates": len(users), "due": len(due)}
-    choice = ctx.llm
+    route = ctx.routes.without_client()
     if dry_run:
-        return stats | {"sample": due[: trait_repo.SAMPLE], "llm": choice.name}
-    ask = choice.direct_ask()
-    if ask is None:  # no model without a client: the due users stay due (nothing is consumed without a model)
-        return stats | {"reflected": 0, "waiting_for_model": len(due), "llm": choice.name}
+        return stats | {"sample": due[: trait_repo.SAMPLE], "llm": route.name}
+    if route.ask is None:  # no model without a client: the due users stay due (nothing is consumed without a model)
+        return stats | {"reflected": 0, "waiting_for_model": len(due), "llm": route.name}
     reflected, failed, passed_over = 0, [], []
     for entry in due:
         try:
-            result = await ctx.reflection.reflect(entry["user_id"], force=False, ask=ask, llm_name=choice.name)
+            result = await ctx.reflection.reflect(entry["user_id"], force=False, route=route)
         except Exception as exc:  # one user's failure must not stop the others
             log.exception("digest of %s failed", entry["user_id"])
             failed.append({"user_id": entry["user_id"], "error": f"{type(exc).__name__}: {exc}"})
@@ -148,7 +147,7 @@ async def digest(ctx: JobContext, now: datetime, user_id: str | None, dry_run: b
         reflected += int(result.triggered)
         if not result.triggered:  # e.g. a client's reflect for this user is running right now
             passed_over.append({"user_id": entry["user_id"], "reason": result.reason})
-    stats |= {"reflected": reflected, "failed": failed, "not_reflected": passed_over, "llm": choice.name}
+    stats |= {"reflected": reflected, "failed": failed, "not_reflected": passed_over, "llm": route.name}
     if failed:
         raise JobFailed(f"{len(failed)} of {len(due)} reflections failed", stats)
     return stats

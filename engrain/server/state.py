@@ -25,6 +25,7 @@ from engrain.services.memories.links import LinkService
 from engrain.services.memories.reembedding import Reembedding
 from engrain.services.memories.views import MemoryViews
 from engrain.services.memories.writing import MemoryService
+from engrain.services.prompting.routes import ModelRoutes
 from engrain.services.recall.search import RecallService
 from engrain.services.runtime import Runtime
 from engrain.services.status_report import StatusReport
@@ -32,6 +33,7 @@ from engrain.services.traits.host_tasks import HostTasks
 from engrain.services.traits.reflection.applying import ReflectionApplier
 from engrain.services.traits.reflection.cycle import ReflectionService
 from engrain.services.traits.reflection.planning import ReflectionPlanner
+from engrain.services.traits.reflection.requests import ReflectRequests
 from engrain.services.traits.review import TraitReview
 from engrain.services.traits.views import TraitViews
 from engrain.text.languages import load_identifier
@@ -48,7 +50,7 @@ class AppState:
         self.settings = settings
         self.clock = clock
         # An explicit provider (tests pass a scripted one) wins over ENGRAIN_LLM.
-        self.llm = (
+        self.routes = ModelRoutes(
             LLMChoice("direct", llm)
             if llm is not None
             else choose(
@@ -75,9 +77,10 @@ class AppState:
         self.host_tasks = HostTasks(
             settings.host_task_ttl, self.clock, self.process.database, self.reflection, self.ingest
         )
-        self.job_context = JobContext(runtime, self.reflection, self.llm)
+        self.reflect_requests = ReflectRequests(self.reflection, self.trait_review, self.host_tasks)
+        self.job_context = JobContext(runtime, self.reflection, self.routes)
         self.scheduler = Scheduler(self.job_context)
-        self.status = StatusReport(runtime, self.llm, self.scheduler.status)
+        self.status = StatusReport(runtime, self.routes, self.scheduler.status)
         # The lifecycle, as the transports and the CLI use it.
         self.start, self.acquire, self.release = self.process.start, self.process.acquire, self.process.release
         self.database, self.database_if_open = self.process.database, self.process.database_if_open

@@ -13,7 +13,7 @@ from engrain.storage import traits as trait_repo
 from engrain.storage.db import redact
 
 if TYPE_CHECKING:
-    from engrain.providers.llm import LLMChoice
+    from engrain.services.prompting.routes import ModelRoutes
     from engrain.services.runtime import Runtime
 
 # The scheduler's view of its jobs for a viewer (the scheduler sits above services: it is passed in).
@@ -23,23 +23,23 @@ JobsStatus = Callable[[str | None], Awaitable[dict[str, Any]]]
 class StatusReport:
     """Receives the runtime, the LLM choice, and the scheduler's job status."""
 
-    def __init__(self, runtime: Runtime, llm: LLMChoice, jobs: JobsStatus) -> None:
-        self.rt, self.llm, self.jobs = runtime, llm, jobs
+    def __init__(self, runtime: Runtime, routes: ModelRoutes, jobs: JobsStatus) -> None:
+        self.rt, self.routes, self.jobs = runtime, routes, jobs
 
     async def report(self, user_id: str, *, viewer: str | None = None) -> dict[str, Any]:
         """The report for `user_id`; `viewer` (a resource's caller) sees no other user's job details."""
-        return await _report(self.rt, self.llm, self.jobs, user_id, viewer)
+        return await _report(self.rt, self.routes, self.jobs, user_id, viewer)
 
 
-async def _report(rt: Runtime, llm: LLMChoice, jobs: JobsStatus, user_id: str, viewer: str | None) -> dict[str, Any]:
+async def _report(
+    rt: Runtime, routes: ModelRoutes, jobs: JobsStatus, user_id: str, viewer: str | None
+) -> dict[str, Any]:
     report: dict[str, Any] = {
         "user": user_id,
         "embedder": rt.embeddings.status(),
         "llm": {
-            "provider": llm.name,
-            "mode": llm.kind,
+            **routes.describe(),
             "configured": rt.settings.llm,
-            "route": {"client_samples": llm.route(True), "client_does_not_sample": llm.route(False)},
         },
     }
     try:

@@ -10,13 +10,12 @@ from mcp.server.mcpserver.resolve import Resolve, Sample
 from mcp.types import CallToolResult, CreateMessageResult, ToolAnnotations
 from pydantic import Field
 
-from engrain.errors import EngrainError, InvalidInput
-from engrain.providers.llm import LLMChoice
-from engrain.services.memories.extraction import Extraction
-from engrain.services.memories.ingest import MAX_MESSAGES, IngestResult, IngestService, Message, validate_messages
+from engrain.errors import InvalidInput
+from engrain.services.memories.ingest import MAX_MESSAGES, IngestResult, IngestService, Message
+from engrain.services.prompting.routes import ModelRoutes
 from engrain.services.traits.host_tasks import HostTasks
 from engrain.tools.common import Caller, answers_a_task, plural, structured, tool_errors
-from engrain.tools.sampling import client_samples, parsed, sampling_active, to_sample
+from engrain.tools.sampling import client_samples, result_text, to_sample
 
 DESCRIPTION = (
     "Store what a conversation taught about the user: facts, events (with dates), plans and workflows, plus "
@@ -27,15 +26,13 @@ DESCRIPTION = (
 )
 
 
-def register(server: MCPServer, ingest: IngestService, host_tasks: HostTasks, llm: LLMChoice, caller: Caller) -> None:
+def register(
+    server: MCPServer, ingest: IngestService, host_tasks: HostTasks, routes: ModelRoutes, caller: Caller
+) -> None:
     async def extraction(ctx: Context, messages: list[Message] | None = None) -> Sample | None:
-        if messages is None or not sampling_active(llm, ctx):
+        if messages is None or not routes.samples(client_samples(ctx)):
             return None
-        try:
-            validate_messages(messages)
-        except EngrainError:
-            return None  # the body reports the error
-        return to_sample(ingest.prompt(messages))
+        return to_sample(ingest.sampling_prompt(messages))
 
     @server.tool(
         name="ingest_conversation",
@@ -63,25 +60,12 @@ def register(server: MCPServer, ingest: IngestService, host_tasks: HostTasks, ll
             return summarize(await host_tasks.answer_extraction(user, task_id, answer))
         if messages is None:
             raise InvalidInput("messages", "is required (or task_id and answer, to answer an extraction task)")
-        validate_messages(messages)
-        route = llm.route(client_samples(ctx))
-        if route == "host":
-            return summarize(await host_tasks.issue_extraction(user, messages, session_id))
-        extracted, name = None, "none"
-        ask = llm.direct_ask()
-        if ask is not None:
-            name = llm.name
-            try:
-                extracted = await ask(ingest.prompt(messages), Extraction.lenient)
-            except (EngrainError, ValueError):
-                extracted = None  # fall back to the rules rather than lose the conversation
-        elif sampled is not None:
-            name = "sampling"
-            try:
-                extracted = Extraction.lenient(parsed(sampled))
-            except ValueError:
-                extracted = None
-        return summarize(await ingest.ingest(user, messages, session_id, extracted, name))
+        route = routes.for_request(client_samples(ctx))
+        return summarize(
+            await ingest.ingest_conversation(
+                user, messages, session_id, route, result_text(sampled), host_tasks.issue_extraction
+            )
+        )
 
 
 def summarize(result: IngestResult) -> CallToolResult:

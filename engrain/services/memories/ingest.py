@@ -10,6 +10,7 @@ dedup and validation are the same as for a client's own calls.
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
@@ -27,6 +28,7 @@ from engrain.text.quoting import DATA_NOTICE, quoted
 if TYPE_CHECKING:
     from engrain.services.memories.links import LinkService
     from engrain.services.memories.writing import MemoryService
+    from engrain.services.prompting.routes import Route
     from engrain.services.runtime import Runtime
 
 MAX_MESSAGES = 500
@@ -71,6 +73,11 @@ class IngestResult(BaseModel):
     )
     task_id: str | None = None
     task: str | None = None
+
+
+# The host route: store the user's own statements and hand the calling model an extraction task
+# (services/traits/host_tasks.py, which applies its answer).
+HandOut = Callable[[str, list[Message], str | None], Awaitable[IngestResult]]
 
 
 def validate_messages(messages: list[Message]) -> list[Message]:
@@ -158,6 +165,36 @@ class IngestService:
         now = self.rt.clock()
         local = now.astimezone(self.rt.settings.tz) if self.rt.settings.tz else now.astimezone()
         return extraction_prompt(messages, local.strftime("%Y-%m-%d (%A)"))
+
+    def sampling_prompt(self, messages: list[Message]) -> Prompt | None:
+        """The extraction prompt for the client's model; None for messages the body will refuse."""
+        try:
+            validate_messages(messages)
+        except InvalidInput:
+            return None
+        return self.prompt(messages)
+
+    async def ingest_conversation(
+        self,
+        user_id: str,
+        messages: list[Message],
+        session_id: str | None,
+        route: Route,
+        sampled: str | None,
+        host: HandOut,
+    ) -> IngestResult:
+        """Extract on `route` (services/prompting): the direct provider is asked here, the client's
+        `sampled` answer was asked by the tool's resolver, and on the host route `host` stores the user's own
+        statements and hands the calling model a task. Whatever model fails, the rules keep the conversation."""
+        validate_messages(messages)
+        if route.kind == "host":
+            return await host(user_id, messages, session_id)
+        if route.kind == "sampling":
+            if sampled is None:  # the client did not answer: nobody extracted
+                return await self.ingest(user_id, messages, session_id, None, "none")
+            route = route.sampled([(self.prompt(messages), sampled)])
+        extracted = await route.answer(self.prompt(messages), Extraction.lenient)
+        return await self.ingest(user_id, messages, session_id, extracted, route.name)
 
     async def ingest(
         self, user_id: str, messages: list[Message], session_id: str | None, extracted: Extraction | None, llm_name: str

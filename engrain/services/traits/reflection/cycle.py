@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from engrain.errors import EngrainError
 from engrain.providers.llm import Ask
+from engrain.services.prompting.routes import Route
 from engrain.services.traits.answers import MainAnswer, QuestionsAnswer, ReviewAnswer, parse
 from engrain.services.traits.reflection import triggers
 from engrain.services.traits.reflection.applying import ReflectionApplier
@@ -57,19 +58,19 @@ class ReflectionService:
         user_id: str,
         *,
         force: bool,
-        ask: Ask | None,
-        llm_name: str,
+        route: Route,
         progress: Progress | None = None,
         host: HandOut | None = None,
         plan: Plan | None = None,
     ) -> ReflectResult:
-        """Run one cycle. `ask` answers a prompt (None: no model here). `host`: the calling model is the
-        model, so the plan goes to `host`, which runs the code-only steps and hands the model a task
-        (services/traits/host_tasks.py).
+        """Run one cycle, asking the model of `route` (services/prompting). On the host route the calling
+        model is the model, so the plan goes to `host`, which runs the code-only steps and hands the model a
+        task (services/traits/host_tasks.py).
         `plan`: the one the client's model was asked about (sampling), used when still current.
         Concurrent calls for one user: the second returns at once, not triggered."""
+        hand_out = host if route.kind == "host" else None
         return await self.locked(
-            user_id, lambda: self._cycle(user_id, force, ask, llm_name, progress, host, plan), llm_name
+            user_id, lambda: self._cycle(user_id, force, route.ask, route.name, progress, hand_out, plan), route.name
         )
 
     async def locked(self, user_id: str, work: Callable[[], Awaitable[ReflectResult]], llm_name: str) -> ReflectResult:
