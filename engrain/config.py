@@ -18,15 +18,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-# Memory retention profiles (docs/SPEC.md §8): λ per day and the threshold below which a memory fades.
-RETENTION_PROFILES = {
-    "default": (0.1, 0.1),
-    "fast": (0.15, 0.15),
-    "slow": (0.05, 0.05),
-    "sensitive": (0.3, 0.2),
-    "archival": (0.02, 0.02),
-}
-
+# The retention rules are pure (rules/ imports nothing of engrain), so this leaf may use them.
+from engrain.rules import retention
+from engrain.rules.retention import ProfileName
 
 _SECRET_FIELDS = {"database_url", "tokens", "llm_api_key", "embedder_api_key"}  # never echoed in an error
 _POSTGRES_SCHEME = re.compile(r"^postgres(?:ql)?(?:\+[a-z0-9_]+)?$")
@@ -112,7 +106,7 @@ class Settings(BaseSettings):
         default="archive", description="What retention does to a faded memory."
     )
     retention: Literal["on", "off"] = Field(default="on", description="off: memories never fade (traits still decay).")
-    retention_profile: Literal["default", "fast", "slow", "sensitive", "archival"] = "default"
+    retention_profile: ProfileName = "default"
     retention_lambda: float | None = Field(default=None, gt=0, description="Overrides the profile's λ (per day).")
     retention_threshold: float | None = Field(
         default=None, gt=0, lt=1, description="Overrides the profile's threshold."
@@ -197,8 +191,7 @@ class Settings(BaseSettings):
     @property
     def retention_params(self) -> tuple[float, float]:
         """(λ per day, threshold): the profile's, with explicit settings winning."""
-        lam, threshold = RETENTION_PROFILES[self.retention_profile]
-        return (self.retention_lambda or lam, self.retention_threshold or threshold)
+        return retention.params(self.retention_profile, self.retention_lambda, self.retention_threshold)
 
     @property
     def models_dir(self) -> Path:

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.exc import DBAPIError
 
 from engrain.errors import Unavailable
-from engrain.storage import memories as repo
-from engrain.storage import traits as trait_repo
+from engrain.storage import cycles as cycle_repo
+from engrain.storage import stats as stats_repo
 from engrain.storage.db import redact
 
 if TYPE_CHECKING:
@@ -49,12 +49,12 @@ async def _report(
                 "ok": True,
                 "embedded": db.embedded,
                 "location": str(rt.settings.pgdata) if db.embedded else redact(db.url),
-                **(await repo.database_size(s)),
+                **(await stats_repo.database_size(s)),
             }
-            report["counts"] = await repo.counts(s, user_id, rt.clock())
-            report["reflection"] = await trait_repo.last_cycle(s, user_id)
-            mark = await trait_repo.watermark(s, user_id)
-            report["reflection"]["memories_pending"] = (await trait_repo.importance_since(s, user_id, mark))[0]
+            report["counts"] = await stats_repo.counts(s, user_id, rt.clock())
+            report["reflection"] = await cycle_repo.last_cycle(s, user_id)
+            mark = await cycle_repo.watermark(s, user_id)
+            report["reflection"]["memories_pending"] = (await cycle_repo.importance_since(s, user_id, mark))[0]
         report["scheduler"] = await jobs(viewer)
     except (Unavailable, DBAPIError, OSError) as exc:  # the rest of the report still answers
         report["database"] = {"ok": False, "error": f"database unavailable: {type(exc).__name__}: {exc}"[:300]}

@@ -11,13 +11,13 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple, cast
 
-from sqlalchemy import Table, func, or_, select, text, update
+from sqlalchemy import Table, or_, select, text, update
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.rules.traits import Stage
-from engrain.storage.models import Memory, MemoryHistory, MemoryLink
+from engrain.storage.models import Memory, MemoryHistory
 from engrain.storage.sqltext import sql_literal, vector_literal
 from engrain.storage.traits import sample_sql
 from engrain.storage.vector_index import ensure_vector_index
@@ -254,20 +254,6 @@ async def lock_user_writes(session: AsyncSession, user_id: str) -> None:
     )
 
 
-async def count_live(session: AsyncSession, user_id: str, now: datetime, *, cap: int) -> int:
-    """Live memories of a user (traits aside), counting no further than `cap`."""
-    return int(
-        await session.scalar(
-            text(
-                "SELECT count(*) FROM (SELECT 1 FROM memories WHERE user_id = :u AND kind <> 'trait' "
-                "AND (valid_until IS NULL OR valid_until > :now) LIMIT :cap) s"
-            ),
-            {"u": user_id, "now": now, "cap": cap},
-        )
-        or 0
-    )
-
-
 async def touch_counts(session: AsyncSession, accesses: Sequence[tuple[str, uuid.UUID, int, datetime]]) -> None:
     """Apply many (user, memory, times accessed, last access) in one statement."""
     if not accesses:
@@ -412,28 +398,6 @@ async def dissolve_unsupported(
     return [r.id for r in rows]
 
 
-async def add_link_pair(
-    session: AsyncSession, user_id: str, a: uuid.UUID, b: uuid.UUID, relation: str, created_by: str
-) -> bool:
-    """Store the link both ways; True if it did not exist yet (idempotent)."""
-    rows = [
-        {"source_id": a, "target_id": b, "relation": relation, "user_id": user_id, "created_by": created_by},
-        {"source_id": b, "target_id": a, "relation": relation, "user_id": user_id, "created_by": created_by},
-    ]
-    stmt = pg_insert(MemoryLink).values(rows).on_conflict_do_nothing().returning(MemoryLink.source_id)
-    return bool((await session.execute(stmt)).all())
-
-
-async def links_of(session: AsyncSession, user_id: str, memory_id: uuid.UUID) -> list[dict[str, Any]]:
-    stmt = (
-        select(MemoryLink.target_id, MemoryLink.relation, MemoryLink.created_by, MemoryLink.created_at, Memory.content)
-        .join(Memory, (Memory.user_id == MemoryLink.user_id) & (Memory.id == MemoryLink.target_id))
-        .where(MemoryLink.user_id == user_id, MemoryLink.source_id == memory_id)
-        .order_by(MemoryLink.created_at, MemoryLink.target_id)
-    )
-    return [dict(r._mapping) for r in await session.execute(stmt)]
-
-
 async def recent(session: AsyncSession, user_id: str, now: datetime, limit: int) -> list[Memory]:
     stmt = (
         select(Memory)
@@ -463,30 +427,6 @@ async def intentions(session: AsyncSession, user_id: str, now: datetime) -> list
     return list((await session.execute(stmt)).scalars())
 
 
-async def counts(session: AsyncSession, user_id: str, now: datetime) -> dict[str, Any]:
-    """Live memories by kind, live traits by stage, archived/superseded rows, and embedders in use."""
-    by_kind = await session.execute(
-        select(Memory.kind, func.count()).where(Memory.user_id == user_id, live(now)).group_by(Memory.kind)
-    )
-    inactive = await session.scalar(select(func.count()).where(Memory.user_id == user_id, Memory.valid_until <= now))
-    embedders = await session.execute(
-        select(Memory.embedder, func.count())
-        .where(Memory.user_id == user_id, Memory.embedder.is_not(None))
-        .group_by(Memory.embedder)
-    )
-    stages = await session.execute(
-        select(Memory.trait_stage, func.count())
-        .where(Memory.user_id == user_id, Memory.kind == "trait", live(now))
-        .group_by(Memory.trait_stage)
-    )
-    return {
-        "by_kind": {k: n for k, n in by_kind.all()},
-        "traits_by_stage": {k: n for k, n in stages.all()},
-        "inactive": int(inactive or 0),
-        "by_embedder": {e: n for e, n in embedders.all()},
-    }
-
-
 async def stale_embeddings(
     session: AsyncSession, embedder_id: str, limit: int
 ) -> list[tuple[tuple[str, uuid.UUID], str]]:
@@ -498,27 +438,6 @@ async def stale_embeddings(
         .limit(limit)
     )
     return [((r.user_id, r.id), r.content) for r in rows]
-
-
-async def database_size(session: AsyncSession) -> dict[str, Any]:
-    row = (
-        await session.execute(
-            text(
-                "SELECT pg_database_size(current_database()) AS b, "
-                "pg_size_pretty(pg_database_size(current_database())) AS p"
-            )
-        )
-    ).one()
-    return {"size_bytes": int(row.b), "size": row.p}
-
-
-async def count_stale(session: AsyncSession, embedder_id: str) -> int:
-    return int(
-        await session.scalar(
-            select(func.count()).select_from(Memory).where(Memory.embedder.is_distinct_from(embedder_id))
-        )
-        or 0
-    )
 
 
 async def set_embeddings(
@@ -544,19 +463,3 @@ async def set_embeddings(
             "vecs": [vector_literal(v) for v in vectors],
         },
     )
-
-
-async def language_mix(session: AsyncSession, now: datetime, sample: int) -> tuple[int, float]:
-    """(memories sampled, share of them not in English) among the newest `sample` live memories of
-    every user: the embedding model serves them all."""
-    row = (
-        await session.execute(
-            text(
-                "SELECT count(*) AS n, coalesce(avg(CASE WHEN s.lang <> 'en' THEN 1.0 ELSE 0.0 END), 0.0) AS share"
-                " FROM (SELECT m.lang FROM memories m WHERE m.valid_until IS NULL OR m.valid_until > :now"
-                " ORDER BY m.created_at DESC LIMIT :sample) s"
-            ),
-            {"now": now, "sample": sample},
-        )
-    ).one()
-    return int(row.n), float(row.share)

@@ -17,39 +17,25 @@ from typing import Any
 from sqlalchemy import TextClause, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
+from engrain.rules.recall import (
+    BRIDGE_SEEDS,
+    BRIDGE_WEIGHT,
+    DIVERSITY_POOL_MIN,
+    LINK_EXPANSION,
+    RARE_WORD_FREQ,
+    penalty_sql,
+    recency_exponent_sql,
+    redundancy_sql,
+    score_sql,
+    temporal_sql,
+)
 from engrain.rules.traits import RECALLED_STAGES, recall_boost_sql
 from engrain.storage.sqltext import safe_exp, sql_literal, vector_literal
 from engrain.text.fulltext import QueryForm
 
-LINK_EXPANSION = 3
 # The query's words, prepared like a memory's (engrain/text/fulltext.py): its language's configuration
 # and, for CJK, its segmented text. Parameters, so the statement's text stays the same for every language.
 QUERY_TSQUERY = "websearch_to_tsquery(CAST(:qcfg AS regconfig), :qtext)"
-# Beyond the SPEC's 0.05 bump for a full match of the query, every query word found in a candidate
-# counts, weighted by how rare the word is (IDF): `lexical` is the IDF-weighted share of the query's
-# words that the memory contains, in [0, 1], and enters the base score with this weight.
-LEXICAL_WEIGHT = 0.5
-TEXT_BUMP = 0.05  # the SPEC's bump for a memory matching the whole query
-# Query-time date understanding: a "when did…" question prefers memories that say when (a time
-# phrase in the text), and a period named in the query ("last March") prefers memories dated in it.
-WHEN_WEIGHT = 0.1
-WINDOW_WEIGHT = 0.15
-# Multi-hop questions ("why did Alice's dog need care?" → the turn naming the dog → the vet turn): a
-# candidate that shares a rarer word the query lacks with one of the first BRIDGE_SEEDS hits gains this.
-BRIDGE_SEEDS = 3
-BRIDGE_WEIGHT = 0.1
-# Besides the rows matching every word, candidates include the rows with any of the query's rarer
-# words (in under 1% of memories), best IDF-weighted share first: paraphrased questions seldom repeat
-# every word, and rare words are cheap to look up in the GIN index.
-RARE_WORD_FREQ = 0.01
-# Diversity: ten wordings of one thing ("Biscuit stole a sock yesterday", "… last night") tell the client
-# less than ten things. Among the best DIVERSITY_POOL_MIN (or 3 × limit) candidates, each loses up to
-# DIVERSITY_WEIGHT of its score for its resemblance (cosine above DIVERSITY_FLOOR) to the closest
-# better-scored one that matches at least as much of the query; the first of a kind keeps its score,
-# its paraphrases make room. A share, not an amount: weak matches are not pushed under weaker ones.
-DIVERSITY_POOL_MIN = 30
-DIVERSITY_WEIGHT = 0.3
-DIVERSITY_FLOOR = 0.5
 
 
 # Word rarity comes from the planner's statistics of the tsvector column (most common elements and
@@ -133,20 +119,16 @@ def _where(f: RecallFilter, alias: str = "m") -> str:
     return " AND ".join(parts)
 
 
-_RECENCY_EXPONENT = """-greatest(0.0, extract(epoch FROM (:now - coalesce(m.event_time, m.created_at))))
-            / (:decay * (1 + 0.5 * coalesce((m.metadata #>> '{emotion,arousal}')::float8, 0.0)))"""
+_DATED = "coalesce(m.event_time, m.created_at)"
+_RECENCY_EXPONENT = recency_exponent_sql(
+    f"extract(epoch FROM (:now - {_DATED}))", ":decay", "coalesce((m.metadata #>> '{emotion,arousal}')::float8, 0.0)"
+)
 
 
 def _temporal(asks_when: bool, window: bool) -> str:
-    terms = []
-    if asks_when:
-        terms.append(f"CASE WHEN m.metadata ->> 'time_phrase' IS NOT NULL THEN {WHEN_WEIGHT} ELSE 0.0 END")
-    if window:
-        terms.append(
-            f"CASE WHEN coalesce(m.event_time, m.created_at) >= :ws AND coalesce(m.event_time, m.created_at)"
-            f" < :we THEN {WINDOW_WEIGHT} ELSE 0.0 END"
-        )
-    return " + ".join(terms) or "0.0"
+    return temporal_sql(
+        asks_when, window, "m.metadata ->> 'time_phrase' IS NOT NULL", f"{_DATED} >= :ws AND {_DATED} < :we"
+    )
 
 
 def _score_columns(dim: int | None, emb: str, temporal: str) -> str:
@@ -169,16 +151,13 @@ def _score_columns(dim: int | None, emb: str, temporal: str) -> str:
         ({temporal})::float8 AS temporal,
         m.importance / 10.0 AS importance,
         {recall_boost_sql("m.trait_stage")} AS trait_boost,
-        CASE WHEN m.temporality = 'prospective' AND m.event_time < :now THEN 0.5 ELSE 1.0 END AS penalty"""
+        {penalty_sql("m.temporality = 'prospective' AND m.event_time < :now")} AS penalty"""
 
 
 def _score(bridge: str = "0.0") -> str:
-    """docs/SPEC.md §6 with the base kept exactly (min(1, vector + 0.05 bump)); the lexical and temporal
-    evidence is added after the cap, so that two strong candidates never tie at 1."""
-    return (
-        f"penalty * (least(1.0, vector + CASE WHEN text THEN {TEXT_BUMP} ELSE 0.0 END) + {LEXICAL_WEIGHT} * lexical"
-        f" + temporal + {bridge}) * (1 + 0.15 * recency + 0.15 * importance + trait_boost)"
-    )
+    """docs/SPEC.md §6 with the base kept exactly (min(1, vector + bump)); the lexical and temporal
+    evidence is added after the cap, so that two strong candidates never tie at 1 (rules/recall.py)."""
+    return score_sql(bridge)
 
 
 def _embedding_of(alias: str, with_vector: bool, dim: int, emb: str) -> str:
@@ -201,10 +180,7 @@ def _redundancy(with_vector: bool) -> str:
         " WHERE (o.first_score > r.first_score OR (o.first_score = r.first_score AND o.id < r.id))"
         " AND o.lexical >= r.lexical)"
     )
-    return (
-        f"r.first_score * {DIVERSITY_WEIGHT} * greatest(0.0, coalesce({closest}, 0.0) - {DIVERSITY_FLOOR})"
-        f" / {1 - DIVERSITY_FLOOR}"
-    )
+    return redundancy_sql("r.first_score", f"coalesce({closest}, 0.0)")
 
 
 # The columns of `terms` that rows carry out (its tsv stays inside the statement).

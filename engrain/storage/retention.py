@@ -1,9 +1,7 @@
 """Memory retention (docs/SPEC.md §8): memories nobody uses fade — archived, or deleted in delete mode.
 
-retention = min(1, exp(-λ · days_since_last_access) · (1 + ln(1 + access_count)) / 5)
-
-Only episodic and fact memories can fade. Never touched: traits, procedures, pinned memories,
-importance ≥ 8, memories younger than the minimum age, and intentions still in the future.
+The formula, the profiles and what may fade are rules/retention.py; this module is the set-based pass
+built from them. Memories younger than the minimum age and plans still in the future are never touched.
 """
 
 from __future__ import annotations
@@ -13,24 +11,23 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engrain.rules.retention import idle_exponent_sql, may_fade_sql, retention_sql
 from engrain.storage.memories import FADED_AWAY, erase
 from engrain.storage.sqltext import safe_exp
 from engrain.storage.traits import run_pass, sample_sql
 
-PROTECTED_IMPORTANCE = 8
-
-
-_IDLE_EXPONENT = """-CAST(:lam AS float8) * greatest(0.0, extract(epoch FROM
-                     (CAST(:now AS timestamptz) - coalesce(m.last_accessed_at, m.created_at))) / 86400.0)"""
+_IDLE_EXPONENT = idle_exponent_sql(
+    ":lam", "extract(epoch FROM (CAST(:now AS timestamptz) - coalesce(m.last_accessed_at, m.created_at))) / 86400.0"
+)
 
 
 def _doomed_cte(user_filter: str) -> str:
     return f"""
     scored AS (
         SELECT m.id, m.user_id, m.content,
-               least(1.0, {safe_exp(_IDLE_EXPONENT)} * (1 + ln(1 + m.access_count)) / 5) AS retention
+               {retention_sql(safe_exp(_IDLE_EXPONENT), "m.access_count")} AS retention
         FROM memories m
-        WHERE m.kind IN ('episodic', 'fact') AND NOT m.pinned AND m.importance < {PROTECTED_IMPORTANCE}
+        WHERE {may_fade_sql("m")}
           AND (m.valid_until IS NULL OR m.valid_until > :now)
           AND m.created_at < :min_created
           AND NOT (m.temporality = 'prospective' AND (m.event_time IS NULL OR m.event_time >= :now))

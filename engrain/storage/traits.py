@@ -1,4 +1,4 @@
-"""SQL for traits, reflection cycles and the reflection watermark.
+"""SQL for traits: reading them (active, as of a time, evidence, lineage) and writing them.
 
 The lifecycle passes (trend promotion/expiry, prospective expiry, decay) are single
 set-based statements that also write their `memory_history` rows; with `user_id=None`
@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, select, text, update
+from sqlalchemy import func, select, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -29,7 +28,7 @@ from engrain.rules.traits import (
     rank_sql,
     stage_sql,
 )
-from engrain.storage.models import Memory, MemoryHistory, ReflectionCycle, TraitEvidence, UserState
+from engrain.storage.models import Memory, MemoryHistory, TraitEvidence
 from engrain.storage.sqltext import safe_exp
 
 # Strongest first in listings: a trend ranks below every stage of the confidence scale.
@@ -171,66 +170,6 @@ async def children(session: AsyncSession, user_id: str, trait_id: uuid.UUID) -> 
     return list((await session.execute(stmt)).scalars())
 
 
-@dataclass(frozen=True)
-class Mark:
-    """The reflection watermark: memories stored after (at, id) are new. `id` None: everything stored up
-    to `at` was looked at. With an id, the memories of the same instant that sort after it are still new
-    (a reflection that could show only part of a batch stops inside it)."""
-
-    at: datetime
-    id: uuid.UUID | None = None
-
-    def after(self) -> ColumnElement[bool]:
-        """The condition "stored after this mark" on `memories`."""
-        if self.id is None:
-            return Memory.created_at > self.at
-        return (Memory.created_at > self.at) | ((Memory.created_at == self.at) & (Memory.id > self.id))
-
-
-async def new_memories(
-    session: AsyncSession, user_id: str, since: Mark | None, now: datetime, limit: int
-) -> list[Memory]:
-    """The first `limit` live non-trait memories learned after the watermark, oldest first, so that a
-    watermark moved past the last of them passes over none."""
-    stmt = select(Memory).where(
-        Memory.user_id == user_id,
-        Memory.kind != "trait",
-        (Memory.valid_until.is_(None)) | (Memory.valid_until > now),
-    )
-    if since is not None:
-        stmt = stmt.where(since.after())
-    stmt = stmt.order_by(Memory.created_at, Memory.id).limit(limit)
-    return list((await session.execute(stmt)).scalars())
-
-
-async def importance_since(session: AsyncSession, user_id: str, since: Mark | None) -> tuple[int, int]:
-    """(count, sum of importance) of fact/episodic/procedural memories learned after the watermark."""
-    stmt = select(func.count(), func.coalesce(func.sum(Memory.importance), 0)).where(
-        Memory.user_id == user_id,
-        Memory.kind.in_(["fact", "episodic", "procedural"]),
-    )
-    if since is not None:
-        stmt = stmt.where(since.after())
-    count, total = (await session.execute(stmt)).one()
-    return int(count), int(total)
-
-
-async def watermark(session: AsyncSession, user_id: str) -> Mark | None:
-    row = (
-        await session.execute(
-            select(UserState.last_reflected_at, UserState.last_reflected_id).where(UserState.user_id == user_id)
-        )
-    ).one_or_none()
-    return Mark(row.last_reflected_at, row.last_reflected_id) if row and row.last_reflected_at else None
-
-
-async def set_watermark(session: AsyncSession, user_id: str, mark: Mark, now: datetime) -> None:
-    values = {"last_reflected_at": mark.at, "last_reflected_id": mark.id, "updated_at": now}
-    stmt = pg_insert(UserState).values(user_id=user_id, **values)
-    stmt = stmt.on_conflict_do_update(index_elements=[UserState.user_id], set_=values)
-    await session.execute(stmt)
-
-
 # ---- writes ------------------------------------------------------------------------------
 
 
@@ -314,65 +253,6 @@ async def set_parent(
         .where(Memory.id.in_(list(ids)), Memory.user_id == user_id)
         .values(trait_parent_id=parent, updated_at=now)
     )
-
-
-async def start_cycle(
-    session: AsyncSession, cycle_id: uuid.UUID, user_id: str, trigger: str, value: float | None, now: datetime
-) -> None:
-    session.add(
-        ReflectionCycle(
-            id=cycle_id,
-            user_id=user_id,
-            trigger_type=trigger,
-            trigger_value=value,
-            status="running",
-            stats={},
-            started_at=now,
-        )
-    )
-    await session.flush()
-
-
-async def finish_cycle(
-    session: AsyncSession,
-    user_id: str,
-    cycle_id: uuid.UUID,
-    status: str,
-    stats: dict[str, Any],
-    error: str | None,
-    now: datetime,
-) -> None:
-    await session.execute(
-        update(ReflectionCycle)
-        .where(ReflectionCycle.user_id == user_id, ReflectionCycle.id == cycle_id)
-        .values(status=status, stats=stats, error=error, finished_at=now)
-    )
-
-
-async def last_cycle(session: AsyncSession, user_id: str) -> dict[str, Any]:
-    """The user's newest reflection cycle and the watermark, for the status resource."""
-    cycle = (
-        await session.execute(
-            select(ReflectionCycle)
-            .where(ReflectionCycle.user_id == user_id)
-            .order_by(ReflectionCycle.started_at.desc(), ReflectionCycle.id)
-            .limit(1)
-        )
-    ).scalar_one_or_none()
-    mark = await watermark(session, user_id)
-    if cycle is None:
-        return {"last_cycle": None, "watermark": mark.at.isoformat() if mark else None}
-    return {
-        "last_cycle": {
-            "id": str(cycle.id),
-            "trigger": cycle.trigger_type,
-            "status": cycle.status,
-            "started_at": cycle.started_at.isoformat(),
-            "stats": cycle.stats,
-            "error": cycle.error,
-        },
-        "watermark": mark.at.isoformat() if mark else None,
-    }
 
 
 async def history_of(session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID]) -> list[MemoryHistory]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from engrain.storage import memories as repo
+from engrain.storage import stats as stats_repo
 from engrain.text.languages import ENGLISH
 
 if TYPE_CHECKING:
@@ -38,6 +38,6 @@ class LanguageMix:
     async def check(self) -> None:
         db = await self.rt.database()
         async with db.sessions() as s:
-            count, share = await repo.language_mix(s, self.rt.clock(), SAMPLE)
+            count, share = await stats_repo.language_mix(s, self.rt.clock(), SAMPLE)
         if count >= MIN_MEMORIES and share > MULTILINGUAL_SHARE:
             await self.rt.embeddings.prefer_multilingual()

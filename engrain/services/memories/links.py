@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput, NotFound
 from engrain.reading import inputs
+from engrain.storage import links as link_repo
 from engrain.storage import memories as repo
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ class LinkService:
             for field, mid in (("source_id", a), ("target_id", b)):
                 if mid not in found:
                     raise NotFound(field, mid)
-            created = await repo.add_link_pair(s, user_id, a, b, relation, created_by)
+            created = await link_repo.add_link_pair(s, user_id, a, b, relation, created_by)
         return LinkResult(
             source_id=str(a), target_id=str(b), relation=relation, status="created" if created else "exists"
         )

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from engrain.storage import memories as repo
+from engrain.storage import stats as stats_repo
 
 if TYPE_CHECKING:
     from engrain.services.runtime import Runtime
@@ -23,7 +24,7 @@ class Reembedding:
         model = await self.rt.embeddings.ready()
         db = await self.rt.database()
         async with db.sessions() as s:
-            return await repo.count_stale(s, model.id)
+            return await stats_repo.count_stale(s, model.id)
 
     async def reembed_stale(self, on_batch: Callable[[int], Awaitable[None]] | None = None) -> int:
         """Re-embed, in batches, every row not embedded by the current model (all users). Each batch

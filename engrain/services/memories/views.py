@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from engrain.errors import NotFound
 from engrain.reading import inputs
+from engrain.storage import links as link_repo
 from engrain.storage import memories as repo
 from engrain.storage.models import Memory
 
@@ -84,7 +85,7 @@ class MemoryViews:
             m = await repo.get(s, user_id, mid)
             if m is None:
                 raise NotFound("memory_id", mid)
-            links = await repo.links_of(s, user_id, mid)
+            links = await link_repo.links_of(s, user_id, mid)
             hist = await repo.history(s, user_id, mid)
         return {
             **MemoryView.of(m).model_dump(mode="json"),

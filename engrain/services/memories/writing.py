@@ -22,6 +22,7 @@ from engrain.reading.duplicates import PARAPHRASE_THRESHOLD, is_near_duplicate
 from engrain.reading.enrich import IMPORTANT, content_hash, enrich, mood_of
 from engrain.reading.mood import Mood
 from engrain.storage import memories as repo
+from engrain.storage import stats as stats_repo
 from engrain.storage.models import Memory
 from engrain.text import fulltext
 from engrain.text.languages import detect
@@ -256,7 +257,7 @@ class MemoryService:
         if quota is None or adding == 0:
             return
         await repo.lock_user_writes(s, user_id)  # the count and the insert must be one step
-        live = await repo.count_live(s, user_id, now, cap=quota)
+        live = await stats_repo.count_live(s, user_id, now, cap=quota)
         if live + adding > quota:
             raise QuotaExceeded(
                 f"content: this user has {live:,} memories and the quota is {quota:,} "

@@ -19,10 +19,7 @@ from engrain.errors import EngrainError, InvalidInput, Unavailable
 from engrain.providers.embeddings import Embedder
 from engrain.reading import inputs
 from engrain.reading.dates import read_query_time
-from engrain.services.recall.focus import FocusedQuery, QueryFocus
-from engrain.services.recall.refreshing import RefreshingCache
-from engrain.storage import memories as repo
-from engrain.storage.recall import (
+from engrain.rules.recall import (
     BRIDGE_SEEDS,
     BRIDGE_WEIGHT,
     DIVERSITY_FLOOR,
@@ -31,6 +28,11 @@ from engrain.storage.recall import (
     TEXT_BUMP,
     WHEN_WEIGHT,
     WINDOW_WEIGHT,
+)
+from engrain.services.recall.focus import FocusedQuery, QueryFocus
+from engrain.services.recall.refreshing import RefreshingCache
+from engrain.storage import memories as repo
+from engrain.storage.recall import (
     RecallFilter,
     RecallQuery,
     WordRarity,

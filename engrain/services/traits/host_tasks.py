@@ -33,9 +33,9 @@ from engrain.services.traits.reflection.triggers import Trigger
 from engrain.services.traits.trait_writer import TraitWriter
 from engrain.storage import host_tasks as task_repo
 from engrain.storage import memories as repo
+from engrain.storage.cycles import Mark
 from engrain.storage.db import Database
 from engrain.storage.models import HostTask
-from engrain.storage.traits import Mark
 
 LLM_NAME = "host"
 WHAT = {

@@ -18,10 +18,12 @@ from engrain.services.traits.answers import MainAnswer, ReviewAnswer
 from engrain.services.traits.reflection.planning import Plan, review_candidates
 from engrain.services.traits.reflection.results import ReflectResult
 from engrain.services.traits.trait_writer import TraitWriter
+from engrain.storage import cycles as cycle_repo
+from engrain.storage import links as link_repo
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
+from engrain.storage.cycles import Mark
 from engrain.storage.models import Memory
-from engrain.storage.traits import Mark
 
 if TYPE_CHECKING:
     from engrain.services.runtime import Runtime
@@ -73,7 +75,7 @@ class ReflectionApplier:
         # have moved the watermark in between.
         async with db.sessions.begin() as s:
             cycle_id = uuid.uuid4()
-            await trait_repo.start_cycle(
+            await cycle_repo.start_cycle(
                 s, cycle_id, plan.user_id, plan.trigger.type or "manual", plan.trigger.value, plan.now
             )
             code = {}
@@ -108,11 +110,11 @@ class ReflectionApplier:
                 }
             )
             stats |= {"expired_intentions": code["expired_intentions"], "decayed": decay["decayed"]}
-            await trait_repo.finish_cycle(s, plan.user_id, cycle_id, status, stats, error, plan.now)
+            await cycle_repo.finish_cycle(s, plan.user_id, cycle_id, status, stats, error, plan.now)
             if looked:
-                await trait_repo.set_watermark(s, plan.user_id, plan.mark or Mark(plan.now), plan.now)
+                await cycle_repo.set_watermark(s, plan.user_id, plan.mark or Mark(plan.now), plan.now)
             result.memories_pending = (
-                await trait_repo.importance_since(s, plan.user_id, await trait_repo.watermark(s, plan.user_id))
+                await cycle_repo.importance_since(s, plan.user_id, await cycle_repo.watermark(s, plan.user_id))
             )[0]
             if finish is not None:
                 await finish(s, result, writer)
@@ -127,7 +129,7 @@ class ReflectionApplier:
         db = await self.rt.database()
         async with db.sessions.begin() as s:
             cycle_id = uuid.uuid4()
-            await trait_repo.start_cycle(s, cycle_id, plan.user_id, "review", None, plan.now)
+            await cycle_repo.start_cycle(s, cycle_id, plan.user_id, "review", None, plan.now)
             writer = TraitWriter(s, plan.user_id, plan.now, cycle_id, vectors)
             current = {t.id: t for t in await trait_repo.active_traits(s, plan.user_id)}
             await self._apply_review(
@@ -142,7 +144,7 @@ class ReflectionApplier:
                 status="completed",
                 llm=llm_name,
             )
-            await trait_repo.finish_cycle(
+            await cycle_repo.finish_cycle(
                 s,
                 plan.user_id,
                 cycle_id,
@@ -231,7 +233,7 @@ async def _apply_memory_changes(s: AsyncSession, plan: Plan, main: MainAnswer) -
     for link in main.links:
         a, b = plan.memory_ref(link.source_id), plan.memory_ref(link.target_id)
         if a and b and a != b:
-            links += await repo.add_link_pair(
+            links += await link_repo.add_link_pair(
                 s, plan.user_id, a, b, " ".join(link.relation.split()) or "related", "reflection"
             )
     return links

@@ -16,10 +16,11 @@ from engrain.services.traits.answers import MainAnswer, QuestionsAnswer
 from engrain.services.traits.reflection import triggers
 from engrain.services.traits.reflection.results import ReflectResult
 from engrain.services.traits.reflection.triggers import Trigger
+from engrain.storage import cycles as cycle_repo
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
+from engrain.storage.cycles import Mark
 from engrain.storage.models import Memory
-from engrain.storage.traits import Mark
 from engrain.text.quoting import quoted
 
 if TYPE_CHECKING:
@@ -114,7 +115,7 @@ class ReflectionPlanner:
                 return ReflectResult(triggered=False, reason=trigger.reason)
             if not trigger.triggered:
                 trigger = reading.forced()
-            memories = await trait_repo.new_memories(s, user_id, reading.mark, now, MAX_MEMORIES + 1)
+            memories = await cycle_repo.new_memories(s, user_id, reading.mark, now, MAX_MEMORIES + 1)
             traits = await trait_repo.active_traits(s, user_id, limit=MAX_TRAITS)
         shown = memories[:MAX_MEMORIES]
         mark = Mark(shown[-1].created_at, shown[-1].id) if len(memories) > MAX_MEMORIES else Mark(now)
@@ -137,7 +138,7 @@ class ReflectionPlanner:
             return False
         db = await self.rt.database()
         async with db.sessions() as s:
-            return await trait_repo.watermark(s, user_id) == plan.since
+            return await cycle_repo.watermark(s, user_id) == plan.since
 
     def first_prompt(self, plan: Plan) -> Prompt | None:
         if not plan.memories:

@@ -8,8 +8,8 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from engrain.storage import traits as trait_repo
-from engrain.storage.traits import Mark
+from engrain.storage import cycles as cycle_repo
+from engrain.storage.cycles import Mark
 
 IMPORTANCE_TRIGGER = 30
 SCHEDULED_AFTER = timedelta(hours=24)
@@ -45,8 +45,8 @@ class Reading:
 
 
 async def read(session: AsyncSession, user_id: str, now: datetime) -> Reading:
-    mark = await trait_repo.watermark(session, user_id)
-    count, importance = await trait_repo.importance_since(session, user_id, mark)
+    mark = await cycle_repo.watermark(session, user_id)
+    count, importance = await cycle_repo.importance_since(session, user_id, mark)
     trigger = decide(mark.at if mark else None, count, importance, now)
     trigger.pending = count
     return Reading(mark, importance, trigger)

@@ -1,0 +1,109 @@
+"""Recall's scoring rules (docs/SPEC.md §6): every weight of the score, and each term beside its SQL.
+
+The recall statement (storage/recall.py) is assembled from the fragments here; the service describes
+each term of a hit's breakdown from the same constants (services/recall/search.Breakdown). A term is
+written once in Python (`score`, `recency`, `redundancy`) and once as SQL over the statement's
+columns; `tests/test_recall_rules.py` evaluates both on the same values in PostgreSQL.
+
+    score = penalty · (min(1, vector + TEXT_BUMP·text) + LEXICAL_WEIGHT·lexical + temporal + bridge)
+                    · (1 + RECENCY_WEIGHT·recency + IMPORTANCE_WEIGHT·importance + trait_boost)
+"""
+
+from __future__ import annotations
+
+import math
+
+# Beyond the SPEC's bump for a full match of the query, every query word found in a candidate counts,
+# weighted by how rare the word is (IDF): `lexical` is the IDF-weighted share of the query's words the
+# memory contains, in [0, 1], and enters the base score with this weight, after the base's cap.
+TEXT_BUMP = 0.05
+LEXICAL_WEIGHT = 0.5
+RECENCY_WEIGHT = 0.15
+IMPORTANCE_WEIGHT = 0.15
+# A vivid memory (emotional arousal in [0, 1]) stays recent longer: its decay time grows by up to half.
+AROUSAL_SLOWS_DECAY = 0.5
+# A plan whose date has passed is worth half as much as a current one.
+OVERDUE_PENALTY = 0.5
+# Query-time date understanding: a "when did…" question prefers memories that say when (a time phrase in
+# the text), and a period named in the query ("last March") prefers memories dated in it.
+WHEN_WEIGHT = 0.1
+WINDOW_WEIGHT = 0.15
+# Multi-hop questions ("why did Alice's dog need care?" → the turn naming the dog → the vet turn): a
+# candidate that shares a rarer word the query lacks with one of the first BRIDGE_SEEDS hits gains this.
+BRIDGE_SEEDS = 3
+BRIDGE_WEIGHT = 0.1
+# Besides the rows matching every word, candidates include the rows with any of the query's rarer words
+# (in under 1% of memories): paraphrased questions seldom repeat every word, and rare words are cheap to
+# look up in the GIN index.
+RARE_WORD_FREQ = 0.01
+# Diversity: ten wordings of one thing tell the client less than ten things. Among the best
+# DIVERSITY_POOL_MIN (or 3 × limit) candidates, each loses up to DIVERSITY_WEIGHT of its score for its
+# resemblance (cosine above DIVERSITY_FLOOR) to the closest better-scored one that matches at least as
+# much of the query. A share, not an amount: weak matches are not pushed under weaker ones.
+DIVERSITY_POOL_MIN = 30
+DIVERSITY_WEIGHT = 0.3
+DIVERSITY_FLOOR = 0.5
+# Memories linked to the best hits that come along with them (one hop).
+LINK_EXPANSION = 3
+
+
+def score(
+    *,
+    vector: float,
+    text: bool,
+    lexical: float,
+    temporal: float,
+    bridge: float,
+    recency: float,
+    importance: float,
+    trait_boost: float,
+    penalty: float,
+) -> float:
+    """The score of one candidate from its terms (the module docstring's formula)."""
+    base = min(1.0, vector + (TEXT_BUMP if text else 0.0)) + LEXICAL_WEIGHT * lexical + temporal + bridge
+    return penalty * base * (1 + RECENCY_WEIGHT * recency + IMPORTANCE_WEIGHT * importance + trait_boost)
+
+
+def score_sql(bridge: str = "0.0") -> str:
+    """`score` over the columns vector, text, lexical, temporal, recency, importance, trait_boost, penalty
+    and the expression `bridge`."""
+    return (
+        f"penalty * (least(1.0, vector + CASE WHEN text THEN {TEXT_BUMP} ELSE 0.0 END) + {LEXICAL_WEIGHT} * lexical"
+        f" + temporal + {bridge}) * (1 + {RECENCY_WEIGHT} * recency + {IMPORTANCE_WEIGHT} * importance + trait_boost)"
+    )
+
+
+def recency(age_seconds: float, decay_seconds: float, arousal: float = 0.0) -> float:
+    """exp(-age / (decay · (1 + AROUSAL_SLOWS_DECAY · arousal))); a memory dated in the future is recent."""
+    return math.exp(-max(0.0, age_seconds) / (decay_seconds * (1 + AROUSAL_SLOWS_DECAY * arousal)))
+
+
+def recency_exponent_sql(age_seconds: str, decay_seconds: str, arousal: str) -> str:
+    """The exponent of `recency` over SQL expressions (the caller takes a safe exp)."""
+    return f"-greatest(0.0, {age_seconds}) / ({decay_seconds} * (1 + {AROUSAL_SLOWS_DECAY} * {arousal}))"
+
+
+def temporal_sql(asks_when: bool, window: bool, says_when: str, in_window: str) -> str:
+    """The date terms of a query: WHEN_WEIGHT for a memory that says when (`says_when`, a SQL condition) to
+    a "when…" question, WINDOW_WEIGHT for one dated inside the period the query names (`in_window`)."""
+    terms = []
+    if asks_when:
+        terms.append(f"CASE WHEN {says_when} THEN {WHEN_WEIGHT} ELSE 0.0 END")
+    if window:
+        terms.append(f"CASE WHEN {in_window} THEN {WINDOW_WEIGHT} ELSE 0.0 END")
+    return " + ".join(terms) or "0.0"
+
+
+def penalty_sql(overdue: str) -> str:
+    """OVERDUE_PENALTY for a plan whose date has passed (`overdue`, a SQL condition), else 1."""
+    return f"CASE WHEN {overdue} THEN {OVERDUE_PENALTY} ELSE 1.0 END"
+
+
+def redundancy(first_score: float, closest: float) -> float:
+    """What a candidate loses for resembling (cosine `closest`) a better-ranked one."""
+    return first_score * DIVERSITY_WEIGHT * max(0.0, closest - DIVERSITY_FLOOR) / (1 - DIVERSITY_FLOOR)
+
+
+def redundancy_sql(first_score: str, closest: str) -> str:
+    """`redundancy` over SQL expressions."""
+    return f"{first_score} * {DIVERSITY_WEIGHT} * greatest(0.0, {closest} - {DIVERSITY_FLOOR}) / {1 - DIVERSITY_FLOOR}"

@@ -1,0 +1,88 @@
+"""Counts and statistics: the quota's live count, the status report's counts and database size, rows
+awaiting a re-embedding, and the language mix of a sample of memories."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select, text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from engrain.storage.memories import live
+from engrain.storage.models import Memory
+
+
+async def count_live(session: AsyncSession, user_id: str, now: datetime, *, cap: int) -> int:
+    """Live memories of a user (traits aside), counting no further than `cap`."""
+    return int(
+        await session.scalar(
+            text(
+                "SELECT count(*) FROM (SELECT 1 FROM memories WHERE user_id = :u AND kind <> 'trait' "
+                "AND (valid_until IS NULL OR valid_until > :now) LIMIT :cap) s"
+            ),
+            {"u": user_id, "now": now, "cap": cap},
+        )
+        or 0
+    )
+
+
+async def counts(session: AsyncSession, user_id: str, now: datetime) -> dict[str, Any]:
+    """Live memories by kind, live traits by stage, archived/superseded rows, and embedders in use."""
+    by_kind = await session.execute(
+        select(Memory.kind, func.count()).where(Memory.user_id == user_id, live(now)).group_by(Memory.kind)
+    )
+    inactive = await session.scalar(select(func.count()).where(Memory.user_id == user_id, Memory.valid_until <= now))
+    embedders = await session.execute(
+        select(Memory.embedder, func.count())
+        .where(Memory.user_id == user_id, Memory.embedder.is_not(None))
+        .group_by(Memory.embedder)
+    )
+    stages = await session.execute(
+        select(Memory.trait_stage, func.count())
+        .where(Memory.user_id == user_id, Memory.kind == "trait", live(now))
+        .group_by(Memory.trait_stage)
+    )
+    return {
+        "by_kind": {k: n for k, n in by_kind.all()},
+        "traits_by_stage": {k: n for k, n in stages.all()},
+        "inactive": int(inactive or 0),
+        "by_embedder": {e: n for e, n in embedders.all()},
+    }
+
+
+async def database_size(session: AsyncSession) -> dict[str, Any]:
+    row = (
+        await session.execute(
+            text(
+                "SELECT pg_database_size(current_database()) AS b, "
+                "pg_size_pretty(pg_database_size(current_database())) AS p"
+            )
+        )
+    ).one()
+    return {"size_bytes": int(row.b), "size": row.p}
+
+
+async def count_stale(session: AsyncSession, embedder_id: str) -> int:
+    return int(
+        await session.scalar(
+            select(func.count()).select_from(Memory).where(Memory.embedder.is_distinct_from(embedder_id))
+        )
+        or 0
+    )
+
+
+async def language_mix(session: AsyncSession, now: datetime, sample: int) -> tuple[int, float]:
+    """(memories sampled, share of them not in English) among the newest `sample` live memories of
+    every user: the embedding model serves them all."""
+    row = (
+        await session.execute(
+            text(
+                "SELECT count(*) AS n, coalesce(avg(CASE WHEN s.lang <> 'en' THEN 1.0 ELSE 0.0 END), 0.0) AS share"
+                " FROM (SELECT m.lang FROM memories m WHERE m.valid_until IS NULL OR m.valid_until > :now"
+                " ORDER BY m.created_at DESC LIMIT :sample) s"
+            ),
+            {"now": now, "sample": sample},
+        )
+    ).one()
+    return int(row.n), float(row.share)
