@@ -53,7 +53,7 @@ ANALYZE memories;
 
 async def bench(args: argparse.Namespace) -> dict:
     home = scratch_home("engrain-bench-jobs-")
-    settings = Settings(home=home, embedder="hash", scheduler="off", llm="none", fetch_models=False)
+    settings = Settings(home=Path(home), embedder="hash", scheduler="off", llm="none", fetch_models=False)
     now = datetime.now(UTC)
     timings: dict[str, list[float]] = {"expiry": [], "decay": []}
     stats: dict[str, list[dict]] = {"expiry": [], "decay": []}

@@ -137,7 +137,7 @@ async def evaluate(
     from rank_bm25 import BM25Okapi
 
     settings = Settings(
-        home=home or scratch_home("engrain-quality-"),
+        home=Path(home or scratch_home("engrain-quality-")),
         embedder=embedder,
         scheduler="off",
         llm="none",

@@ -242,7 +242,13 @@ async def run_size(size: int, embedder: str, queries: int, singles: int) -> dict
     rng = random.Random(size)
     home = scratch_home("engrain-bench-recall-")
     settings = Settings(
-        home=home, embedder=embedder, scheduler="off", llm="none", fetch_models=False, user="bench", timezone="UTC"
+        home=Path(home),
+        embedder=embedder,
+        scheduler="off",
+        llm="none",
+        fetch_models=False,
+        user="bench",
+        timezone="UTC",
     )
     app = AppState(settings)
     server = create_server(app)

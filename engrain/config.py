@@ -28,7 +28,7 @@ _POSTGRES_SCHEME = re.compile(r"^postgres(?:ql)?(?:\+[a-z0-9_]+)?$")
 
 def describe_settings_error(error: ValidationError) -> str:
     """A settings error as one line that names each environment variable and what it accepts."""
-    parts = []
+    parts: list[str] = []
     for err in error.errors():
         field = str(err["loc"][0]) if err["loc"] else "settings"
         message = str(err["msg"]).removeprefix("Value error, ")

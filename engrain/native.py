@@ -10,6 +10,7 @@ imports numpy. Anyone may import this module.
 
 from __future__ import annotations
 
+import importlib
 import threading
 
 _lock = threading.Lock()
@@ -18,4 +19,4 @@ _lock = threading.Lock()
 def load_numpy() -> None:
     """Import numpy, waiting for another thread that is importing it now."""
     with _lock:
-        import numpy  # noqa: F401
+        importlib.import_module("numpy")

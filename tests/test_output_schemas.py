@@ -67,7 +67,9 @@ async def test_the_published_schemas_accept_and_reject_what_pydantics_do(session
     for name, schema in published.items():
         assert schema is not None and spelled_plainly(schema), name
         assert schema == schemas.plain(original[name] or {})
-    verdicts = [(valid(original["recall"], d), valid(published["recall"], d)) for d in variants(found)]
+    recall_original, recall_published = original["recall"], published["recall"]
+    assert recall_original is not None and recall_published is not None
+    verdicts = [(valid(recall_original, d), valid(recall_published, d)) for d in variants(found)]
     assert verdicts[0] == (True, True) and verdicts[-1] == (True, True)
     assert all(a == b for a, b in verdicts), verdicts
     assert [a for a, _ in verdicts[1:-1]] == [False] * 6

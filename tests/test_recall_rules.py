@@ -4,6 +4,7 @@ evaluated in PostgreSQL on the same values, the two agree."""
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ TERMS = ("vector", "text", "lexical", "temporal", "recency", "importance", "trai
 
 async def test_the_sql_score_agrees_with_the_python_score(session):
     _, app = session
-    cases = [
+    cases: list[dict[str, Any]] = [
         dict(zip(TERMS, values, strict=True), bridge=bridge)
         for values, bridge in zip(
             itertools.product(

@@ -31,7 +31,9 @@ def head_revision() -> str:
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
-    return ScriptDirectory.from_config(config).get_current_head()
+    head = ScriptDirectory.from_config(config).get_current_head()
+    assert head is not None
+    return head
 
 
 async def test_concurrent_migrations_on_an_empty_database(fresh_database_url, settings_factory):

@@ -166,7 +166,9 @@ class SentenceTransformerEmbedder(_NamedModel):
         source = model_directory(name)
         self.id = f"sentence-transformers:{name}"
         self.languages = model_languages(name)
-        self._model = SentenceTransformer(str(source or name), device="cpu", cache_folder=str(cache_dir))
+        # Any: sentence-transformers' own annotations leave encode's result partly unknown.
+        self._model: Any = SentenceTransformer(str(source or name), device="cpu", cache_folder=str(cache_dir))
+        # get_embedding_dimension in sentence-transformers 5, get_sentence_embedding_dimension before it.
         get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         dim = get_dim()
         if not dim:

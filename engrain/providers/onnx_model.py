@@ -15,15 +15,20 @@ models. Anything else keeps running in torch. Exporting needs torch, transformer
 but a model of its own, whose vectors are checked against the export's only to be close.
 """
 
+# torch, transformers, tokenizers and sentence-transformers annotate their APIs only in part: the values
+# this module takes from them are not checked member by member.
+# pyright: reportUnknownMemberType=false, reportUnknownVariableType=false, reportUnknownArgumentType=false
+
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import os
 import shutil
 import uuid
 import warnings
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -179,7 +184,7 @@ class _QuietQuantizer(logging.Filter):
 
 
 @contextmanager
-def _scratch_beside(target: Path) -> Iterator[Path]:
+def _scratch_beside(target: Path) -> Generator[Path, None, None]:
     """A private directory next to `target`, removed afterwards: files are written there, then renamed."""
     target.mkdir(parents=True, exist_ok=True)
     scratch = target.parent / f".{target.name}.{uuid.uuid4().hex[:8]}"
@@ -222,7 +227,7 @@ def _export(source: Path, out: Path) -> None:
     except ImportError as exc:
         raise NotExportable(f"exporting needs torch and transformers ({exc})") from None
     try:
-        import onnx  # noqa: F401  (torch's exporter serializes through it)
+        importlib.import_module("onnx")  # torch's exporter serializes through it
     except ImportError:
         raise NotExportable("exporting needs the onnx package (pip install onnx)") from None
 

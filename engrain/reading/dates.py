@@ -13,8 +13,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo
+from datetime import datetime, timedelta, tzinfo
 
 from engrain.errors import InvalidInput
 from engrain.reading import languages
@@ -96,7 +95,7 @@ class QueryTime:
     window: tuple[datetime, datetime] | None = None
 
 
-def local(now: datetime, tz: ZoneInfo | None) -> datetime:
+def local(now: datetime, tz: tzinfo | None) -> datetime:
     """`now` in the user's zone (the machine's when none is set)."""
     return now.astimezone(tz) if tz else now.astimezone()
 
@@ -168,7 +167,7 @@ def load_date_reader() -> None:
 
 
 def find_event_time(
-    content: str, now: datetime, tz: ZoneInfo | None, lang: str = ENGLISH
+    content: str, now: datetime, tz: tzinfo | None, lang: str = ENGLISH
 ) -> tuple[datetime | None, str | None]:
     """The first explicit or relative date in `content` (written in `lang`), resolved against `now`
     in `tz`; an ambiguous one points the way the statement's mood at that date does."""
@@ -221,7 +220,7 @@ def find_event_time(
     return None, None
 
 
-def parse_when(field: str, value: str, now: datetime, tz: ZoneInfo | None, *, prefer_past: bool) -> datetime:
+def parse_when(field: str, value: str, now: datetime, tz: tzinfo | None, *, prefer_past: bool) -> datetime:
     """A time argument (`event_time`, `since`, `until`, `as_of`): an ISO date/datetime or any phrase
     that a memory's text may hold ("yesterday", "in 3 days", "last summer"), aware in the user's
     zone. `prefer_past` says which way an ambiguous phrase ("Friday") points."""
@@ -286,7 +285,7 @@ def _period(phrase: str, when: datetime) -> tuple[datetime, datetime]:
     return day - timedelta(days=1), day + timedelta(days=2)
 
 
-def read_query_time(query: str, now: datetime, tz: ZoneInfo | None, lang: str = ENGLISH) -> QueryTime:
+def read_query_time(query: str, now: datetime, tz: tzinfo | None, lang: str = ENGLISH) -> QueryTime:
     """Query-time date understanding: "when did…" questions and periods named in the query
     ("last March", "in 2023", "yesterday", 上个月), resolved in the user's zone."""
     when, phrase = find_event_time(query, now, tz, lang)

@@ -10,8 +10,7 @@ import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo
+from datetime import datetime, timedelta, tzinfo
 
 from engrain.reading import languages
 from engrain.reading.dates import find_event_time, time_phrase
@@ -101,7 +100,7 @@ class Enrichment:
     temporality: str
     event_time: datetime | None
     category: str
-    procedure_steps: list[str] = field(default_factory=list)
+    procedure_steps: list[str] = field(default_factory=list[str])
     date_text: str | None = None
     time_phrase: str | None = None
     important: bool = False  # the text says it matters ("重要", "wichtig", "allergisch"): importance 8
@@ -164,7 +163,7 @@ def mood_of(content: str, lang: str, position: int | None = None) -> Mood:
 
 
 def enrich(
-    content: str, now: datetime, tz: ZoneInfo | None, event_time: datetime | None = None, lang: str = ENGLISH
+    content: str, now: datetime, tz: tzinfo | None, event_time: datetime | None = None, lang: str = ENGLISH
 ) -> Enrichment:
     """Infer kind, temporality, event_time, category and procedure steps from the text alone (written
     in `lang`). A client-given `event_time` wins over a date found in the text."""

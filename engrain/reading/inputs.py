@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import re
 import uuid
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import Literal, get_args
-from zoneinfo import ZoneInfo
 
 from engrain.errors import InvalidInput
 from engrain.reading.dates import parse_when
@@ -32,7 +31,7 @@ ALL_KINDS = (*WRITABLE_KINDS, "trait")
 _NAMESPACE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]*$")
 
 
-def text_field(field: str, value: str, max_chars: int, *, allow_empty: bool = False) -> str:
+def text_field(field: str, value: object, max_chars: int, *, allow_empty: bool = False) -> str:
     """Trimmed text without NUL bytes and within `max_chars`."""
     if not isinstance(value, str):
         raise InvalidInput(field, f"must be a string, got {type(value).__name__}")
@@ -46,7 +45,7 @@ def text_field(field: str, value: str, max_chars: int, *, allow_empty: bool = Fa
     return value
 
 
-def memory_id(field: str, value: str) -> uuid.UUID:
+def memory_id(field: str, value: object) -> uuid.UUID:
     if not isinstance(value, str) or "\x00" in value:
         raise InvalidInput(field, "must be a memory id (a UUID string)")
     try:
@@ -55,7 +54,7 @@ def memory_id(field: str, value: str) -> uuid.UUID:
         raise InvalidInput(field, f"{value[:60]!r} is not a valid memory id (expected a UUID)") from None
 
 
-def int_range(field: str, value: int, low: int, high: int) -> int:
+def int_range(field: str, value: object, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidInput(field, f"must be an integer from {low} to {high}")
     if not low <= value <= high:
@@ -87,7 +86,7 @@ def tags(values: list[str]) -> list[str]:
     return out
 
 
-def when(field: str, value: str, now: datetime, tz: ZoneInfo | None, *, prefer_past: bool = True) -> datetime:
+def when(field: str, value: str, now: datetime, tz: tzinfo | None, *, prefer_past: bool = True) -> datetime:
     """An ISO date/datetime or a date phrase ("yesterday", "in 3 days", "last summer"), aware in the
     user's zone. Time filters look back, so an ambiguous phrase ("Friday") is the last one unless
     `prefer_past` is False."""

@@ -130,7 +130,8 @@ def _sentence_mood(sentence: str) -> Mood:
 
 def _segments(separator: re.Pattern[str], text: str, base: int = 0) -> list[tuple[int, str]]:
     """`text` cut at `separator`, each piece with its offset (plus `base`)."""
-    pieces, begin = [], 0
+    pieces: list[tuple[int, str]] = []
+    begin = 0
     for cut in separator.finditer(text):
         pieces.append((base + begin, text[begin : cut.start()]))
         begin = cut.end()

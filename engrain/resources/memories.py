@@ -38,7 +38,7 @@ def register(server: MCPServer, memory_views: MemoryViews, caller: Caller) -> No
             raise ResourceNotFoundError(str(exc)) from exc
         except InvalidInput as exc:
             raise ResourceError(str(exc)) from exc
-        return json.dumps(detail, ensure_ascii=False)
+        return json.dumps(detail.model_dump(mode="json"), ensure_ascii=False)
 
     @server.resource(
         "engrain://intentions",

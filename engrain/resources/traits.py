@@ -33,7 +33,8 @@ def register(server: MCPServer, trait_views: TraitViews, caller: Caller) -> None
     )
     async def trait(trait_id: str) -> str:
         try:
-            return json.dumps(await trait_views.detail(caller(), trait_id), ensure_ascii=False)
+            detail = await trait_views.detail(caller(), trait_id)
+            return json.dumps(detail.model_dump(mode="json"), ensure_ascii=False)
         except NotFound as exc:
             raise ResourceNotFoundError(str(exc)) from exc
         except InvalidInput as exc:

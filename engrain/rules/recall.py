@@ -86,7 +86,7 @@ def recency_exponent_sql(age_seconds: str, decay_seconds: str, arousal: str) -> 
 def temporal_sql(asks_when: bool, window: bool, says_when: str, in_window: str) -> str:
     """The date terms of a query: WHEN_WEIGHT for a memory that says when (`says_when`, a SQL condition) to
     a "when…" question, WINDOW_WEIGHT for one dated inside the period the query names (`in_window`)."""
-    terms = []
+    terms: list[str] = []
     if asks_when:
         terms.append(f"CASE WHEN {says_when} THEN {WHEN_WEIGHT} ELSE 0.0 END")
     if window:

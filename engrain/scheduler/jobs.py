@@ -123,7 +123,7 @@ async def digest(ctx: JobContext, now: datetime, user_id: str | None, dry_run: b
     db = await ctx.runtime.database()
     async with db.sessions() as s:
         users = await job_repo.users_with_new_memories(s, user_id)
-    due = []
+    due: list[dict[str, str | None]] = []
     for user in users:
         trigger = await ctx.reflection.should_reflect(user)
         if trigger.triggered:
@@ -134,19 +134,21 @@ async def digest(ctx: JobContext, now: datetime, user_id: str | None, dry_run: b
         return stats | {"sample": due[: trait_repo.SAMPLE], "llm": route.name}
     if route.ask is None:  # no model without a client: the due users stay due (nothing is consumed without a model)
         return stats | {"reflected": 0, "waiting_for_model": len(due), "llm": route.name}
-    reflected, failed, passed_over = 0, [], []
-    for entry in due:
+    reflected = 0
+    failed: list[dict[str, str | None]] = []
+    passed_over: list[dict[str, str | None]] = []
+    for user in (str(entry["user_id"]) for entry in due):
         try:
-            result = await ctx.reflection.reflect(entry["user_id"], force=False, route=route)
+            result = await ctx.reflection.reflect(user, force=False, route=route)
         except Exception as exc:  # one user's failure must not stop the others
-            log.exception("digest of %s failed", entry["user_id"])
-            failed.append({"user_id": entry["user_id"], "error": f"{type(exc).__name__}: {exc}"})
+            log.exception("digest of %s failed", user)
+            failed.append({"user_id": user, "error": f"{type(exc).__name__}: {exc}"})
             continue
         if result.triggered and result.status == "failed":
-            failed.append({"user_id": entry["user_id"], "error": result.error})
+            failed.append({"user_id": user, "error": result.error})
         reflected += int(result.triggered)
         if not result.triggered:  # e.g. a client's reflect for this user is running right now
-            passed_over.append({"user_id": entry["user_id"], "reason": result.reason})
+            passed_over.append({"user_id": user, "reason": result.reason})
     stats |= {"reflected": reflected, "failed": failed, "not_reflected": passed_over, "llm": route.name}
     if failed:
         raise JobFailed(f"{len(failed)} of {len(due)} reflections failed", stats)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 import anyio
 from pydantic import BaseModel
@@ -183,5 +183,7 @@ def _seen_by(run: dict[str, Any] | None, viewer: str | None) -> dict[str, Any] |
         return run
     return {
         **{key: run[key] for key in ("status", "started_at", "finished_at")},
-        "stats": {key: value for key, value in (run["stats"] or {}).items() if isinstance(value, str)},
+        "stats": {
+            key: value for key, value in cast(dict[str, Any], run["stats"] or {}).items() if isinstance(value, str)
+        },
     }

@@ -6,11 +6,12 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import psutil
+from mcp.server.lowlevel.server import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import Tool
@@ -49,6 +50,16 @@ class EngrainServer(MCPServer[AppState]):
                 self._plain_schemas[tool.name] = schemas.plain(tool.output_schema) if tool.output_schema else None
         return [tool.model_copy(update={"output_schema": self._plain_schemas[tool.name]}) for tool in tools]
 
+    @property
+    def lowlevel(self) -> Server[AppState]:
+        """The SDK's low-level server: server/stdio.py runs it on its own streams."""
+        return self._lowlevel_server
+
+    def set_instructions(self, text: str) -> None:
+        """Replace the instructions (MCPServer exposes them read-only): the stdio user's profile arrives
+        after the server is built."""
+        self._lowlevel_server.instructions = text
+
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:
             return await super().call_tool(name, arguments, context)
@@ -60,7 +71,7 @@ class EngrainServer(MCPServer[AppState]):
             raise
 
 
-def create_server(app: AppState, *, one_user: bool = True, **options: Any) -> MCPServer[AppState]:
+def create_server(app: AppState, *, one_user: bool = True, **options: Any) -> EngrainServer:
     """Build the server. Nothing slow happens here: the lifespan starts the database and the model in
     the background, and waits for the user's profile only as long as `initialize` can still be
     answered within INITIALIZE_DEADLINE of the process's start.
@@ -73,7 +84,7 @@ def create_server(app: AppState, *, one_user: bool = True, **options: Any) -> MC
     of the HTTP transports)."""
 
     @asynccontextmanager
-    async def lifespan(_: MCPServer[AppState]) -> AsyncIterator[AppState]:
+    async def lifespan(_: MCPServer[AppState]) -> AsyncGenerator[AppState, None]:
         # SSE enters the lifespan once per connection, stdio and streamable HTTP once per process.
         app.acquire()
         if one_user:
@@ -102,7 +113,7 @@ def create_server(app: AppState, *, one_user: bool = True, **options: Any) -> MC
             log.info("instructions without profile: %s", exc)
             return
         if summary:
-            server._lowlevel_server.instructions = guide.with_profile(summary)
+            server.set_instructions(guide.with_profile(summary))
 
     server = EngrainServer(
         "engrain",

@@ -17,9 +17,9 @@ import logging
 import resource
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
-from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.h11_impl import H11Protocol, RequestResponseCycle
 
 log = logging.getLogger(__name__)
 LOG_EVERY = 10.0
@@ -35,7 +35,7 @@ class ConnectionLimits:
     # Connections the kernel may queue, which asyncio accepts in one burst before any is refused: part of
     # the file budget too.
     backlog: int
-    closed: dict[str, int] = field(default_factory=dict)  # why → count since the last log line
+    closed: dict[str, int] = field(default_factory=dict[str, int])  # why → count since the last log line
     _logged_at: float = 0.0
 
     def note(self, why: str) -> None:
@@ -89,10 +89,12 @@ def guarded_protocol(limits: ConnectionLimits) -> type[H11Protocol]:
             self._arm(limits.head_timeout, "too slow to send a request")
 
         def data_received(self, data: bytes) -> None:
-            if self._deadline is None and (self.cycle is None or self.cycle.response_complete):
+            # uvicorn annotates `cycle` as always set, but it is None until the first request's head arrives.
+            current = cast(RequestResponseCycle | None, self.cycle)
+            if self._deadline is None and (current is None or current.response_complete):
                 self._arm(limits.head_timeout, "too slow to send a request")  # the next request's head
             super().data_received(data)
-            cycle = self.cycle
+            cycle = cast(RequestResponseCycle | None, self.cycle)
             if cycle is None or cycle.response_complete:
                 return
             if cycle is not self._timed_cycle:  # its head is whole: now its body

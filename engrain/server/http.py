@@ -10,7 +10,7 @@ One AppState per process: one engine, one job loop, whatever the number of conne
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from typing import Literal
 
@@ -104,7 +104,7 @@ def build_app(app: AppState, transport: Transport, host: str, port: int) -> Star
         return Response(body, media_type=content_type)
 
     @asynccontextmanager
-    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+    async def lifespan(_: Starlette) -> AsyncGenerator[None, None]:
         # The server holds the state for its whole life (SSE sessions come and go); the MCP app's own
         # lifespan (streamable HTTP's session manager) runs inside.
         app.acquire()

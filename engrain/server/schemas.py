@@ -10,7 +10,7 @@ The published schema means exactly what pydantic's does; only its spelling chang
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 NULL = {"type": "null"}
 # Keywords that constrain only values of their own type (or only annotate): a null passes them, so
@@ -46,20 +46,22 @@ def plain(schema: dict[str, Any]) -> dict[str, Any]:
 
 def _plain(node: Any, defs: dict[str, Any], inlining: tuple[str, ...]) -> Any:
     if isinstance(node, list):
-        return [_plain(item, defs, inlining) for item in node]
+        return [_plain(item, defs, inlining) for item in cast(list[Any], node)]
     if not isinstance(node, dict):
         return node
-    ref = node.get("$ref")
+    fields = cast(dict[str, Any], node)
+    ref = fields.get("$ref")
     if isinstance(ref, str) and ref.startswith("#/$defs/"):
         name = ref.removeprefix("#/$defs/")
         if name in inlining:  # a recursive model cannot be written inline
             raise ValueError(f"output schema refers to {name} inside itself; it cannot be inlined")
-        siblings = {k: v for k, v in node.items() if k != "$ref"}
+        siblings = {k: v for k, v in fields.items() if k != "$ref"}
         return _plain(defs[name], defs, (*inlining, name)) | _plain(siblings, defs, inlining)
-    out = {key: _plain(value, defs, inlining) for key, value in node.items() if key != "$defs"}
+    out: dict[str, Any] = {key: _plain(value, defs, inlining) for key, value in fields.items() if key != "$defs"}
     branches = out.get("anyOf")
-    if isinstance(branches, list) and len(branches) == 2 and NULL in branches:
-        other = branches[1 - branches.index(NULL)]
+    if isinstance(branches, list) and len(cast(list[Any], branches)) == 2 and NULL in branches:
+        options = cast(list[dict[str, Any]], branches)
+        other = options[1 - options.index(NULL)]
         if isinstance(other.get("type"), str) and set(other) <= TYPE_SPECIFIC and not set(other) & set(out) - {"anyOf"}:
             del out["anyOf"]
             out |= other | {"type": [other["type"], "null"]}

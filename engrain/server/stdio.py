@@ -18,15 +18,17 @@ import logging
 import re
 import sys
 from collections.abc import AsyncIterator
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import anyio
 import mcp_types as types
-from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
+
+if TYPE_CHECKING:
+    from engrain.server.app import EngrainServer
 
 log = logging.getLogger(__name__)
 MAX_LINE_BYTES = 64 * 1024 * 1024  # a remember_many of 5,000 long memories fits; README states it
@@ -106,7 +108,7 @@ class _Pending:
             self._changed = anyio.Event()
 
 
-async def run_stdio(server: MCPServer[Any], stdin: BinaryIO | None = None) -> None:
+async def run_stdio(server: EngrainServer, stdin: BinaryIO | None = None) -> None:
     """Serve `server` on stdin/stdout like MCPServer.run_stdio_async, answering unreadable lines, bounding
     line length and the answers waiting to be written."""
     source = stdin or sys.stdin.buffer
@@ -142,7 +144,7 @@ async def run_stdio(server: MCPServer[Any], stdin: BinaryIO | None = None) -> No
         async with anyio.create_task_group() as tg:
             tg.start_soon(answer_or_forward)
             tg.start_soon(write_answers)
-            lowlevel = server._lowlevel_server
+            lowlevel = server.lowlevel
             async with answer_writer:
                 await lowlevel.run(forward_reader, answer_writer, lowlevel.create_initialization_options())
             tg.cancel_scope.cancel()

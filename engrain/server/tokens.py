@@ -15,6 +15,7 @@ import logging
 import re
 import time
 from pathlib import Path
+from typing import Any, cast
 
 from mcp.server.auth.provider import AccessToken
 
@@ -37,16 +38,17 @@ def parse_tokens(setting: str | None) -> dict[str, str]:
         raise TokenError("ENGRAIN_TOKENS is required over HTTP/SSE: a file or 'token:user_id,…'")
     path = _token_file(setting)
     text = (path.read_text() if path else setting).strip()
+    pairs: list[tuple[str, str]] = []
     if text.startswith("{"):
         try:
-            raw = json.loads(text, object_pairs_hook=lambda items: items)  # keeps a repeated key
+            raw: Any = json.loads(text, object_pairs_hook=lambda items: items)  # keeps a repeated key
         except json.JSONDecodeError as exc:
             raise TokenError(f"ENGRAIN_TOKENS: invalid JSON ({exc.msg} at line {exc.lineno})") from None
-        if not isinstance(raw, list) or not all(isinstance(k, str) and isinstance(v, str) for k, v in raw):
+        entries = cast(list[tuple[Any, Any]], raw) if isinstance(raw, list) else None
+        if entries is None or not all(isinstance(k, str) and isinstance(v, str) for k, v in entries):
             raise TokenError("ENGRAIN_TOKENS: the JSON must be an object of token → user_id strings")
-        pairs = list(raw)
+        pairs = cast(list[tuple[str, str]], entries)
     else:
-        pairs = []
         for n, line in enumerate(re.split(r"[\n,]", text), start=1):
             line = line.split("#", 1)[0]
             if not line.strip():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -100,7 +100,7 @@ class Database:
             await conn.run_sync(_alembic_upgrade)
 
     @asynccontextmanager
-    async def try_advisory_lock(self, name: str) -> AsyncIterator[bool]:
+    async def try_advisory_lock(self, name: str) -> AsyncGenerator[bool, None]:
         """Hold the session-level advisory lock `name` for the block when nobody else does; yields
         False at once when somebody does. Released even when the block is cancelled: a lock left on a
         pooled connection would keep `name` taken for as long as that connection lives."""

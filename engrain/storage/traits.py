@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -119,7 +120,22 @@ async def traits_as_of(
     return [(by_id[r.id], r.stage, r.confidence, r.content) for r in found]
 
 
-async def evidence(session: AsyncSession, user_id: str, trait_ids: Sequence[uuid.UUID]) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """A memory cited for (`polarity` supporting) or against (contradicting) a trait, with its text."""
+
+    trait_id: uuid.UUID
+    memory_id: uuid.UUID
+    polarity: str
+    quality: str | None
+    created_at: datetime  # when it was cited
+    content: str
+    kind: str
+    event_time: datetime | None
+    learned_at: datetime  # when the memory was stored
+
+
+async def evidence(session: AsyncSession, user_id: str, trait_ids: Sequence[uuid.UUID]) -> list[Evidence]:
     """Evidence rows of traits with the memories' text (memories of one user by construction)."""
     if not trait_ids:
         return []
@@ -133,13 +149,13 @@ async def evidence(session: AsyncSession, user_id: str, trait_ids: Sequence[uuid
             Memory.content,
             Memory.kind,
             Memory.event_time,
-            Memory.created_at.label("m_at"),
+            Memory.created_at.label("learned_at"),
         )
         .join(Memory, (Memory.user_id == TraitEvidence.user_id) & (Memory.id == TraitEvidence.memory_id))
         .where(TraitEvidence.user_id == user_id, TraitEvidence.trait_id.in_(list(trait_ids)))
         .order_by(TraitEvidence.created_at, TraitEvidence.memory_id)
     )
-    return [dict(r._mapping) for r in await session.execute(stmt)]
+    return [Evidence(**m) for m in (await session.execute(stmt)).mappings()]
 
 
 async def owned(session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID], *, traits: bool) -> set[uuid.UUID]:
@@ -280,8 +296,8 @@ def sample_sql(cte: str) -> str:
 
 async def run_pass(session: AsyncSession, sql: str, params: dict[str, Any]) -> dict[str, Any]:
     """Run a pass statement; its single row holds counts (and optionally a sample of changed rows)."""
-    row = (await session.execute(text(sql), params)).one()
-    return {k: (v if k == "sample" else int(v)) for k, v in row._mapping.items()}
+    row = (await session.execute(text(sql), params)).mappings().one()
+    return {k: (v if k == "sample" else int(v)) for k, v in row.items()}
 
 
 async def _update_with_history(

@@ -81,7 +81,7 @@ def _jieba() -> Any:
 def chinese_words(text: str) -> list[str]:
     """The content words of a Chinese text (Latin words kept whole), in order."""
     segmenter = _jieba()
-    words = []
+    words: list[str] = []
     for word in segmenter.cut_for_search(text):
         word = word.strip()
         if (

@@ -25,13 +25,13 @@ P = ParamSpec("P")
 # handed this at registration, never the application state (the server decides identity).
 Caller = Callable[[], str]
 R = TypeVar("R")
-_ERROR_KINDS = (
-    (InvalidInput, "invalid"),
-    (NotFound, "not_found"),
-    (QuotaExceeded, "quota"),
-    (Unavailable, "unavailable"),
-    (EngrainError, "error"),
-)
+_ERROR_KINDS: dict[type[EngrainError], str] = {
+    InvalidInput: "invalid",
+    NotFound: "not_found",
+    QuotaExceeded: "quota",
+    Unavailable: "unavailable",
+    EngrainError: "error",
+}
 
 
 def tool_errors(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
@@ -50,7 +50,7 @@ def tool_errors(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
         try:
             return await fn(*args, **kwargs)
         except EngrainError as exc:
-            kind = next(name for cls, name in _ERROR_KINDS if isinstance(exc, cls))
+            kind = next(_ERROR_KINDS[c] for c in type(exc).__mro__ if c in _ERROR_KINDS)
             raise ToolError(str(exc)) from exc
         except (DBAPIError, OSError) as exc:
             kind = "unavailable"

@@ -8,7 +8,8 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from engrain.reading import inputs
-from engrain.services.memories.writing import ForgetResult, MemoryService
+from engrain.services.memories.results import ForgetResult
+from engrain.services.memories.writing import MemoryService
 from engrain.tools.common import Caller, plural, structured, tool_errors
 
 DESCRIPTION = (

@@ -11,7 +11,8 @@ from mcp.types import CallToolResult, CreateMessageResult, ToolAnnotations
 from pydantic import Field
 
 from engrain.errors import InvalidInput
-from engrain.services.memories.ingest import MAX_MESSAGES, IngestResult, IngestService, Message
+from engrain.services.memories.ingest import MAX_MESSAGES, IngestService, Message
+from engrain.services.memories.results import IngestResult
 from engrain.services.prompting.routes import ModelRoutes
 from engrain.services.traits.host_tasks import HostTasks
 from engrain.tools.common import Caller, answers_a_task, plural, structured, tool_errors

@@ -8,7 +8,8 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from engrain.reading import inputs
-from engrain.services.memories.links import RELATIONS, LinkResult, LinkService
+from engrain.services.memories.links import RELATIONS, LinkService
+from engrain.services.memories.results import LinkResult
 from engrain.tools.common import Caller, structured, tool_errors
 
 DESCRIPTION = (

@@ -8,7 +8,8 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field, StrictInt
 
 from engrain.reading import inputs
-from engrain.services.recall.search import RecallResult, RecallService
+from engrain.services.recall.results import RecallResult
+from engrain.services.recall.search import RecallService
 from engrain.tools.common import Caller, plural, shorten, structured, tool_errors
 
 DESCRIPTION = (

@@ -13,7 +13,7 @@ from pydantic import Field
 
 from engrain.services.prompting.routes import ModelRoutes
 from engrain.services.traits.reflection.requests import ReflectRequests
-from engrain.services.traits.reflection.results import ReflectResult
+from engrain.services.traits.results import ReflectResult
 from engrain.services.traits.review import CoreCheck
 from engrain.tools.common import Caller, answers_a_task, plural, structured, tool_errors
 from engrain.tools.sampling import client_samples, result_text, to_sample

@@ -8,7 +8,8 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field, StrictInt
 
 from engrain.reading import inputs
-from engrain.services.memories.writing import MAX_BATCH, BatchItem, MemoryService, RememberManyResult, RememberResult
+from engrain.services.memories.results import RememberManyResult, RememberResult
+from engrain.services.memories.writing import MAX_BATCH, BatchItem, MemoryService
 from engrain.tools.common import Caller, plural, shorten, structured, tool_errors
 
 DESCRIPTION = (

@@ -8,7 +8,8 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from engrain.reading import inputs
-from engrain.services.traits.review import ReviewResult, TraitReview
+from engrain.services.traits.results import ReviewResult
+from engrain.services.traits.review import TraitReview
 from engrain.tools.common import Caller, shorten, structured, tool_errors
 
 DESCRIPTION = (

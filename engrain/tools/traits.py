@@ -9,7 +9,8 @@ from pydantic import Field, StrictInt
 
 from engrain.reading import inputs
 from engrain.rules.traits import ActiveStageName, ContextName, SubtypeName
-from engrain.services.traits.views import TraitList, TraitViews
+from engrain.services.traits.results import TraitList
+from engrain.services.traits.views import TraitViews
 from engrain.tools.common import Caller, plural, shorten, structured, tool_errors
 
 DESCRIPTION = (

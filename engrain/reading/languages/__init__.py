@@ -35,7 +35,7 @@ class Rules:
     first_step: re.Pattern[str] = _NEVER
     next_step: re.Pattern[str] = _NEVER
     important: re.Pattern[str] = _NEVER
-    categories: list[tuple[str, re.Pattern[str]]] = field(default_factory=list)
+    categories: list[tuple[str, re.Pattern[str]]] = field(default_factory=list[tuple[str, re.Pattern[str]]])
     # Dates the language's module reads itself: (day, phrase, start) for each one in the text.
     dates: Callable[[str, datetime, bool], list[tuple[datetime, str, int]]] | None = None
     spaced: bool = True  # words are separated by spaces (not so in Chinese)

@@ -74,6 +74,14 @@ def _year(text: str | None, local_now: datetime) -> int | None:
     return local_now.year + _RELATIVE_YEAR[text] if text in _RELATIVE_YEAR else int(text[:4])
 
 
+def _day_of_part(m: re.Match[str]) -> int:
+    return _PART_DAY[m["part"]]
+
+
+def _day_of_month(m: re.Match[str]) -> int:
+    return number(m["d"])
+
+
 def dates(content: str, local_now: datetime, prefer_past: bool) -> list[tuple[datetime, str, int]]:
     """Every date this module reads in `content`: (midnight of the day in the user's zone, phrase, start)."""
     today = local_now.replace(hour=0, minute=0, second=0, microsecond=0)
@@ -108,7 +116,7 @@ def dates(content: str, local_now: datetime, prefer_past: bool) -> list[tuple[da
         found.append((day, m.group(0), m.start()))
     for m in _DAY_WORD.finditer(content):
         found.append((today + timedelta(days=_DAY_WORDS[m.group(0)]), m.group(0), m.start()))
-    for pattern, day_of in ((_MONTH_PART, lambda m: _PART_DAY[m["part"]]), (_MONTH_DAY, lambda m: number(m["d"]))):
+    for pattern, day_of in ((_MONTH_PART, _day_of_part), (_MONTH_DAY, _day_of_month)):
         for m in pattern.finditer(content):
             month, year = number(m["m"]), _year(m["year"], local_now)
             if not 1 <= month <= 12:

@@ -4,7 +4,7 @@ answer strictly (traits/answers.parse_task_answer)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -33,7 +33,7 @@ class ExtractedMemory(_Item):
 
 
 class Extraction(_Item):
-    memories: list[ExtractedMemory] = Field(default_factory=list, max_length=50)
+    memories: list[ExtractedMemory] = Field(default_factory=list[ExtractedMemory], max_length=50)
     summary: str | None = Field(default=None, max_length=2_000)
 
     @classmethod
@@ -42,13 +42,14 @@ class Extraction(_Item):
         stray item is skipped, not fatal); raises ValueError when the answer is no object at all."""
         if not isinstance(raw, dict):
             raise ValueError("the extraction is not a JSON object")
-        items = raw.get("memories")
-        items = items if isinstance(items, list) else []
-        kept = []
+        fields = cast(dict[str, Any], raw)
+        listed = fields.get("memories")
+        items = cast(list[Any], listed) if isinstance(listed, list) else []
+        kept: list[ExtractedMemory] = []
         for item in items[:50]:
             try:
                 kept.append(ExtractedMemory.model_validate(item))
             except ValidationError:
                 continue
-        summary = raw.get("summary")
+        summary = fields.get("summary")
         return cls(memories=kept, summary=summary[:2_000] if isinstance(summary, str) and summary.strip() else None)

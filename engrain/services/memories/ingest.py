@@ -13,7 +13,7 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput
@@ -22,6 +22,7 @@ from engrain.reading import inputs, languages
 from engrain.reading.enrich import procedure_steps
 from engrain.reading.mood import sentences
 from engrain.services.memories.extraction import ExtractedMemory, Extraction
+from engrain.services.memories.results import IngestResult
 from engrain.text.languages import ENGLISH, detect
 from engrain.text.quoting import DATA_NOTICE, quoted
 
@@ -58,21 +59,6 @@ SYSTEM = (
 class Message(BaseModel):
     role: Literal["user", "assistant", "system"]
     content: str
-
-
-class IngestResult(BaseModel):
-    created: list[str] = Field(description="Ids of new memories (merged ones included).")
-    duplicates: list[str] = Field(default_factory=list, description="Ids of memories that already existed.")
-    summary_id: str | None = None
-    method: Literal["llm", "rules"]
-    llm: str
-    status: Literal["stored", "needs_model"] = Field(
-        default="stored",
-        description="needs_model: the user's own statements were stored for now; answer `task` "
-        "with ingest_conversation(task_id, answer) to store a model's extraction.",
-    )
-    task_id: str | None = None
-    task: str | None = None
 
 
 # The host route: store the user's own statements and hand the calling model an extraction task

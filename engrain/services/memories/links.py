@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput, NotFound
 from engrain.reading import inputs
+from engrain.services.memories.results import LinkResult
 from engrain.storage import links as link_repo
 from engrain.storage import memories as repo
 
@@ -16,13 +16,6 @@ if TYPE_CHECKING:
     from engrain.services.runtime import Runtime
 
 RELATIONS = ("elaborates", "contradicts", "same_topic", "causal", "related")
-
-
-class LinkResult(BaseModel):
-    source_id: str
-    target_id: str
-    relation: str
-    status: Literal["created", "exists"]
 
 
 class LinkService:

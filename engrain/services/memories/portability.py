@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Iterable
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
@@ -64,10 +64,11 @@ def _parse(lines: Iterable[str]) -> Iterable[tuple[int, dict[str, Any]]]:
         if not raw.strip():
             continue
         try:
-            item = json.loads(raw)
+            parsed: Any = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise InvalidInput(f"line {n}", f"not JSON ({exc.msg})") from None
-        if not isinstance(item, dict) or "type" not in item:
+        item = cast(dict[str, Any], parsed) if isinstance(parsed, dict) else {}
+        if "type" not in item:
             raise InvalidInput(f"line {n}", "expected an object with a 'type'")
         if n == 1 or item["type"] == "header":
             if item.get("type") != "header" or item.get("format") != FORMAT:
@@ -84,11 +85,11 @@ def _strings(value: Any) -> Iterable[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):
-        for k, v in value.items():
+        for k, v in cast(dict[Any, Any], value).items():
             yield str(k)
             yield from _strings(v)
     elif isinstance(value, list):
-        for v in value:
+        for v in cast(list[Any], value):
             yield from _strings(v)
 
 

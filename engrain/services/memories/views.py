@@ -4,66 +4,17 @@ and the user's plans (upcoming and overdue)."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
-
-from pydantic import BaseModel, Field
+from typing import TYPE_CHECKING
 
 from engrain.errors import NotFound
 from engrain.reading import inputs
+from engrain.services.memories.results import HistoryEntry, LinkView, MemoryDetail, MemoryView
 from engrain.storage import links as link_repo
 from engrain.storage import memories as repo
 from engrain.storage.models import Memory
 
 if TYPE_CHECKING:
     from engrain.services.runtime import Runtime
-
-
-class MemoryView(BaseModel):
-    """A memory as resources show it."""
-
-    id: str
-    kind: str
-    content: str
-    namespace: str
-    importance: int
-    category: str | None
-    tags: list[str]
-    temporality: str
-    event_time: datetime | None
-    created_at: datetime
-    valid_until: datetime | None
-    pinned: bool
-    access_count: int
-    last_accessed_at: datetime | None
-    embedder: str | None
-    procedure_steps: list[str] | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    stage: str | None = None
-    confidence: float | None = None
-
-    @classmethod
-    def of(cls, m: Memory) -> MemoryView:
-        return cls(
-            id=str(m.id),
-            kind=m.kind,
-            content=m.content,
-            namespace=m.namespace,
-            importance=m.importance,
-            category=m.category,
-            tags=list(m.tags or []),
-            temporality=m.temporality,
-            event_time=m.event_time,
-            created_at=m.created_at,
-            valid_until=m.valid_until,
-            pinned=m.pinned,
-            access_count=m.access_count,
-            last_accessed_at=m.last_accessed_at,
-            embedder=m.embedder,
-            procedure_steps=(m.metadata_ or {}).get("procedure_steps"),
-            metadata=m.metadata_ or {},
-            stage=m.trait_stage,
-            confidence=m.trait_confidence,
-        )
 
 
 def split_intentions(plans: list[Memory], now: datetime) -> tuple[list[Memory], list[Memory]]:
@@ -77,7 +28,7 @@ class MemoryViews:
     def __init__(self, runtime: Runtime) -> None:
         self.rt = runtime
 
-    async def detail(self, user_id: str, memory_id: str) -> dict[str, Any]:
+    async def detail(self, user_id: str, memory_id: str) -> MemoryDetail:
         """One memory with its links and its history (the `engrain://memories/{id}` resource)."""
         mid = inputs.memory_id("memory_id", memory_id)
         db = await self.rt.database()
@@ -87,28 +38,11 @@ class MemoryViews:
                 raise NotFound("memory_id", mid)
             links = await link_repo.links_of(s, user_id, mid)
             hist = await repo.history(s, user_id, mid)
-        return {
-            **MemoryView.of(m).model_dump(mode="json"),
-            "links": [
-                {
-                    "id": str(link["target_id"]),
-                    "relation": link["relation"],
-                    "created_by": link["created_by"],
-                    "content": link["content"],
-                }
-                for link in links
-            ],
-            "history": [
-                {
-                    "action": h.action,
-                    "at": h.at.isoformat(),
-                    "old_content": h.old_content,
-                    "new_content": h.new_content,
-                    "reason": h.reason,
-                }
-                for h in hist
-            ],
-        }
+        return MemoryDetail(
+            **MemoryView.of(m).model_dump(),
+            links=[LinkView.of(link) for link in links],
+            history=[HistoryEntry.of(h) for h in hist],
+        )
 
     async def recent(self, user_id: str, limit: int = 20) -> list[MemoryView]:
         db = await self.rt.database()

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import anyio
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput, NotFound, QuotaExceeded
@@ -21,6 +21,7 @@ from engrain.reading import inputs
 from engrain.reading.duplicates import PARAPHRASE_THRESHOLD, is_near_duplicate
 from engrain.reading.enrich import IMPORTANT, content_hash, enrich, mood_of
 from engrain.reading.mood import Mood
+from engrain.services.memories.results import ForgetResult, RememberResult
 from engrain.storage import memories as repo
 from engrain.storage import stats as stats_repo
 from engrain.storage.models import Memory
@@ -36,35 +37,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 MAX_BATCH = 5_000
-
-
-class RememberResult(BaseModel):
-    id: str
-    status: Literal["created", "duplicate", "merged"]
-    kind: str
-    temporality: str
-    event_time: datetime | None
-    importance: int
-    category: str | None = None
-    procedure_steps: list[str] | None = None
-    superseded: str | None = Field(default=None, description="Id of the memory this one replaced.")
-
-
-class RememberManyResult(BaseModel):
-    results: list[RememberResult] = Field(description="One per item, in the order given.")
-    created: int
-    duplicates: int
-
-    @classmethod
-    def of(cls, results: list[RememberResult]) -> RememberManyResult:
-        created = sum(r.status == "created" for r in results)
-        return cls(results=results, created=created, duplicates=len(results) - created)
-
-
-class ForgetResult(BaseModel):
-    id: str
-    deleted: bool
-    traits_dissolved: list[str] = Field(default_factory=list)
 
 
 @dataclass
@@ -328,7 +300,7 @@ class MemoryService:
         )
 
     def _prepare_batch(self, items: list[BatchItem], now: datetime, source: str | None) -> list[Prepared]:
-        prepared = []
+        prepared: list[Prepared] = []
         for i, it in enumerate(items):
             try:
                 prepared.append(
@@ -396,7 +368,7 @@ class MemoryService:
             )
             await repo.touch(s, user_id, dup_ids, now)
         self.languages.stored([p.lang for p in fresh.values()])
-        out = []
+        out: list[RememberResult] = []
         for p in prepared:
             key = (p.namespace, p.kind, p.digest)
             if key in existing:

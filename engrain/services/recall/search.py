@@ -9,9 +9,8 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
-from pydantic import BaseModel, Field
 from sqlalchemy.exc import DBAPIError
 from typing_extensions import Unpack
 
@@ -19,22 +18,14 @@ from engrain.errors import EngrainError, InvalidInput, Unavailable
 from engrain.providers.embeddings import Embedder
 from engrain.reading import inputs
 from engrain.reading.dates import read_query_time
-from engrain.rules.recall import (
-    BRIDGE_SEEDS,
-    BRIDGE_WEIGHT,
-    DIVERSITY_FLOOR,
-    DIVERSITY_WEIGHT,
-    LEXICAL_WEIGHT,
-    TEXT_BUMP,
-    WHEN_WEIGHT,
-    WINDOW_WEIGHT,
-)
 from engrain.services.recall.focus import FocusedQuery, QueryFocus
 from engrain.services.recall.refreshing import RefreshingCache
+from engrain.services.recall.results import Breakdown, LinkRef, RecallHit, RecallResult
 from engrain.storage import memories as repo
 from engrain.storage.recall import (
     RecallFilter,
     RecallQuery,
+    RecallRow,
     WordRarity,
     run_recall,
     word_rarity,
@@ -55,110 +46,40 @@ class RecallTimeout(EngrainError):
     pass
 
 
-class Breakdown(BaseModel):
-    """Each term of a hit's score; the descriptions are built from the constants the statement uses."""
-
-    vector: float
-    text: bool = Field(description=f"The whole query matched the full-text index (the SPEC's {TEXT_BUMP} bump).")
-    lexical: float = Field(
-        description="IDF-weighted share of the query's words in the memory, in [0, 1]; "
-        f"added with weight {LEXICAL_WEIGHT} after the base's cap."
-    )
-    temporal: float = Field(
-        description=f"Query-time date understanding: +{WHEN_WEIGHT} for a memory that says "
-        f"when, to a 'when…' question; +{WINDOW_WEIGHT} for a memory dated in a "
-        "period the query names."
-    )
-    bridge: float = Field(
-        default=0.0,
-        description=f"+{BRIDGE_WEIGHT} when the memory shares a rarer word the query "
-        f"lacks with one of the top {BRIDGE_SEEDS} hits (two-turn "
-        "questions).",
-    )
-    redundancy: float = Field(
-        default=0.0,
-        description="Subtracted for resembling a better-ranked hit (cosine above "
-        f"{DIVERSITY_FLOOR}; up to {DIVERSITY_WEIGHT:.0%} of the "
-        "score): paraphrases make room.",
-    )
-    recency: float
-    importance: float
-    trait_boost: float
-    penalty: float
-
-
-class LinkRef(BaseModel):
-    id: str
-    relation: str
-
-
-class RecallHit(BaseModel):
-    id: str
-    content: str
-    kind: str
-    score: float
-    breakdown: Breakdown
-    event_time: datetime | None
-    created_at: datetime
-    temporality: str
-    stage: str | None = None
-    namespace: str
-    category: str | None = None
-    importance: int
-    source: str = Field(description="'search' for a ranked hit, 'linked' for a 1-hop expansion.")
-    linked_from: str | None = None
-    relation: str | None = None
-    links: list[LinkRef] = Field(default_factory=list)
-
-
-class RecallResult(BaseModel):
-    query: str
-    results: list[RecallHit]
-    embedder: str | None = Field(description="Model that embedded the query; null means full text only.")
-    truncated_by_tokens: bool = False
-    words_not_embedded: list[str] = Field(
-        default_factory=list,
-        description="Words of the query found in most of the user's memories: left out of "
-        "the query's embedding (they would pull every short memory close), still "
-        "matched as text.",
-    )
-    as_of: datetime | None = Field(default=None, description="The moment the answer is as of (time travel).")
-
-
 def estimate_tokens(content: str) -> int:
     """About four characters a token: cheap and close enough for budgeting context."""
     return max(1, math.ceil(len(content) / 4))
 
 
-def _hit(row: dict[str, Any]) -> RecallHit:
+def _hit(row: RecallRow) -> RecallHit:
     return RecallHit(
-        id=str(row["id"]),
-        content=row["content"],
-        kind=row["kind"],
-        score=round(float(row["score"]), 6),
+        id=str(row.id),
+        content=row.content,
+        kind=row.kind,
+        score=round(float(row.score), 6),
         breakdown=Breakdown(
-            vector=float(row["vector"]),
-            text=bool(row["text"]),
-            lexical=round(float(row["lexical"]), 6),
-            temporal=float(row["temporal"]),
-            bridge=float(row["bridge"]),
-            redundancy=round(float(row["redundancy"]), 6),
-            recency=float(row["recency"]),
-            importance=float(row["importance"]),
-            trait_boost=float(row["trait_boost"]),
-            penalty=float(row["penalty"]),
+            vector=float(row.vector),
+            text=bool(row.text),
+            lexical=round(float(row.lexical), 6),
+            temporal=float(row.temporal),
+            bridge=float(row.bridge),
+            redundancy=round(float(row.redundancy), 6),
+            recency=float(row.recency),
+            importance=float(row.importance),
+            trait_boost=float(row.trait_boost),
+            penalty=float(row.penalty),
         ),
-        event_time=row["event_time"],
-        created_at=row["created_at"],
-        temporality=row["temporality"],
-        stage=row["stage"],
-        namespace=row["namespace"],
-        category=row["category"],
-        importance=int(row["importance_raw"]),
-        source=row["source"],
-        linked_from=str(row["linked_from"]) if row["linked_from"] else None,
-        relation=row["relation"],
-        links=[LinkRef(id=str(link["id"]), relation=link["relation"]) for link in row["links"] or []],
+        event_time=row.event_time,
+        created_at=row.created_at,
+        temporality=row.temporality,
+        stage=row.stage,
+        namespace=row.namespace,
+        category=row.category,
+        importance=int(row.importance_raw),
+        source=row.source,
+        linked_from=str(row.linked_from) if row.linked_from else None,
+        relation=row.relation,
+        links=[LinkRef(id=link.id, relation=link.relation) for link in row.links],
     )
 
 
@@ -347,11 +268,12 @@ class RecallService:
                 ) from None
             raise
         if not prepared.include_links:
-            rows = [r for r in rows if r["source"] == "search"]
+            rows = [r for r in rows if r.source == "search"]
         hits = [_hit(r) for r in rows]
         truncated = False
         if prepared.max_tokens is not None:
-            kept, used = [], 0
+            kept: list[RecallHit] = []
+            used = 0
             for hit in hits:
                 cost = estimate_tokens(hit.content)
                 if used + cost <= prepared.max_tokens:

@@ -9,7 +9,7 @@ where a list of ids belongs): that is a `ValidationError` whose message names th
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -88,13 +88,13 @@ class Update(_Item):
 
 
 class MainAnswer(_Item):
-    new_trends: list[NewTrend] = Field(default_factory=list)
-    new_behaviors: list[NewBehavior] = Field(default_factory=list)
-    reinforcements: list[Reinforcement] = Field(default_factory=list)
-    contradictions: list[Contradiction] = Field(default_factory=list)
-    upgrades: list[Upgrade] = Field(default_factory=list)
-    links: list[Link] = Field(default_factory=list)
-    updates: list[Update] = Field(default_factory=list)
+    new_trends: list[NewTrend] = Field(default_factory=list[NewTrend])
+    new_behaviors: list[NewBehavior] = Field(default_factory=list[NewBehavior])
+    reinforcements: list[Reinforcement] = Field(default_factory=list[Reinforcement])
+    contradictions: list[Contradiction] = Field(default_factory=list[Contradiction])
+    upgrades: list[Upgrade] = Field(default_factory=list[Upgrade])
+    links: list[Link] = Field(default_factory=list[Link])
+    updates: list[Update] = Field(default_factory=list[Update])
 
     def trait_texts(self) -> list[str]:
         """Every trait text this answer may create (to embed them in one batch)."""
@@ -121,7 +121,7 @@ class Decision(_Item):
 
 
 class ReviewAnswer(_Item):
-    decisions: list[Decision] = Field(default_factory=list)
+    decisions: list[Decision] = Field(default_factory=list[Decision])
 
 
 A = TypeVar("A", bound=BaseModel)
@@ -137,6 +137,7 @@ def parse_task_answer(model: type[A], answer: Any, required: tuple[str, ...] = (
     keys = list(model.model_fields)
     if not isinstance(answer, dict):
         raise ValueError(f"answer: must be a JSON object with the keys {', '.join(keys)}")
+    answer = cast(dict[str, Any], answer)
     if unknown := [k for k in answer if k not in keys]:
         raise ValueError(f"answer.{unknown[0]}: is not a key of this task's answer; its keys are {', '.join(keys)}")
     if missing := [k for k in required if k not in answer]:

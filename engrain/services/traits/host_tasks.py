@@ -23,13 +23,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput, NotFound
 from engrain.services.memories.extraction import Extraction
-from engrain.services.memories.ingest import IngestResult, IngestService, Message
+from engrain.services.memories.ingest import IngestService, Message
+from engrain.services.memories.results import IngestResult
 from engrain.services.traits import prompts
 from engrain.services.traits.answers import MainAnswer, ReviewAnswer, parse_task_answer
 from engrain.services.traits.reflection.cycle import ReflectionService
 from engrain.services.traits.reflection.planning import Plan, review_candidates
-from engrain.services.traits.reflection.results import ReflectResult
 from engrain.services.traits.reflection.triggers import Trigger
+from engrain.services.traits.results import ReflectResult
 from engrain.services.traits.trait_writer import TraitWriter
 from engrain.storage import host_tasks as task_repo
 from engrain.storage import memories as repo

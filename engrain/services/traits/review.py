@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal, cast
+from typing import TYPE_CHECKING, cast
 
 from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -21,6 +21,7 @@ from engrain.errors import InvalidInput, NotFound
 from engrain.reading import inputs
 from engrain.reading.enrich import content_hash
 from engrain.rules.traits import Stage
+from engrain.services.traits.results import Action, ReviewResult
 from engrain.services.traits.trait_writer import TraitWriter
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
@@ -29,7 +30,6 @@ from engrain.storage.models import Memory
 if TYPE_CHECKING:
     from engrain.services.runtime import Runtime
 
-Action = Literal["endorse", "dismiss", "edit"]
 NEAR_CORE_MARGIN = 0.1  # an established trait this close to core is worth the user's confirmation
 
 
@@ -37,15 +37,6 @@ class CoreCheck(BaseModel):
     """What reflect asks through elicitation before a trait becomes core."""
 
     confirm: bool = Field(description="Yes, this is true about me (no removes it).")
-
-
-class ReviewResult(BaseModel):
-    id: str
-    action: Action
-    content: str
-    stage: str
-    confidence: float
-    evidence_id: str | None = Field(default=None, description="endorse: the confirmation memory added as evidence.")
 
 
 class TraitReview:

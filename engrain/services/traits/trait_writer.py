@@ -39,10 +39,10 @@ from engrain.storage.models import Memory
 
 @dataclass
 class Stats:
-    created: list[uuid.UUID] = field(default_factory=list)
-    updated: set[uuid.UUID] = field(default_factory=set)
-    dissolved: set[uuid.UUID] = field(default_factory=set)
-    blocked: list[str] = field(default_factory=list)  # dismissed texts the model proposed again
+    created: list[uuid.UUID] = field(default_factory=list[uuid.UUID])
+    updated: set[uuid.UUID] = field(default_factory=set[uuid.UUID])
+    dissolved: set[uuid.UUID] = field(default_factory=set[uuid.UUID])
+    blocked: list[str] = field(default_factory=list[str])  # dismissed texts the model proposed again
 
 
 class TraitWriter:

@@ -4,68 +4,21 @@ and the user's profile in markdown (a resource, and the summary in the server in
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
-
-from pydantic import BaseModel, Field
+from typing import TYPE_CHECKING
 
 from engrain.errors import InvalidInput, NotFound
 from engrain.reading import inputs
 from engrain.rules.traits import ACTIVE_STAGES, SUBTYPES, Stage
+from engrain.services.memories.results import HistoryEntry
 from engrain.services.memories.views import split_intentions
+from engrain.services.traits.results import EvidenceView, TraitChild, TraitDetail, TraitList, TraitView
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
-from engrain.storage.models import Memory
 from engrain.text.quoting import DATA_NOTICE, inline, quoted
 
 if TYPE_CHECKING:
     from engrain.services.runtime import Runtime
     from engrain.services.traits.reflection.cycle import ReflectionService
-
-
-class TraitView(BaseModel):
-    id: str
-    content: str
-    subtype: str | None
-    stage: str | None
-    confidence: float | None
-    context: str | None
-    reinforcement_count: int
-    contradiction_count: int
-    first_observed: datetime | None
-    last_reinforced: datetime | None
-    window_end: datetime | None = None
-    parent_id: str | None = None
-    supporting_ids: list[str] | None = None
-    contradicting_ids: list[str] | None = None
-
-    @classmethod
-    def of(cls, t: Memory, evidence: list[dict[str, Any]] | None = None) -> TraitView:
-        view = cls(
-            id=str(t.id),
-            content=t.content,
-            subtype=t.trait_subtype,
-            stage=t.trait_stage,
-            confidence=round(t.trait_confidence, 6) if t.trait_confidence is not None else None,
-            context=t.trait_context,
-            reinforcement_count=t.trait_reinforcement_count or 0,
-            contradiction_count=t.trait_contradiction_count or 0,
-            first_observed=t.trait_first_observed,
-            last_reinforced=t.trait_last_reinforced,
-            window_end=t.trait_window_end,
-            parent_id=str(t.trait_parent_id) if t.trait_parent_id else None,
-        )
-        if evidence is not None:
-            mine = [e for e in evidence if e["trait_id"] == t.id]
-            view.supporting_ids = [str(e["memory_id"]) for e in mine if e["polarity"] == "supporting"]
-            view.contradicting_ids = [str(e["memory_id"]) for e in mine if e["polarity"] == "contradicting"]
-        return view
-
-
-class TraitList(BaseModel):
-    traits: list[TraitView]
-    min_stage: str
-    total: int = Field(description="How many traits matched before `limit`.")
-    as_of: datetime | None = Field(default=None, description="The moment the list is as of (time travel).")
 
 
 def stages_from(min_stage: str) -> tuple[str, ...]:
@@ -133,7 +86,7 @@ class TraitViews:
             shown = rows[:limit] if limit else rows
             ev = await trait_repo.evidence(s, user_id, [t.id for t, *_ in shown]) if include_evidence else None
         if ev is not None:
-            ev = [e for e in ev if e["created_at"] <= at]
+            ev = [e for e in ev if e.created_at <= at]
         views = [
             TraitView.of(t, ev).model_copy(
                 update={
@@ -146,7 +99,7 @@ class TraitViews:
         ]
         return TraitList(traits=views, min_stage=min_stage, total=len(rows), as_of=at)
 
-    async def detail(self, user_id: str, trait_id: str) -> dict[str, Any]:
+    async def detail(self, user_id: str, trait_id: str) -> TraitDetail:
         """A trait with the memories for and against it, its history, parent and children."""
         tid = inputs.memory_id("trait_id", trait_id)
         db = await self.rt.database()
@@ -158,33 +111,13 @@ class TraitViews:
             hist = await repo.history(s, user_id, tid)
             kids = await trait_repo.children(s, user_id, tid)
 
-        def memory(e: dict[str, Any]) -> dict[str, Any]:
-            return {
-                "id": str(e["memory_id"]),
-                "content": e["content"],
-                "kind": e["kind"],
-                "quality": e["quality"],
-                "event_time": e["event_time"].isoformat() if e["event_time"] else None,
-                "learned_at": e["m_at"].isoformat(),
-                "cited_at": e["created_at"].isoformat(),
-            }
-
-        return {
-            **TraitView.of(t).model_dump(mode="json", exclude={"supporting_ids", "contradicting_ids"}),
-            "supporting": [memory(e) for e in ev if e["polarity"] == "supporting"],
-            "contradicting": [memory(e) for e in ev if e["polarity"] == "contradicting"],
-            "children": [{"id": str(k.id), "content": k.content, "subtype": k.trait_subtype} for k in kids],
-            "history": [
-                {
-                    "action": h.action,
-                    "at": h.at.isoformat(),
-                    "reason": h.reason,
-                    "old_content": h.old_content,
-                    "new_content": h.new_content,
-                }
-                for h in hist
-            ],
-        }
+        return TraitDetail(
+            **TraitView.of(t).model_dump(exclude={"supporting_ids", "contradicting_ids"}),
+            supporting=[EvidenceView.of(e) for e in ev if e.polarity == "supporting"],
+            contradicting=[EvidenceView.of(e) for e in ev if e.polarity == "contradicting"],
+            children=[TraitChild(id=str(k.id), content=k.content, subtype=k.trait_subtype) for k in kids],
+            history=[HistoryEntry.of(h) for h in hist],
+        )
 
     async def profile(self, user_id: str) -> str:
         """Markdown: who the user is (core and established traits, pinned facts, upcoming intentions)."""

@@ -16,7 +16,7 @@ from engrain.reading.duplicates import PARAPHRASE_THRESHOLD
 from engrain.rules.traits import Stage
 from engrain.services.traits.answers import MainAnswer, ReviewAnswer
 from engrain.services.traits.reflection.planning import Plan, review_candidates
-from engrain.services.traits.reflection.results import ReflectResult
+from engrain.services.traits.results import ReflectResult
 from engrain.services.traits.trait_writer import TraitWriter
 from engrain.storage import cycles as cycle_repo
 from engrain.storage import links as link_repo
@@ -78,7 +78,7 @@ class ReflectionApplier:
             await cycle_repo.start_cycle(
                 s, cycle_id, plan.user_id, plan.trigger.type or "manual", plan.trigger.value, plan.now
             )
-            code = {}
+            code: dict[str, int] = {}
             for step in (trait_repo.expire_trends, trait_repo.promote_trends, trait_repo.expire_prospective):
                 code.update(await step(s, plan.user_id, plan.now))
             writer = TraitWriter(s, plan.user_id, plan.now, cycle_id, vectors)

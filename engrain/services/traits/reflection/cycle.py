@@ -15,8 +15,8 @@ from engrain.services.traits.answers import MainAnswer, QuestionsAnswer, ReviewA
 from engrain.services.traits.reflection import triggers
 from engrain.services.traits.reflection.applying import ReflectionApplier
 from engrain.services.traits.reflection.planning import Plan, ReflectionPlanner
-from engrain.services.traits.reflection.results import ReflectResult
 from engrain.services.traits.reflection.triggers import Trigger
+from engrain.services.traits.results import ReflectResult
 
 if TYPE_CHECKING:
     from engrain.services.runtime import Runtime

@@ -7,15 +7,15 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from engrain.providers.llm import Prompt
 from engrain.rules.traits import needs_review
 from engrain.services.traits import prompts
 from engrain.services.traits.answers import MainAnswer, QuestionsAnswer
 from engrain.services.traits.reflection import triggers
-from engrain.services.traits.reflection.results import ReflectResult
 from engrain.services.traits.reflection.triggers import Trigger
+from engrain.services.traits.results import ReflectResult
 from engrain.storage import cycles as cycle_repo
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
@@ -40,7 +40,7 @@ class Plan:
     trigger: Trigger
     memories: list[tuple[str, Memory]]
     traits: list[tuple[str, Memory]]
-    evidence: list[tuple[str, Memory]] = field(default_factory=list)
+    evidence: list[tuple[str, Memory]] = field(default_factory=list[tuple[str, Memory]])
     # The watermark the plan was read at: a plan made earlier (a sampling request's resolvers) is used
     # only if no other reflection moved it since.
     since: Mark | None = None
@@ -57,7 +57,7 @@ class Plan:
         return _resolve(ref, self.traits)
 
     def memory_refs(self, refs: Any) -> list[uuid.UUID]:
-        found = [self.memory_ref(r) for r in refs] if isinstance(refs, list) else []
+        found = [self.memory_ref(r) for r in cast(list[Any], refs)] if isinstance(refs, list) else []
         return list(dict.fromkeys(r for r in found if r is not None))
 
     @property
@@ -89,7 +89,7 @@ def review_candidates(plan: Plan, main: MainAnswer) -> list[tuple[str, Memory, l
         tid, ev = plan.trait_ref(c.trait_id), plan.memory_refs(c.contradicting_evidence_ids)
         if tid and ev:
             added_c.setdefault(tid, []).extend(ev)
-    out = []
+    out: list[tuple[str, Memory, list[uuid.UUID]]] = []
     for alias, t in plan.traits:
         if t.id in added_c and needs_review(
             (t.trait_reinforcement_count or 0) + added_r.get(t.id, 0),
@@ -181,11 +181,11 @@ class ReflectionPlanner:
         db = await self.rt.database()
         async with db.sessions() as s:
             rows = await trait_repo.evidence(s, plan.user_id, [t.id for _, t, _ in cases])
-        blocks = []
+        blocks: list[str] = []
         shown = {m.id: m for _, m in [*plan.memories, *plan.evidence]}
         for alias, t, new in cases:
-            support = [r["content"] for r in rows if r["trait_id"] == t.id and r["polarity"] == "supporting"]
-            against = [r["content"] for r in rows if r["trait_id"] == t.id and r["polarity"] == "contradicting"]
+            support = [r.content for r in rows if r.trait_id == t.id and r.polarity == "supporting"]
+            against = [r.content for r in rows if r.trait_id == t.id and r.polarity == "contradicting"]
             against += [shown[m].content for m in new if m in shown]
             blocks.append(
                 f"[{alias}] {quoted(t.content)}\n  supporting: "

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from engrain.providers.llm import Prompt, extract_json
 from engrain.services.traits.answers import MainAnswer, QuestionsAnswer, parse
-from engrain.services.traits.reflection.results import ReflectResult
+from engrain.services.traits.results import ReflectResult
 
 if TYPE_CHECKING:
     from engrain.services.prompting.routes import Route
@@ -35,7 +35,7 @@ STEPS = 3  # the sampled prompts of a cycle: questions (two-stage only), main, r
 class _Request:
     planned: bool = False
     plan: Plan | None = None
-    prompts: dict[int, Prompt] = field(default_factory=dict)  # by step: what the client's model was asked
+    prompts: dict[int, Prompt] = field(default_factory=dict[int, Prompt])  # by step: what the client's model was asked
     asked_about: Memory | None = None  # the trait the user was asked to confirm
 
 

@@ -8,6 +8,8 @@ Revision ID: 0006
 Revises: 0005
 """
 
+from typing import Any
+
 from alembic import op
 from sqlalchemy import text
 
@@ -28,7 +30,7 @@ def upgrade() -> None:
     )
     bind = op.get_bind()
     rows = bind.execute(text("SELECT id, content FROM memories")).all()
-    changed = []
+    changed: list[dict[str, Any]] = []
     for row in rows:
         f = form(row.content)
         if (f.lang, f.ts_config, f.search_text) != ("en", "english", None):

@@ -1,0 +1,148 @@
+"""What the memories domain answers with: the result models of remember, remember_many, forget,
+ingest_conversation and link, and the view of one memory. Their fields and descriptions are the tools'
+output schemas."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from engrain.storage.links import Link
+from engrain.storage.models import Memory, MemoryHistory
+
+
+class RememberResult(BaseModel):
+    id: str
+    status: Literal["created", "duplicate", "merged"]
+    kind: str
+    temporality: str
+    event_time: datetime | None
+    importance: int
+    category: str | None = None
+    procedure_steps: list[str] | None = None
+    superseded: str | None = Field(default=None, description="Id of the memory this one replaced.")
+
+
+class RememberManyResult(BaseModel):
+    results: list[RememberResult] = Field(description="One per item, in the order given.")
+    created: int
+    duplicates: int
+
+    @classmethod
+    def of(cls, results: list[RememberResult]) -> RememberManyResult:
+        created = sum(r.status == "created" for r in results)
+        return cls(results=results, created=created, duplicates=len(results) - created)
+
+
+class ForgetResult(BaseModel):
+    id: str
+    deleted: bool
+    traits_dissolved: list[str] = Field(default_factory=list[str])
+
+
+class IngestResult(BaseModel):
+    created: list[str] = Field(description="Ids of new memories (merged ones included).")
+    duplicates: list[str] = Field(default_factory=list[str], description="Ids of memories that already existed.")
+    summary_id: str | None = None
+    method: Literal["llm", "rules"]
+    llm: str
+    status: Literal["stored", "needs_model"] = Field(
+        default="stored",
+        description="needs_model: the user's own statements were stored for now; answer `task` "
+        "with ingest_conversation(task_id, answer) to store a model's extraction.",
+    )
+    task_id: str | None = None
+    task: str | None = None
+
+
+class LinkResult(BaseModel):
+    source_id: str
+    target_id: str
+    relation: str
+    status: Literal["created", "exists"]
+
+
+class MemoryView(BaseModel):
+    """A memory as resources show it."""
+
+    id: str
+    kind: str
+    content: str
+    namespace: str
+    importance: int
+    category: str | None
+    tags: list[str]
+    temporality: str
+    event_time: datetime | None
+    created_at: datetime
+    valid_until: datetime | None
+    pinned: bool
+    access_count: int
+    last_accessed_at: datetime | None
+    embedder: str | None
+    procedure_steps: list[str] | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict[str, Any])
+    stage: str | None = None
+    confidence: float | None = None
+
+    @classmethod
+    def of(cls, m: Memory) -> MemoryView:
+        return cls(
+            id=str(m.id),
+            kind=m.kind,
+            content=m.content,
+            namespace=m.namespace,
+            importance=m.importance,
+            category=m.category,
+            tags=list(m.tags or []),
+            temporality=m.temporality,
+            event_time=m.event_time,
+            created_at=m.created_at,
+            valid_until=m.valid_until,
+            pinned=m.pinned,
+            access_count=m.access_count,
+            last_accessed_at=m.last_accessed_at,
+            embedder=m.embedder,
+            procedure_steps=(m.metadata_ or {}).get("procedure_steps"),
+            metadata=m.metadata_ or {},
+            stage=m.trait_stage,
+            confidence=m.trait_confidence,
+        )
+
+
+class LinkView(BaseModel):
+    """A link of a memory, with the linked memory's text."""
+
+    id: str
+    relation: str
+    created_by: str
+    content: str
+
+    @classmethod
+    def of(cls, link: Link) -> LinkView:
+        return cls(id=str(link.target_id), relation=link.relation, created_by=link.created_by, content=link.content)
+
+
+class HistoryEntry(BaseModel):
+    """One change of a memory or trait (`at` in ISO 8601, as stored)."""
+
+    action: str
+    at: str
+    old_content: str | None
+    new_content: str | None
+    reason: str | None
+
+    @classmethod
+    def of(cls, h: MemoryHistory) -> HistoryEntry:
+        return cls(
+            action=h.action, at=h.at.isoformat(), old_content=h.old_content, new_content=h.new_content, reason=h.reason
+        )
+
+
+class MemoryDetail(MemoryView):
+    """One memory with its links and its history (the `engrain://memories/{id}` resource)."""
+
+    links: list[LinkView]
+    history: list[HistoryEntry]

@@ -1,0 +1,89 @@
+"""What recall answers with: the result, its hits, their links and the per-hit score breakdown. Their
+fields and descriptions are the recall tool's output schema."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from engrain.rules.recall import (
+    BRIDGE_SEEDS,
+    BRIDGE_WEIGHT,
+    DIVERSITY_FLOOR,
+    DIVERSITY_WEIGHT,
+    LEXICAL_WEIGHT,
+    TEXT_BUMP,
+    WHEN_WEIGHT,
+    WINDOW_WEIGHT,
+)
+
+
+class Breakdown(BaseModel):
+    """Each term of a hit's score; the descriptions are built from the constants the statement uses."""
+
+    vector: float
+    text: bool = Field(description=f"The whole query matched the full-text index (the SPEC's {TEXT_BUMP} bump).")
+    lexical: float = Field(
+        description="IDF-weighted share of the query's words in the memory, in [0, 1]; "
+        f"added with weight {LEXICAL_WEIGHT} after the base's cap."
+    )
+    temporal: float = Field(
+        description=f"Query-time date understanding: +{WHEN_WEIGHT} for a memory that says "
+        f"when, to a 'when…' question; +{WINDOW_WEIGHT} for a memory dated in a "
+        "period the query names."
+    )
+    bridge: float = Field(
+        default=0.0,
+        description=f"+{BRIDGE_WEIGHT} when the memory shares a rarer word the query "
+        f"lacks with one of the top {BRIDGE_SEEDS} hits (two-turn "
+        "questions).",
+    )
+    redundancy: float = Field(
+        default=0.0,
+        description="Subtracted for resembling a better-ranked hit (cosine above "
+        f"{DIVERSITY_FLOOR}; up to {DIVERSITY_WEIGHT:.0%} of the "
+        "score): paraphrases make room.",
+    )
+    recency: float
+    importance: float
+    trait_boost: float
+    penalty: float
+
+
+class LinkRef(BaseModel):
+    id: str
+    relation: str
+
+
+class RecallHit(BaseModel):
+    id: str
+    content: str
+    kind: str
+    score: float
+    breakdown: Breakdown
+    event_time: datetime | None
+    created_at: datetime
+    temporality: str
+    stage: str | None = None
+    namespace: str
+    category: str | None = None
+    importance: int
+    source: str = Field(description="'search' for a ranked hit, 'linked' for a 1-hop expansion.")
+    linked_from: str | None = None
+    relation: str | None = None
+    links: list[LinkRef] = Field(default_factory=list[LinkRef])
+
+
+class RecallResult(BaseModel):
+    query: str
+    results: list[RecallHit]
+    embedder: str | None = Field(description="Model that embedded the query; null means full text only.")
+    truncated_by_tokens: bool = False
+    words_not_embedded: list[str] = Field(
+        default_factory=list,
+        description="Words of the query found in most of the user's memories: left out of "
+        "the query's embedding (they would pull every short memory close), still "
+        "matched as text.",
+    )
+    as_of: datetime | None = Field(default=None, description="The moment the answer is as of (time travel).")

@@ -1,0 +1,9 @@
+from collections.abc import Iterator
+
+class Tokenizer:
+    def cut_for_search(self, sentence: str, HMM: bool = True) -> Iterator[str]: ...
+
+dt: Tokenizer
+
+def setLogLevel(log_level: int) -> None: ...
+def initialize(dictionary: str | None = None) -> None: ...

@@ -1,0 +1,4 @@
+class POSTokenizer:
+    word_tag_tab: dict[str, str]
+
+dt: POSTokenizer
