@@ -17,7 +17,7 @@ import socket
 import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, NotRequired, TypedDict, TypeVar
 
 import anyio
 
@@ -70,6 +70,18 @@ def model_hub_reachable(timeout: float = MODEL_HUB_TIMEOUT) -> bool:
     except OSError:
         return False
     return True
+
+
+class EmbedderStatus(TypedDict):
+    """Which model serves (`id`, `dim`), how loading went (`state`, `message`), and what was configured.
+    `stale_rows`: the status report adds, by embedder, the memories another model embedded."""
+
+    configured: str
+    id: str | None
+    dim: int | None
+    state: str
+    message: str | None
+    stale_rows: NotRequired[dict[str, int]]
 
 
 class EmbedderManager:
@@ -214,14 +226,14 @@ class EmbedderManager:
             raise Unavailable(self.message or "no embedding model is available")
         return self.current
 
-    def status(self) -> dict[str, Any]:
-        return {
-            "configured": self.settings.embedder,
-            "id": self.current.id if self.current else None,
-            "dim": self.current.dim if self.current else None,
-            "state": self.state,
-            "message": self.message,
-        }
+    def status(self) -> EmbedderStatus:
+        return EmbedderStatus(
+            configured=self.settings.embedder,
+            id=self.current.id if self.current else None,
+            dim=self.current.dim if self.current else None,
+            state=self.state,
+            message=self.message,
+        )
 
     # ---- embedding -------------------------------------------------------------------
 

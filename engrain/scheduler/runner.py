@@ -12,14 +12,16 @@ from __future__ import annotations
 import logging
 import time
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import Any
 
 import anyio
 from pydantic import BaseModel
 
 from engrain import metrics
 from engrain.scheduler.jobs import JOBS, Job, JobContext, JobFailed
+from engrain.services.status_report import JobRunView, JobSchedule, SchedulerStatus
 from engrain.storage import jobs as job_repo
+from engrain.storage.jobs import JobRunRow
 
 log = logging.getLogger(__name__)
 ORDER = ("expiry", "digest", "decay")  # expire first, reflect, then decay what is left
@@ -153,7 +155,7 @@ class Scheduler:
         )
         return None
 
-    async def status(self, viewer: str | None = None) -> dict[str, Any]:
+    async def status(self, viewer: str | None = None) -> SchedulerStatus:
         """Each job's last run and next run. `viewer`: the user a resource shows this to, who sees when
         jobs ran but no other user's id, counts or errors (their own session digests in full); None:
         the operator's view (`engrain status`, logs), with everything."""
@@ -162,28 +164,30 @@ class Scheduler:
             last = await job_repo.last_runs(s, scheduled_only=True)
             latest = await job_repo.last_runs(s)
         enabled = self.rt.settings.scheduler == "on"
-        jobs = {}
+        jobs: dict[str, JobSchedule] = {}
         for name in self._ordered(self.jobs):
             run = last.get(name)
             # When it is next due, for whichever server or worker runs jobs on this database.
             next_run = (datetime.fromisoformat(run["started_at"]) + self.interval).isoformat() if run else "now"
-            jobs[name] = {
-                "last_run": _seen_by(run, viewer),
-                "last_any_run": _seen_by(latest.get(name), viewer),
-                "next_run": next_run,
-            }
-        return {"enabled_in_this_server": enabled, "interval_s": self.rt.settings.scheduler_interval, "jobs": jobs}
+            jobs[name] = JobSchedule(
+                last_run=_seen_by(run, viewer), last_any_run=_seen_by(latest.get(name), viewer), next_run=next_run
+            )
+        return SchedulerStatus(
+            enabled_in_this_server=enabled, interval_s=self.rt.settings.scheduler_interval, jobs=jobs
+        )
 
 
-def _seen_by(run: dict[str, Any] | None, viewer: str | None) -> dict[str, Any] | None:
+def _seen_by(run: JobRunRow | None, viewer: str | None) -> JobRunView | None:
     """A job run as `viewer` may see it: whole if it is the operator or the run was this user's own
     digest; else that it ran, when, how it ended, and the settings it ran with (its text-valued stats,
     such as the LLM) — not the counts, ids and errors, which describe other users' data."""
-    if run is None or viewer is None or run["user_id"] == viewer:
-        return run
-    return {
-        **{key: run[key] for key in ("status", "started_at", "finished_at")},
-        "stats": {
-            key: value for key, value in cast(dict[str, Any], run["stats"] or {}).items() if isinstance(value, str)
-        },
-    }
+    if run is None:
+        return None
+    if viewer is None or run["user_id"] == viewer:
+        return JobRunView(**run)
+    return JobRunView(
+        status=run["status"],
+        started_at=run["started_at"],
+        finished_at=run["finished_at"],
+        stats={key: value for key, value in (run["stats"] or {}).items() if isinstance(value, str)},
+    )

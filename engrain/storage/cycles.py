@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import ColumnElement, func, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -108,8 +108,27 @@ async def finish_cycle(
     )
 
 
-async def last_cycle(session: AsyncSession, user_id: str) -> dict[str, Any]:
-    """The user's newest reflection cycle and the watermark, for the status resource."""
+class CycleRow(TypedDict):
+    """A reflection cycle as the status report shows it (`stats` as the cycle stored them)."""
+
+    id: str
+    trigger: str | None
+    status: str
+    started_at: str
+    stats: dict[str, Any] | None
+    error: str | None
+
+
+class ReflectionState(TypedDict):
+    """The user's newest cycle, the watermark (ISO 8601), and how many memories wait past it."""
+
+    last_cycle: CycleRow | None
+    watermark: str | None
+    memories_pending: int
+
+
+async def reflection_state(session: AsyncSession, user_id: str) -> ReflectionState:
+    """The user's newest reflection cycle, the watermark and the memories past it, for the status report."""
     cycle = (
         await session.execute(
             select(ReflectionCycle)
@@ -119,16 +138,17 @@ async def last_cycle(session: AsyncSession, user_id: str) -> dict[str, Any]:
         )
     ).scalar_one_or_none()
     mark = await watermark(session, user_id)
-    if cycle is None:
-        return {"last_cycle": None, "watermark": mark.at.isoformat() if mark else None}
-    return {
-        "last_cycle": {
-            "id": str(cycle.id),
-            "trigger": cycle.trigger_type,
-            "status": cycle.status,
-            "started_at": cycle.started_at.isoformat(),
-            "stats": cycle.stats,
-            "error": cycle.error,
-        },
-        "watermark": mark.at.isoformat() if mark else None,
-    }
+    pending = (await importance_since(session, user_id, mark))[0]
+    row = (
+        CycleRow(
+            id=str(cycle.id),
+            trigger=cycle.trigger_type,
+            status=cycle.status,
+            started_at=cycle.started_at.isoformat(),
+            stats=cycle.stats,
+            error=cycle.error,
+        )
+        if cycle is not None
+        else None
+    )
+    return ReflectionState(last_cycle=row, watermark=mark.at.isoformat() if mark else None, memories_pending=pending)

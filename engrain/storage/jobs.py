@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -11,23 +11,34 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engrain.storage.models import JobRun
 
 
-def _run_dict(run: JobRun) -> dict[str, Any]:
-    return {
-        "status": run.status,
-        "user_id": run.user_id,
-        "started_at": run.started_at.isoformat(),
-        "finished_at": run.finished_at.isoformat() if run.finished_at else None,
-        "stats": run.stats,
-        "error": run.error,
-    }
+class JobRunRow(TypedDict):
+    """A job's run: `user_id` None for a run over every user; times in ISO 8601; `stats` as the job wrote them."""
+
+    status: str
+    user_id: str | None
+    started_at: str
+    finished_at: str | None
+    stats: dict[str, Any] | None
+    error: str | None
 
 
-async def last_runs(session: AsyncSession, *, scheduled_only: bool = False) -> dict[str, dict[str, Any]]:
+def _run_row(run: JobRun) -> JobRunRow:
+    return JobRunRow(
+        status=run.status,
+        user_id=run.user_id,
+        started_at=run.started_at.isoformat(),
+        finished_at=run.finished_at.isoformat() if run.finished_at else None,
+        stats=run.stats,
+        error=run.error,
+    )
+
+
+async def last_runs(session: AsyncSession, *, scheduled_only: bool = False) -> dict[str, JobRunRow]:
     """The newest run of each job (scheduled_only: runs over all users, not one session's digest)."""
     stmt = select(JobRun).distinct(JobRun.job).order_by(JobRun.job, JobRun.started_at.desc(), JobRun.id.desc())
     if scheduled_only:
         stmt = stmt.where(JobRun.user_id.is_(None), JobRun.status.in_(["completed", "failed"]))
-    return {run.job: _run_dict(run) for run in (await session.execute(stmt)).scalars()}
+    return {run.job: _run_row(run) for run in (await session.execute(stmt)).scalars()}
 
 
 async def start_run(session: AsyncSession, job: str, user_id: str | None, now: datetime) -> int:

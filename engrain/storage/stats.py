@@ -4,7 +4,7 @@ awaiting a re-embedding, and the language mix of a sample of memories."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TypedDict
 
 from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -27,7 +27,22 @@ async def count_live(session: AsyncSession, user_id: str, now: datetime, *, cap:
     )
 
 
-async def counts(session: AsyncSession, user_id: str, now: datetime) -> dict[str, Any]:
+class Counts(TypedDict):
+    """A user's rows: live memories by kind, live traits by stage, archived or superseded ones, and the
+    embedders their vectors come from."""
+
+    by_kind: dict[str, int]
+    traits_by_stage: dict[str, int]
+    inactive: int
+    by_embedder: dict[str, int]
+
+
+class DatabaseSize(TypedDict):
+    size_bytes: int
+    size: str  # as pg_size_pretty writes it
+
+
+async def counts(session: AsyncSession, user_id: str, now: datetime) -> Counts:
     """Live memories by kind, live traits by stage, archived/superseded rows, and embedders in use."""
     by_kind = await session.execute(
         select(Memory.kind, func.count()).where(Memory.user_id == user_id, live(now)).group_by(Memory.kind)
@@ -43,15 +58,15 @@ async def counts(session: AsyncSession, user_id: str, now: datetime) -> dict[str
         .where(Memory.user_id == user_id, Memory.kind == "trait", live(now))
         .group_by(Memory.trait_stage)
     )
-    return {
-        "by_kind": {k: n for k, n in by_kind.all()},
-        "traits_by_stage": {k: n for k, n in stages.all()},
-        "inactive": int(inactive or 0),
-        "by_embedder": {e: n for e, n in embedders.all()},
-    }
+    return Counts(
+        by_kind={k: n for k, n in by_kind.all()},
+        traits_by_stage={k: n for k, n in stages.all() if k is not None},
+        inactive=int(inactive or 0),
+        by_embedder={e: n for e, n in embedders.all() if e is not None},
+    )
 
 
-async def database_size(session: AsyncSession) -> dict[str, Any]:
+async def database_size(session: AsyncSession) -> DatabaseSize:
     row = (
         await session.execute(
             text(
@@ -60,7 +75,7 @@ async def database_size(session: AsyncSession) -> dict[str, Any]:
             )
         )
     ).one()
-    return {"size_bytes": int(row.b), "size": row.p}
+    return DatabaseSize(size_bytes=int(row.b), size=str(row.p))
 
 
 async def count_stale(session: AsyncSession, embedder_id: str) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypedDict, TypeVar
 
 from engrain.errors import EngrainError
 from engrain.providers.llm import Ask, LLMChoice, LLMError, Prompt, extract_json
@@ -20,6 +20,17 @@ NO_SAMPLING = (
     "ENGRAIN_LLM=sampling, but this client declared no sampling capability: no model looked at the new "
     "memories, which stay pending"
 )
+
+
+class RouteNames(TypedDict):
+    client_samples: str
+    client_does_not_sample: str
+
+
+class RoutesDescription(TypedDict):
+    provider: str  # the direct provider's name, else ENGRAIN_LLM's kind
+    mode: str
+    route: RouteNames
 
 
 class SampledAnswers:
@@ -89,10 +100,10 @@ class ModelRoutes:
         ask = self.choice.direct_ask()
         return Route("direct", self.choice.name, ask) if ask is not None else Route("none", self.choice.name)
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> RoutesDescription:
         """The configured model and the route a client takes with and without sampling (the status report)."""
-        return {
-            "provider": self.choice.name,
-            "mode": self.choice.kind,
-            "route": {"client_samples": self.choice.route(True), "client_does_not_sample": self.choice.route(False)},
-        }
+        return RoutesDescription(
+            provider=self.choice.name,
+            mode=self.choice.kind,
+            route=RouteNames(client_samples=self.choice.route(True), client_does_not_sample=self.choice.route(False)),
+        )
