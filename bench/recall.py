@@ -28,7 +28,8 @@ from bench.homes import scratch_home
 from engrain.config import Settings
 from engrain.server.app import create_server
 from engrain.server.state import AppState
-from engrain.services.memories.writing import BatchItem
+from engrain.services.memories.writing import RememberRequest
+from engrain.services.recall.search import RecallRequest
 from engrain.storage.recall import RecallFilter, RecallQuery
 from engrain.storage.vector_index import vector_index_name
 from engrain.text.fulltext import query_form
@@ -261,7 +262,7 @@ async def run_size(size: int, embedder: str, queries: int, singles: int) -> dict
 
         async def store(chunk: list[str]) -> None:
             async with limiter:
-                await app.memories.remember_many("bench", [BatchItem(content=t) for t in chunk])
+                await app.memories.remember_many("bench", [RememberRequest(content=t) for t in chunk])
 
         async with anyio.create_task_group() as tg:
             for start in range(0, size, 1000):
@@ -277,7 +278,7 @@ async def run_size(size: int, embedder: str, queries: int, singles: int) -> dict
         single = []
         for i in range(singles):
             t0 = time.perf_counter()
-            await app.memories.remember("bench", memory(rng, size + i) + f" (single {i})")
+            await app.memories.remember("bench", RememberRequest(content=memory(rng, size + i) + f" (single {i})"))
             single.append(time.perf_counter() - t0)
         result["remember_single_service"] = percentiles(single)
 
@@ -291,7 +292,7 @@ async def run_size(size: int, embedder: str, queries: int, singles: int) -> dict
         service = []
         for q in qs:
             t0 = time.perf_counter()
-            await app.recall.recall("bench", q, track_access=False)
+            await app.recall.recall("bench", RecallRequest(q, track_access=False))
             service.append(time.perf_counter() - t0)
         result["recall_service"] = percentiles(service)
         through_mcp = []

@@ -228,7 +228,7 @@ async def test_remember_many_dedups_and_validates_all_or_nothing(session):
 
 async def test_remember_many_keeps_internal_metadata(session):
     """Benchmarks and imports inside the server pass metadata (a LoCoMo dia_id) the tool does not offer."""
-    from engrain.services.memories.writing import BatchItem
+    from engrain.services.memories.writing import RememberRequest as BatchItem
 
     _, app = session
     [out] = await app.memories.remember_many(
@@ -240,7 +240,7 @@ async def test_remember_many_keeps_internal_metadata(session):
 async def test_concurrent_batches_with_the_same_texts_store_each_once(session):
     import anyio
 
-    from engrain.services.memories.writing import BatchItem
+    from engrain.services.memories.writing import RememberRequest as BatchItem
 
     _, app = session
     texts = [f"Shared memory number {i}" for i in range(200)]

@@ -57,17 +57,16 @@ async def expiry(ctx: JobContext, now: datetime, user_id: str | None, dry_run: b
 
     async def work(s: Any) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        steps = (
-            ("intentions", trait_repo.expire_prospective),
-            ("trend_promotion", trait_repo.promote_trends),
-            ("trend_expiry", trait_repo.expire_trends),
+        steps = (  # (what the sample shows, the count's name, the pass)
+            ("intentions", "expired_intentions", trait_repo.expire_prospective),
+            ("trend_promotion", "promoted", trait_repo.promote_trends),
+            ("trend_expiry", "expired_trends", trait_repo.expire_trends),
         )
-        for name, step in steps:
+        for name, counted_as, step in steps:
             result = await step(s, user_id, now)
-            sample = result.pop("sample", [])
-            out.update(result)
+            out[counted_as] = result["changed"]
             if dry_run:
-                out[f"{name}_sample"] = sample
+                out[f"{name}_sample"] = result["sample"]
         return out
 
     return await _in_transaction(ctx, dry_run, work)

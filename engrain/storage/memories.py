@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple, TypedDict, cast
 
 from sqlalchemy import Table, or_, select, text, update
 from sqlalchemy import inspect as sa_inspect
@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engrain.rules.traits import Stage
 from engrain.storage.models import Memory, MemoryHistory
 from engrain.storage.sqltext import sql_literal, vector_literal
-from engrain.storage.traits import sample_sql
+from engrain.storage.traits import SampleRow, sample_sql
 from engrain.storage.vector_index import ensure_vector_index
 from engrain.text import fulltext
 
@@ -337,9 +337,19 @@ def _erase_sql(doomed_sql: str) -> str:
     """
 
 
+class Erasure(TypedDict):
+    """What an erasure removed: memories and history rows, and the traits it left without support."""
+
+    deleted: int
+    history_erased: int
+    ids: list[uuid.UUID]
+    traits_dissolved: list[uuid.UUID]
+    sample: list[SampleRow]
+
+
 async def erase(
     session: AsyncSession, doomed_sql: str, params: dict[str, Any], now: datetime, reason: str | None
-) -> dict[str, Any]:
+) -> Erasure:
     """Forget, for good, the memories `doomed_sql` selects (a query returning `user_id, id`), and everything that
     holds their words: their history (creates, merges, edits), and the memories they replaced
     (followed through `superseded_by`) with theirs. Links and trait evidence go by ON DELETE CASCADE;
@@ -352,18 +362,18 @@ async def erase(
         now,
         "lost its last supporting evidence (a memory was forgotten)",
     )
-    return {
-        "deleted": int(row.deleted),
-        "history_erased": int(row.history_erased),
-        "ids": list(row.ids),
-        "traits_dissolved": dissolved,
-        "sample": row.sample,
-    }
+    return Erasure(
+        deleted=int(row.deleted),
+        history_erased=int(row.history_erased),
+        ids=list(row.ids),
+        traits_dissolved=dissolved,
+        sample=row.sample,
+    )
 
 
 async def erase_ids(
     session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID], now: datetime, reason: str | None
-) -> dict[str, Any]:
+) -> Erasure:
     """`erase` for these memories of one user."""
     return await erase(
         session,

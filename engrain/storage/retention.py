@@ -7,14 +7,14 @@ built from them. Memories younger than the minimum age and plans still in the fu
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.rules.retention import idle_exponent_sql, may_fade_sql, retention_sql
 from engrain.storage.memories import FADED_AWAY, erase
 from engrain.storage.sqltext import safe_exp
-from engrain.storage.traits import run_pass, sample_sql
+from engrain.storage.traits import SampleRow, run_pass, sample_sql
 
 _IDLE_EXPONENT = idle_exponent_sql(
     ":lam", "extract(epoch FROM (CAST(:now AS timestamptz) - coalesce(m.last_accessed_at, m.created_at))) / 86400.0"
@@ -35,6 +35,15 @@ def _doomed_cte(user_filter: str) -> str:
     doomed AS (SELECT * FROM scored WHERE retention < CAST(:threshold AS float8))"""
 
 
+class Fading(TypedDict):
+    """What a retention pass did: memories archived (or, in delete mode, erased) and traits dissolved."""
+
+    archived: int
+    deleted: int
+    traits_dissolved: int
+    sample: list[SampleRow]
+
+
 async def fade_memories(
     session: AsyncSession,
     user_id: str | None,
@@ -44,7 +53,7 @@ async def fade_memories(
     threshold: float,
     min_created: datetime,
     delete: bool,
-) -> dict[str, Any]:
+) -> Fading:
     """Archive (valid_until = now, kept for export) or delete every memory below the threshold."""
     user_filter = "AND m.user_id = :user" if user_id is not None else ""
     params: dict[str, Any] = {"now": now, "lam": lam, "threshold": threshold, "min_created": min_created}
@@ -62,9 +71,10 @@ async def fade_memories(
             SELECT id, user_id, 'archive',
                    format('retention %s below %s', round(retention::numeric, 4), CAST(:threshold AS float8)), :now
             FROM upd RETURNING 1)
-        SELECT (SELECT count(*) FROM upd) AS archived, 0 AS deleted, 0 AS traits_dissolved, {sample_sql("upd")}
+        SELECT (SELECT count(*) FROM upd) AS archived, {sample_sql("upd")}
         """
-        return await run_pass(session, sql, params)
+        row = await run_pass(session, sql, params)
+        return Fading(archived=int(row["archived"]), deleted=0, traits_dissolved=0, sample=row["sample"])
     # Delete mode: exactly `forget`, for every faded memory at once.
     erased = await erase(
         session,
@@ -73,9 +83,9 @@ async def fade_memories(
         now,
         FADED_AWAY,
     )
-    return {
-        "archived": 0,
-        "deleted": erased["deleted"],
-        "traits_dissolved": len(erased["traits_dissolved"]),
-        "sample": erased["sample"],
-    }
+    return Fading(
+        archived=0,
+        deleted=erased["deleted"],
+        traits_dissolved=len(erased["traits_dissolved"]),
+        sample=erased["sample"],
+    )

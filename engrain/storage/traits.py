@@ -11,9 +11,9 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
-from sqlalchemy import func, select, text, update
+from sqlalchemy import RowMapping, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -294,10 +294,29 @@ def sample_sql(cte: str) -> str:
     )
 
 
-async def run_pass(session: AsyncSession, sql: str, params: dict[str, Any]) -> dict[str, Any]:
+class SampleRow(TypedDict):
+    id: str
+    user_id: str
+    content: str  # its first 120 characters
+
+
+class Changed(TypedDict):
+    """What a pass changed: how many rows, and a few of them (what a dry run shows)."""
+
+    changed: int
+    sample: list[SampleRow]
+
+
+class Decayed(TypedDict):
+    decayed: int
+    dissolved: int
+    stage_changes: int  # a trait decayed into a lower stage
+    sample: list[SampleRow]
+
+
+async def run_pass(session: AsyncSession, sql: str, params: dict[str, Any]) -> RowMapping:
     """Run a pass statement; its single row holds counts (and optionally a sample of changed rows)."""
-    row = (await session.execute(text(sql), params)).mappings().one()
-    return {k: (v if k == "sample" else int(v)) for k, v in row.items()}
+    return (await session.execute(text(sql), params)).mappings().one()
 
 
 async def _update_with_history(
@@ -309,8 +328,7 @@ async def _update_with_history(
     where_sql: str,
     action: str,
     reason: str,
-    counted_as: str,
-) -> dict[str, Any]:
+) -> Changed:
     """One statement: update the matching rows and write a history row for each."""
     sql = f"""
     WITH upd AS (
@@ -321,18 +339,18 @@ async def _update_with_history(
         INSERT INTO memory_history (memory_id, user_id, action, reason, at, stage, confidence)
         SELECT id, user_id, :action, :reason, :now, CASE WHEN kind = 'trait' THEN trait_stage END,
                CASE WHEN kind = 'trait' THEN trait_confidence END FROM upd RETURNING 1)
-    SELECT (SELECT count(*) FROM upd) AS {counted_as}, {sample_sql("upd")}
+    SELECT (SELECT count(*) FROM upd) AS changed, {sample_sql("upd")}
     """
-    return await run_pass(session, sql, _params(user_id, now=now, action=action, reason=reason))
+    row = await run_pass(session, sql, _params(user_id, now=now, action=action, reason=reason))
+    return Changed(changed=int(row["changed"]), sample=row["sample"])
 
 
-async def promote_trends(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, Any]:
+async def promote_trends(session: AsyncSession, user_id: str | None, now: datetime) -> Changed:
     """Trends reinforced at least twice inside their window become candidates."""
     return await _update_with_history(
         session,
         user_id,
         now,
-        counted_as="promoted",
         action="stage",
         set_sql=f"trait_stage = '{Stage.CANDIDATE}', trait_confidence = {PROMOTED_CONFIDENCE}",
         where_sql=f"m.kind = 'trait' AND m.valid_until IS NULL AND {promotable_sql('m')}",
@@ -340,13 +358,12 @@ async def promote_trends(session: AsyncSession, user_id: str | None, now: dateti
     )
 
 
-async def expire_trends(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, Any]:
+async def expire_trends(session: AsyncSession, user_id: str | None, now: datetime) -> Changed:
     """Trends whose window passed with fewer than 2 reinforcements dissolve."""
     return await _update_with_history(
         session,
         user_id,
         now,
-        counted_as="expired_trends",
         action="dissolve",
         set_sql=f"trait_stage = '{Stage.DISSOLVED}', valid_until = :now",
         where_sql=f"m.kind = 'trait' AND m.valid_until IS NULL AND {expired_trend_sql('m')}",
@@ -354,13 +371,12 @@ async def expire_trends(session: AsyncSession, user_id: str | None, now: datetim
     )
 
 
-async def expire_prospective(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, Any]:
+async def expire_prospective(session: AsyncSession, user_id: str | None, now: datetime) -> Changed:
     """Plans whose date passed become historical."""
     return await _update_with_history(
         session,
         user_id,
         now,
-        counted_as="expired_intentions",
         action="expire",
         set_sql="temporality = 'historical'",
         where_sql="m.temporality = 'prospective' AND m.event_time < :now "
@@ -369,7 +385,7 @@ async def expire_prospective(session: AsyncSession, user_id: str | None, now: da
     )
 
 
-async def decay_traits(session: AsyncSession, user_id: str | None, now: datetime) -> dict[str, Any]:
+async def decay_traits(session: AsyncSession, user_id: str | None, now: datetime) -> Decayed:
     """`rules.traits.decayed` for every non-trend active trait.
 
     Days count from the later of the last reinforcement and the last decay pass (kept in
@@ -413,4 +429,10 @@ async def decay_traits(session: AsyncSession, user_id: str | None, now: datetime
            (SELECT count(*) FROM upd WHERE new_stage = '{Stage.DISSOLVED}') AS dissolved,
            (SELECT count(*) FROM hist) AS stage_changes, {sample_sql("upd")}
     """
-    return await run_pass(session, sql, _params(user_id, now=now))
+    row = await run_pass(session, sql, _params(user_id, now=now))
+    return Decayed(
+        decayed=int(row["decayed"]),
+        dissolved=int(row["dissolved"]),
+        stage_changes=int(row["stage_changes"]),
+        sample=row["sample"],
+    )

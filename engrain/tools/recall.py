@@ -9,7 +9,7 @@ from pydantic import Field, StrictInt
 
 from engrain.reading import inputs
 from engrain.services.recall.results import RecallResult
-from engrain.services.recall.search import RecallService
+from engrain.services.recall.search import RecallRequest, RecallService
 from engrain.tools.common import Caller, plural, shorten, structured, tool_errors
 
 DESCRIPTION = (
@@ -53,8 +53,7 @@ def register(server: MCPServer, recall_service: RecallService, caller: Caller) -
             ),
         ] = None,
     ) -> Annotated[CallToolResult, RecallResult]:
-        result = await recall_service.recall(
-            user,
+        request = RecallRequest(
             query,
             limit=limit,
             kinds=kinds,
@@ -66,6 +65,7 @@ def register(server: MCPServer, recall_service: RecallService, caller: Caller) -
             max_tokens=max_tokens,
             as_of=as_of,
         )
+        result = await recall_service.recall(user, request)
         when = f" as of {result.as_of.isoformat(timespec='seconds')}" if result.as_of else ""
         lines = [f"{plural(len(result.results), 'memory')} for {shorten(query, 60)!r}{when}:"]
         lines += [

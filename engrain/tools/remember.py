@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field, StrictInt
 
 from engrain.reading import inputs
 from engrain.services.memories.results import RememberManyResult, RememberResult
-from engrain.services.memories.writing import MAX_BATCH, BatchItem, MemoryService
+from engrain.services.memories.writing import MAX_BATCH, MemoryService, RememberRequest
 from engrain.tools.common import Caller, plural, shorten, structured, tool_errors
 
 DESCRIPTION = (
@@ -69,9 +69,8 @@ def register(server: MCPServer, memories: MemoryService, caller: Caller) -> None
         pinned: Annotated[bool, Field(description=PINNED)] = False,
         supersedes: Annotated[str | None, Field(description="Id of a memory this one replaces.")] = None,
     ) -> Annotated[CallToolResult, RememberResult]:
-        result = await memories.remember(
-            user,
-            content,
+        request = RememberRequest(
+            content=content,
             kind=kind,
             importance=importance,
             event_time=event_time,
@@ -81,6 +80,7 @@ def register(server: MCPServer, memories: MemoryService, caller: Caller) -> None
             pinned=pinned,
             supersedes=supersedes,
         )
+        result = await memories.remember(user, request)
         when = f", event {result.event_time.date().isoformat()}" if result.event_time else ""
         summary = f"{result.status}: {result.id} ({result.kind}, {result.temporality}{when}) — {shorten(content)}"
         return structured(summary, result)
@@ -96,7 +96,7 @@ def register(server: MCPServer, memories: MemoryService, caller: Caller) -> None
         user: Annotated[str, Resolve(caller)],
         items: Annotated[list[MemoryItem], Field(description="The memories, in order.")],
     ) -> Annotated[CallToolResult, RememberManyResult]:
-        results = await memories.remember_many(user, [BatchItem(**item.model_dump()) for item in items])
+        results = await memories.remember_many(user, [RememberRequest(**item.model_dump()) for item in items])
         result = RememberManyResult.of(results)
         summary = f"{plural(result.created, 'memory')} stored, {plural(result.duplicates, 'duplicate')} recognised"
         return structured(summary, result)

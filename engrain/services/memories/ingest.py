@@ -23,6 +23,7 @@ from engrain.reading.enrich import procedure_steps
 from engrain.reading.mood import sentences
 from engrain.services.memories.extraction import ExtractedMemory, Extraction
 from engrain.services.memories.results import IngestResult
+from engrain.services.memories.writing import RememberRequest
 from engrain.text.languages import ENGLISH, detect
 from engrain.text.quoting import DATA_NOTICE, quoted
 
@@ -228,24 +229,22 @@ class IngestService:
         created: list[str] = []
         duplicates: list[str] = []
         for item in items[:MAX_EXTRACTED]:
-            fields = item.model_dump(exclude_none=True)
-            if steps := [x.strip()[:500] for x in item.procedure_steps or [] if x.strip()][:30]:
-                fields["procedure_steps"] = steps if len(steps) >= 2 else None
-            fields = {k: v for k, v in fields.items() if v is not None}
+            steps = [x.strip()[:500] for x in item.procedure_steps or [] if x.strip()][:30]
+            request = RememberRequest(**item.model_dump(exclude={"procedure_steps"}))
+            request.procedure_steps = steps if len(steps) >= 2 else None
             try:
-                result = await self.memories.remember(user_id, source=source, session=session, **fields)
+                result = await self.memories.remember(user_id, request, source=source, session=session)
             except InvalidInput:
-                if "event_time" not in fields:
+                if request.event_time is None:
                     raise
-                fields.pop("event_time")  # a date the model wrote in a form we cannot read: keep the memory
-                result = await self.memories.remember(user_id, source=source, session=session, **fields)
+                request.event_time = None  # a date the model wrote in a form we cannot read: keep the memory
+                result = await self.memories.remember(user_id, request, source=source, session=session)
             (duplicates if result.status == "duplicate" else created).append(result.id)
         summary_id = None
         if summary and summary.strip() and "\x00" not in summary:
             text = "Conversation summary: " + " ".join(summary.split())[:1000]
-            result = await self.memories.remember(
-                user_id, text, kind="episodic", source=source, event_time=self.rt.clock().isoformat(), session=session
-            )
+            request = RememberRequest(content=text, kind="episodic", event_time=self.rt.clock().isoformat())
+            result = await self.memories.remember(user_id, request, source=source, session=session)
             summary_id = result.id
             for memory_id in dict.fromkeys([*created, *duplicates]):
                 if memory_id != summary_id:

@@ -82,8 +82,12 @@ class Prepared:
         )
 
 
-class BatchItem(BaseModel):
-    """One memory of a batch (`remember_many`): the arguments of `remember` but `supersedes`."""
+class RememberRequest(BaseModel):
+    """One memory to store, as `remember` takes it; `remember_many` takes a list of them (without
+    `supersedes`). Every value is checked when it is stored, and an error names its field.
+
+    `temporality` and `procedure_steps` are not tool arguments: conversation ingestion passes what the
+    model extracted, which wins over the rule-based inference like any given value."""
 
     content: str
     kind: str | None = None
@@ -94,6 +98,9 @@ class BatchItem(BaseModel):
     namespace: str | None = None
     pinned: bool = False
     metadata: dict[str, Any] | None = None
+    supersedes: str | None = None
+    temporality: str | None = None
+    procedure_steps: list[str] | None = None
 
 
 async def to_thread(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -125,51 +132,26 @@ class MemoryService:
     async def remember(
         self,
         user_id: str,
-        content: str,
+        request: RememberRequest,
         *,
-        kind: str | None = None,
-        importance: int | None = None,
-        event_time: str | None = None,
-        category: str | None = None,
-        tags: list[str] | None = None,
-        namespace: str | None = None,
-        pinned: bool = False,
-        supersedes: str | None = None,
         source: str | None = None,
-        temporality: str | None = None,
-        procedure_steps: list[str] | None = None,
         session: AsyncSession | None = None,
     ) -> RememberResult:
         """Store one memory, or recognise it as a duplicate / near-duplicate of a live one.
 
-        `temporality` and `procedure_steps` are not tool arguments: conversation ingestion passes
-        what the model extracted, which wins over the rule-based inference like any given value.
-        `session`: write inside the caller's transaction (ingestion stores a whole answer or nothing);
-        without one, the memory is its own transaction."""
+        `source`: where it came from (a conversation's id). `session`: write inside the caller's
+        transaction (ingestion stores a whole answer or nothing); without one, the memory is its own
+        transaction."""
         now = self.rt.clock()
-        await fulltext.load_for(content)
+        await fulltext.load_for(request.content)
         # Reading the text (dates, mood, language) is CPU work: a worker thread keeps the event loop, and
         # so every other user's calls, free while it runs.
-        item = await to_thread(
-            self._prepare,
-            content,
-            now,
-            kind=kind,
-            importance=importance,
-            event_time=event_time,
-            category=category,
-            tags=tags,
-            namespace=namespace,
-            pinned=pinned,
-            source=source,
-            temporality=temporality,
-            procedure_steps=procedure_steps,
-        )
-        old_id = inputs.memory_id("supersedes", supersedes) if supersedes else None
+        item = await to_thread(self._prepare, request, now, source)
+        old_id = inputs.memory_id("supersedes", request.supersedes) if request.supersedes else None
         db = await self.rt.database()
         # Embed first, so that the duplicate check, the near-duplicate search and the insert share one
         # transaction (one connection, one commit) — the embedding is cheap or cached, the round trips are not.
-        model, vector = await self.rt.embeddings.embed_one(content)
+        model, vector = await self.rt.embeddings.embed_one(request.content)
         async with db.transaction(session) as s:
             return await self._write(s, user_id, item, old_id, model, vector, now)
 
@@ -236,26 +218,11 @@ class MemoryService:
                 "(ENGRAIN_MAX_MEMORIES_PER_USER); forget some or raise the quota"
             )
 
-    def _prepare(
-        self,
-        content: str,
-        now: datetime,
-        *,
-        kind: str | None,
-        importance: int | None,
-        event_time: str | None,
-        category: str | None,
-        tags: list[str] | None,
-        namespace: str | None,
-        pinned: bool,
-        source: str | None,
-        temporality: str | None = None,
-        procedure_steps: list[str] | None = None,
-        metadata: dict[str, Any] | None = None,
-    ) -> Prepared:
+    def _prepare(self, request: RememberRequest, now: datetime, source: str | None) -> Prepared:
         """Validate every field (naming it in the error) and enrich the text; nothing is written."""
         tz = self.rt.settings.tz
-        content = inputs.text_field("content", content, inputs.MAX_CONTENT_CHARS)
+        kind, importance, event_time, category = request.kind, request.importance, request.event_time, request.category
+        content = inputs.text_field("content", request.content, inputs.MAX_CONTENT_CHARS)
         lang = detect(content)
         if kind is not None:
             kind = inputs.kind("kind", kind, inputs.WRITABLE_KINDS)
@@ -272,11 +239,11 @@ class MemoryService:
         if source is not None:
             source = inputs.text_field("source", source, 200)
         info = enrich(content, now, tz, event_time=explicit_time, lang=lang)
-        if procedure_steps:
-            info.procedure_steps, info.kind = procedure_steps, "procedural"
-        if temporality is not None:
-            info.temporality = inputs.kind("temporality", temporality, ("current", "historical", "prospective"))
-        extra: dict[str, Any] = dict(metadata or {})
+        if request.procedure_steps:
+            info.procedure_steps, info.kind = request.procedure_steps, "procedural"
+        if request.temporality is not None:
+            info.temporality = inputs.kind("temporality", request.temporality, ("current", "historical", "prospective"))
+        extra: dict[str, Any] = dict(request.metadata or {})
         if info.procedure_steps:
             extra["procedure_steps"] = info.procedure_steps
         if info.date_text:
@@ -287,43 +254,31 @@ class MemoryService:
             content=content,
             digest=content_hash(content),
             kind=kind or info.kind,
-            namespace=inputs.namespace(namespace) if namespace is not None else "default",
+            namespace=inputs.namespace(request.namespace) if request.namespace is not None else "default",
             importance_given=importance or (IMPORTANT if info.important else None),
             lang=lang,
             category=category or info.category,
-            tags=inputs.tags(tags or []),
+            tags=inputs.tags(request.tags or []),
             temporality=info.temporality,
             event_time=info.event_time,
-            pinned=bool(pinned),
+            pinned=bool(request.pinned),
             source=source,
             metadata=extra,
         )
 
-    def _prepare_batch(self, items: list[BatchItem], now: datetime, source: str | None) -> list[Prepared]:
+    def _prepare_batch(self, items: list[RememberRequest], now: datetime, source: str | None) -> list[Prepared]:
         prepared: list[Prepared] = []
         for i, it in enumerate(items):
             try:
-                prepared.append(
-                    self._prepare(
-                        it.content,
-                        now,
-                        kind=it.kind,
-                        importance=it.importance,
-                        event_time=it.event_time,
-                        category=it.category,
-                        tags=it.tags,
-                        namespace=it.namespace,
-                        pinned=it.pinned,
-                        source=source,
-                        metadata=it.metadata,
-                    )
-                )
+                if it.supersedes is not None:
+                    raise InvalidInput("supersedes", "is not taken in a batch; replace a memory with remember")
+                prepared.append(self._prepare(it, now, source))
             except InvalidInput as exc:
                 raise InvalidInput(f"items[{i}].{exc.field}", str(exc).split(": ", 1)[1]) from None
         return prepared
 
     async def remember_many(
-        self, user_id: str, items: list[BatchItem], *, source: str | None = None
+        self, user_id: str, items: list[RememberRequest], *, source: str | None = None
     ) -> list[RememberResult]:
         """Store a batch in a few statements: one embedding call, one insert, exact dedup (against live
         rows and within the batch). Unlike `remember`, near-duplicates are not merged: that takes one

@@ -9,10 +9,9 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import DBAPIError
-from typing_extensions import Unpack
 
 from engrain.errors import EngrainError, InvalidInput, Unavailable
 from engrain.providers.embeddings import Embedder
@@ -109,19 +108,24 @@ class AccessTracker:
             await repo.touch_counts(s, [(u, m, n, at) for (u, m), (n, at) in sorted(pending.items())])
 
 
-class RecallOptions(TypedDict, total=False):
-    """The keyword arguments of `recall`, as `prepare` takes them."""
+@dataclass(frozen=True)
+class RecallRequest:
+    """One recall, as the tool and reflection's evidence look-ups ask it. Every value is checked by
+    `prepare`, and an error names its field. `track_access=False` for internal look-ups (reflection
+    evidence) that must not count as the user's use of a memory. `as_of` answers from what was known and
+    valid at that moment (created by then, not yet superseded, forgotten or archived), scored as of then."""
 
-    limit: int
-    kinds: Sequence[str] | None
-    namespace: str | None
-    since: str | None
-    until: str | None
-    include_traits: bool
-    include_links: bool
-    max_tokens: int | None
-    as_of: str | None
-    track_access: bool
+    query: str
+    limit: int = 10
+    kinds: Sequence[str] | None = None
+    namespace: str | None = None
+    since: str | None = None
+    until: str | None = None
+    include_traits: bool = True
+    include_links: bool = True
+    max_tokens: int | None = None
+    as_of: str | None = None
+    track_access: bool = True
 
 
 @dataclass(frozen=True)
@@ -174,44 +178,27 @@ class RecallService:
             return focused, None, None
         return focused, model, vector
 
-    async def recall(self, user_id: str, query: str, **options: Unpack[RecallOptions]) -> RecallResult:
-        """Hybrid recall: `prepare` then `execute`. `track_access=False` for internal look-ups
-        (reflection evidence) that must not count as the user's use of a memory. `as_of` answers from
-        what was known and valid at that moment (created by then, not yet superseded, forgotten or
-        archived), scored as of then."""
-        return await self.execute(await self.prepare(user_id, query, **options))
+    async def recall(self, user_id: str, request: RecallRequest) -> RecallResult:
+        """Hybrid recall: `prepare` then `execute`."""
+        return await self.execute(await self.prepare(user_id, request))
 
-    async def prepare(
-        self,
-        user_id: str,
-        query: str,
-        *,
-        limit: int = 10,
-        kinds: Sequence[str] | None = None,
-        namespace: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        include_traits: bool = True,
-        include_links: bool = True,
-        max_tokens: int | None = None,
-        as_of: str | None = None,
-        track_access: bool = True,
-    ) -> PreparedRecall:
+    async def prepare(self, user_id: str, request: RecallRequest) -> PreparedRecall:
         """The first half of a recall: check the arguments, read the query (its words, its dates) and
         embed it. No statement runs yet (bench/latency.py times the two halves apart)."""
         settings, now = self.rt.settings, self.rt.clock()
+        as_of, kinds, max_tokens = request.as_of, request.kinds, request.max_tokens
         accessed_at = now
         if as_of is not None:
             now = inputs.when("as_of", as_of, now, settings.tz)
-        query = inputs.text_field("query", query, inputs.MAX_QUERY_CHARS)
-        limit = inputs.int_range("limit", limit, 1, inputs.MAX_LIMIT)
+        query = inputs.text_field("query", request.query, inputs.MAX_QUERY_CHARS)
+        limit = inputs.int_range("limit", request.limit, 1, inputs.MAX_LIMIT)
         kind_filter = tuple(inputs.kind("kinds", k, inputs.ALL_KINDS) for k in kinds) if kinds else None
         flt = RecallFilter(
             kinds=kind_filter,
-            namespace=inputs.namespace(namespace) if namespace is not None else None,
-            since=inputs.when("since", since, now, settings.tz) if since else None,
-            until=inputs.when("until", until, now, settings.tz) if until else None,
-            include_traits=include_traits,
+            namespace=inputs.namespace(request.namespace) if request.namespace is not None else None,
+            since=inputs.when("since", request.since, now, settings.tz) if request.since else None,
+            until=inputs.when("until", request.until, now, settings.tz) if request.until else None,
+            include_traits=request.include_traits,
             as_of=as_of is not None,
         )
         if flt.since is not None and flt.until is not None and flt.since > flt.until:
@@ -247,9 +234,9 @@ class RecallService:
             query=query,
             statement=statement,
             left_out=focused.left_out,
-            include_links=include_links,
+            include_links=request.include_links,
             max_tokens=max_tokens,
-            track_access=track_access,
+            track_access=request.track_access,
             accessed_at=accessed_at,
             as_of=now if as_of is not None else None,
         )

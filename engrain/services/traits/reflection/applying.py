@@ -78,9 +78,13 @@ class ReflectionApplier:
             await cycle_repo.start_cycle(
                 s, cycle_id, plan.user_id, plan.trigger.type or "manual", plan.trigger.value, plan.now
             )
-            code: dict[str, int] = {}
-            for step in (trait_repo.expire_trends, trait_repo.promote_trends, trait_repo.expire_prospective):
-                code.update(await step(s, plan.user_id, plan.now))
+            code: dict[str, int] = {}  # the code-only steps, in this order, by what they count
+            for counted_as, step in (
+                ("expired_trends", trait_repo.expire_trends),
+                ("promoted", trait_repo.promote_trends),
+                ("expired_intentions", trait_repo.expire_prospective),
+            ):
+                code[counted_as] = (await step(s, plan.user_id, plan.now))["changed"]
             writer = TraitWriter(s, plan.user_id, plan.now, cycle_id, vectors)
             links = await self._apply_answer(s, writer, plan, main, review) if main is not None else 0
             decay = await trait_repo.decay_traits(s, plan.user_id, plan.now)

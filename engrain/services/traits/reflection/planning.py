@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from engrain.providers.llm import Prompt
 from engrain.rules.traits import needs_review
+from engrain.services.recall.search import RecallRequest
 from engrain.services.traits import prompts
 from engrain.services.traits.answers import MainAnswer, QuestionsAnswer
 from engrain.services.traits.reflection import triggers
@@ -155,14 +156,14 @@ class ReflectionPlanner:
         found: list[Memory] = []
         db = await self.rt.database()
         for question in questions[:QUESTIONS]:
-            result = await self.recall.recall(
-                plan.user_id,
+            request = RecallRequest(
                 question[:500] or "?",
                 limit=EVIDENCE_PER_QUESTION,
-                kinds=["fact", "episodic", "procedural"],
+                kinds=("fact", "episodic", "procedural"),
                 include_links=False,
                 track_access=False,
             )
+            result = await self.recall.recall(plan.user_id, request)
             ids = [uuid.UUID(h.id) for h in result.results if uuid.UUID(h.id) not in seen]
             seen.update(ids)
             async with db.sessions() as s:
