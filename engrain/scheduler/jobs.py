@@ -17,7 +17,7 @@ from engrain.storage.retention import fade_memories
 if TYPE_CHECKING:
     from engrain.services.prompting.routes import ModelRoutes
     from engrain.services.runtime import Runtime
-    from engrain.services.traits.reflection.cycle import ReflectionService
+    from engrain.services.traits.reflection.cycle import Reflection
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +27,7 @@ class JobContext:
     """What the jobs use: the runtime, reflection (the digest reflects) and the model routes."""
 
     runtime: Runtime
-    reflection: ReflectionService
+    reflection: Reflection
     routes: ModelRoutes
 
 

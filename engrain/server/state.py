@@ -19,19 +19,19 @@ from engrain.reading.dates import load_date_reader
 from engrain.scheduler.jobs import JobContext
 from engrain.scheduler.runner import Scheduler
 from engrain.server.process import ProcessLifecycle
-from engrain.services.memories.ingest import IngestService
+from engrain.services.memories.ingest import ConversationIngest
 from engrain.services.memories.language_mix import LanguageMix
-from engrain.services.memories.links import LinkService
+from engrain.services.memories.links import MemoryLinks
 from engrain.services.memories.reembedding import Reembedding
 from engrain.services.memories.views import MemoryViews
-from engrain.services.memories.writing import MemoryService
+from engrain.services.memories.writing import MemoryWriter
 from engrain.services.prompting.routes import ModelRoutes
-from engrain.services.recall.search import RecallService
+from engrain.services.recall.search import RecallSearch
 from engrain.services.runtime import Runtime
 from engrain.services.status_report import StatusReport
 from engrain.services.traits.host_tasks import HostTasks
 from engrain.services.traits.reflection.applying import ReflectionApplier
-from engrain.services.traits.reflection.cycle import ReflectionService
+from engrain.services.traits.reflection.cycle import Reflection
 from engrain.services.traits.reflection.planning import ReflectionPlanner
 from engrain.services.traits.reflection.requests import ReflectRequests
 from engrain.services.traits.review import TraitReview
@@ -63,17 +63,15 @@ class AppState:
         # The composition root: each service gets the runtime and the services it calls, nothing else.
         runtime = Runtime(settings, clock, self.process.database, self.embeddings, self.process.spawn)
         self.languages = LanguageMix(runtime)
-        self.memories = MemoryService(runtime, self.languages)
+        self.memories = MemoryWriter(runtime, self.languages)
         self.memory_views = MemoryViews(runtime)
         self.reembedding = Reembedding(runtime)
-        self.recall = RecallService(runtime)
-        self.links = LinkService(runtime)
-        self.reflection = ReflectionService(
-            runtime, ReflectionPlanner(runtime, self.recall), ReflectionApplier(runtime)
-        )
+        self.recall = RecallSearch(runtime)
+        self.links = MemoryLinks(runtime)
+        self.reflection = Reflection(runtime, ReflectionPlanner(runtime, self.recall), ReflectionApplier(runtime))
         self.traits = TraitViews(runtime, self.reflection)
         self.trait_review = TraitReview(runtime)
-        self.ingest = IngestService(runtime, self.memories, self.links)
+        self.ingest = ConversationIngest(runtime, self.memories, self.links)
         self.host_tasks = HostTasks(
             settings.host_task_ttl, self.clock, self.process.database, self.reflection, self.ingest
         )

@@ -9,7 +9,7 @@ from pydantic import Field
 
 from engrain.reading import inputs
 from engrain.services.memories.results import ForgetResult
-from engrain.services.memories.writing import MemoryService
+from engrain.services.memories.writing import MemoryWriter
 from engrain.tools.common import Caller, plural, structured, tool_errors
 
 DESCRIPTION = (
@@ -20,7 +20,7 @@ DESCRIPTION = (
 )
 
 
-def register(server: MCPServer, memories: MemoryService, caller: Caller) -> None:
+def register(server: MCPServer, memories: MemoryWriter, caller: Caller) -> None:
     @server.tool(
         name="forget",
         title="Forget",

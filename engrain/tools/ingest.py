@@ -11,7 +11,7 @@ from mcp.types import CallToolResult, CreateMessageResult, ToolAnnotations
 from pydantic import Field
 
 from engrain.errors import InvalidInput
-from engrain.services.memories.ingest import MAX_MESSAGES, IngestService, Message
+from engrain.services.memories.ingest import MAX_MESSAGES, ConversationIngest, Message
 from engrain.services.memories.results import IngestResult
 from engrain.services.prompting.routes import ModelRoutes
 from engrain.services.traits.host_tasks import HostTasks
@@ -28,7 +28,7 @@ DESCRIPTION = (
 
 
 def register(
-    server: MCPServer, ingest: IngestService, host_tasks: HostTasks, routes: ModelRoutes, caller: Caller
+    server: MCPServer, ingest: ConversationIngest, host_tasks: HostTasks, routes: ModelRoutes, caller: Caller
 ) -> None:
     async def extraction(ctx: Context, messages: list[Message] | None = None) -> Sample | None:
         if messages is None or not routes.samples(client_samples(ctx)):

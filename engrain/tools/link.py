@@ -8,7 +8,7 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from engrain.reading import inputs
-from engrain.services.memories.links import RELATIONS, LinkService
+from engrain.services.memories.links import RELATIONS, MemoryLinks
 from engrain.services.memories.results import LinkResult
 from engrain.tools.common import Caller, structured, tool_errors
 
@@ -18,7 +18,7 @@ DESCRIPTION = (
 )
 
 
-def register(server: MCPServer, links: LinkService, caller: Caller) -> None:
+def register(server: MCPServer, links: MemoryLinks, caller: Caller) -> None:
     @server.tool(
         name="link",
         title="Link memories",

@@ -9,7 +9,7 @@ from pydantic import Field, StrictInt
 
 from engrain.reading import inputs
 from engrain.services.recall.results import RecallResult
-from engrain.services.recall.search import RecallRequest, RecallService
+from engrain.services.recall.search import RecallRequest, RecallSearch
 from engrain.tools.common import Caller, plural, shorten, structured, tool_errors
 
 DESCRIPTION = (
@@ -19,7 +19,7 @@ DESCRIPTION = (
 )
 
 
-def register(server: MCPServer, recall_service: RecallService, caller: Caller) -> None:
+def register(server: MCPServer, recall_service: RecallSearch, caller: Caller) -> None:
     @server.tool(
         name="recall",
         title="Recall",

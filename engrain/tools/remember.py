@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field, StrictInt
 
 from engrain.reading import inputs
 from engrain.services.memories.results import RememberManyResult, RememberResult
-from engrain.services.memories.writing import MAX_BATCH, MemoryService, RememberRequest
+from engrain.services.memories.writing import MAX_BATCH, MemoryWriter, RememberRequest
 from engrain.tools.common import Caller, plural, shorten, structured, tool_errors
 
 DESCRIPTION = (
@@ -49,7 +49,7 @@ class MemoryItem(BaseModel):
     pinned: bool = Field(default=False, description=PINNED)
 
 
-def register(server: MCPServer, memories: MemoryService, caller: Caller) -> None:
+def register(server: MCPServer, memories: MemoryWriter, caller: Caller) -> None:
     @server.tool(
         name="remember",
         title="Remember",

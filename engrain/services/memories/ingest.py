@@ -28,8 +28,8 @@ from engrain.text.languages import ENGLISH, detect
 from engrain.text.quoting import DATA_NOTICE, quoted
 
 if TYPE_CHECKING:
-    from engrain.services.memories.links import LinkService
-    from engrain.services.memories.writing import MemoryService
+    from engrain.services.memories.links import MemoryLinks
+    from engrain.services.memories.writing import MemoryWriter
     from engrain.services.prompting.routes import Route
     from engrain.services.runtime import Runtime
 
@@ -142,8 +142,8 @@ def rule_statements(messages: list[Message]) -> list[str]:
     return out
 
 
-class IngestService:
-    def __init__(self, runtime: Runtime, memories: MemoryService, links: LinkService) -> None:
+class ConversationIngest:
+    def __init__(self, runtime: Runtime, memories: MemoryWriter, links: MemoryLinks) -> None:
         self.rt = runtime
         self.memories = memories
         self.links = links

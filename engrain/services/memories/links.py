@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 RELATIONS = ("elaborates", "contradicts", "same_topic", "causal", "related")
 
 
-class LinkService:
+class MemoryLinks:
     def __init__(self, runtime: Runtime) -> None:
         self.rt = runtime
 

@@ -124,7 +124,7 @@ def _result(
     )
 
 
-class MemoryService:
+class MemoryWriter:
     def __init__(self, runtime: Runtime, languages: LanguageMix) -> None:
         self.rt = runtime
         self.languages = languages

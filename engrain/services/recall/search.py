@@ -142,7 +142,7 @@ class PreparedRecall:
     as_of: datetime | None
 
 
-class RecallService:
+class RecallSearch:
     def __init__(self, runtime: Runtime) -> None:
         self.rt = runtime
         self.accesses = AccessTracker(runtime)

@@ -23,11 +23,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput, NotFound
 from engrain.services.memories.extraction import Extraction
-from engrain.services.memories.ingest import IngestService, Message
+from engrain.services.memories.ingest import ConversationIngest, Message
 from engrain.services.memories.results import IngestResult
 from engrain.services.traits import prompts
 from engrain.services.traits.answers import MainAnswer, ReviewAnswer, parse_task_answer
-from engrain.services.traits.reflection.cycle import ReflectionService
+from engrain.services.traits.reflection.cycle import Reflection
 from engrain.services.traits.reflection.planning import Plan, review_candidates
 from engrain.services.traits.reflection.triggers import Trigger
 from engrain.services.traits.results import ReflectResult
@@ -113,8 +113,8 @@ class HostTasks:
         ttl_seconds: float,
         clock: Callable[[], datetime],
         database: Callable[[], Awaitable[Database]],
-        reflection: ReflectionService,
-        ingest: IngestService,
+        reflection: Reflection,
+        ingest: ConversationIngest,
     ) -> None:
         self.ttl = timedelta(seconds=ttl_seconds)
         self.clock, self.database = clock, database

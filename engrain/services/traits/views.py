@@ -18,7 +18,7 @@ from engrain.text.quoting import DATA_NOTICE, inline, quoted
 
 if TYPE_CHECKING:
     from engrain.services.runtime import Runtime
-    from engrain.services.traits.reflection.cycle import ReflectionService
+    from engrain.services.traits.reflection.cycle import Reflection
 
 
 def stages_from(min_stage: str) -> tuple[str, ...]:
@@ -29,7 +29,7 @@ def stages_from(min_stage: str) -> tuple[str, ...]:
 
 
 class TraitViews:
-    def __init__(self, runtime: Runtime, reflection: ReflectionService) -> None:
+    def __init__(self, runtime: Runtime, reflection: Reflection) -> None:
         self.rt = runtime
         self.reflection = reflection
 

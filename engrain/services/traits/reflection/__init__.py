@@ -3,7 +3,7 @@
 - `triggers.py`: when a user's new memories call for a reflection;
 - `planning.py`: what the model is shown and asked (read-only: the plan, the prompts, the evidence);
 - `applying.py`: the one transaction that applies an answer (or none) with the code-only steps;
-- `cycle.py`: `ReflectionService`, which runs them under the user's lock with whichever model answers.
+- `cycle.py`: `Reflection`, which runs them under the user's lock with whichever model answers.
 
 A cycle is split this way so that the same code serves a direct provider (simply awaited), MCP
 sampling (the client's model is asked by resolvers before the tool body runs, and the body then finds

@@ -1,4 +1,4 @@
-"""`ReflectionService`: one reflection cycle, run under the user's lock: plan, ask whichever model
+"""`Reflection`: one reflection cycle, run under the user's lock: plan, ask whichever model
 answers (a direct provider, MCP sampling, or the calling model through host tasks), apply."""
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def lock_name(user_id: str) -> str:
     return f"engrain:reflect:{user_id}"
 
 
-class ReflectionService:
+class Reflection:
     def __init__(self, runtime: Runtime, planner: ReflectionPlanner, applier: ReflectionApplier) -> None:
         self.rt = runtime
         self.planner = planner

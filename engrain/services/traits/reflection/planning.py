@@ -25,7 +25,7 @@ from engrain.storage.models import Memory
 from engrain.text.quoting import quoted
 
 if TYPE_CHECKING:
-    from engrain.services.recall.search import RecallService
+    from engrain.services.recall.search import RecallSearch
     from engrain.services.runtime import Runtime
 
 MAX_MEMORIES, MAX_TRAITS = 200, 50
@@ -101,7 +101,7 @@ def review_candidates(plan: Plan, main: MainAnswer) -> list[tuple[str, Memory, l
 
 
 class ReflectionPlanner:
-    def __init__(self, runtime: Runtime, recall: RecallService) -> None:
+    def __init__(self, runtime: Runtime, recall: RecallSearch) -> None:
         self.rt = runtime
         self.recall = recall  # evidence for a two-stage cycle's questions
 

@@ -22,7 +22,7 @@ from engrain.services.traits.results import ReflectResult
 if TYPE_CHECKING:
     from engrain.services.prompting.routes import Route
     from engrain.services.traits.host_tasks import HostTasks
-    from engrain.services.traits.reflection.cycle import Progress, ReflectionService
+    from engrain.services.traits.reflection.cycle import Progress, Reflection
     from engrain.services.traits.reflection.planning import Plan
     from engrain.services.traits.review import TraitReview
     from engrain.storage.models import Memory
@@ -40,7 +40,7 @@ class _Request:
 
 
 class ReflectRequests:
-    def __init__(self, reflection: ReflectionService, review: TraitReview, host_tasks: HostTasks) -> None:
+    def __init__(self, reflection: Reflection, review: TraitReview, host_tasks: HostTasks) -> None:
         self.reflection, self.review, self.host_tasks = reflection, review, host_tasks
         self._requests: OrderedDict[str, _Request] = OrderedDict()
 
