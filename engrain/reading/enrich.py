@@ -94,6 +94,15 @@ def content_hash(content: str) -> str:
 IMPORTANT = 8
 
 
+def on_arrival(temporality: str, event_time: datetime | None, told_at: datetime, now: datetime) -> str:
+    """A plan told in the past whose date passed before engrain heard of it ("I'm going to paint this
+    weekend", imported from a conversation of May 2023) is history when it arrives, not an overdue plan.
+    Only a plan told live can become overdue: its date passes while engrain holds it."""
+    if temporality == "prospective" and event_time is not None and told_at < now and event_time < now:
+        return "historical"
+    return temporality
+
+
 @dataclass
 class Enrichment:
     kind: str

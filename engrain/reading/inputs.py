@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from datetime import datetime, tzinfo
+from datetime import datetime, timedelta, tzinfo
 from typing import Literal, get_args
 
 from engrain.errors import InvalidInput
@@ -84,6 +84,19 @@ def tags(values: list[str]) -> list[str]:
         if tag not in out:
             out.append(tag)
     return out
+
+
+# A client's clock may run a little ahead of the server's: a told time up to this far ahead is now.
+TOLD_AHEAD = timedelta(minutes=5)
+
+
+def said_at(field: str, value: str, now: datetime, tz: tzinfo | None) -> datetime:
+    """When the user said something: an ISO date/datetime or a phrase ("yesterday", "last May"), never
+    later than now (a time a little ahead, from a fast clock, counts as now)."""
+    told = when(field, value, now, tz, prefer_past=True)
+    if told > now + TOLD_AHEAD:
+        raise InvalidInput(field, f"{told.isoformat()} is in the future; give when the user said it")
+    return min(told, now)
 
 
 def when(field: str, value: str, now: datetime, tz: tzinfo | None, *, prefer_past: bool = True) -> datetime:

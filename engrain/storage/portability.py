@@ -32,6 +32,7 @@ MEMORY_COLUMNS = (
     "temporality",
     "event_time",
     "created_at",
+    "told_at",
     "updated_at",
     "valid_until",
     "pinned",
@@ -53,6 +54,7 @@ MEMORY_COLUMNS = (
 _TIMES = {
     "event_time",
     "created_at",
+    "told_at",
     "updated_at",
     "valid_until",
     "last_accessed_at",
@@ -142,6 +144,7 @@ async def import_batch(conn: AsyncConnection, kind: str, rows: Sequence[dict[str
     if kind == "memory":
         cols = [c for c in MEMORY_COLUMNS if c != "trait_parent_id"]  # see link_parents
         for p in params:  # a column the file lacks is empty (NOT NULL ones are then refused by the database)
+            p.setdefault("told_at", p.get("created_at"))  # files written before told times: told when stored
             for c in (*cols, "embedding"):
                 p.setdefault(c, None)
         values = ", ".join(f"CAST(:{c} AS jsonb)" if c in _JSONB else f":{c}" for c in cols)

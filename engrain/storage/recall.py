@@ -186,10 +186,10 @@ def _redundancy(with_vector: bool) -> str:
 
 # The columns of `terms` that rows carry out (its tsv stays inside the statement).
 _TERM_NAMES = (
-    "id, content, kind, namespace, event_time, created_at, temporality, stage, importance_raw, category,"
+    "id, content, kind, namespace, event_time, told_at, created_at, temporality, stage, importance_raw, category,"
     " tags, pinned, metadata, vector, text, lexical, recency, temporal, importance, trait_boost, penalty"
 )
-_ROW_COLUMNS = """m.id, m.content, m.kind, m.namespace, m.event_time, m.created_at, m.temporality,
+_ROW_COLUMNS = """m.id, m.content, m.kind, m.namespace, m.event_time, m.told_at, m.created_at, m.temporality,
     m.trait_stage AS stage, m.importance AS importance_raw, m.category, m.tags, m.pinned,
     m.metadata"""
 
@@ -389,6 +389,7 @@ class RecallRow:
     kind: str
     namespace: str
     event_time: datetime | None
+    told_at: datetime
     created_at: datetime
     temporality: str
     stage: str | None

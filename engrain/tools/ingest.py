@@ -11,7 +11,7 @@ from mcp.types import CallToolResult, CreateMessageResult, ToolAnnotations
 from pydantic import Field
 
 from engrain.errors import InvalidInput
-from engrain.services.memories.ingest import MAX_MESSAGES, ConversationIngest, Message
+from engrain.services.memories.ingest import MAX_MESSAGES, ConversationIngest, IngestRequest, Message
 from engrain.services.memories.results import IngestResult
 from engrain.services.prompting.routes import ModelRoutes
 from engrain.services.traits.host_tasks import HostTasks
@@ -30,10 +30,14 @@ DESCRIPTION = (
 def register(
     server: MCPServer, ingest: ConversationIngest, host_tasks: HostTasks, routes: ModelRoutes, caller: Caller
 ) -> None:
-    async def extraction(ctx: Context, messages: list[Message] | None = None) -> Sample | None:
+    async def extraction(
+        ctx: Context, messages: list[Message] | None = None, session_id: str | None = None, said_at: str | None = None
+    ) -> Sample | None:
         if messages is None or not routes.samples(client_samples(ctx)):
             return None
-        return to_sample(ingest.sampling_prompt(messages))
+        return to_sample(
+            ingest.sampling_prompt(IngestRequest(messages=messages, session_id=session_id, said_at=said_at))
+        )
 
     @server.tool(
         name="ingest_conversation",
@@ -50,6 +54,13 @@ def register(
             list[Message] | None, Field(description=f"The turns, oldest first (≤ {MAX_MESSAGES}).")
         ] = None,
         session_id: Annotated[str | None, Field(description="Conversation id, kept as each memory's source.")] = None,
+        said_at: Annotated[
+            str | None,
+            Field(
+                description="When the conversation took place (ISO), for imported history: the told time of "
+                "messages without their own said_at. Relative dates are read against it."
+            ),
+        ] = None,
         task_id: Annotated[
             str | None, Field(description="The task_id of a needs_model result you are answering.")
         ] = None,
@@ -61,11 +72,10 @@ def register(
             return summarize(await host_tasks.answer_extraction(user, task_id, answer))
         if messages is None:
             raise InvalidInput("messages", "is required (or task_id and answer, to answer an extraction task)")
+        request = IngestRequest(messages=messages, session_id=session_id, said_at=said_at)
         route = routes.for_request(client_samples(ctx))
         return summarize(
-            await ingest.ingest_conversation(
-                user, messages, session_id, route, result_text(sampled), host_tasks.issue_extraction
-            )
+            await ingest.ingest_conversation(user, request, route, result_text(sampled), host_tasks.issue_extraction)
         )
 
 

@@ -34,6 +34,10 @@ CATEGORY = "e.g. work, location, skill, preference, workflow."
 TAGS = f"Up to {inputs.MAX_TAGS} short labels."
 NAMESPACE = "Project/app scope; default 'default'."
 PINNED = "Pinned memories never decay."
+SAID_AT = (
+    "When the user said it, if not now (ISO or a phrase like '2023-05-08' or 'last March'): for imported "
+    "history. Relative dates in the text are read against it."
+)
 
 
 class MemoryItem(BaseModel):
@@ -47,6 +51,7 @@ class MemoryItem(BaseModel):
     tags: list[str] | None = Field(default=None, description=TAGS)
     namespace: str | None = Field(default=None, description=NAMESPACE)
     pinned: bool = Field(default=False, description=PINNED)
+    said_at: str | None = Field(default=None, description=SAID_AT)
 
 
 def register(server: MCPServer, memories: MemoryWriter, caller: Caller) -> None:
@@ -68,6 +73,7 @@ def register(server: MCPServer, memories: MemoryWriter, caller: Caller) -> None:
         namespace: Annotated[str | None, Field(description=NAMESPACE)] = None,
         pinned: Annotated[bool, Field(description=PINNED)] = False,
         supersedes: Annotated[str | None, Field(description="Id of a memory this one replaces.")] = None,
+        said_at: Annotated[str | None, Field(description=SAID_AT)] = None,
     ) -> Annotated[CallToolResult, RememberResult]:
         request = RememberRequest(
             content=content,
@@ -79,6 +85,7 @@ def register(server: MCPServer, memories: MemoryWriter, caller: Caller) -> None:
             namespace=namespace,
             pinned=pinned,
             supersedes=supersedes,
+            said_at=said_at,
         )
         result = await memories.remember(user, request)
         when = f", event {result.event_time.date().isoformat()}" if result.event_time else ""

@@ -23,6 +23,7 @@ class ExtractedMemory(_Item):
     event_time: str | None = Field(default=None, max_length=100)
     temporality: Literal["current", "historical", "prospective"] | None = None
     procedure_steps: list[str] | None = None
+    said_at: str | None = Field(default=None, max_length=100)  # the time of the message it comes from
 
     @field_validator("content")
     @classmethod

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput
@@ -22,7 +24,7 @@ from engrain.reading import inputs, languages
 from engrain.reading.enrich import procedure_steps
 from engrain.reading.mood import sentences
 from engrain.services.memories.extraction import ExtractedMemory, Extraction
-from engrain.services.memories.results import IngestResult
+from engrain.services.memories.results import IngestResult, RememberResult
 from engrain.services.memories.writing import RememberRequest
 from engrain.text.languages import ENGLISH, detect
 from engrain.text.quoting import DATA_NOTICE, quoted
@@ -60,11 +62,41 @@ SYSTEM = (
 class Message(BaseModel):
     role: Literal["user", "assistant", "system"]
     content: str
+    said_at: str | None = Field(
+        default=None, description="When it was written (ISO); default: the conversation's said_at, else now."
+    )
+
+
+class IngestRequest(BaseModel):
+    """One conversation to ingest. `said_at`: when it took place, for the messages without their own time."""
+
+    messages: list[Message]
+    session_id: str | None = None
+    said_at: str | None = None
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """A checked request with each message's told time resolved (`told[i]` for `messages[i]`). `dated`:
+    some time was given, so the model is shown the times and relative dates count from them."""
+
+    request: IngestRequest
+    told: list[datetime]
+    dated: bool
+
+    @property
+    def messages(self) -> list[Message]:
+        return self.request.messages
+
+    @property
+    def latest(self) -> datetime:
+        """When the conversation ended: what its summary and undated extractions are told at."""
+        return max(self.told)
 
 
 # The host route: store the user's own statements and hand the calling model an extraction task
 # (services/traits/host_tasks.py, which applies its answer).
-HandOut = Callable[[str, list[Message], str | None], Awaitable[IngestResult]]
+HandOut = Callable[[str, Conversation], Awaitable[IngestResult]]
 
 
 def validate_messages(messages: list[Message]) -> list[Message]:
@@ -82,14 +114,33 @@ def validate_messages(messages: list[Message]) -> list[Message]:
     return messages
 
 
-def extraction_prompt(messages: list[Message], today: str) -> Prompt:
-    transcript = "\n".join(f"{m.role}: {quoted(m.content)}" for m in messages if m.content.strip())
+def extraction_prompt(conversation: Conversation, tz: tzinfo | None) -> Prompt:
+    """The conversation, each message with its time when times were given, and the answer's shape. Relative
+    dates are the model's to resolve against the time of the message that says them."""
+
+    def stamp(told: datetime) -> str:
+        return (told.astimezone(tz) if tz else told.astimezone()).strftime("%Y-%m-%d %H:%M")
+
+    lines = [
+        (f"[{stamp(told)}] " if conversation.dated else "") + f"{m.role}: {quoted(m.content)}"
+        for m, told in zip(conversation.messages, conversation.told, strict=True)
+        if m.content.strip()
+    ]
+    latest = conversation.latest.astimezone(tz) if tz else conversation.latest.astimezone()
+    when = (
+        f"The conversation ended on {latest.strftime('%Y-%m-%d (%A)')}; each message shows when it was written. "
+        "Read relative dates (yesterday, next Friday) against the time of the message that says them."
+        if conversation.dated
+        else f"Today is {latest.strftime('%Y-%m-%d (%A)')}."
+    )
+    said_at = ' "said_at": "the time of the message it comes from, as shown",' if conversation.dated else ""
+    transcript = "\n".join(lines)
     user = (
-        f"Today is {today}.\n\n{DATA_NOTICE}\n\nConversation, one message a line:\n{transcript}\n\n"
+        f"{when}\n\n{DATA_NOTICE}\n\nConversation, one message a line:\n{transcript}\n\n"
         "Answer as JSON:\n"
         '{"memories": [{"content": "...", "kind": "fact|episodic|procedural", "importance": 1-10, '
         '"category": "work|location|skill|preference|workflow|health|relationship|general", '
-        '"event_time": "ISO date or null", "temporality": "current|historical|prospective", '
+        f'"event_time": "ISO date or null", "temporality": "current|historical|prospective",{said_at} '
         '"procedure_steps": ["...", "..."] or null}],\n'
         ' "summary": "one or two sentences on what the conversation was about"}'
     )
@@ -125,11 +176,12 @@ def _is_statement(lang: str, sentence: str) -> bool:
     return len(sentence.split()) >= 3 and not sentence.endswith("?") and bool(_FIRST_PERSON.search(sentence))
 
 
-def rule_statements(messages: list[Message]) -> list[str]:
+def rule_statements(messages: list[Message]) -> list[tuple[str, int]]:
     """The user's own statements (first-person sentences, not questions, and procedures told step by
-    step), cleaned, in order, without repeats."""
-    out: list[str] = []
-    for m in messages:
+    step), cleaned, in order, without repeats, each with the index of its message."""
+    out: list[tuple[str, int]] = []
+    seen: set[str] = set()
+    for i, m in enumerate(messages):
         if m.role != "user":
             continue
         whole = detect(m.content)
@@ -137,8 +189,9 @@ def rule_statements(messages: list[Message]) -> list[str]:
             # People switch languages mid-message; a short sentence reads as English when unsure.
             lang = detect(sentence)
             lang = whole if lang == ENGLISH else lang
-            if sentence not in out and (procedure_steps(sentence, lang) or _is_statement(lang, sentence)):
-                out.append(sentence[: inputs.MAX_CONTENT_CHARS])
+            if sentence not in seen and (procedure_steps(sentence, lang) or _is_statement(lang, sentence)):
+                seen.add(sentence)
+                out.append((sentence[: inputs.MAX_CONTENT_CHARS], i))
     return out
 
 
@@ -148,56 +201,60 @@ class ConversationIngest:
         self.memories = memories
         self.links = links
 
-    def prompt(self, messages: list[Message]) -> Prompt:
-        now = self.rt.clock()
-        local = now.astimezone(self.rt.settings.tz) if self.rt.settings.tz else now.astimezone()
-        return extraction_prompt(messages, local.strftime("%Y-%m-%d (%A)"))
+    def read(self, request: IngestRequest) -> Conversation:
+        """Check the messages and resolve each one's told time: its own `said_at`, else the conversation's,
+        else now (every one of them named in an error, and none in the future)."""
+        validate_messages(request.messages)
+        now, tz = self.rt.clock(), self.rt.settings.tz
+        session = inputs.said_at("said_at", request.said_at, now, tz) if request.said_at else now
+        told = [
+            inputs.said_at(f"messages[{i}].said_at", m.said_at, now, tz) if m.said_at else session
+            for i, m in enumerate(request.messages)
+        ]
+        dated = request.said_at is not None or any(m.said_at for m in request.messages)
+        return Conversation(request, told, dated)
 
-    def sampling_prompt(self, messages: list[Message]) -> Prompt | None:
-        """The extraction prompt for the client's model; None for messages the body will refuse."""
+    def prompt(self, conversation: Conversation) -> Prompt:
+        return extraction_prompt(conversation, self.rt.settings.tz)
+
+    def sampling_prompt(self, request: IngestRequest) -> Prompt | None:
+        """The extraction prompt for the client's model; None for a request the body will refuse."""
         try:
-            validate_messages(messages)
+            return self.prompt(self.read(request))
         except InvalidInput:
             return None
-        return self.prompt(messages)
 
     async def ingest_conversation(
-        self,
-        user_id: str,
-        messages: list[Message],
-        session_id: str | None,
-        route: Route,
-        sampled: str | None,
-        host: HandOut,
+        self, user_id: str, request: IngestRequest, route: Route, sampled: str | None, host: HandOut
     ) -> IngestResult:
         """Extract on `route` (services/prompting): the direct provider is asked here, the client's
         `sampled` answer was asked by the tool's resolver, and on the host route `host` stores the user's own
         statements and hands the calling model a task. Whatever model fails, the rules keep the conversation."""
-        validate_messages(messages)
+        conversation = self.read(request)
         if route.kind == "host":
-            return await host(user_id, messages, session_id)
+            return await host(user_id, conversation)
         if route.kind == "sampling":
             if sampled is None:  # the client did not answer: nobody extracted
-                return await self.ingest(user_id, messages, session_id, None, "none")
-            route = route.sampled([(self.prompt(messages), sampled)])
-        extracted = await route.answer(self.prompt(messages), Extraction.lenient)
-        return await self.ingest(user_id, messages, session_id, extracted, route.name)
+                return await self.ingest(user_id, conversation, None, "none")
+            route = route.sampled([(self.prompt(conversation), sampled)])
+        extracted = await route.answer(self.prompt(conversation), Extraction.lenient)
+        return await self.ingest(user_id, conversation, extracted, route.name)
 
     async def ingest(
-        self, user_id: str, messages: list[Message], session_id: str | None, extracted: Extraction | None, llm_name: str
+        self, user_id: str, conversation: Conversation, extracted: Extraction | None, llm_name: str
     ) -> IngestResult:
-        """Store what a model extracted, or, with `extracted` None, the user's own statements (rules)."""
-        validate_messages(messages)
+        """Store what a model extracted, or, with `extracted` None, the user's own statements (rules), each
+        told at the time of its message."""
+        session_id = conversation.request.session_id
         if extracted is None:
-            return await self.store(
-                user_id,
-                [ExtractedMemory(content=c) for c in rule_statements(messages)],
-                None,
-                session_id,
-                "rules",
-                llm_name,
-            )
-        return await self.store(user_id, extracted.memories, extracted.summary, session_id, "llm", llm_name)
+            statements = [
+                ExtractedMemory(content=text, said_at=conversation.told[i].isoformat())
+                for text, i in rule_statements(conversation.messages)
+            ]
+            return await self.store(user_id, statements, None, session_id, "rules", llm_name, conversation.latest)
+        return await self.store(
+            user_id, extracted.memories, extracted.summary, session_id, "llm", llm_name, conversation.latest
+        )
 
     async def store(
         self,
@@ -207,13 +264,15 @@ class ConversationIngest:
         session_id: str | None,
         method: Literal["llm", "rules"],
         llm_name: str,
+        told: datetime,
         session: AsyncSession | None = None,
     ) -> IngestResult:
         """Each item through `remember` (validation, enrichment, dedup), then the summary, linked to them,
         all in one transaction (the caller's `session`, or one of its own): a conversation is stored whole
-        or not at all, whatever interrupts it."""
+        or not at all, whatever interrupts it. `told`: when the conversation ended, the told time of the
+        summary and of items that name none."""
         async with (await self.rt.database()).transaction(session) as s:
-            return await self._store(s, user_id, items, summary, session_id, method, llm_name)
+            return await self._store(s, user_id, items, summary, session_id, method, llm_name, told)
 
     async def _store(
         self,
@@ -224,6 +283,7 @@ class ConversationIngest:
         session_id: str | None,
         method: Literal["llm", "rules"],
         llm_name: str,
+        told: datetime,
     ) -> IngestResult:
         source = inputs.text_field("session_id", session_id, 200) if session_id else None
         created: list[str] = []
@@ -232,18 +292,16 @@ class ConversationIngest:
             steps = [x.strip()[:500] for x in item.procedure_steps or [] if x.strip()][:30]
             request = RememberRequest(**item.model_dump(exclude={"procedure_steps"}))
             request.procedure_steps = steps if len(steps) >= 2 else None
-            try:
-                result = await self.memories.remember(user_id, request, source=source, session=session)
-            except InvalidInput:
-                if request.event_time is None:
-                    raise
-                request.event_time = None  # a date the model wrote in a form we cannot read: keep the memory
-                result = await self.memories.remember(user_id, request, source=source, session=session)
+            request.said_at = request.said_at or told.isoformat()
+            result = await self._remember_leniently(user_id, request, source, session, told)
             (duplicates if result.status == "duplicate" else created).append(result.id)
         summary_id = None
         if summary and summary.strip() and "\x00" not in summary:
             text = "Conversation summary: " + " ".join(summary.split())[:1000]
-            request = RememberRequest(content=text, kind="episodic", event_time=self.rt.clock().isoformat())
+            # Dated by its sources: the conversation's end, never the moment it was digested.
+            request = RememberRequest(
+                content=text, kind="episodic", event_time=told.isoformat(), said_at=told.isoformat()
+            )
             result = await self.memories.remember(user_id, request, source=source, session=session)
             summary_id = result.id
             for memory_id in dict.fromkeys([*created, *duplicates]):
@@ -252,3 +310,19 @@ class ConversationIngest:
                         user_id, summary_id, memory_id, SUMMARY_RELATION, created_by="ingest", session=session
                     )
         return IngestResult(created=created, duplicates=duplicates, summary_id=summary_id, method=method, llm=llm_name)
+
+    async def _remember_leniently(
+        self, user_id: str, request: RememberRequest, source: str | None, session: AsyncSession, told: datetime
+    ) -> RememberResult:
+        """A model's item as `remember` takes it. A time the model wrote in a form we cannot read is dropped
+        (its event time) or replaced by the conversation's (its told time): the memory is kept."""
+        try:
+            return await self.memories.remember(user_id, request, source=source, session=session)
+        except InvalidInput as exc:
+            if exc.field == "event_time" and request.event_time is not None:
+                request.event_time = None
+            elif exc.field == "said_at" and request.said_at != told.isoformat():
+                request.said_at = told.isoformat()
+            else:
+                raise
+        return await self._remember_leniently(user_id, request, source, session, told)

@@ -19,6 +19,7 @@ class RememberResult(BaseModel):
     kind: str
     temporality: str
     event_time: datetime | None
+    told_at: datetime = Field(description="When the user said it (now, unless said_at was given).")
     importance: int
     category: str | None = None
     procedure_steps: list[str] | None = None
@@ -76,6 +77,7 @@ class MemoryView(BaseModel):
     tags: list[str]
     temporality: str
     event_time: datetime | None
+    told_at: datetime
     created_at: datetime
     valid_until: datetime | None
     pinned: bool
@@ -99,6 +101,7 @@ class MemoryView(BaseModel):
             tags=list(m.tags or []),
             temporality=m.temporality,
             event_time=m.event_time,
+            told_at=m.told_at,
             created_at=m.created_at,
             valid_until=m.valid_until,
             pinned=m.pinned,

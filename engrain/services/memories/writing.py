@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engrain.errors import InvalidInput, NotFound, QuotaExceeded
 from engrain.reading import inputs
 from engrain.reading.duplicates import PARAPHRASE_THRESHOLD, is_near_duplicate
-from engrain.reading.enrich import IMPORTANT, content_hash, enrich, mood_of
+from engrain.reading.enrich import IMPORTANT, content_hash, enrich, mood_of, on_arrival
 from engrain.reading.mood import Mood
 from engrain.services.memories.results import ForgetResult, RememberResult
 from engrain.storage import memories as repo
@@ -52,6 +52,7 @@ class Prepared:
     tags: list[str]
     temporality: str
     event_time: datetime | None
+    told_at: datetime
     pinned: bool
     source: str | None
     metadata: dict[str, Any]
@@ -72,6 +73,7 @@ class Prepared:
             tags=self.tags,
             temporality=self.temporality,
             event_time=self.event_time,
+            told_at=self.told_at,
             created_at=now,
             updated_at=now,
             pinned=self.pinned,
@@ -86,6 +88,7 @@ class RememberRequest(BaseModel):
     """One memory to store, as `remember` takes it; `remember_many` takes a list of them (without
     `supersedes`). Every value is checked when it is stored, and an error names its field.
 
+    `said_at` is the told time: relative dates in the text and in `event_time` are read against it.
     `temporality` and `procedure_steps` are not tool arguments: conversation ingestion passes what the
     model extracted, which wins over the rule-based inference like any given value."""
 
@@ -99,6 +102,7 @@ class RememberRequest(BaseModel):
     pinned: bool = False
     metadata: dict[str, Any] | None = None
     supersedes: str | None = None
+    said_at: str | None = None  # when the user said it (ISO or a phrase); None: now
     temporality: str | None = None
     procedure_steps: list[str] | None = None
 
@@ -117,6 +121,7 @@ def _result(
         kind=m.kind,
         temporality=m.temporality,
         event_time=m.event_time,
+        told_at=m.told_at,
         importance=m.importance,
         category=m.category,
         procedure_steps=(m.metadata_ or {}).get("procedure_steps"),
@@ -223,6 +228,8 @@ class MemoryWriter:
         tz = self.rt.settings.tz
         kind, importance, event_time, category = request.kind, request.importance, request.event_time, request.category
         content = inputs.text_field("content", request.content, inputs.MAX_CONTENT_CHARS)
+        # The told time: what "yesterday" and "next Friday" in the text, and a phrase in `event_time`, count from.
+        told = inputs.said_at("said_at", request.said_at, now, tz) if request.said_at else now
         lang = detect(content)
         if kind is not None:
             kind = inputs.kind("kind", kind, inputs.WRITABLE_KINDS)
@@ -230,7 +237,7 @@ class MemoryWriter:
             importance = inputs.int_range("importance", importance, 1, 10)
         # A given phrase points the way the text does: "Monday" is the coming one in a plan.
         explicit_time = (
-            inputs.when("event_time", event_time, now, tz, prefer_past=mood_of(content, lang) is Mood.PAST)
+            inputs.when("event_time", event_time, told, tz, prefer_past=mood_of(content, lang) is Mood.PAST)
             if event_time
             else None
         )
@@ -238,7 +245,7 @@ class MemoryWriter:
             category = inputs.text_field("category", category, inputs.MAX_CATEGORY_CHARS)
         if source is not None:
             source = inputs.text_field("source", source, 200)
-        info = enrich(content, now, tz, event_time=explicit_time, lang=lang)
+        info = enrich(content, told, tz, event_time=explicit_time, lang=lang)
         if request.procedure_steps:
             info.procedure_steps, info.kind = request.procedure_steps, "procedural"
         if request.temporality is not None:
@@ -259,8 +266,9 @@ class MemoryWriter:
             lang=lang,
             category=category or info.category,
             tags=inputs.tags(request.tags or []),
-            temporality=info.temporality,
+            temporality=on_arrival(info.temporality, info.event_time, told, now),
             event_time=info.event_time,
+            told_at=told,
             pinned=bool(request.pinned),
             source=source,
             metadata=extra,
@@ -334,6 +342,7 @@ class MemoryWriter:
                         kind=p.kind,
                         temporality=p.temporality,
                         event_time=p.event_time,
+                        told_at=p.told_at,
                         importance=p.importance_given or 5,
                     )
                 )

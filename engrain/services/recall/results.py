@@ -63,6 +63,7 @@ class RecallHit(BaseModel):
     score: float
     breakdown: Breakdown
     event_time: datetime | None
+    told_at: datetime = Field(description="When the user said it.")
     created_at: datetime
     temporality: str
     stage: str | None = None

@@ -69,6 +69,7 @@ def _hit(row: RecallRow) -> RecallHit:
             penalty=float(row.penalty),
         ),
         event_time=row.event_time,
+        told_at=row.told_at,
         created_at=row.created_at,
         temporality=row.temporality,
         stage=row.stage,

@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput, NotFound
 from engrain.services.memories.extraction import Extraction
-from engrain.services.memories.ingest import ConversationIngest, Message
+from engrain.services.memories.ingest import Conversation, ConversationIngest
 from engrain.services.memories.results import IngestResult
 from engrain.services.traits import prompts
 from engrain.services.traits.answers import MainAnswer, ReviewAnswer, parse_task_answer
@@ -154,20 +154,24 @@ class HostTasks:
         tid = _task_id(task_id)
         return await self.reflection.locked(user_id, lambda: self._answer(user_id, tid, answer), LLM_NAME)
 
-    async def issue_extraction(self, user_id: str, messages: list[Message], session_id: str | None) -> IngestResult:
+    async def issue_extraction(self, user_id: str, conversation: Conversation) -> IngestResult:
         """The user's own statements are stored now (the fallback, should no answer come); the task asks
-        the calling model for a proper extraction, which replaces them when it is answered."""
-        result = await self.ingest.ingest(user_id, messages, session_id, None, LLM_NAME)
+        the calling model for a proper extraction, which replaces them when it is answered. The task keeps
+        when the conversation ended: the told time of what the answer extracts without one."""
+        result = await self.ingest.ingest(user_id, conversation, None, LLM_NAME)
         now = self.clock()
         expires = self._expiry(now)
+        stored = {
+            "session_id": conversation.request.session_id,
+            "provisional": result.created,
+            "said_at": conversation.latest.isoformat(),
+        }
         db = await self.database()
         async with db.sessions.begin() as s:
-            task_id = await task_repo.open_task(
-                s, user_id, "ingest", {"session_id": session_id, "provisional": result.created}, now, expires
-            )
+            task_id = await task_repo.open_task(s, user_id, "ingest", stored, now, expires)
         result.status, result.task_id = "needs_model", str(task_id)
         result.task = prompts.host_task(
-            str(task_id), expires, self.ingest.prompt(messages), WHAT["ingest"], "ingest_conversation"
+            str(task_id), expires, self.ingest.prompt(conversation), WHAT["ingest"], "ingest_conversation"
         )
         return result
 
@@ -191,8 +195,10 @@ class HostTasks:
                 raise InvalidInput("task_id", "was already answered; nothing was applied again")
             if provisional := task.plan["provisional"]:
                 await repo.erase_ids(s, user_id, [uuid.UUID(i) for i in provisional], now, repo.REPLACED_BY_EXTRACTION)
+            # Tasks opened before told times were kept have none: their conversation was told when answered.
+            told = datetime.fromisoformat(task.plan["said_at"]) if task.plan.get("said_at") else now
             result = await self.ingest.store(
-                user_id, extraction.memories, extraction.summary, task.plan["session_id"], "llm", LLM_NAME, s
+                user_id, extraction.memories, extraction.summary, task.plan["session_id"], "llm", LLM_NAME, told, s
             )
             await task_repo.close(s, claimed, "answered", now, result.model_dump(mode="json"))
         return result

@@ -138,6 +138,7 @@ class TraitReview:
             tags=["review"],
             temporality="current",
             created_at=now,
+            told_at=now,
             updated_at=now,
             pinned=False,
             source="review_trait",

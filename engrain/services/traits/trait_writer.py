@@ -142,6 +142,7 @@ class TraitWriter:
             tags=[],
             temporality="current",
             created_at=self.now,
+            told_at=self.now,
             updated_at=self.now,
             pinned=False,
             metadata_={},

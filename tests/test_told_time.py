@@ -1,0 +1,146 @@
+"""Told time (issue 25, part 1): a memory keeps when the user said it, apart from when engrain stored it;
+relative dates are read against the told time, never the server's clock; a plan whose date passed before
+engrain heard of it is history; ingested conversations keep their messages' times and date their
+summaries by them. Everything through a real MCP client."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+
+from tests.conftest import Clock, call, call_error, connect
+from tests.scripted import ScriptedLLM
+
+pytestmark = pytest.mark.anyio
+NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)  # a Monday
+
+
+async def detail(client, memory_id: str) -> dict:
+    return json.loads((await client.read_resource(f"engrain://memories/{memory_id}")).contents[0].text)
+
+
+async def test_relative_dates_are_read_against_the_told_time(settings_factory):
+    async with connect(settings_factory(), Clock(NOW)) as (client, _):
+        out = await call(
+            client, "remember", content="Yesterday I finished mastering the single", said_at="2023-05-08T10:00:00Z"
+        )
+        assert out["told_at"].startswith("2023-05-08T10:00")
+        assert out["event_time"].startswith("2023-05-07") and out["kind"] == "episodic"
+        live = await call(client, "remember", content="Yesterday I repotted the fig tree")
+        assert live["told_at"].startswith("2026-11-23") and live["event_time"].startswith("2026-11-22")
+        # An explicit event time given as a phrase counts from the told time too.
+        given = await call(
+            client, "remember", content="Signed the lease", event_time="last Friday", said_at="2023-05-08"
+        )
+        assert given["event_time"].startswith("2023-05-05")
+        found = await call(client, "recall", query="mastering the single")
+        assert found["results"][0]["told_at"].startswith("2023-05-08T10:00")
+
+
+async def test_a_plan_whose_date_passed_before_it_was_told_to_engrain_is_history(settings_factory):
+    async with connect(settings_factory(), Clock(NOW)) as (client, _):
+        old = await call(client, "remember", content="I'm going to paint the fence on Saturday", said_at="2023-05-08")
+        assert old["event_time"].startswith("2023-05-13") and old["temporality"] == "historical"
+        live = await call(client, "remember", content="I'm going to paint the shed on Saturday")
+        assert live["temporality"] == "prospective" and live["event_time"] > NOW.isoformat()
+        intentions = json.loads((await client.read_resource("engrain://intentions")).contents[0].text)
+        assert [m["id"] for m in intentions["upcoming"]] == [live["id"]] and intentions["overdue"] == []
+
+
+async def test_a_told_time_in_the_future_is_refused_with_its_field(settings_factory):
+    async with connect(settings_factory(), Clock(NOW)) as (client, _):
+        error = await call_error(client, "remember", content="I like tea", said_at="2027-01-01")
+        assert "said_at" in error and "future" in error
+        items = [{"content": "I like tea"}, {"content": "I like coffee", "said_at": "2030-01-01"}]
+        error = await call_error(client, "remember_many", items=items)
+        assert "items[1].said_at" in error
+
+
+async def test_remember_many_keeps_each_items_told_time(settings_factory):
+    async with connect(settings_factory(), Clock(NOW)) as (client, _):
+        out = await call(
+            client,
+            "remember_many",
+            items=[
+                {"content": "Yesterday I adopted a cat named Miso", "said_at": "2023-06-02"},
+                {"content": "Yesterday I started a new job at the studio", "said_at": "2023-09-15"},
+            ],
+        )
+        first, second = out["results"]
+        assert first["told_at"].startswith("2023-06-02") and first["event_time"].startswith("2023-06-01")
+        assert second["told_at"].startswith("2023-09-15") and second["event_time"].startswith("2023-09-14")
+
+
+async def test_ingested_messages_keep_their_times_without_a_model(settings_factory):
+    messages = [
+        {
+            "role": "user",
+            "content": "Yesterday I passed the adoption agency interviews.",
+            "said_at": "2023-05-08T09:00:00Z",
+        },
+        {"role": "assistant", "content": "Congratulations!"},
+        {"role": "user", "content": "Yesterday I painted the nursery.", "said_at": "2023-10-02T18:30:00Z"},
+    ]
+    async with connect(settings_factory(llm="none"), Clock(NOW)) as (client, _):
+        out = await call(client, "ingest_conversation", messages=messages, said_at="2023-05-08T08:00:00Z")
+        assert out["method"] == "rules" and len(out["created"]) == 2
+        stored = {m["content"]: m for m in [await detail(client, i) for i in out["created"]]}
+        interviews = stored["Yesterday I passed the adoption agency interviews."]
+        nursery = stored["Yesterday I painted the nursery."]
+        assert interviews["told_at"].startswith("2023-05-08T09:00") and interviews["event_time"].startswith(
+            "2023-05-07"
+        )
+        assert nursery["told_at"].startswith("2023-10-02T18:30") and nursery["event_time"].startswith("2023-10-01")
+        error = await call_error(client, "ingest_conversation", messages=[{**messages[0], "said_at": "2031-01-01"}])
+        assert "messages[0].said_at" in error
+
+
+async def test_a_models_extraction_carries_the_message_times_and_the_summary_its_sources_date(settings_factory):
+    llm = ScriptedLLM(
+        {
+            "memories": [
+                {"content": "Passed the adoption agency interviews", "said_at": "2023-05-08 09:00"},
+                {"content": "Painted the nursery", "kind": "episodic", "event_time": "2023-10-01"},
+                {"content": "Has a cat named Miso", "said_at": "not a time the model should write"},
+            ],
+            "summary": "The adoption is progressing.",
+        }
+    )
+    messages = [
+        {"role": "user", "content": "I passed the adoption agency interviews!", "said_at": "2023-05-08T09:00:00Z"},
+        {
+            "role": "user",
+            "content": "Yesterday I painted the nursery. Miso the cat watched.",
+            "said_at": "2023-10-02T18:30:00Z",
+        },
+    ]
+    async with connect(settings_factory(), Clock(NOW), llm) as (client, _):
+        out = await call(client, "ingest_conversation", messages=messages)
+        prompt = llm.prompts[0].user
+        assert "[2023-05-08 09:00] user:" in prompt and "[2023-10-02 18:30] user:" in prompt
+        assert "ended on 2023-10-02 (Monday)" in prompt and '"said_at"' in prompt
+        interviews, nursery, cat = [await detail(client, i) for i in out["created"]]
+        assert interviews["told_at"].startswith("2023-05-08T09:00")
+        assert nursery["told_at"].startswith("2023-10-02T18:30")  # no time given: the conversation's end
+        assert cat["told_at"].startswith("2023-10-02T18:30")  # an unreadable time: the conversation's end
+        summary = await detail(client, out["summary_id"])
+        assert summary["told_at"].startswith("2023-10-02T18:30") and summary["event_time"].startswith("2023-10-02")
+
+
+async def test_a_host_task_extraction_is_told_at_the_conversations_time(settings_factory):
+    messages = [
+        {"role": "user", "content": "Yesterday I ran my first half marathon.", "said_at": "2023-04-17T08:00:00Z"}
+    ]
+    async with connect(settings_factory(llm="host"), Clock(NOW)) as (client, _):
+        out = await call(client, "ingest_conversation", messages=messages)
+        assert out["status"] == "needs_model" and "[2023-04-17 08:00] user:" in out["task"]
+        provisional = await detail(client, out["created"][0])
+        assert provisional["told_at"].startswith("2023-04-17") and provisional["event_time"].startswith("2023-04-16")
+        answer = {
+            "memories": [{"content": "Ran a first half marathon", "kind": "episodic", "event_time": "2023-04-16"}]
+        }
+        done = await call(client, "ingest_conversation", task_id=out["task_id"], answer=answer)
+        stored = await detail(client, done["created"][0])
+        assert stored["told_at"].startswith("2023-04-17T08:00") and stored["event_time"].startswith("2023-04-16")
