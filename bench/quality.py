@@ -3,7 +3,8 @@
 Each conversation becomes one user; every turn is stored as a memory ("Speaker: text", the session
 date as event_time, the dia_id in metadata) with batched `remember_many`; then the scheduler's
 expiry job runs (plans whose date passed become historical, as the bundled scheduler makes them
-between sessions; `--no-expiry` skips it) and the table is ANALYZEd, as autovacuum would on a
+between sessions; `--no-expiry` skips it); `--told` also tells each turn at its session's date
+(`said_at`), as an import of dated history would and the table is ANALYZEd, as autovacuum would on a
 running server (recall's word rarity reads those statistics). Every question goes
 through `recall`; a question is a hit at k when an evidence turn is among the first k results
 (any-hit) or when all of them are (all-hit). The same turns are also ranked by plain BM25
@@ -133,6 +134,7 @@ async def evaluate(
     details: bool = False,
     database_url: str | None = None,
     expire_plans: bool = True,
+    told: bool = False,
 ) -> dict[str, Any]:
     import numpy as np
     from rank_bm25 import BM25Okapi
@@ -169,6 +171,7 @@ async def evaluate(
                     RememberRequest(
                         content=t.content,
                         event_time=t.when.isoformat() if t.when else None,
+                        said_at=t.when.isoformat() if told and t.when else None,
                         metadata={"dia_id": t.dia_id},
                     )
                     for t in turns
@@ -253,6 +256,11 @@ def main() -> None:
     parser.add_argument("--embedder", default="auto")
     parser.add_argument("--details", action="store_true", help="every question's first evidence rank per system")
     parser.add_argument(
+        "--told",
+        action="store_true",
+        help="tell each turn at its session's date (said_at), as an import of dated history would",
+    )
+    parser.add_argument(
         "--no-expiry",
         action="store_true",
         help="skip the scheduler's expiry job (plans whose date passed keep the 0.5 penalty)",
@@ -261,7 +269,11 @@ def main() -> None:
     samples = json.loads(Path(args.data).read_text())
     print(
         json.dumps(
-            anyio.run(lambda: evaluate(samples, args.embedder, None, args.details, expire_plans=not args.no_expiry)),
+            anyio.run(
+                lambda: evaluate(
+                    samples, args.embedder, None, args.details, expire_plans=not args.no_expiry, told=args.told
+                )
+            ),
             indent=2,
         )
     )

@@ -35,9 +35,9 @@ async def twin(app, template_id: str, content: str, **columns) -> str:
     await execute(
         app,
         "INSERT INTO memories (id, user_id, namespace, kind, content, content_hash, embedding, embedder, "
-        "importance, temporality, created_at, updated_at) "
+        "importance, temporality, created_at, told_at, updated_at) "
         "SELECT :new, user_id, namespace, kind, :content, md5(:content), embedding, embedder, importance, "
-        "temporality, created_at, updated_at FROM memories WHERE id = :tid",
+        "temporality, created_at, told_at, updated_at FROM memories WHERE id = :tid",
         new=new_id,
         content=content,
         tid=uuid.UUID(template_id),
@@ -155,36 +155,45 @@ async def test_a_rare_query_word_weighs_more_than_a_common_one(settings_factory,
             assert hit["score"] == pytest.approx(expected_score(hit["breakdown"]), abs=1e-5)
 
 
-async def test_recency_uses_event_time_before_created_at(clocked):
+async def test_recency_counts_on_the_users_timeline_from_the_told_time(clocked):
+    """Recency is how long before the user's latest told time a memory was told (docs/SPEC.md §6): when the
+    event happened and when engrain stored the row do not enter it."""
     client, app = clocked
     a = await call(client, "remember", content="Concert of the Berlin Philharmonic")
-    recent_event = await twin(
+    told_lately = await twin(
         app,
         a["id"],
-        "Concert of the Berlin Philharmonic, learned long ago",
+        "Concert of the Berlin Philharmonic, told yesterday about long ago",
         created_at=NOW - 365 * DAY,
-        event_time=NOW - 1 * DAY,
+        told_at=NOW - 1 * DAY,
+        event_time=NOW - 365 * DAY,
     )
-    old_event = await twin(
-        app, a["id"], "Concert of the Berlin Philharmonic, learned today", created_at=NOW, event_time=NOW - 365 * DAY
+    told_long_ago = await twin(
+        app,
+        a["id"],
+        "Concert of the Berlin Philharmonic, told a year ago about yesterday",
+        created_at=NOW,
+        told_at=NOW - 365 * DAY,
+        event_time=NOW - 1 * DAY,
     )
     await execute(app, "DELETE FROM memories WHERE id = :id", id=uuid.UUID(a["id"]))
     hits = await by_id(client, "Berlin Philharmonic concert")
     decay = 30 * 86400
-    assert hits[recent_event]["breakdown"]["recency"] == pytest.approx(math.exp(-86400 / decay), rel=1e-6)
-    assert hits[old_event]["breakdown"]["recency"] == pytest.approx(math.exp(-365 * 86400 / decay), rel=1e-6)
-    assert hits[recent_event]["score"] > hits[old_event]["score"]
+    # The user's latest told time is yesterday's: that memory is the newest thing they said.
+    assert hits[told_lately]["breakdown"]["recency"] == pytest.approx(1.0, rel=1e-6)
+    assert hits[told_long_ago]["breakdown"]["recency"] == pytest.approx(math.exp(-364 * 86400 / decay), rel=1e-6)
+    assert hits[told_lately]["score"] > hits[told_long_ago]["score"]
 
 
 async def test_arousal_slows_decay(clocked):
     client, app = clocked
     a = await call(client, "remember", content="The car accident on the highway")
-    calm = await twin(app, a["id"], "The car accident on the highway (calm)", created_at=NOW - 30 * DAY)
+    calm = await twin(app, a["id"], "The car accident on the highway (calm)", told_at=NOW - 30 * DAY)
     intense = await twin(
         app,
         a["id"],
         "The car accident on the highway (intense)",
-        created_at=NOW - 30 * DAY,
+        told_at=NOW - 30 * DAY,
         metadata='{"emotion": {"valence": -0.8, "arousal": 1.0}}',
     )
     await execute(app, "UPDATE memories SET metadata = CAST(metadata AS jsonb) WHERE id = :id", id=uuid.UUID(intense))
@@ -373,9 +382,17 @@ async def test_recall_times_out_with_a_clear_error(settings_factory):
 
 async def test_very_old_memories_score_zero_recency_instead_of_failing(clocked):
     client, _ = clocked
-    out = await call(client, "remember", content="Grandfather was born in Porto", event_time="1901-03-04")
+    out = await call(client, "remember", content="Grandfather was born in Porto", said_at="1901-03-04")
+    await call(client, "remember", content="I like port wine")  # the user's latest told time is now
     hits = await by_id(client, "grandfather born Porto")
     assert hits[out["id"]]["breakdown"]["recency"] < 1e-300  # exp underflow is clamped, not an error
+
+
+async def test_a_fact_about_long_ago_is_not_stale(clocked):
+    client, _ = clocked
+    out = await call(client, "remember", content="Grandmother was born in Porto", event_time="1901-03-04")
+    hits = await by_id(client, "grandmother born Porto")
+    assert hits[out["id"]]["breakdown"]["recency"] == pytest.approx(1.0)
 
 
 async def test_text_with_nothing_to_embed_scores_zero_similarity_not_nan(clocked):

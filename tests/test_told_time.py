@@ -144,3 +144,23 @@ async def test_a_host_task_extraction_is_told_at_the_conversations_time(settings
         done = await call(client, "ingest_conversation", task_id=out["task_id"], answer=answer)
         stored = await detail(client, done["created"][0])
         assert stored["told_at"].startswith("2023-04-17T08:00") and stored["event_time"].startswith("2023-04-16")
+
+
+async def test_an_imported_story_ranks_as_it_was_lived_and_its_newest_fact_first(settings_factory):
+    """Recency runs on the user's timeline: of one story imported today, the fact told last ranks first, and
+    a summary told with its sources gains nothing over them by recency (docs/SPEC.md §6)."""
+    items = [
+        {"content": "Adoption news: we sent the adoption agency our forms", "said_at": "2023-05-08"},
+        {"content": "Adoption news: the adoption agency home visit went well", "said_at": "2023-07-20"},
+        {"content": "Adoption news: we passed the adoption agency interviews", "said_at": "2023-10-02"},
+        {"content": "Conversation summary: adoption news about the agency", "said_at": "2023-10-02"},
+    ]
+    async with connect(settings_factory(), Clock(NOW)) as (client, _):
+        stored = (await call(client, "remember_many", items=items))["results"]
+        forms, visit, interviews, summary = (r["id"] for r in stored)
+        found = await call(client, "recall", query="adoption news agency", include_links=False)
+        rank = {hit["id"]: i for i, hit in enumerate(found["results"])}
+        recency = {hit["id"]: hit["breakdown"]["recency"] for hit in found["results"]}
+        assert rank[interviews] < rank[visit] < rank[forms]
+        assert recency[interviews] == pytest.approx(1.0) and recency[forms] < recency[visit] < 1.0
+        assert recency[summary] == pytest.approx(recency[interviews])  # no newer than what it stands for

@@ -6,7 +6,11 @@ written once in Python (`score`, `recency`, `redundancy`) and once as SQL over t
 columns; `tests/test_recall_rules.py` evaluates both on the same values in PostgreSQL.
 
     score = penalty · (min(1, vector + TEXT_BUMP·text) + LEXICAL_WEIGHT·lexical + temporal + bridge)
-                    · (1 + RECENCY_WEIGHT·recency + IMPORTANCE_WEIGHT·importance + trait_boost)
+                    · (1 - RECENCY_WEIGHT·(1 - recency) + IMPORTANCE_WEIGHT·importance + trait_boost)
+
+Recency only takes away: the user's newest memories keep the whole score, older ones lose up to
+RECENCY_WEIGHT of it. Memories told together (a history imported at once, without told times) are
+then scored exactly as if recency were not there.
 """
 
 from __future__ import annotations
@@ -61,7 +65,7 @@ def score(
 ) -> float:
     """The score of one candidate from its terms (the module docstring's formula)."""
     base = min(1.0, vector + (TEXT_BUMP if text else 0.0)) + LEXICAL_WEIGHT * lexical + temporal + bridge
-    return penalty * base * (1 + RECENCY_WEIGHT * recency + IMPORTANCE_WEIGHT * importance + trait_boost)
+    return penalty * base * (1 - RECENCY_WEIGHT * (1 - recency) + IMPORTANCE_WEIGHT * importance + trait_boost)
 
 
 def score_sql(bridge: str = "0.0") -> str:
@@ -69,12 +73,16 @@ def score_sql(bridge: str = "0.0") -> str:
     and the expression `bridge`."""
     return (
         f"penalty * (least(1.0, vector + CASE WHEN text THEN {TEXT_BUMP} ELSE 0.0 END) + {LEXICAL_WEIGHT} * lexical"
-        f" + temporal + {bridge}) * (1 + {RECENCY_WEIGHT} * recency + {IMPORTANCE_WEIGHT} * importance + trait_boost)"
+        f" + temporal + {bridge}) * (1 - {RECENCY_WEIGHT} * (1 - recency) + {IMPORTANCE_WEIGHT} * importance"
+        " + trait_boost)"
     )
 
 
 def recency(age_seconds: float, decay_seconds: float, arousal: float = 0.0) -> float:
-    """exp(-age / (decay · (1 + AROUSAL_SLOWS_DECAY · arousal))); a memory dated in the future is recent."""
+    """exp(-age / (decay · (1 + AROUSAL_SLOWS_DECAY · arousal))), where `age` is how long before the user's
+    latest told time this memory was told: recency runs on the user's timeline, so an imported history
+    ranks as it did when it was lived, a fact about long ago is not stale for it, and of two memories about
+    one thing the one told later ranks higher. A memory told "after" the latest (none is) would be recent."""
     return math.exp(-max(0.0, age_seconds) / (decay_seconds * (1 + AROUSAL_SLOWS_DECAY * arousal)))
 
 

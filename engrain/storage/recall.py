@@ -114,16 +114,30 @@ def _where(f: RecallFilter, alias: str = "m") -> str:
     if f.namespace is not None:
         parts.append(f"{m}.namespace = :ns")
     if f.since is not None:
-        parts.append(f"coalesce({m}.event_time, {m}.created_at) >= :since")
+        parts.append(f"coalesce({m}.event_time, {m}.told_at) >= :since")
     if f.until is not None:
-        parts.append(f"coalesce({m}.event_time, {m}.created_at) <= :until")
+        parts.append(f"coalesce({m}.event_time, {m}.told_at) <= :until")
     return " AND ".join(parts)
 
 
-_DATED = "coalesce(m.event_time, m.created_at)"
+# A memory's place on the user's timeline: when it happened, else when the user told it.
+_DATED = "coalesce(m.event_time, m.told_at)"
+# Recency counts on the user's timeline (rules/recall.py): from the user's latest told time, `user_now`.
 _RECENCY_EXPONENT = recency_exponent_sql(
-    f"extract(epoch FROM (:now - {_DATED}))", ":decay", "coalesce((m.metadata #>> '{emotion,arousal}')::float8, 0.0)"
+    "extract(epoch FROM ((SELECT t FROM user_now) - m.told_at))",
+    ":decay",
+    "coalesce((m.metadata #>> '{emotion,arousal}')::float8, 0.0)",
 )
+
+
+def _user_now(as_of: bool) -> str:
+    """The user's latest told time up to :now (:now itself for a user with no memory yet): one backward probe
+    of the (user_id, told_at) index. As of a moment, only what had been stored by then counts."""
+    stored = " AND u.created_at <= :now" if as_of else ""
+    return f"""
+    user_now AS MATERIALIZED (
+        SELECT coalesce(max(u.told_at), CAST(:now AS timestamptz)) AS t FROM memories u
+        WHERE u.user_id = :user AND u.told_at <= :now{stored}),"""
 
 
 def _temporal(asks_when: bool, window: bool) -> str:
@@ -212,8 +226,9 @@ def recall_sql(
     )
     score_cols = _score_columns(int(dim) if with_vector else None, emb, _temporal(asks_when, window))
     link_time = " AND l.created_at <= :now" if f.as_of else ""
+    rare = RARE_WORD_FREQ if with_vector else 1.01
     return f"""
-    WITH q AS (SELECT {QUERY_TSQUERY} AS tsq),{_lexeme_ctes(RARE_WORD_FREQ if with_vector else 1.01)}
+    WITH q AS (SELECT {QUERY_TSQUERY} AS tsq),{_user_now(f.as_of)}{_lexeme_ctes(rare)}
     {vector_cte}
     txt AS (  -- the tsquery is written out (not taken from q) so that the GIN index can serve it.
               -- Candidates match every word: ranking all rows that match any word costs ~100 ms at 100k.
