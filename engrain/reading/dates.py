@@ -53,6 +53,19 @@ _ABSOLUTE = re.compile(
 )
 # Numbers and clock times alone are not dates ("3 cats", "the 7:40 train").
 _NOT_A_DATE = re.compile(r"^\s*(?:the|on|at|in|by)?\s*\d{1,3}(?:[:.]\d{2})?\s*(?:am|pm|h)?\s*$", re.IGNORECASE)
+# A habit anywhere in a text: "every Thursday", "each morning", "on Thursdays", "Thursday evenings", "weekly".
+_RECURRENCE = re.compile(
+    rf"\b(?:every|each)\s+(?:other\s+)?(?:{FULL_WEEKDAYS}|day|morning|afternoon|evening|night|week(?:end)?|month"
+    rf"|year)s?\b|\bon\s+(?:{FULL_WEEKDAYS})s\b|\b(?:{FULL_WEEKDAYS})\s+(?:mornings|afternoons|evenings|nights)\b"
+    r"|\b(?:daily|weekly|nightly|monthly)\b",
+    re.IGNORECASE,
+)
+# "I booked a table for Friday", "got tickets for Saturday": the date is what was booked, the next one.
+_BOOKED_FOR = re.compile(
+    r"\b(?:book(?:ed|ing)?|reserv(?:ed|ation)|schedul(?:ed|ing)|appointment|tickets?|signed\s+up)\b[^.;!?]*?"
+    r"\bfor\s+(?:the\s+|this\s+|next\s+)?$",
+    re.IGNORECASE,
+)
 # "every Monday", "on Tuesdays": a habit, not an event.
 _RECURRING = re.compile(rf"\b(?:every|each)\s+(?:other\s+)?$|^\s*(?:on\s+)?(?:{WEEKDAYS})s\b", re.IGNORECASE)
 
@@ -72,6 +85,16 @@ _ASKS_WHEN = re.compile(
     r"|how\s+long\s+ago|since\s+when)\b",
     re.IGNORECASE,
 )
+
+# Questions about what is ahead: "what's coming up", "any plans next week", "what do I have on Friday".
+_ASKS_AHEAD = re.compile(
+    r"\b(?:coming\s+up|upcoming|ahead|plans?|planned|plann?ing|schedule[ds]?|agenda|appointments?|"
+    r"next\s+(?:week|month|weekend|year|few\s+days)|tomorrow|what(?:'s|\s+is)\s+on|do\s+i\s+have|am\s+i\s+(?:doing|going)|"
+    r"will\s+i|going\s+to\s+do|to\s+do\s+(?:this|next))\b",
+    re.IGNORECASE,
+)
+# What "what's coming up?" looks at when the question names no period: the coming week.
+AHEAD_DAYS = 8
 
 _SEASON_START = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 _SEASON = re.compile(
@@ -93,6 +116,7 @@ class QueryTime:
 
     asks_when: bool = False
     window: tuple[datetime, datetime] | None = None
+    ahead: bool = False  # it asks what is coming: plans dated in `window` are what it looks for
 
 
 def local(now: datetime, tz: tzinfo | None) -> datetime:
@@ -178,7 +202,8 @@ def find_event_time(
     if cue is None:
         return None, None
     local_now = local(now, tz)
-    prefer_past = mood_at(content, cue.start()) is Mood.PAST
+    booked = _BOOKED_FOR.search(content[max(0, cue.start() - 120) : cue.start()]) is not None
+    prefer_past = mood_at(content, cue.start()) is Mood.PAST and not booked
     season = _season(content, local_now)
     season_at = _SEASON.search(content)
     if season is not None and season_at is not None and season_at.start() <= cue.start() + len(cue.group(0)):
@@ -254,6 +279,15 @@ def parse_when(field: str, value: str, now: datetime, tz: tzinfo | None, *, pref
     return parsed
 
 
+def recurrence(content: str, lang: str = ENGLISH) -> str | None:
+    """The phrase that makes `content` a habit ("every Thursday", "on Thursday evenings", "jeden Donnerstag",
+    "每周四"), if it is one: a habit has a rule, not a date, and is never an upcoming plan."""
+    if lang != ENGLISH:
+        return languages.recurrence(lang, content)
+    m = _RECURRENCE.search(content)
+    return m.group(0) if m else None
+
+
 def time_phrase(content: str, lang: str = ENGLISH) -> str | None:
     """A mention of when something happened, even where a client-given event_time makes parsing it
     moot: what a "when did…" question is looking for."""
@@ -261,6 +295,9 @@ def time_phrase(content: str, lang: str = ENGLISH) -> str | None:
         return languages.date_phrase(lang, content)
     phrase = _TIME_PHRASE.search(content)
     return phrase.group(0) if phrase else None
+
+
+_WEEK = re.compile(r"week|woche|semana|semaine|(?:周|星期|礼拜)(?![一二三四五六日天末])")
 
 
 def _period(phrase: str, when: datetime) -> tuple[datetime, datetime]:
@@ -280,7 +317,7 @@ def _period(phrase: str, when: datetime) -> tuple[datetime, datetime]:
     if re.search(r"month|monat|mes|mois", p) or (re.search(rf"\b(?:{MONTHS}|may)\b|月", p) and not has_day):
         start = day.replace(day=1)
         return start, (start + timedelta(days=32)).replace(day=1)
-    if re.search(r"week|woche|semana|semaine|(?:周|星期|礼拜)(?![一二三四五六日天末])", p):
+    if _WEEK.search(p):
         return day - timedelta(days=4), day + timedelta(days=4)
     return day - timedelta(days=1), day + timedelta(days=2)
 
@@ -290,4 +327,18 @@ def read_query_time(query: str, now: datetime, tz: tzinfo | None, lang: str = EN
     ("last March", "in 2023", "yesterday", 上个月), resolved in the user's zone."""
     when, phrase = find_event_time(query, now, tz, lang)
     asks = _ASKS_WHEN.search(query) if lang == ENGLISH else languages.asks_when(lang, query)
-    return QueryTime(asks_when=bool(asks), window=_period(phrase, when) if when is not None and phrase else None)
+    ahead = bool(_ASKS_AHEAD.search(query) if lang == ENGLISH else languages.asks_ahead(lang, query))
+    window = _period(phrase, when) if when is not None and phrase else None
+    if ahead:  # what is coming: from today, over the named period or else the coming week
+        today = local(now, tz).replace(hour=0, minute=0, second=0, microsecond=0)
+        if window is None:
+            window = (today, today + timedelta(days=AHEAD_DAYS))
+        elif window[1] > today + timedelta(days=1):
+            end = window[1]
+            if phrase and when is not None and _WEEK.search(phrase.lower()):  # "this week" ahead: to its end
+                monday = when.replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=when.weekday())
+                end = max(end, monday + timedelta(days=7))
+            window = (max(window[0], today), end)
+        else:  # a period that is over ("what did I plan last month"): a question about the past
+            ahead = False
+    return QueryTime(asks_when=bool(asks), window=window, ahead=ahead)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 
 from engrain.reading import languages
-from engrain.reading.dates import find_event_time, time_phrase
+from engrain.reading.dates import find_event_time, recurrence, time_phrase
 from engrain.reading.mood import Mood, mood_at, text_mood
 from engrain.text.languages import ENGLISH
 
@@ -113,6 +113,7 @@ class Enrichment:
     date_text: str | None = None
     time_phrase: str | None = None
     important: bool = False  # the text says it matters ("重要", "wichtig", "allergisch"): importance 8
+    recurrence: str | None = None  # the phrase that makes it a habit ("every Thursday")
 
 
 def procedure_steps(content: str, lang: str = ENGLISH) -> list[str]:
@@ -177,12 +178,15 @@ def enrich(
     """Infer kind, temporality, event_time, category and procedure steps from the text alone (written
     in `lang`). A client-given `event_time` wins over a date found in the text."""
     date_text: str | None = None
-    if event_time is None:
+    habit = recurrence(content, lang)
+    if event_time is None and habit is None:  # a habit's weekday ("every Thursday") is a rule, not a date
         event_time, date_text = find_event_time(content, now, tz, lang)
     steps = procedure_steps(content, lang)
     whole = mood_of(content, lang)
     mood = mood_of(content, lang, content.find(date_text)) if date_text else whole
     temporality = temporality_of(mood, whole is Mood.REQUEST, event_time, now)
+    if habit is not None:  # a habit is kept, or was: never an upcoming plan
+        temporality = "historical" if whole is Mood.PAST else "current"
     if steps:
         kind = "procedural"
     elif event_time is not None and mood is Mood.PAST and event_time <= now + timedelta(minutes=1):
@@ -198,4 +202,5 @@ def enrich(
         date_text,
         date_text or time_phrase(content, lang),
         languages.important(lang, content),
+        habit,
     )

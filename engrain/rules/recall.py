@@ -32,6 +32,9 @@ OVERDUE_PENALTY = 0.5
 # the text), and a period named in the query ("last March") prefers memories dated in it.
 WHEN_WEIGHT = 0.1
 WINDOW_WEIGHT = 0.15
+# "What's coming up this week?": a plan dated inside the period asked about is what the question is for.
+# Such plans are candidates even when they share no word with the question, and gain this.
+PLAN_AHEAD_WEIGHT = 0.3
 # Multi-hop questions ("why did Alice's dog need care?" → the turn naming the dog → the vet turn): a
 # candidate that shares a rarer word the query lacks with one of the first BRIDGE_SEEDS hits gains this.
 BRIDGE_SEEDS = 3
@@ -91,13 +94,17 @@ def recency_exponent_sql(age_seconds: str, decay_seconds: str, arousal: str) -> 
     return f"-greatest(0.0, {age_seconds}) / ({decay_seconds} * (1 + {AROUSAL_SLOWS_DECAY} * {arousal}))"
 
 
-def temporal_sql(asks_when: bool, window: bool, says_when: str, in_window: str) -> str:
+def temporal_sql(asks_when: bool, window: bool, says_when: str, in_window: str, ahead: str | None = None) -> str:
     """The date terms of a query: WHEN_WEIGHT for a memory that says when (`says_when`, a SQL condition) to
-    a "when…" question, WINDOW_WEIGHT for one dated inside the period the query names (`in_window`)."""
+    a "when…" question, WINDOW_WEIGHT for one dated inside the period the query names (`in_window`). A query
+    about what is ahead passes `ahead`, the condition of a plan dated in its window, which gains
+    PLAN_AHEAD_WEIGHT instead: what was merely told this week is not what is coming."""
     terms: list[str] = []
     if asks_when:
         terms.append(f"CASE WHEN {says_when} THEN {WHEN_WEIGHT} ELSE 0.0 END")
-    if window:
+    if window and ahead is not None:
+        terms.append(f"CASE WHEN {ahead} THEN {PLAN_AHEAD_WEIGHT} ELSE 0.0 END")
+    elif window:
         terms.append(f"CASE WHEN {in_window} THEN {WINDOW_WEIGHT} ELSE 0.0 END")
     return " + ".join(terms) or "0.0"
 

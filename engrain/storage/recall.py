@@ -140,9 +140,17 @@ def _user_now(as_of: bool) -> str:
         WHERE u.user_id = :user AND u.told_at <= :now{stored}),"""
 
 
-def _temporal(asks_when: bool, window: bool) -> str:
+# A plan dated inside the query's window: what a question about what is ahead looks for.
+_PLAN_IN_WINDOW = "m.temporality = 'prospective' AND m.event_time >= :ws AND m.event_time < :we"
+
+
+def _temporal(asks_when: bool, window: bool, ahead: bool) -> str:
     return temporal_sql(
-        asks_when, window, "m.metadata ->> 'time_phrase' IS NOT NULL", f"{_DATED} >= :ws AND {_DATED} < :we"
+        asks_when,
+        window,
+        "m.metadata ->> 'time_phrase' IS NOT NULL",
+        f"{_DATED} >= :ws AND {_DATED} < :we",
+        _PLAN_IN_WINDOW if ahead else None,
     )
 
 
@@ -210,8 +218,15 @@ _ROW_COLUMNS = """m.id, m.content, m.kind, m.namespace, m.event_time, m.told_at,
 
 @lru_cache(maxsize=256)
 def recall_sql(
-    embedder_id: str, dim: int, f: RecallFilter, with_vector: bool, asks_when: bool = False, window: bool = False
+    embedder_id: str,
+    dim: int,
+    f: RecallFilter,
+    with_vector: bool,
+    asks_when: bool = False,
+    window: bool = False,
+    ahead: bool = False,
 ) -> str:
+    ahead = ahead and window
     emb = sql_literal(embedder_id)
     where = _where(f)
     vector_cte = (
@@ -224,7 +239,15 @@ def recall_sql(
         if with_vector
         else "vec AS (SELECT NULL::uuid AS id WHERE false),"
     )
-    score_cols = _score_columns(int(dim) if with_vector else None, emb, _temporal(asks_when, window))
+    score_cols = _score_columns(int(dim) if with_vector else None, emb, _temporal(asks_when, window, ahead))
+    # What is ahead: the plans dated in the window are candidates whether or not they share a word with it.
+    plans_cte = (
+        f"""plans AS (
+        SELECT m.id FROM memories m WHERE {_PLAN_IN_WINDOW} AND {where} ORDER BY m.event_time, m.id LIMIT :pool
+    ),"""
+        if ahead
+        else "plans AS (SELECT NULL::uuid AS id WHERE false),"
+    )
     link_time = " AND l.created_at <= :now" if f.as_of else ""
     rare = RARE_WORD_FREQ if with_vector else 1.01
     return f"""
@@ -243,7 +266,8 @@ def recall_sql(
         ORDER BY (SELECT sum(l.idf) FROM lex l WHERE m.tsv @@ l.tq) DESC, m.id
         LIMIT :pool
     ),
-    cand AS (SELECT id FROM vec UNION SELECT id FROM txt UNION SELECT id FROM any_txt),
+    {plans_cte}
+    cand AS (SELECT id FROM vec UNION SELECT id FROM txt UNION SELECT id FROM any_txt UNION SELECT id FROM plans),
     terms AS (
         SELECT {_ROW_COLUMNS}, m.tsv, {score_cols}
         FROM cand JOIN memories m ON m.user_id = :user AND m.id = cand.id CROSS JOIN q
@@ -252,7 +276,7 @@ def recall_sql(
     -- the city); a candidate sharing such a rarer word with a seed other than itself is bridged to it.
     -- MATERIALIZED: computed once, not once per candidate.
     seeds AS MATERIALIZED (
-        SELECT t.id, t.tsv FROM terms t WHERE t.vector > 0 OR t.text OR t.lexical > 0
+        SELECT t.id, t.tsv FROM terms t WHERE t.vector > 0 OR t.text OR t.lexical > 0 OR t.temporal > 0
         ORDER BY {_score()} DESC, t.id LIMIT {BRIDGE_SEEDS}
     ),
     bridge_words AS MATERIALIZED (
@@ -273,7 +297,7 @@ def recall_sql(
         SELECT b.*, {_embedding_of("b", with_vector, dim, emb)} AS emb
         FROM (SELECT t.*, {_score("bridge")} AS first_score
               FROM bridged t
-              WHERE t.vector > 0 OR t.text OR t.lexical > 0  -- else the score is 0
+              WHERE t.vector > 0 OR t.text OR t.lexical > 0 OR t.temporal > 0  -- else the score is 0
               ORDER BY first_score DESC, t.id LIMIT greatest({DIVERSITY_POOL_MIN}, 3 * :limit)) b
     ),
     top AS (
@@ -330,6 +354,7 @@ class RecallQuery:
     pool: int
     asks_when: bool = False
     window: tuple[datetime, datetime] | None = None
+    ahead: bool = False  # the query asks what is coming: plans in `window` are candidates (rules/recall.py)
     rarity: WordRarity = WordRarity()
 
     def statement(self) -> tuple[str, dict[str, Any]]:
@@ -360,7 +385,13 @@ class RecallQuery:
         if self.window is not None:
             params["ws"], params["we"] = self.window
         sql = recall_sql(
-            self.embedder_id, self.dim, flt, self.vector is not None, self.asks_when, self.window is not None
+            self.embedder_id,
+            self.dim,
+            flt,
+            self.vector is not None,
+            self.asks_when,
+            self.window is not None,
+            self.ahead,
         )
         return sql, params
 

@@ -32,6 +32,8 @@ class Rules:
     clauses: re.Pattern[str] = re.compile(r"[,;:.!?]\s*")
     first_person: re.Pattern[str] = _NEVER
     asks_when: re.Pattern[str] = _NEVER
+    asks_ahead: re.Pattern[str] = _NEVER
+    recurring: re.Pattern[str] = _NEVER  # a habit ("every Thursday"): a rule, not a date
     first_step: re.Pattern[str] = _NEVER
     next_step: re.Pattern[str] = _NEVER
     important: re.Pattern[str] = _NEVER
@@ -49,6 +51,8 @@ _RULES = {
         clauses=zh.CLAUSES,
         first_person=zh.FIRST_PERSON,
         asks_when=zh.ASKS_WHEN,
+        asks_ahead=zh.ASKS_AHEAD,
+        recurring=zh.RECURRING,
         first_step=zh.FIRST_STEP,
         next_step=zh.NEXT_STEP,
         important=zh.IMPORTANT,
@@ -62,6 +66,8 @@ _RULES = {
             past=m.PAST,
             first_person=m.FIRST_PERSON,
             asks_when=m.ASKS_WHEN,
+            asks_ahead=m.ASKS_AHEAD,
+            recurring=m.RECURRING,
             first_step=m.FIRST_STEP,
             next_step=m.NEXT_STEP,
             important=m.IMPORTANT,
@@ -127,6 +133,17 @@ def asks_when(lang: str, query: str) -> bool:
     return bool(rules(lang).asks_when.search(query))
 
 
+def recurrence(lang: str, content: str) -> str | None:
+    """The phrase that makes `content` a habit ("jeden Donnerstag", "每周四"), if it is one."""
+    m = rules(lang).recurring.search(content)
+    return m.group(0) if m else None
+
+
+def asks_ahead(lang: str, query: str) -> bool:
+    """Does the query ask what is coming (plans, appointments, "this week's schedule")?"""
+    return bool(rules(lang).asks_ahead.search(query))
+
+
 def procedure_steps(lang: str, content: str) -> list[str]:
     """Steps told with the language's sequence words ("首先…然后…最后", "zuerst… dann…")."""
     r = rules(lang)
@@ -155,6 +172,7 @@ def is_statement(lang: str, sentence: str) -> bool:
 
 __all__ = [
     "Rules",
+    "asks_ahead",
     "asks_when",
     "category",
     "date_phrase",
@@ -163,5 +181,6 @@ __all__ = [
     "is_statement",
     "mood",
     "procedure_steps",
+    "recurrence",
     "rules",
 ]

@@ -15,6 +15,16 @@ PAST = re.compile(
     _I,
 )
 FIRST_PERSON = re.compile(r"\b(?:ich|mein\w*|mir|mich|wir|uns|unser\w*)\b", _I)
+ASKS_AHEAD = re.compile(
+    r"\b(?:vorhaben|vor\s+mir|geplant|plane?|pläne|termine?|steht\b[^.?!]*\ban|anstehend\w*|nächste[nrms]?|bald|demnächst)\b",
+    _I,
+)
+RECURRING = re.compile(
+    r"\bjede[nrms]?\s+(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|tag|morgen|abend|woche"
+    r"|wochenende|monat|jahr)\b|\b(?:montags|dienstags|mittwochs|donnerstags|freitags|samstags|sonntags|morgens"
+    r"|abends|täglich|wöchentlich|monatlich)\b",
+    _I,
+)
 ASKS_WHEN = re.compile(r"\b(?:wann|seit\s+wann|an\s+welchem\s+tag|in\s+welchem\s+jahr|welches\s+datum)\b", _I)
 FIRST_STEP = re.compile(r"\b(?:zuerst|erstens|als\s+erstes)\b", _I)
 NEXT_STEP = re.compile(r"[,;.]?\s*\b(?:dann|danach|anschließend|schließlich|zuletzt|zweitens|drittens)\b[,:]?\s*", _I)

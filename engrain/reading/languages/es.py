@@ -15,6 +15,16 @@ PAST = re.compile(
     _I,
 )
 FIRST_PERSON = re.compile(r"\b(?:yo|mi|mis|me|nosotros|nosotras|nuestr[oa]s?|soy|estoy|tengo|voy|vivo|trabajo)\b", _I)
+ASKS_AHEAD = re.compile(
+    r"\b(?:planes?|planead[oa]s?|pendientes?|próxim[oa]s?|proxim[oa]s?|agenda|citas?|qué\s+(?:me\s+)?toca|viene[ns]?)\b",
+    _I,
+)
+RECURRING = re.compile(
+    r"\b(?:tod[oa]s\s+l[oa]s|cada)\s+(?:lunes|martes|miércoles|miercoles|jueves|viernes|sábados?|sabados?"
+    r"|domingos?|días|dias|día|dia|semanas?|mañanas|noches|tardes|mes(?:es)?|años?)\b"
+    r"|\blos\s+(?:lunes|martes|miércoles|jueves|viernes|sábados|domingos)\b|\b(?:diariamente|semanalmente)\b",
+    _I,
+)
 ASKS_WHEN = re.compile(r"(?:\b|¿)(?:cuándo|cuando|qué\s+día|en\s+qué\s+año|qué\s+fecha)\b", _I)
 FIRST_STEP = re.compile(r"\b(?:primero|en\s+primer\s+lugar)\b", _I)
 NEXT_STEP = re.compile(r"[,;.]?\s*\b(?:luego|después|entonces|finalmente|por\s+último|al\s+final)\b[,:]?\s*", _I)

@@ -15,6 +15,16 @@ PAST = re.compile(
     _I,
 )
 FIRST_PERSON = re.compile(r"(?:\bje\b|\bj'|\bmoi\b|\bmon\b|\bma\b|\bmes\b|\bnous\b|\bnotre\b|\bnos\b)", _I)
+ASKS_AHEAD = re.compile(
+    r"\b(?:prévus?|prévues?|projets?|plans?|prochaine?s?|à\s+venir|agenda|rendez-vous|bientôt)\b", _I
+)
+RECURRING = re.compile(
+    r"\b(?:chaque|tous\s+les|toutes\s+les)\s+(?:lundis?|mardis?|mercredis?|jeudis?|vendredis?|samedis?|dimanches?"
+    r"|jours?|semaines?|matins?|soirs?|mois|ans|années)\b"
+    r"|\ble\s+(?:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)\s+(?:matin|soir|après-midi)\b"
+    r"|\bquotidiennement\b",
+    _I,
+)
 ASKS_WHEN = re.compile(r"\b(?:quand|quel\s+jour|quelle\s+date|en\s+quelle\s+année|depuis\s+quand)\b", _I)
 FIRST_STEP = re.compile(r"\b(?:d'abord|premièrement|tout\s+d'abord|en\s+premier)\b", _I)
 NEXT_STEP = re.compile(r"[,;.]?\s*\b(?:ensuite|puis|après|enfin|finalement|pour\s+finir)\b[,:]?\s*", _I)

@@ -145,6 +145,12 @@ PAST = re.compile(
 REQUEST = re.compile(r"[?？]\s*$|[吗呢]\s*[。！!]?\s*$|^(?:请|麻烦|帮我|你能|你可以|能不能|可不可以|告诉我|解释)")
 CLAUSES = re.compile(r"[，,；;：:。！!？?\n]")
 FIRST_PERSON = re.compile(r"我|咱们")
+# Questions about what is ahead: "这周有什么安排", "接下来我要做什么", "下个月有什么计划".
+ASKS_AHEAD = re.compile(
+    r"安排|计划|打算|日程|行程|接下来|即将|快要|要做什么|有什么事|下(?:周|星期|个月|礼拜)|明天|后天"
+)
+# Habits: "每周四", "每天早上", "每逢周末" — a rule, not a date.
+RECURRING = re.compile(r"每(?:个)?(?:周|星期|礼拜)[一二三四五六日天末]?|每(?:天|日|晚|早|月|年)|每逢")
 ASKS_WHEN = re.compile(r"什么时候|何时|哪(?:一)?(?:天|年|月|周|个月|一年)|几月|几号|多久以前|多久前|啥时候")
 # Steps: 首先…然后…最后, 先…再/然后…, 第一步…第二步… (先 not inside 先生, 原先, 事先, 首先 handled first).
 FIRST_STEP = re.compile(r"首先|第一步|(?<![原事预首优领祖])先(?!生|前)")

@@ -257,6 +257,8 @@ class MemoryWriter:
             extra["date_text"] = info.date_text
         if info.time_phrase:
             extra["time_phrase"] = info.time_phrase  # read by recall for "when did…" questions
+        if info.recurrence:
+            extra["recurrence"] = info.recurrence  # a habit: a rule, never an upcoming plan
         return Prepared(
             content=content,
             digest=content_hash(content),

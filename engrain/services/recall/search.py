@@ -229,6 +229,7 @@ class RecallSearch:
             pool=max(MIN_POOL, limit * 5),
             asks_when=when.asks_when,
             window=when.window,
+            ahead=when.ahead,
             rarity=await self.rarity.get("memories"),
         )
         return PreparedRecall(
