@@ -41,7 +41,7 @@ async def test_relative_dates_are_read_against_the_told_time(settings_factory):
 
 async def test_a_plan_whose_date_passed_before_it_was_told_to_engrain_is_history(settings_factory):
     async with connect(settings_factory(), Clock(NOW)) as (client, _):
-        old = await call(client, "remember", content="I'm going to paint the fence on Saturday", said_at="2023-05-08")
+        old = await call(client, "remember", content="I'm going to paint the fence this weekend", said_at="2023-05-08")
         assert old["event_time"].startswith("2023-05-13") and old["temporality"] == "historical"
         live = await call(client, "remember", content="I'm going to paint the shed on Saturday")
         assert live["temporality"] == "prospective" and live["event_time"] > NOW.isoformat()

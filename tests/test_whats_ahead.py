@@ -55,3 +55,28 @@ async def test_a_question_about_the_week_ahead_finds_its_plans(settings_factory,
         first_two = {hit["id"] for hit in found["results"][:2]}
         assert first_two == {dentist["id"], party["id"]}, [h["content"] for h in found["results"]]
         assert later["id"] not in {hit["id"] for hit in found["results"] if hit["breakdown"]["temporal"] > 0}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I live in Lisbon now, since October.",
+        "Ich wohne seit Oktober in Lissabon",
+        "我从十月开始住在里斯本",
+        "Vivo en Lisboa desde octubre",
+        "J'habite à Lisbonne depuis octobre",
+    ],
+)
+async def test_since_a_month_is_a_current_state_dated_in_the_past(settings_factory, text):
+    async with connect(settings_factory(), Clock(NOW)) as (client, _):
+        out = await call(client, "remember", content=text)
+        assert out["temporality"] == "current" and out["kind"] == "fact"
+        assert out["event_time"].startswith("2026-10-01")
+        intentions = json.loads((await client.read_resource("engrain://intentions")).contents[0].text)
+        assert intentions["upcoming"] == []
+
+
+async def test_since_a_year_is_that_year(settings_factory):
+    async with connect(settings_factory(), Clock(NOW)) as (client, _):
+        out = await call(client, "remember", content="I have lived in Lisbon since 2019")
+        assert out["event_time"].startswith("2019-01-01") and out["temporality"] == "current"

@@ -66,6 +66,10 @@ _BOOKED_FOR = re.compile(
     r"\bfor\s+(?:the\s+|this\s+|next\s+)?$",
     re.IGNORECASE,
 )
+# "since October", "ever since 2019": a state that began then and holds now; the date is behind.
+_SINCE = re.compile(r"\b(?:ever\s+)?since\b", re.IGNORECASE)
+_SINCE_BEFORE = re.compile(r"\b(?:ever\s+)?since\s+(?:the\s+|last\s+)?$", re.IGNORECASE)
+_BARE_YEAR = re.compile(r"(?:in\s+)?(?:19|20)\d\d")
 # "every Monday", "on Tuesdays": a habit, not an event.
 _RECURRING = re.compile(rf"\b(?:every|each)\s+(?:other\s+)?$|^\s*(?:on\s+)?(?:{WEEKDAYS})s\b", re.IGNORECASE)
 
@@ -122,6 +126,27 @@ class QueryTime:
 def local(now: datetime, tz: tzinfo | None) -> datetime:
     """`now` in the user's zone (the machine's when none is set)."""
     return now.astimezone(tz) if tz else now.astimezone()
+
+
+_WEEKEND = re.compile(r"\b(?P<rel>this|next|last|past|coming|the)\s+weekend\b", re.IGNORECASE)
+
+
+def _weekend(text: str, local_now: datetime, prefer_past: bool) -> tuple[datetime, str] | None:
+    """ "this weekend", "next weekend", "last weekend" as the Saturday they start on (dateparser reads none of
+    them). "This weekend" is the one under way or the coming one; in the past tense, the one just gone."""
+    m = _WEEKEND.search(text)
+    if m is None:
+        return None
+    today = local_now.replace(hour=0, minute=0, second=0, microsecond=0)
+    saturday = today + timedelta(days=(5 - today.weekday()) % 7)  # the coming Saturday, or today
+    if today.weekday() == 6:  # Sunday: this weekend began yesterday
+        saturday = today - timedelta(days=1)
+    rel = m["rel"].lower()
+    if rel in ("last", "past") or (rel in ("this", "the") and prefer_past and saturday > today):
+        saturday -= timedelta(days=7)
+    elif rel in ("next",):
+        saturday += timedelta(days=7)
+    return saturday, m.group(0)
 
 
 def _season(text: str, local_now: datetime) -> tuple[datetime, str] | None:
@@ -202,12 +227,19 @@ def find_event_time(
     if cue is None:
         return None, None
     local_now = local(now, tz)
-    booked = _BOOKED_FOR.search(content[max(0, cue.start() - 120) : cue.start()]) is not None
-    prefer_past = mood_at(content, cue.start()) is Mood.PAST and not booked
+    before = content[max(0, cue.start() - 120) : cue.start()]
+    booked = _BOOKED_FOR.search(before) is not None
+    prefer_past = (mood_at(content, cue.start()) is Mood.PAST and not booked) or _SINCE_BEFORE.search(
+        before
+    ) is not None
     season = _season(content, local_now)
     season_at = _SEASON.search(content)
     if season is not None and season_at is not None and season_at.start() <= cue.start() + len(cue.group(0)):
         return season
+    weekend = _weekend(content, local_now, prefer_past)
+    weekend_at = _WEEKEND.search(content)
+    if weekend is not None and weekend_at is not None and weekend_at.start() <= cue.start() + len(cue.group(0)):
+        return weekend
     fast = _absolute_date(content, local_now, prefer_past)
     if fast is not None:
         return fast
@@ -241,6 +273,8 @@ def find_event_time(
                 continue
             if _RECURRING.search(content[max(0, start - 12) : start]) or _RECURRING.match(text):
                 continue
+            if _BARE_YEAR.fullmatch(text.strip()):  # "2019" is the year, not today's date moved to 2019
+                value = value.replace(month=1, day=1)
             return value.replace(tzinfo=local_now.tzinfo), text
     return None, None
 
@@ -277,6 +311,11 @@ def parse_when(field: str, value: str, now: datetime, tz: tzinfo | None, *, pref
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=local_now.tzinfo)
     return parsed
+
+
+def began(content: str, lang: str = ENGLISH) -> bool:
+    """Does `content` speak of a state that began at its date ("since October", "seit 2019")? It holds now."""
+    return languages.began(lang, content) if lang != ENGLISH else _SINCE.search(content) is not None
 
 
 def recurrence(content: str, lang: str = ENGLISH) -> str | None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 
 from engrain.reading import languages
-from engrain.reading.dates import find_event_time, recurrence, time_phrase
+from engrain.reading.dates import began, find_event_time, recurrence, time_phrase
 from engrain.reading.mood import Mood, mood_at, text_mood
 from engrain.text.languages import ENGLISH
 
@@ -185,11 +185,15 @@ def enrich(
     whole = mood_of(content, lang)
     mood = mood_of(content, lang, content.find(date_text)) if date_text else whole
     temporality = temporality_of(mood, whole is Mood.REQUEST, event_time, now)
+    # "since October": a state that began then and holds now (a fact, not an event).
+    state = habit is None and event_time is not None and event_time <= now and began(content, lang)
     if habit is not None:  # a habit is kept, or was: never an upcoming plan
         temporality = "historical" if whole is Mood.PAST else "current"
+    elif state:
+        temporality = "current"
     if steps:
         kind = "procedural"
-    elif event_time is not None and mood is Mood.PAST and event_time <= now + timedelta(minutes=1):
+    elif not state and event_time is not None and mood is Mood.PAST and event_time <= now + timedelta(minutes=1):
         kind = "episodic"
     else:
         kind = "fact"

@@ -34,6 +34,7 @@ class Rules:
     asks_when: re.Pattern[str] = _NEVER
     asks_ahead: re.Pattern[str] = _NEVER
     recurring: re.Pattern[str] = _NEVER  # a habit ("every Thursday"): a rule, not a date
+    since: re.Pattern[str] = _NEVER  # a state that began at the date and holds now
     first_step: re.Pattern[str] = _NEVER
     next_step: re.Pattern[str] = _NEVER
     important: re.Pattern[str] = _NEVER
@@ -53,6 +54,7 @@ _RULES = {
         asks_when=zh.ASKS_WHEN,
         asks_ahead=zh.ASKS_AHEAD,
         recurring=zh.RECURRING,
+        since=zh.SINCE,
         first_step=zh.FIRST_STEP,
         next_step=zh.NEXT_STEP,
         important=zh.IMPORTANT,
@@ -68,6 +70,7 @@ _RULES = {
             asks_when=m.ASKS_WHEN,
             asks_ahead=m.ASKS_AHEAD,
             recurring=m.RECURRING,
+            since=m.SINCE,
             first_step=m.FIRST_STEP,
             next_step=m.NEXT_STEP,
             important=m.IMPORTANT,
@@ -106,8 +109,8 @@ def mood(lang: str, text: str, position: int | None = None) -> Mood:
 def find_date(lang: str, content: str, local_now: datetime) -> tuple[datetime, str] | None:
     """The first date in `content` (the language's own rules and dateparser's, whichever comes first);
     an ambiguous one points the way the whole text does."""
-    prefer_past = mood(lang, content) is Mood.PAST
     r = rules(lang)
+    prefer_past = mood(lang, content) is Mood.PAST or r.since.search(content) is not None
     found = list(r.dates(content, local_now, prefer_past)) if r.dates else []
     parsed = dateparser_phrases.find(content, lang, local_now, prefer_past)
     if parsed is not None:
@@ -131,6 +134,11 @@ def date_phrase(lang: str, content: str) -> str | None:
 
 def asks_when(lang: str, query: str) -> bool:
     return bool(rules(lang).asks_when.search(query))
+
+
+def began(lang: str, content: str) -> bool:
+    """Does `content` speak of a state that began at its date ("seit Oktober")?"""
+    return rules(lang).since.search(content) is not None
 
 
 def recurrence(lang: str, content: str) -> str | None:
@@ -174,6 +182,7 @@ __all__ = [
     "Rules",
     "asks_ahead",
     "asks_when",
+    "began",
     "category",
     "date_phrase",
     "find_date",

@@ -25,6 +25,8 @@ RECURRING = re.compile(
     r"|abends|täglich|wöchentlich|monatlich)\b",
     _I,
 )
+# A state that began then and holds now: "seit Oktober", "从十月开始", "desde octubre", "depuis octobre".
+SINCE = re.compile(r"\b(?:seit|seitdem)\b", _I)
 ASKS_WHEN = re.compile(r"\b(?:wann|seit\s+wann|an\s+welchem\s+tag|in\s+welchem\s+jahr|welches\s+datum)\b", _I)
 FIRST_STEP = re.compile(r"\b(?:zuerst|erstens|als\s+erstes)\b", _I)
 NEXT_STEP = re.compile(r"[,;.]?\s*\b(?:dann|danach|anschließend|schließlich|zuletzt|zweitens|drittens)\b[,:]?\s*", _I)

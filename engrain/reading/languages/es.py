@@ -25,6 +25,8 @@ RECURRING = re.compile(
     r"|\blos\s+(?:lunes|martes|miércoles|jueves|viernes|sábados|domingos)\b|\b(?:diariamente|semanalmente)\b",
     _I,
 )
+# A state that began then and holds now: "seit Oktober", "从十月开始", "desde octubre", "depuis octobre".
+SINCE = re.compile(r"\b(?:desde)\b", _I)
 ASKS_WHEN = re.compile(r"(?:\b|¿)(?:cuándo|cuando|qué\s+día|en\s+qué\s+año|qué\s+fecha)\b", _I)
 FIRST_STEP = re.compile(r"\b(?:primero|en\s+primer\s+lugar)\b", _I)
 NEXT_STEP = re.compile(r"[,;.]?\s*\b(?:luego|después|entonces|finalmente|por\s+último|al\s+final)\b[,:]?\s*", _I)

@@ -25,6 +25,8 @@ RECURRING = re.compile(
     r"|\bquotidiennement\b",
     _I,
 )
+# A state that began then and holds now: "seit Oktober", "从十月开始", "desde octubre", "depuis octobre".
+SINCE = re.compile(r"\b(?:depuis)\b", _I)
 ASKS_WHEN = re.compile(r"\b(?:quand|quel\s+jour|quelle\s+date|en\s+quelle\s+année|depuis\s+quand)\b", _I)
 FIRST_STEP = re.compile(r"\b(?:d'abord|premièrement|tout\s+d'abord|en\s+premier)\b", _I)
 NEXT_STEP = re.compile(r"[,;.]?\s*\b(?:ensuite|puis|après|enfin|finalement|pour\s+finir)\b[,:]?\s*", _I)

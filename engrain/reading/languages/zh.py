@@ -151,6 +151,8 @@ ASKS_AHEAD = re.compile(
 )
 # Habits: "每周四", "每天早上", "每逢周末" — a rule, not a date.
 RECURRING = re.compile(r"每(?:个)?(?:周|星期|礼拜)[一二三四五六日天末]?|每(?:天|日|晚|早|月|年)|每逢")
+# A state that began then and holds now: "seit Oktober", "从十月开始", "desde octubre", "depuis octobre".
+SINCE = re.compile(r"从[^，。！？]{0,12}(?:开始|起)|自从|以来")
 ASKS_WHEN = re.compile(r"什么时候|何时|哪(?:一)?(?:天|年|月|周|个月|一年)|几月|几号|多久以前|多久前|啥时候")
 # Steps: 首先…然后…最后, 先…再/然后…, 第一步…第二步… (先 not inside 先生, 原先, 事先, 首先 handled first).
 FIRST_STEP = re.compile(r"首先|第一步|(?<![原事预首优领祖])先(?!生|前)")
