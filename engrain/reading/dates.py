@@ -70,6 +70,23 @@ _BOOKED_FOR = re.compile(
 _SINCE = re.compile(r"\b(?:ever\s+)?since\b", re.IGNORECASE)
 _SINCE_BEFORE = re.compile(r"\b(?:ever\s+)?since\s+(?:the\s+|last\s+)?$", re.IGNORECASE)
 _BARE_YEAR = re.compile(r"(?:in\s+)?(?:19|20)\d\d")
+# Words that are dates only in a date's company: "a bright sun", "march on", "may I", "my 18th birthday".
+_LOOKALIKE = re.compile(
+    r"(?:sun|sat|wed|mar|march|may|jan|june?|aug|august|fall)(?:\s+on)?|\d{1,2}(?:st|nd|rd|th)", re.I
+)
+_DATE_LEAD = re.compile(
+    r"\b(?:on|in|by|until|till|since|from|last|next|this|every|before|after|of|the|early|late|mid)\s+$", re.I
+)
+# Offsets from an anchor: "four years before 2023" is 2019; "two weeks after the wedding" names no date
+# engrain can read (the wedding's is another memory's): no date rather than one counted from now.
+_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+           "nine": 9, "ten": 10, "twenty": 20}  # fmt: skip
+_ANCHORED = re.compile(
+    r"\b(?P<n>\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twenty|a\s+few|several|some)\s+"
+    r"(?P<unit>days?|weeks?|months?|years?|decades?)\s+(?P<dir>before|after|earlier\s+than|later\s+than|prior\s+to)\s+"
+    r"(?P<anchor>(?:19|20)\d\d\b)?",
+    re.IGNORECASE,
+)
 # "every Monday", "on Tuesdays": a habit, not an event.
 _RECURRING = re.compile(rf"\b(?:every|each)\s+(?:other\s+)?$|^\s*(?:on\s+)?(?:{WEEKDAYS})s\b", re.IGNORECASE)
 
@@ -129,6 +146,19 @@ def local(now: datetime, tz: tzinfo | None) -> datetime:
 
 
 _WEEKEND = re.compile(r"\b(?P<rel>this|next|last|past|coming|the)\s+weekend\b", re.IGNORECASE)
+
+
+def _anchored(m: re.Match[str], local_now: datetime) -> tuple[datetime | None, str | None]:
+    """An offset in years from a year ("four years before 2023" → 2019-01-01); any other offset from an
+    anchor has no date engrain can read, and gets none."""
+    count = m["n"].lower()
+    n = int(count) if count.isdigit() else _COUNTS.get(count)
+    unit = m["unit"].lower()
+    if m["anchor"] is None or n is None or not unit.startswith(("year", "decade")):
+        return None, None
+    years = n * (10 if unit.startswith("decade") else 1)
+    sign = -1 if m["dir"].lower().startswith(("before", "earlier", "prior")) else 1
+    return datetime(int(m["anchor"]) + sign * years, 1, 1, tzinfo=local_now.tzinfo), m.group(0).strip()
 
 
 def _weekend(text: str, local_now: datetime, prefer_past: bool) -> tuple[datetime, str] | None:
@@ -236,6 +266,9 @@ def find_event_time(
     season_at = _SEASON.search(content)
     if season is not None and season_at is not None and season_at.start() <= cue.start() + len(cue.group(0)):
         return season
+    anchored = _ANCHORED.search(content)
+    if anchored is not None and anchored.start() <= cue.start() + len(cue.group(0)):
+        return _anchored(anchored, local_now)
     weekend = _weekend(content, local_now, prefer_past)
     weekend_at = _WEEKEND.search(content)
     if weekend is not None and weekend_at is not None and weekend_at.start() <= cue.start() + len(cue.group(0)):
@@ -273,10 +306,22 @@ def find_event_time(
                 continue
             if _RECURRING.search(content[max(0, start - 12) : start]) or _RECURRING.match(text):
                 continue
+            if _lookalike(content, start, text):
+                continue
             if _BARE_YEAR.fullmatch(text.strip()):  # "2019" is the year, not today's date moved to 2019
                 value = value.replace(month=1, day=1)
             return value.replace(tzinfo=local_now.tzinfo), text
     return None, None
+
+
+def _lookalike(content: str, start: int, text: str) -> bool:
+    """A word that reads as a date only beside one ("sun", "march", "18th") with no date word before it and
+    no number after it: "a bright sun", "we will march on", "my 18th birthday" are no dates."""
+    if not _LOOKALIKE.fullmatch(text.strip()):
+        return False
+    lead = _DATE_LEAD.search(content[max(0, start - 12) : start]) is not None
+    number_after = re.match(r"\s*\d", content[start + len(text) :]) is not None
+    return not lead and not number_after
 
 
 def parse_when(field: str, value: str, now: datetime, tz: tzinfo | None, *, prefer_past: bool) -> datetime:

@@ -57,6 +57,10 @@ _SPAN = re.compile(rf"(?P<n>{NUMBER}|半)(?:个)?(?P<unit>天|日|周|星期|礼
 _IN_SPAN = re.compile(rf"过(?P<n>{NUMBER})(?:个)?(?P<unit>天|周|星期|礼拜|月)")
 _MONTH_PART = re.compile(rf"(?P<year>去年|今年|明年|\d{{4}}年)?(?P<m>{NUMBER})月(?P<part>初|上旬|中旬|中|下旬|底|末)")
 _MONTH_DAY = re.compile(rf"(?P<year>去年|今年|明年|前年|\d{{4}}年)?(?P<m>{NUMBER})月(?P<d>{NUMBER})[日号]?")
+# A month with no day: 2025年3月, 去年十月, 三月 (the 1st; not 3月初 or 3月5日, read above).
+_MONTH = re.compile(
+    rf"(?P<year>前年|去年|今年|明年|\d{{4}}年)?(?P<m>{NUMBER})月份?(?![初上中下底末日号\d零〇一二两三四五六七八九十])"
+)
 _DAY_WORDS = {"大前天": -3, "前天": -2, "昨天": -1, "昨晚": -1, "今天": 0, "今晚": 0, "明天": 1, "后天": 2, "大后天": 3}
 _DAY_WORD = re.compile("|".join(sorted(_DAY_WORDS, key=len, reverse=True)))
 _PART_DAY = {"初": 1, "上旬": 1, "中旬": 11, "中": 11, "下旬": 21, "底": 21, "末": 21}
@@ -80,6 +84,10 @@ def _day_of_part(m: re.Match[str]) -> int:
 
 def _day_of_month(m: re.Match[str]) -> int:
     return number(m["d"])
+
+
+def _first_day(_: re.Match[str]) -> int:
+    return 1
 
 
 def dates(content: str, local_now: datetime, prefer_past: bool) -> list[tuple[datetime, str, int]]:
@@ -116,7 +124,7 @@ def dates(content: str, local_now: datetime, prefer_past: bool) -> list[tuple[da
         found.append((day, m.group(0), m.start()))
     for m in _DAY_WORD.finditer(content):
         found.append((today + timedelta(days=_DAY_WORDS[m.group(0)]), m.group(0), m.start()))
-    for pattern, day_of in ((_MONTH_PART, _day_of_part), (_MONTH_DAY, _day_of_month)):
+    for pattern, day_of in ((_MONTH_PART, _day_of_part), (_MONTH_DAY, _day_of_month), (_MONTH, _first_day)):
         for m in pattern.finditer(content):
             month, year = number(m["m"]), _year(m["year"], local_now)
             if not 1 <= month <= 12:
