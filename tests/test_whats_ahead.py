@@ -39,7 +39,14 @@ async def test_a_booking_for_a_bare_weekday_is_the_next_one(settings_factory):
 
 @pytest.mark.parametrize(
     "question",
-    ["what is coming up for me this week", "what's on this week?", "这周有什么安排", "Was steht diese Woche an?"],
+    [
+        "what is coming up for me this week",
+        "what's on this week?",
+        "这周有什么安排",
+        "Was steht diese Woche an?",
+        "¿Qué planes tengo esta semana?",
+        "Qu'est-ce qui est prévu cette semaine ?",
+    ],
 )
 async def test_a_question_about_the_week_ahead_finds_its_plans(settings_factory, question):
     async with connect(settings_factory(), Clock(NOW)) as (client, _):
