@@ -161,12 +161,9 @@ def _anchored(m: re.Match[str], local_now: datetime) -> tuple[datetime | None, s
     return datetime(int(m["anchor"]) + sign * years, 1, 1, tzinfo=local_now.tzinfo), m.group(0).strip()
 
 
-def _weekend(text: str, local_now: datetime, prefer_past: bool) -> tuple[datetime, str] | None:
-    """ "this weekend", "next weekend", "last weekend" as the Saturday they start on (dateparser reads none of
-    them). "This weekend" is the one under way or the coming one; in the past tense, the one just gone."""
-    m = _WEEKEND.search(text)
-    if m is None:
-        return None
+def _weekend(m: re.Match[str], local_now: datetime, prefer_past: bool) -> tuple[datetime, str]:
+    """The weekend `m` names ("this", "next", "last weekend") as the Saturday it starts on; dateparser reads
+    none of them. "This weekend" is the one under way or the coming one; in the past tense, the one just gone."""
     today = local_now.replace(hour=0, minute=0, second=0, microsecond=0)
     saturday = today + timedelta(days=(5 - today.weekday()) % 7)  # the coming Saturday, or today
     if today.weekday() == 6:  # Sunday: this weekend began yesterday
@@ -269,10 +266,9 @@ def find_event_time(
     anchored = _ANCHORED.search(content)
     if anchored is not None and anchored.start() <= cue.start() + len(cue.group(0)):
         return _anchored(anchored, local_now)
-    weekend = _weekend(content, local_now, prefer_past)
-    weekend_at = _WEEKEND.search(content)
-    if weekend is not None and weekend_at is not None and weekend_at.start() <= cue.start() + len(cue.group(0)):
-        return weekend
+    weekend = _WEEKEND.search(content)
+    if weekend is not None and weekend.start() <= cue.start() + len(cue.group(0)):
+        return _weekend(weekend, local_now, prefer_past)
     fast = _absolute_date(content, local_now, prefer_past)
     if fast is not None:
         return fast

@@ -233,11 +233,12 @@ class ConversationIngest:
         conversation = self.read(request)
         if route.kind == "host":
             return await host(user_id, conversation)
+        prompt = self.prompt(conversation)
         if route.kind == "sampling":
             if sampled is None:  # the client did not answer: nobody extracted
                 return await self.ingest(user_id, conversation, None, "none")
-            route = route.sampled([(self.prompt(conversation), sampled)])
-        extracted = await route.answer(self.prompt(conversation), Extraction.lenient)
+            route = route.sampled([(prompt, sampled)])
+        extracted = await route.answer(prompt, Extraction.lenient)
         return await self.ingest(user_id, conversation, extracted, route.name)
 
     async def ingest(
@@ -272,44 +273,33 @@ class ConversationIngest:
         or not at all, whatever interrupts it. `told`: when the conversation ended, the told time of the
         summary and of items that name none."""
         async with (await self.rt.database()).transaction(session) as s:
-            return await self._store(s, user_id, items, summary, session_id, method, llm_name, told)
-
-    async def _store(
-        self,
-        session: AsyncSession,
-        user_id: str,
-        items: list[ExtractedMemory],
-        summary: str | None,
-        session_id: str | None,
-        method: Literal["llm", "rules"],
-        llm_name: str,
-        told: datetime,
-    ) -> IngestResult:
-        source = inputs.text_field("session_id", session_id, 200) if session_id else None
-        created: list[str] = []
-        duplicates: list[str] = []
-        for item in items[:MAX_EXTRACTED]:
-            steps = [x.strip()[:500] for x in item.procedure_steps or [] if x.strip()][:30]
-            request = RememberRequest(**item.model_dump(exclude={"procedure_steps"}))
-            request.procedure_steps = steps if len(steps) >= 2 else None
-            request.said_at = request.said_at or told.isoformat()
-            result = await self._remember_leniently(user_id, request, source, session, told)
-            (duplicates if result.status == "duplicate" else created).append(result.id)
-        summary_id = None
-        if summary and summary.strip() and "\x00" not in summary:
-            text = "Conversation summary: " + " ".join(summary.split())[:1000]
-            # Dated by its sources: the conversation's end, never the moment it was digested.
-            request = RememberRequest(
-                content=text, kind="episodic", event_time=told.isoformat(), said_at=told.isoformat()
+            source = inputs.text_field("session_id", session_id, 200) if session_id else None
+            created: list[str] = []
+            duplicates: list[str] = []
+            for item in items[:MAX_EXTRACTED]:
+                steps = [x.strip()[:500] for x in item.procedure_steps or [] if x.strip()][:30]
+                request = RememberRequest(**item.model_dump(exclude={"procedure_steps"}))
+                request.procedure_steps = steps if len(steps) >= 2 else None
+                request.said_at = request.said_at or told.isoformat()
+                result = await self._remember_leniently(user_id, request, source, s, told)
+                (duplicates if result.status == "duplicate" else created).append(result.id)
+            summary_id = None
+            if summary and summary.strip() and "\x00" not in summary:
+                text = "Conversation summary: " + " ".join(summary.split())[:1000]
+                # Dated by its sources: the conversation's end, never the moment it was digested.
+                request = RememberRequest(
+                    content=text, kind="episodic", event_time=told.isoformat(), said_at=told.isoformat()
+                )
+                result = await self.memories.remember(user_id, request, source=source, session=s)
+                summary_id = result.id
+                for memory_id in dict.fromkeys([*created, *duplicates]):
+                    if memory_id != summary_id:
+                        await self.links.link(
+                            user_id, summary_id, memory_id, SUMMARY_RELATION, created_by="ingest", session=s
+                        )
+            return IngestResult(
+                created=created, duplicates=duplicates, summary_id=summary_id, method=method, llm=llm_name
             )
-            result = await self.memories.remember(user_id, request, source=source, session=session)
-            summary_id = result.id
-            for memory_id in dict.fromkeys([*created, *duplicates]):
-                if memory_id != summary_id:
-                    await self.links.link(
-                        user_id, summary_id, memory_id, SUMMARY_RELATION, created_by="ingest", session=session
-                    )
-        return IngestResult(created=created, duplicates=duplicates, summary_id=summary_id, method=method, llm=llm_name)
 
     async def _remember_leniently(
         self, user_id: str, request: RememberRequest, source: str | None, session: AsyncSession, told: datetime
