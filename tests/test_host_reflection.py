@@ -217,7 +217,12 @@ async def test_the_trait_lifecycle_driven_entirely_through_host_tasks(host_setti
     """create → reinforce to established → upgrade → contradict → review → decay, no model on the server."""
     clock = Clock(T0)
     async with connect(host_settings(), clock) as (client, app):
-        await call(client, "remember", content="Takes the stairs instead of the elevator at the office")
+        await call(
+            client,
+            "remember",
+            content="Takes the stairs instead of the elevator at the office",
+            said_at=(T0 - timedelta(days=1)).isoformat(),
+        )
         await call(client, "remember", content="Walked to work instead of taking the bus")
         await host_reflect(
             client,

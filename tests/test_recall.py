@@ -155,34 +155,40 @@ async def test_a_rare_query_word_weighs_more_than_a_common_one(settings_factory,
             assert hit["score"] == pytest.approx(expected_score(hit["breakdown"]), abs=1e-5)
 
 
-async def test_recency_counts_on_the_users_timeline_from_the_told_time(clocked):
-    """Recency is how long before the user's latest told time a memory was told (docs/SPEC.md §6): when the
-    event happened and when engrain stored the row do not enter it."""
-    client, app = clocked
-    a = await call(client, "remember", content="Concert of the Berlin Philharmonic")
-    told_lately = await twin(
-        app,
-        a["id"],
-        "Concert of the Berlin Philharmonic, told yesterday about long ago",
-        created_at=NOW - 365 * DAY,
-        told_at=NOW - 1 * DAY,
-        event_time=NOW - 365 * DAY,
-    )
-    told_long_ago = await twin(
-        app,
-        a["id"],
-        "Concert of the Berlin Philharmonic, told a year ago about yesterday",
-        created_at=NOW,
-        told_at=NOW - 365 * DAY,
-        event_time=NOW - 1 * DAY,
-    )
-    await execute(app, "DELETE FROM memories WHERE id = :id", id=uuid.UUID(a["id"]))
-    hits = await by_id(client, "Berlin Philharmonic concert")
-    decay = 30 * 86400
-    # The user's latest told time is yesterday's: that memory is the newest thing they said.
-    assert hits[told_lately]["breakdown"]["recency"] == pytest.approx(1.0, rel=1e-6)
-    assert hits[told_long_ago]["breakdown"]["recency"] == pytest.approx(math.exp(-364 * 86400 / decay), rel=1e-6)
-    assert hits[told_lately]["score"] > hits[told_long_ago]["score"]
+async def test_recency_counts_on_the_users_timeline_from_the_told_time(settings_factory):
+    """Recency is how long before the user's clock a memory was told (docs/SPEC.md §6): the clock runs from
+    the latest told time at the server's speed, so an imported history ranks as on its last day; when the
+    event happened does not enter it."""
+    clock = Clock(NOW)
+    async with connect(settings_factory(), clock) as (client, app):
+        a = await call(client, "remember", content="Concert of the Berlin Philharmonic")
+        told_lately = await twin(
+            app,
+            a["id"],
+            "Concert of the Berlin Philharmonic, told yesterday about long ago",
+            created_at=NOW,
+            told_at=NOW - 1 * DAY,
+            event_time=NOW - 365 * DAY,
+        )
+        told_long_ago = await twin(
+            app,
+            a["id"],
+            "Concert of the Berlin Philharmonic, told a year ago about yesterday",
+            created_at=NOW,
+            told_at=NOW - 365 * DAY,
+            event_time=NOW - 1 * DAY,
+        )
+        await execute(app, "DELETE FROM memories WHERE id = :id", id=uuid.UUID(a["id"]))
+        decay = 30 * 86400
+        for days_later in (0, 10):
+            clock.now = NOW + days_later * DAY
+            hits = await by_id(client, "Berlin Philharmonic concert")
+            # Both were imported just now; the latest told time is yesterday's: the user's clock stands there,
+            # and moves on with the days that pass after.
+            recency = {m: hits[m]["breakdown"]["recency"] for m in (told_lately, told_long_ago)}
+            assert recency[told_lately] == pytest.approx(math.exp(-days_later * 86400 / decay), rel=1e-6)
+            assert recency[told_long_ago] == pytest.approx(math.exp(-(364 + days_later) * 86400 / decay), rel=1e-6)
+            assert hits[told_lately]["score"] > hits[told_long_ago]["score"]
 
 
 async def test_arousal_slows_decay(clocked):

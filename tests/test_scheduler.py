@@ -59,13 +59,15 @@ async def add_memory(
     pinned: bool = False,
     temporality: str = "current",
     event_time: datetime | None = None,
+    source: str | None = None,
 ) -> uuid.UUID:
+    """A memory told when it was stored (`created`), as a live user tells things."""
     mid = uuid.uuid4()
     await execute(
         app,
-        "INSERT INTO memories (id, user_id, kind, content, content_hash, created_at, last_accessed_at, "
-        "access_count, importance, pinned, temporality, event_time) VALUES (:id, :u, :k, :c, md5(:c), "
-        ":cr, :acc, :n, :imp, :pin, :tmp, :ev)",
+        "INSERT INTO memories (id, user_id, kind, content, content_hash, created_at, told_at, last_accessed_at, "
+        "access_count, importance, pinned, temporality, event_time, source) VALUES (:id, :u, :k, :c, md5(:c), "
+        ":cr, :cr, :acc, :n, :imp, :pin, :tmp, :ev, :src)",
         id=mid,
         u=user,
         k=kind,
@@ -77,6 +79,7 @@ async def add_memory(
         pin=pinned,
         tmp=temporality,
         ev=event_time,
+        src=source,
     )
     return mid
 
@@ -96,8 +99,8 @@ async def add_trait(
     await execute(
         app,
         "INSERT INTO memories (id, user_id, kind, content, content_hash, trait_subtype, trait_stage, "
-        "trait_confidence, trait_reinforcement_count, trait_last_reinforced, trait_context, created_at) "
-        "VALUES (:id, :u, 'trait', :c, md5(:c), :st, :sg, :cf, :n, :r, 'general', :r)",
+        "trait_confidence, trait_reinforcement_count, trait_last_reinforced, trait_context, created_at, told_at) "
+        "VALUES (:id, :u, 'trait', :c, md5(:c), :st, :sg, :cf, :n, :r, 'general', :r, :r)",
         id=tid,
         u=user,
         c=content,
@@ -236,14 +239,42 @@ async def test_trait_decay_follows_the_formula(settings):
         assert stage == "emerging"  # 0.8·e^-0.5 = 0.485: established → emerging, recorded in history
 
 
+# How a trait's evidence lies on the user's timeline: (told this long before NOW, session) per memory.
+SPREADS: dict[str, list[tuple[timedelta, str | None]]] = {
+    "none": [],
+    "one sitting": [(2 * DAY, None)] * 4,
+    "three sessions in a day": [(2 * DAY, "s1"), (2 * DAY, "s2"), (2 * DAY, None)],
+    "three days": [(DAY, None), (5 * DAY, None), (9 * DAY, None)],
+    "either side of midnight": [(timedelta(hours=11, minutes=59), None), (timedelta(hours=12, minutes=1), None)],
+    "five days over 40": [(d * DAY, None) for d in (1, 10, 20, 30, 41)],
+    "five days over 20": [(d * DAY, None) for d in (1, 5, 10, 15, 21)],
+}
+
+
 async def test_the_sql_decay_pass_agrees_with_the_python_formula(settings):
-    """The decay formula is applied in two ways (the job's set-based SQL, the reflection cycle's Python
-    catch-up), both from engrain/rules/traits.py: on the same rows both give the same confidence, and the
-    stage the Python rules give (decay only ever lowers a stage; below the first bound the trait dissolves)."""
+    """The decay formula and the time gates are applied in two ways (the job's set-based SQL, the reflection
+    cycle's Python), both from engrain/rules/traits.py: on the same rows both give the same confidence, and
+    the stage the Python rules give (decay only ever lowers a stage and holds it to what its evidence's
+    spread allows; below the first bound the trait dissolves). The evidence's spread read by storage is
+    the one the Python rules count."""
     from engrain.rules import traits as rules
+    from engrain.storage import traits as trait_repo
 
     rows = []
     async with running(settings(), Clock(NOW)) as app:
+        evidence: dict[str, list[uuid.UUID]] = {}
+        expected_spread: dict[str, rules.Spread] = {}
+        for name, told in SPREADS.items():
+            evidence[name] = [
+                await add_memory(app, f"{name} {i}", created=NOW - ago, source=source)
+                for i, (ago, source) in enumerate(told)
+            ]
+            times = [NOW - ago for ago, _ in told]
+            expected_spread[name] = rules.Spread(
+                len({rules.occasion(source, NOW - ago) for ago, source in told}),
+                min(times, default=None),
+                max(times, default=None),
+            )
         for i, (subtype, stage, confidence) in enumerate(
             [
                 ("behavior", "emerging", 0.45),
@@ -256,26 +287,41 @@ async def test_the_sql_decay_pass_agrees_with_the_python_formula(settings):
         ):
             for count in (0, 3, 12):
                 for days in (0.5, 30, 400):
-                    tid = await add_trait(
-                        app,
-                        f"t{i}-{count}-{days}",
-                        confidence=confidence,
-                        subtype=subtype,
-                        stage=stage,
-                        count=count,
-                        reinforced=NOW - timedelta(days=days),
-                    )
-                    rows.append((tid, subtype, stage, confidence, count, days))
+                    for spread in SPREADS if stage in ("core", "established") else ["none"]:
+                        tid = await add_trait(
+                            app,
+                            f"t{i}-{count}-{days}-{spread}",
+                            confidence=confidence,
+                            subtype=subtype,
+                            stage=stage,
+                            count=count,
+                            reinforced=NOW - timedelta(days=days),
+                        )
+                        for memory in evidence[spread]:
+                            await execute(
+                                app,
+                                "INSERT INTO trait_evidence (user_id, trait_id, memory_id, polarity, quality) "
+                                "VALUES ('alice', :t, :m, 'supporting', 'C')",
+                                t=tid,
+                                m=memory,
+                            )
+                        rows.append((tid, subtype, stage, confidence, count, days, spread))
+        db = await app.database()
+        async with db.sessions() as s:
+            read = await trait_repo.spreads(s, "alice", [r[0] for r in rows])
         await app.scheduler.run("decay")
-        for tid, subtype, stage, confidence, count, days in rows:
+        for tid, subtype, stage, confidence, count, days, spread in rows:
+            assert read.get(tid, rules.Spread(0, None, None)) == expected_spread[spread], spread
             got = await scalar(
                 app, "SELECT json_build_array(trait_confidence, trait_stage) FROM memories WHERE id = :id", id=tid
             )
             c = rules.decayed(confidence, subtype, count, days)
-            mapped = rules.stage_for(c)
-            expected_stage = min(stage, mapped, key=rules.RANKED_STAGES.index)
+            held = expected_spread[spread]
+            expected_stage = rules.lowest(
+                rules.Stage(stage), rules.stage_for(c), rules.stage_cap(held.occasions, held.span_days)
+            )
             assert got[0] == pytest.approx(c, rel=1e-9), (subtype, count, days)
-            assert got[1] == expected_stage, (subtype, stage, confidence, count, days)
+            assert got[1] == expected_stage, (subtype, stage, confidence, count, days, spread)
 
 
 async def test_expiry_job(settings):

@@ -69,14 +69,20 @@ async def test_behavior_to_preference_to_dissolution(settings_factory):
         answer(),
     )
     async with connect(settings_factory(), clock, llm) as (client, _):
-        # 1. A behavior is created (candidate at 0.5).
-        await call(client, "remember", content="Takes the stairs instead of the elevator at the office")
+        # 1. A behavior is created (candidate at 0.5) from what was told on two days.
+        await call(
+            client,
+            "remember",
+            content="Takes the stairs instead of the elevator at the office",
+            said_at=(T0 - timedelta(days=1)).isoformat(),
+        )
         await call(client, "remember", content="Walked to work instead of taking the bus")
         await call(client, "reflect")
         behavior = (await traits(client, min_stage="candidate"))[BEHAVIOR]
         assert behavior["stage"] == "candidate" and behavior["confidence"] == pytest.approx(0.5)
 
-        # 2. One day later it is reinforced with grade A: decay of that day first, then c + (1-c)·0.25.
+        # 2. One day later it is reinforced with grade A: decay of that day first, then c + (1-c)·0.25;
+        # with evidence from three days it may be established.
         clock.now += timedelta(days=1)
         await call(client, "remember", content="Biked to the grocery store")
         await call(client, "reflect", force=True)

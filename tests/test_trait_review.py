@@ -125,7 +125,18 @@ async def test_traits_as_of_are_rebuilt_from_history(settings_factory):
 
 
 async def near_core_trait(client, app) -> dict:
+    """An established trait close to core, with evidence told on three days (what established needs)."""
     trait = await a_trait(client)
+    for told in ("3 days ago", "a week ago"):
+        memory = await call(client, "remember", content=f"Ran before work, {told}", said_at=told)
+        await execute(
+            app,
+            "INSERT INTO trait_evidence (user_id, trait_id, memory_id, polarity, quality) "
+            "VALUES (:u, :t, :m, 'supporting', 'C')",
+            u=app.settings.user,
+            t=uuid.UUID(trait["id"]),
+            m=uuid.UUID(memory["id"]),
+        )
     await execute(
         app,
         "UPDATE memories SET trait_stage = 'established', trait_confidence = 0.8 WHERE id = :id",

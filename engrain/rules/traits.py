@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Literal, get_args
 
@@ -98,10 +100,102 @@ def stage_sql(confidence: str) -> str:
     return f"CASE {cases} ELSE '{Stage.CORE}' END"
 
 
+# ---- time gates: spacing matters (SPEC §7.6) ------------------------------------------------
+# Confidence alone never makes a trait established or core: its supporting evidence must also be
+# spread over the user's own time. An occasion is one day of told time (UTC) in one session: what
+# was told that day in one conversation (a memory's `source`, which ingest_conversation sets to the
+# session id), or that day outside any. A burst of memories told in one sitting is one occasion
+# however many there are; two conversations on one day are two.
+ESTABLISHED_OCCASIONS = 3
+CORE_OCCASIONS, CORE_SPAN_DAYS = 5, 30
+
+
+@dataclass(frozen=True)
+class Spread:
+    """How a trait's supporting evidence lies on the user's timeline."""
+
+    occasions: int
+    first: datetime | None  # told time of its earliest and latest supporting memory
+    last: datetime | None
+
+    @property
+    def span_days(self) -> float:
+        if self.first is None or self.last is None:
+            return 0.0
+        return (self.last - self.first).total_seconds() / 86400
+
+    def describe(self) -> str:
+        """What the trait history shows beside a stage: the occasions and time span that counted."""
+        if self.first is None or self.last is None:
+            return "no supporting evidence"
+        count = f"{self.occasions} occasion{'s' if self.occasions != 1 else ''}"
+        if self.first.date() == self.last.date():
+            return f"evidence from {count} on {self.first.date()}"
+        return f"evidence from {count} over {self.span_days:.0f} days, {self.first.date()} to {self.last.date()}"
+
+
+def occasion(source: str | None, told_at: datetime) -> str:
+    """The occasion a memory was told on (see above); `occasion_sql` is the same in SQL."""
+    day = told_at.astimezone(UTC).date().isoformat()
+    return day if source is None else f"{day} {source}"
+
+
+def occasion_sql(memory: str) -> str:
+    """`occasion` over the SQL alias `memory`."""
+    return f"to_char({memory}.told_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') || coalesce(' ' || {memory}.source, '')"
+
+
+def stage_cap(occasions: int, span_days: float) -> Stage:
+    """The highest stage evidence spread this way allows: core needs CORE_OCCASIONS over CORE_SPAN_DAYS,
+    established ESTABLISHED_OCCASIONS, and anything less stops at emerging."""
+    if occasions >= CORE_OCCASIONS and span_days >= CORE_SPAN_DAYS:
+        return Stage.CORE
+    if occasions >= ESTABLISHED_OCCASIONS:
+        return Stage.ESTABLISHED
+    return Stage.EMERGING
+
+
+def stage_cap_sql(occasions: str, span_days: str) -> str:
+    """`stage_cap` as a SQL CASE over the expressions `occasions` and `span_days`."""
+    return (
+        f"CASE WHEN {occasions} >= {CORE_OCCASIONS} AND {span_days} >= {CORE_SPAN_DAYS} THEN '{Stage.CORE}' "
+        f"WHEN {occasions} >= {ESTABLISHED_OCCASIONS} THEN '{Stage.ESTABLISHED}' ELSE '{Stage.EMERGING}' END"
+    )
+
+
+def lowest(*stages: Stage) -> Stage:
+    """The weakest of stages of the confidence scale."""
+    return min(stages, key=RANKED_STAGES.index)
+
+
+def next_gate(cap: Stage) -> str:
+    """What evidence the stage above `cap` needs, for the history of a trait held at `cap`."""
+    if cap == Stage.EMERGING:
+        return f"established needs evidence from {ESTABLISHED_OCCASIONS} occasions"
+    return f"core needs evidence from {CORE_OCCASIONS} occasions over {CORE_SPAN_DAYS} days"
+
+
+def time_gate(spread: Spread) -> str:
+    """The evidence's spread and what the next gated stage needs, as a trait's detail shows them."""
+    cap = stage_cap(spread.occasions, spread.span_days)
+    return spread.describe() + ("" if cap == Stage.CORE else f"; {next_gate(cap)}")
+
+
+def gated_stage(confidence: float, spread: Spread) -> Stage:
+    """The stage a trait has: what its confidence maps to, held at what its evidence's spread allows."""
+    return lowest(stage_for(confidence), stage_cap(spread.occasions, spread.span_days))
+
+
 def rank_sql(stage: str) -> str:
     """The position of the SQL expression `stage` on the confidence scale (NULL for a trend)."""
     ranked = ", ".join(f"'{s}'" for s in RANKED_STAGES)
     return f"array_position(ARRAY[{ranked}], {stage})"
+
+
+def lowest_sql(*stages: str) -> str:
+    """`lowest` over SQL expressions, each a stage of the confidence scale."""
+    ranked = ", ".join(f"'{s}'" for s in RANKED_STAGES)
+    return f"(ARRAY[{ranked}])[least({', '.join(rank_sql(s) for s in stages)})]"
 
 
 def recall_boost_sql(stage: str) -> str:
@@ -134,17 +228,18 @@ def decay_exponent_sql(subtype: str, reinforcements: str, days: str) -> str:
 
 
 def promotable_sql(trait: str) -> str:
-    """A trend reinforced often enough inside its window (the SQL condition over alias `trait`)."""
+    """A trend reinforced often enough inside its window (the SQL condition over alias `trait`). Only
+    evidence told inside the window counts as a reinforcement (TraitWriter.reinforce), so the count
+    alone decides, whenever the pass runs."""
     return (
         f"{trait}.trait_stage = '{Stage.TREND}' AND coalesce({trait}.trait_reinforcement_count, 0) >= {PROMOTE_AFTER}"
-        f" AND {trait}.trait_window_end >= :now"
     )
 
 
-def expired_trend_sql(trait: str) -> str:
-    """A trend whose window passed before it was reinforced often enough."""
+def expired_trend_sql(trait: str, user_now: str) -> str:
+    """A trend whose window passed on the user's clock (`user_now`) before it was reinforced often enough."""
     return (
-        f"{trait}.trait_stage = '{Stage.TREND}' AND {trait}.trait_window_end < :now"
+        f"{trait}.trait_stage = '{Stage.TREND}' AND {trait}.trait_window_end < {user_now}"
         f" AND coalesce({trait}.trait_reinforcement_count, 0) < {PROMOTE_AFTER}"
     )
 

@@ -32,6 +32,7 @@ from engrain.rules.recall import (
 )
 from engrain.rules.traits import RECALLED_STAGES, recall_boost_sql
 from engrain.storage.sqltext import safe_exp, sql_literal, vector_literal
+from engrain.storage.timeline import user_now_sql
 from engrain.text.fulltext import QueryForm
 
 # The query's words, prepared like a memory's (engrain/text/fulltext.py): its language's configuration
@@ -122,7 +123,7 @@ def _where(f: RecallFilter, alias: str = "m") -> str:
 
 # A memory's place on the user's timeline: when it happened, else when the user told it.
 _DATED = "coalesce(m.event_time, m.told_at)"
-# Recency counts on the user's timeline (rules/recall.py): from the user's latest told time, `user_now`.
+# Recency counts on the user's timeline (rules/recall.py): from the user's clock, `user_now` (storage/timeline.py).
 _RECENCY_EXPONENT = recency_exponent_sql(
     "extract(epoch FROM ((SELECT t FROM user_now) - m.told_at))",
     ":decay",
@@ -131,13 +132,10 @@ _RECENCY_EXPONENT = recency_exponent_sql(
 
 
 def _user_now(as_of: bool) -> str:
-    """The user's latest told time up to :now (:now itself for a user with no memory yet): one backward probe
-    of the (user_id, told_at) index. As of a moment, only what had been stored by then counts."""
+    """The user's clock (storage/timeline.py). As of a moment, only what had been stored by then counts."""
     stored = " AND u.created_at <= :now" if as_of else ""
     return f"""
-    user_now AS MATERIALIZED (
-        SELECT coalesce(max(u.told_at), CAST(:now AS timestamptz)) AS t FROM memories u
-        WHERE u.user_id = :user AND u.told_at <= :now{stored}),"""
+    user_now AS MATERIALIZED (SELECT {user_now_sql(":user", stored)} AS t),"""
 
 
 # A plan dated inside the query's window: what a question about what is ahead looks for.

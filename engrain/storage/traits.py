@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 from sqlalchemy import RowMapping, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -22,15 +22,20 @@ from engrain.rules.traits import (
     CORE_FROM,
     PROMOTED_CONFIDENCE,
     RANKED_STAGES,
+    Spread,
     Stage,
     decay_exponent_sql,
     expired_trend_sql,
+    lowest_sql,
+    occasion_sql,
     promotable_sql,
     rank_sql,
+    stage_cap_sql,
     stage_sql,
 )
 from engrain.storage.models import Memory, MemoryHistory, TraitEvidence
 from engrain.storage.sqltext import safe_exp
+from engrain.storage.timeline import user_now_sql
 
 # Strongest first in listings: a trend ranks below every stage of the confidence scale.
 _LISTING_ORDER = (Stage.TREND, *RANKED_STAGES)
@@ -132,6 +137,7 @@ class Evidence:
     content: str
     kind: str
     event_time: datetime | None
+    told_at: datetime  # when the user said it
     learned_at: datetime  # when the memory was stored
 
 
@@ -149,6 +155,7 @@ async def evidence(session: AsyncSession, user_id: str, trait_ids: Sequence[uuid
             Memory.content,
             Memory.kind,
             Memory.event_time,
+            Memory.told_at,
             Memory.created_at.label("learned_at"),
         )
         .join(Memory, (Memory.user_id == TraitEvidence.user_id) & (Memory.id == TraitEvidence.memory_id))
@@ -156,6 +163,57 @@ async def evidence(session: AsyncSession, user_id: str, trait_ids: Sequence[uuid
         .order_by(TraitEvidence.created_at, TraitEvidence.memory_id)
     )
     return [Evidence(**m) for m in (await session.execute(stmt)).mappings()]
+
+
+def _spread_sql(where: str, per_trait: bool = True) -> str:
+    """How supporting evidence lies on the user's timeline (rules.traits.Spread): occasions, and the told
+    times of its earliest and latest memory; per trait, or over all the evidence `where` selects."""
+    keys = "e.user_id, e.trait_id" if per_trait else ""
+    return f"""
+    SELECT {keys + "," if keys else ""} count(DISTINCT {occasion_sql("x")}) AS occasions,
+           min(x.told_at) AS first, max(x.told_at) AS last
+    FROM trait_evidence e JOIN memories x ON x.user_id = e.user_id AND x.id = e.memory_id
+    WHERE e.polarity = 'supporting' {where}
+    {"GROUP BY " + keys if keys else ""}"""
+
+
+async def spreads(session: AsyncSession, user_id: str, trait_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, Spread]:
+    """The spread of each trait's supporting evidence (a trait without any is absent)."""
+    if not trait_ids:
+        return {}
+    rows = await session.execute(
+        text(_spread_sql("AND e.user_id = :user AND e.trait_id = ANY(:ids)")),
+        {"user": user_id, "ids": list(trait_ids)},
+    )
+    return {r.trait_id: Spread(int(r.occasions), r.first, r.last) for r in rows}
+
+
+async def joint_spread(session: AsyncSession, user_id: str, trait_ids: Sequence[uuid.UUID]) -> Spread:
+    """The spread of the traits' supporting evidence taken together (what an upgrade inherits)."""
+    row = (
+        await session.execute(
+            text(_spread_sql("AND e.user_id = :user AND e.trait_id = ANY(:ids)", per_trait=False)),
+            {"user": user_id, "ids": list(trait_ids)},
+        )
+    ).one()
+    return Spread(int(row.occasions), row.first, row.last)
+
+
+async def told_range(
+    session: AsyncSession, user_id: str, memory_ids: Sequence[uuid.UUID]
+) -> tuple[datetime, datetime] | None:
+    """The earliest and latest told time of the user's memories `memory_ids` (None: none of them)."""
+    if not memory_ids:
+        return None
+    row = (
+        await session.execute(
+            select(func.min(Memory.told_at), func.max(Memory.told_at)).where(
+                Memory.user_id == user_id, Memory.id.in_(list(memory_ids))
+            )
+        )
+    ).one()
+    first, last = cast("tuple[datetime | None, datetime | None]", tuple(row))
+    return None if first is None or last is None else (first, last)
 
 
 async def owned(session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID], *, traits: bool) -> set[uuid.UUID]:
@@ -359,14 +417,14 @@ async def promote_trends(session: AsyncSession, user_id: str | None, now: dateti
 
 
 async def expire_trends(session: AsyncSession, user_id: str | None, now: datetime) -> Changed:
-    """Trends whose window passed with fewer than 2 reinforcements dissolve."""
+    """Trends whose window passed on the user's clock with fewer than 2 reinforcements dissolve."""
     return await _update_with_history(
         session,
         user_id,
         now,
         action="dissolve",
         set_sql=f"trait_stage = '{Stage.DISSOLVED}', valid_until = :now",
-        where_sql=f"m.kind = 'trait' AND m.valid_until IS NULL AND {expired_trend_sql('m')}",
+        where_sql=f"m.kind = 'trait' AND m.valid_until IS NULL AND {expired_trend_sql('m', user_now_sql('m.user_id'))}",
         reason="trend window passed with fewer than 2 reinforcements",
     )
 
@@ -386,44 +444,57 @@ async def expire_prospective(session: AsyncSession, user_id: str | None, now: da
 
 
 async def decay_traits(session: AsyncSession, user_id: str | None, now: datetime) -> Decayed:
-    """`rules.traits.decayed` for every non-trend active trait.
+    """`rules.traits.decayed` for every non-trend active trait, on each user's clock (storage/timeline.py).
 
-    Days count from the later of the last reinforcement and the last decay pass (kept in
-    metadata.last_decay_at), so running the pass often never decays twice for the same time.
-    Decay may only lower a stage; below `DISSOLVE_BELOW` the trait dissolves.
+    Days count from the later of the last reinforcement (the told time of its latest evidence) and the
+    last decay pass (the user's clock then, kept in metadata.last_decay_at), so running the pass often
+    never decays twice for the same time. Decay may only lower a stage, and the pass also holds every
+    trait to what its evidence's spread allows (`rules.traits.stage_cap`); below `DISSOLVE_BELOW` the
+    trait dissolves.
     """
-    days = """extract(epoch FROM (:now - greatest(
+    days = """extract(epoch FROM (clock.t - greatest(
                          coalesce(m.trait_last_reinforced, m.created_at),
                          coalesce((m.metadata ->> 'last_decay_at')::timestamptz, '-infinity'::timestamptz))))
                      / 86400.0"""
     exponent = decay_exponent_sql("m.trait_subtype", "m.trait_reinforcement_count", days)
+    spread_days = "coalesce(extract(epoch FROM (sp.last - sp.first)) / 86400.0, 0)"
     sql = f"""
     WITH old AS (
         SELECT m.user_id, m.id, m.trait_stage FROM memories m
         WHERE m.kind = 'trait' AND m.valid_until IS NULL AND m.trait_stage NOT IN ('{Stage.TREND}', '{Stage.DISSOLVED}')
           {_user_filter(user_id)}
         FOR UPDATE),
+    clock AS (
+        SELECT o.user_id, {user_now_sql("o.user_id")} AS t FROM (SELECT DISTINCT user_id FROM old) o),
+    sp AS ({_spread_sql("AND e.trait_id IN (SELECT id FROM old) " + _user_filter(user_id, "e"))}),
     calc AS (
-        SELECT m.user_id, m.id, old.trait_stage AS old_stage,
-               least(1.0, greatest(0.0, m.trait_confidence * {safe_exp(exponent)})) AS c
-        FROM memories m JOIN old ON old.user_id = m.user_id AND old.id = m.id),
+        SELECT m.user_id, m.id, old.trait_stage AS old_stage, clock.t AS user_now,
+               least(1.0, greatest(0.0, m.trait_confidence * {safe_exp(exponent)})) AS c,
+               coalesce(sp.occasions, 0) AS occasions, {spread_days} AS span
+        FROM memories m JOIN old ON old.user_id = m.user_id AND old.id = m.id
+        JOIN clock ON clock.user_id = m.user_id
+        LEFT JOIN sp ON sp.user_id = m.user_id AND sp.trait_id = m.id),
     staged AS (
-        SELECT calc.*, {stage_sql("calc.c")} AS mapped FROM calc),
+        SELECT calc.*, {stage_sql("calc.c")} AS mapped, {stage_cap_sql("calc.occasions", "calc.span")} AS cap
+        FROM calc),
     upd AS (
         UPDATE memories m SET
             trait_confidence = s.c,
-            trait_stage = CASE WHEN {rank_sql("s.mapped")} < {rank_sql("s.old_stage")}
-                               THEN s.mapped ELSE s.old_stage END,
+            trait_stage = {lowest_sql("s.old_stage", "s.mapped", "s.cap")},
             valid_until = CASE WHEN s.mapped = '{Stage.DISSOLVED}' THEN :now ELSE m.valid_until END,
-            metadata = jsonb_set(m.metadata, '{{last_decay_at}}', to_jsonb(CAST(:now AS timestamptz))),
+            metadata = jsonb_set(m.metadata, '{{last_decay_at}}', to_jsonb(s.user_now)),
             updated_at = :now
         FROM staged s WHERE m.user_id = s.user_id AND m.id = s.id
-        RETURNING m.id, m.user_id, m.content, s.old_stage, m.trait_stage AS new_stage, m.trait_confidence AS c),
+        RETURNING m.id, m.user_id, m.content, s.old_stage, m.trait_stage AS new_stage, m.trait_confidence AS c,
+                  {rank_sql("s.cap")} < {rank_sql("s.mapped")} AS held, s.occasions, s.span),
     hist AS (
         INSERT INTO memory_history (memory_id, user_id, action, reason, at, stage, confidence)
         SELECT id, user_id, CASE WHEN new_stage = '{Stage.DISSOLVED}' THEN 'dissolve' ELSE 'stage' END,
-               format('decay: %s → %s (confidence %s)', old_stage, new_stage, round(c::numeric, 3)), :now,
-               new_stage, c
+               CASE WHEN held AND new_stage <> '{Stage.DISSOLVED}'
+                    THEN format('held by time: %s → %s (evidence from %s occasions over %s days)',
+                                old_stage, new_stage, occasions, round(span::numeric))
+                    ELSE format('decay: %s → %s (confidence %s)', old_stage, new_stage, round(c::numeric, 3)) END,
+               :now, new_stage, c
         FROM upd WHERE new_stage <> old_stage RETURNING 1)
     SELECT (SELECT count(*) FROM upd) AS decayed,
            (SELECT count(*) FROM upd WHERE new_stage = '{Stage.DISSOLVED}') AS dissolved,

@@ -104,6 +104,7 @@ class EvidenceView(BaseModel):
     kind: str
     quality: str | None
     event_time: str | None
+    told_at: str  # when the user said it: what the time gates count
     learned_at: str
     cited_at: str
 
@@ -115,6 +116,7 @@ class EvidenceView(BaseModel):
             kind=e.kind,
             quality=e.quality,
             event_time=e.event_time.isoformat() if e.event_time else None,
+            told_at=e.told_at.isoformat(),
             learned_at=e.learned_at.isoformat(),
             cited_at=e.created_at.isoformat(),
         )
@@ -135,3 +137,5 @@ class TraitDetail(TraitView):
     contradicting: list[EvidenceView]
     children: list[TraitChild]
     history: list[HistoryEntry]
+    # How its supporting evidence lies on the user's time, and what the next stage needs (the time gates).
+    spread: str

@@ -71,7 +71,7 @@ class TraitReview:
             trait = await repo.get(s, user_id, tid, for_update=True)
             if trait is None or trait.kind != "trait" or trait.trait_stage == Stage.DISSOLVED:
                 raise NotFound("trait_id", trait_id)
-            writer = TraitWriter(s, user_id, now, None, embedded)
+            writer = await TraitWriter.open(s, user_id, now, None, embedded)
             if action == "endorse":
                 assert text is not None  # endorse and edit have a text (above)
                 evidence = await self._confirmation(s, user_id, text, embedded[text], now)

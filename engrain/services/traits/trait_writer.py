@@ -22,17 +22,22 @@ from engrain.rules.traits import (
     TREND_CONFIDENCE,
     UPGRADE_STEP,
     UPGRADES,
+    Spread,
     Stage,
     Subtype,
     clamp,
     context_of,
     contradicted,
     decayed,
+    gated_stage,
+    next_gate,
     reinforced,
+    stage_cap,
     stage_for,
     trend_window_days,
 )
 from engrain.storage import memories as repo
+from engrain.storage import timeline
 from engrain.storage import traits as trait_repo
 from engrain.storage.models import Memory
 
@@ -45,23 +50,59 @@ class Stats:
     blocked: list[str] = field(default_factory=list[str])  # dismissed texts the model proposed again
 
 
+def _held(stage: str | None, confidence: float, spread: Spread) -> str:
+    """Why a trait is at `stage` below what its confidence maps to ('' when it is not held)."""
+    if stage in (Stage.DISSOLVED, stage_for(confidence)):
+        return ""
+    cap = stage_cap(spread.occasions, spread.span_days)
+    return f"; held at {stage}: {spread.describe()}, and {next_gate(cap)}"
+
+
 class TraitWriter:
-    """Applies lifecycle operations for one user inside one transaction."""
+    """Applies lifecycle operations for one user inside one transaction.
+
+    Two clocks: `now` (the server's) stamps what engrain did and when (history, updated_at); the
+    lifecycle itself — decay, trend windows, when a trait was observed — runs on `user_now`, the
+    user's clock (storage/timeline.py), and on the told times of the evidence."""
 
     def __init__(
         self,
         session: AsyncSession,
         user_id: str,
         now: datetime,
+        user_now: datetime,
         cycle_id: uuid.UUID | None,
         embed: dict[str, tuple[str, int, list[float]]],
     ) -> None:
         self.s = session
         self.user_id = user_id
         self.now = now
+        self.user_now = user_now
         self.cycle_id = cycle_id
         self.embed = embed  # content -> (embedder id, dim, vector), computed before the transaction
         self.stats = Stats()
+
+    @classmethod
+    async def open(
+        cls,
+        session: AsyncSession,
+        user_id: str,
+        now: datetime,
+        cycle_id: uuid.UUID | None,
+        embed: dict[str, tuple[str, int, list[float]]],
+    ) -> TraitWriter:
+        """A writer on the user's clock as it reads in `session`."""
+        return cls(session, user_id, now, await timeline.user_now(session, user_id, now), cycle_id, embed)
+
+    async def _told(self, evidence: list[uuid.UUID]) -> tuple[datetime, datetime] | None:
+        """When the evidence was told (earliest, latest); the user's clock is at least the latest."""
+        told = await trait_repo.told_range(self.s, self.user_id, evidence)
+        if told is not None:
+            self.user_now = max(self.user_now, told[1])
+        return told
+
+    async def spread(self, trait: Memory) -> Spread:
+        return (await trait_repo.spreads(self.s, self.user_id, [trait.id])).get(trait.id, Spread(0, None, None))
 
     async def _history(
         self, trait: Memory, action: str, reason: str, old: str | None = None, new: str | None = None
@@ -80,19 +121,22 @@ class TraitWriter:
         )
 
     async def set_confidence(self, trait: Memory, c: float, why: str) -> None:
-        """New confidence; the stage follows it (trends keep their stage until promoted)."""
+        """New confidence; the stage follows it, held to what the evidence's spread over the user's time
+        allows (rules.traits.gated_stage). Trends keep their stage until promoted."""
         old_c, old_stage = trait.trait_confidence or 0.0, trait.trait_stage
         confidence = clamp(c)
         trait.trait_confidence = confidence
         trait.updated_at = self.now
-        if old_stage != Stage.TREND:
-            trait.trait_stage = stage_for(confidence)
-        await self._history(trait, "update", f"{why}: confidence {old_c:.3f} → {confidence:.3f}")
-        if trait.trait_stage != old_stage:
+        spread = await self.spread(trait) if old_stage != Stage.TREND else None
+        if spread is not None:
+            trait.trait_stage = gated_stage(confidence, spread)
+        held = _held(trait.trait_stage, confidence, spread) if spread is not None else ""
+        await self._history(trait, "update", f"{why}: confidence {old_c:.3f} → {confidence:.3f}{held}")
+        if spread is not None and trait.trait_stage != old_stage:
             if trait.trait_stage == Stage.DISSOLVED:
                 await self.dissolve(trait, f"confidence fell below {DISSOLVE_BELOW}", already_staged=True)
             else:
-                await self._history(trait, "stage", f"{old_stage} → {trait.trait_stage}")
+                await self._history(trait, "stage", f"{old_stage} → {trait.trait_stage} ({spread.describe()})")
         self.stats.updated.add(trait.id)
 
     async def dissolve(self, trait: Memory, reason: str, already_staged: bool = False) -> None:
@@ -127,7 +171,11 @@ class TraitWriter:
         context: str | None,
         window_end: datetime | None,
         reinforcements: int,
+        told: tuple[datetime, datetime] | None,
+        note: str = "",
     ) -> Memory:
+        """A new trait, observed when its evidence was told (`told`: earliest, latest; None: the user's now)."""
+        first, last = told if told is not None else (self.user_now, self.user_now)
         embedder_id, _, vector = self.embed.get(content, (None, 0, None))
         trait = Memory(
             id=uuid.uuid4(),
@@ -142,7 +190,7 @@ class TraitWriter:
             tags=[],
             temporality="current",
             created_at=self.now,
-            told_at=self.now,
+            told_at=last,
             updated_at=self.now,
             pinned=False,
             metadata_={},
@@ -153,12 +201,12 @@ class TraitWriter:
             trait_window_end=window_end,
             trait_reinforcement_count=reinforcements,
             trait_contradiction_count=0,
-            trait_first_observed=self.now,
-            trait_last_reinforced=self.now,
+            trait_first_observed=first,
+            trait_last_reinforced=last,
         )
         await repo.insert(self.s, trait, vector)
         await self._history(
-            trait, "create", f"new {subtype} ({stage}, confidence {trait.trait_confidence:.2f})", new=content
+            trait, "create", f"new {subtype} ({stage}, confidence {trait.trait_confidence:.2f}){note}", new=content
         )
         self.stats.created.append(trait.id)
         return trait
@@ -178,14 +226,17 @@ class TraitWriter:
             await self.reinforce(existing, evidence, "D")
             return
         days = trend_window_days(content, window_days)
+        told = await self._told(evidence)
         trait = await self._insert(
             content,
             subtype=Subtype.BEHAVIOR,
             stage=Stage.TREND,
             confidence=TREND_CONFIDENCE,
             context=context_of(context),
-            window_end=self.now + timedelta(days=days),
+            # The window runs on the user's time, from when the trend was seen.
+            window_end=(told[1] if told is not None else self.user_now) + timedelta(days=days),
             reinforcements=1,
+            told=told,
         )
         await trait_repo.add_evidence(self.s, self.user_id, trait.id, evidence, "supporting", "D", self.cycle_id)
 
@@ -206,33 +257,46 @@ class TraitWriter:
             context=context_of(context),
             window_end=None,
             reinforcements=1,
+            told=await self._told(evidence),
         )
         await trait_repo.add_evidence(self.s, self.user_id, trait.id, evidence, "supporting", "C", self.cycle_id)
 
     def catch_up_decay(self, trait: Memory) -> None:
-        """Bring a trait's confidence up to date before evidence changes it, so the time since its
-        last reinforcement still counts (the cycle's decay pass would otherwise start from now)."""
+        """Bring a trait's confidence up to the user's clock before evidence changes it, so the time since
+        its last reinforcement still counts (the cycle's decay pass would otherwise start from now)."""
         if trait.trait_stage in (Stage.TREND, Stage.DISSOLVED) or trait.trait_confidence is None:
             return
         last = trait.trait_last_reinforced or trait.created_at
         decayed_at = (trait.metadata_ or {}).get("last_decay_at")
         if decayed_at:
             last = max(last, datetime.fromisoformat(decayed_at))
-        days = (self.now - last).total_seconds() / 86400
+        days = (self.user_now - last).total_seconds() / 86400
         trait.trait_confidence = decayed(
             trait.trait_confidence, trait.trait_subtype or Subtype.BEHAVIOR, trait.trait_reinforcement_count or 0, days
         )
-        trait.metadata_ = {**(trait.metadata_ or {}), "last_decay_at": self.now.isoformat()}
+        trait.metadata_ = {**(trait.metadata_ or {}), "last_decay_at": max(last, self.user_now).isoformat()}
 
     async def reinforce(self, trait: Memory, evidence: list[uuid.UUID], grade: str) -> None:
+        told = await self._told(evidence)
         self.catch_up_decay(trait)
         grade = grade if grade in QUALITY_FACTOR else "D"
         await trait_repo.add_evidence(self.s, self.user_id, trait.id, evidence, "supporting", grade, self.cycle_id)
+        window = trait.trait_window_end
+        if trait.trait_stage == Stage.TREND and told is not None and window is not None and told[0] > window:
+            # A trend lives inside its window on the user's time: evidence told after it closed is kept,
+            # but does not count towards promotion (the expiry pass dissolves the trend).
+            await self._history(
+                trait, "update", f"evidence told {told[0].date()}, after its window closed {window.date()}: not counted"
+            )
+            self.stats.updated.add(trait.id)
+            return
         trait.trait_reinforcement_count = (trait.trait_reinforcement_count or 0) + max(1, len(evidence))
-        trait.trait_last_reinforced = self.now
+        latest = told[1] if told is not None else self.user_now
+        trait.trait_last_reinforced = max(trait.trait_last_reinforced or latest, latest)
         await self.set_confidence(trait, reinforced(trait.trait_confidence or 0.0, grade), f"reinforced ({grade})")
 
     async def contradict(self, trait: Memory, evidence: list[uuid.UUID], description: str) -> None:
+        await self._told(evidence)
         self.catch_up_decay(trait)
         await trait_repo.add_evidence(self.s, self.user_id, trait.id, evidence, "contradicting", None, self.cycle_id)
         trait.trait_contradiction_count = (trait.trait_contradiction_count or 0) + len(evidence)
@@ -272,25 +336,43 @@ class TraitWriter:
         if await self.dismissed(new_content):
             return "refused: the user dismissed this trait"
         target = await self.find_existing(new_content)
-        if target is not None:
-            if target.id in source_ids or source_ids & await trait_repo.ancestors(self.s, self.user_id, target.id):
-                return "refused: the upgrade would make a cycle of parents"
-            await self.reinforce(target, [], "B")
+        if target is not None and (
+            target.id in source_ids or source_ids & await trait_repo.ancestors(self.s, self.user_id, target.id)
+        ):
+            return "refused: the upgrade would make a cycle of parents"
+        if target is None:
+            target = await self._upgraded(sources, new_content, new_subtype)
         else:
-            start = min(1.0, max(t.trait_confidence or 0 for t in sources) + UPGRADE_STEP)
-            contexts = {t.trait_context for t in sources}
-            target = await self._insert(
-                new_content,
-                subtype=new_subtype,
-                stage=stage_for(start),
-                confidence=start,
-                context=contexts.pop() if len(contexts) == 1 else "general",
-                window_end=None,
-                reinforcements=sum(t.trait_reinforcement_count or 0 for t in sources),
-            )
-        await trait_repo.set_parent(self.s, self.user_id, list(source_ids), target.id, self.now)
-        await trait_repo.inherit_evidence(self.s, self.user_id, target.id, list(source_ids), self.cycle_id)
+            # The sources' evidence becomes the target's before it counts, so its stage sees that evidence.
+            await trait_repo.inherit_evidence(self.s, self.user_id, target.id, list(source_ids), self.cycle_id)
+            await self.reinforce(target, [], "B")
+            await trait_repo.set_parent(self.s, self.user_id, list(source_ids), target.id, self.now)
         for source in sources:
             await self._history(source, "upgrade", f"upgraded into {new_subtype} {target.id}: {reasoning}"[:500])
             self.stats.updated.add(source.id)
         return None
+
+    async def _upgraded(self, sources: list[Memory], content: str, subtype: str) -> Memory:
+        """The new trait an upgrade makes: a step above its strongest source, with their evidence, its
+        stage held to how that evidence lies on the user's time (one day of evidence is never core)."""
+        source_ids = [t.id for t in sources]
+        spread = await trait_repo.joint_spread(self.s, self.user_id, source_ids)
+        start = min(1.0, max(t.trait_confidence or 0 for t in sources) + UPGRADE_STEP)
+        contexts = {t.trait_context for t in sources}
+        stage = gated_stage(start, spread)
+        held = _held(stage, start, spread)
+        target = await self._insert(
+            content,
+            subtype=subtype,
+            stage=stage,
+            confidence=start,
+            context=contexts.pop() if len(contexts) == 1 else "general",
+            window_end=None,
+            reinforcements=sum(t.trait_reinforcement_count or 0 for t in sources),
+            # Observed since its first evidence; its confidence is the sources' as caught up to the user's now.
+            told=(spread.first or self.user_now, self.user_now),
+            note=held,
+        )
+        await trait_repo.inherit_evidence(self.s, self.user_id, target.id, source_ids, self.cycle_id)
+        await trait_repo.set_parent(self.s, self.user_id, source_ids, target.id, self.now)
+        return target

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from engrain.errors import InvalidInput, NotFound
 from engrain.reading import inputs
-from engrain.rules.traits import ACTIVE_STAGES, SUBTYPES, Stage
+from engrain.rules.traits import ACTIVE_STAGES, SUBTYPES, Spread, Stage, time_gate
 from engrain.services.memories.results import HistoryEntry
 from engrain.services.memories.views import split_intentions
 from engrain.services.traits.results import EvidenceView, TraitChild, TraitDetail, TraitList, TraitView
@@ -110,6 +110,7 @@ class TraitViews:
             ev = await trait_repo.evidence(s, user_id, [tid])
             hist = await repo.history(s, user_id, tid)
             kids = await trait_repo.children(s, user_id, tid)
+            spread = (await trait_repo.spreads(s, user_id, [tid])).get(tid, Spread(0, None, None))
 
         return TraitDetail(
             **TraitView.of(t).model_dump(exclude={"supporting_ids", "contradicting_ids"}),
@@ -117,6 +118,7 @@ class TraitViews:
             contradicting=[EvidenceView.of(e) for e in ev if e.polarity == "contradicting"],
             children=[TraitChild(id=str(k.id), content=k.content, subtype=k.trait_subtype) for k in kids],
             history=[HistoryEntry.of(h) for h in hist],
+            spread=time_gate(spread),
         )
 
     async def profile(self, user_id: str) -> str:

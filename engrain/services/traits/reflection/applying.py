@@ -85,7 +85,7 @@ class ReflectionApplier:
                 ("expired_intentions", trait_repo.expire_prospective),
             ):
                 code[counted_as] = (await step(s, plan.user_id, plan.now))["changed"]
-            writer = TraitWriter(s, plan.user_id, plan.now, cycle_id, vectors)
+            writer = await TraitWriter.open(s, plan.user_id, plan.now, cycle_id, vectors)
             links = await self._apply_answer(s, writer, plan, main, review) if main is not None else 0
             decay = await trait_repo.decay_traits(s, plan.user_id, plan.now)
             created = set(writer.stats.created)
@@ -134,7 +134,7 @@ class ReflectionApplier:
         async with db.sessions.begin() as s:
             cycle_id = uuid.uuid4()
             await cycle_repo.start_cycle(s, cycle_id, plan.user_id, "review", None, plan.now)
-            writer = TraitWriter(s, plan.user_id, plan.now, cycle_id, vectors)
+            writer = await TraitWriter.open(s, plan.user_id, plan.now, cycle_id, vectors)
             current = {t.id: t for t in await trait_repo.active_traits(s, plan.user_id)}
             await self._apply_review(
                 writer, review, reviewable, lambda ref: current.get(tid) if (tid := plan.trait_ref(ref)) else None

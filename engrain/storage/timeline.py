@@ -1,0 +1,35 @@
+"""The user's clock: where "now" is on the user's own timeline.
+
+The user's clock runs at the server's speed from the latest moment the user told engrain anything:
+`user_now = t + (now - s)`, where t is the latest told time (`told_at`) of the user's memories and s
+is when that memory was stored (`created_at`). For a live user t = s, so it is the server's clock.
+For a history imported a minute ago it is the history's last day plus that minute: recall ranks the
+history as it would have on its last day, and the trait lifecycle (trend windows, decay) runs over
+its months instead of judging everything by the day it was imported. Time the user spends away
+counts, as it would have then.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+
+def user_now_sql(user: str, extra: str = "") -> str:
+    """The clock of the user `user` (an SQL expression) at the server time `:now`, as a scalar subquery
+    (:now itself for a user with nothing told yet). One backward probe of the (user_id, told_at) index.
+    `extra`: a further condition on the alias `u` of their memories."""
+    return (
+        "coalesce((SELECT least(u.told_at + (CAST(:now AS timestamptz) - u.created_at), CAST(:now AS timestamptz))"
+        f" FROM memories u WHERE u.user_id = {user} AND u.told_at <= :now{extra}"
+        " ORDER BY u.told_at DESC LIMIT 1), CAST(:now AS timestamptz))"
+    )
+
+
+async def user_now(session: AsyncSession, user_id: str, now: datetime) -> datetime:
+    """`user_now_sql` for one user."""
+    value = await session.scalar(text(f"SELECT {user_now_sql(':user')}"), {"user": user_id, "now": now})
+    assert isinstance(value, datetime)
+    return value
