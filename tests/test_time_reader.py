@@ -1,6 +1,7 @@
-"""The time reader prefers no date to a wrong one (issue 25, part 2, in part): explicit months and years in
-Chinese, offsets anchored to a year, and words that only look like dates. The corpus and its measurement
-are still to come; these are the cases the issue found, read against a fixed told time."""
+"""The time reader prefers no date to a wrong one (issue 25, part 2): explicit months and years, offsets
+anchored to a year, weekends, seasons, bookings and habits in every supported language, and words that
+only look like dates, read against a fixed told time. The labelled corpus (tests/data/time_corpus.tsv)
+is measured by bench/time_reader.py; its dev split is held to a floor here, its test split is held out."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from bench.time_reader import CORPUS, Sentence, measure, read_corpus
 from engrain.reading.enrich import enrich
 from engrain.text.languages import detect
 from tests.conftest import Clock, call, connect
@@ -43,10 +45,85 @@ def test_explicit_and_anchored_dates(text, date):
         "My 18th birthday was great",  # was the 18th of this month
         "Two weeks after the wedding we moved",  # the wedding's date is not in the text
         "May I ask you something",
+        "I'm reading The Sun Also Rises again",  # was the coming Sunday
+        "I love the smell of March rain",  # was next March
+        "They told us to march on and not look back",
+        "Mayo es mi mes favorito",  # a month named, no date
+        "Mai ist mein Lieblingsmonat",
+        "婚礼两周后我们搬到了丹佛",  # two weeks after the wedding: no date to count from
     ],
 )
 def test_words_that_only_look_like_dates_give_no_date(text):
     assert enrich(text, TOLD, UTC, lang=detect(text)).event_time is None
+
+
+@pytest.mark.parametrize(
+    ("text", "date", "temporality"),
+    [
+        # Number words, "que viene", a weekend and a season in each language (told Monday 2026-11-23).
+        ("Vor zwei Wochen haben wir eine Katze adoptiert.", "2026-11-09", "historical"),
+        ("In drei Tagen fliege ich nach Montreal.", "2026-11-26", "prospective"),
+        ("Il y a deux semaines, nous avons adopté un chat.", "2026-11-09", "historical"),
+        ("Dentro de tres días vuelo a Montreal.", "2026-11-26", "prospective"),
+        ("El mes que viene empiezo un curso de cerámica.", "2026-12-01", "prospective"),
+        ("Letztes Wochenende waren wir an der Ostsee.", "2026-11-21", "historical"),
+        ("Ce week-end, je pars camper.", "2026-11-28", "prospective"),
+        ("El verano pasado recorrimos Islandia en coche.", "2026-06-01", "historical"),
+        ("Au printemps prochain, je veux aller à Kyoto.", "2027-03-01", "prospective"),
+        ("去年夏天我们自驾环游了冰岛。", "2025-06-01", "historical"),
+        ("下个月15号是Alice的生日。", "2026-12-15", "prospective"),
+        ("2015年我大学毕业。", "2015-01-01", "historical"),
+        ("Vier Jahre vor 2023 habe ich in Porto gelebt.", "2019-01-01", "historical"),
+        # A booking points forward whatever the tense; "had" an appointment is the last one.
+        ("Ich habe für Freitag einen Tisch im Marlow's reserviert.", "2026-11-27", "prospective"),
+        ("Ich habe am Donnerstag einen Zahnarzttermin.", "2026-11-26", "prospective"),
+        ("J'ai réservé une table chez Marlow's pour vendredi.", "2026-11-27", "prospective"),
+        ("我周四约了牙医。", "2026-11-26", "prospective"),
+        ("Ich hatte am Freitag einen Termin beim Friseur.", "2026-11-20", "historical"),
+        # A date behind in a statement that is no plan tells of the past, whatever the verb's form.
+        ("Nos casamos el 12 de marzo de 2021.", "2021-03-12", "historical"),
+        ("Four years ago I quit smoking.", "2022-11-01", "historical"),
+    ],
+)
+def test_every_language_reads_its_dates_and_which_way_they_point(text, date, temporality):
+    info = enrich(text, TOLD, UTC, lang=detect(text))
+    assert info.event_time is not None and info.event_time.date().isoformat() == date, info
+    assert info.temporality == temporality
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [("Anteayer fui al médico.", "es"), ("Ce week-end, je pars camper.", "fr"), ("Me gradué en 2015.", "es")],
+)
+def test_short_sentences_are_told_by_their_function_words(text, lang):
+    assert detect(text) == lang  # n-grams alone took each for English (below 0.8 for every language)
+
+
+@pytest.mark.parametrize(
+    "text", ["Einmal im Monat besuche ich meine Oma.", "I call my parents once a week.", "Le dimanche, je vais courir."]
+)
+def test_habits_said_in_other_ways(text):
+    info = enrich(text, TOLD, UTC, lang=detect(text))
+    assert info.recurrence is not None and info.event_time is None and info.temporality == "current"
+
+
+def test_the_labelled_corpus_holds_its_dev_split_to_a_floor():
+    """The reader is improved on the dev split only; it must not fall below what it reached there
+    (bench/time_reader.py prints both splits, per language and construct; the note gives the held-out one)."""
+    sentences = read_corpus()
+    assert len(sentences) >= 300 and {s.lang for s in sentences} == {"en", "zh", "de", "es", "fr"}
+    assert {s.split for s in sentences} == {"dev", "test"}
+    dev = measure("dev", CORPUS)["overall"]
+    assert dev["date_precision"] >= 0.97 and dev["date_recall"] >= 0.95
+    assert dev["temporality_accuracy"] >= 0.97 and dev["recurrence_accuracy"] >= 0.97
+
+
+def test_a_labelled_date_accepts_its_alternatives_and_ranges():
+    s = Sentence("en", "weekend", TOLD, "x", "current", False, "2023-05-06|2023-05-10..2023-05-12", "dev")
+    assert s.accepts(datetime(2023, 5, 6).date()) and s.accepts(datetime(2023, 5, 11).date())
+    assert not s.accepts(datetime(2023, 5, 7).date()) and not s.accepts(None) and s.dated
+    optional = Sentence("de", "duration", TOLD, "x", "current", False, "-|2020-01-01..2020-12-31", "dev")
+    assert optional.accepts(None) and not optional.dated
 
 
 @pytest.mark.anyio

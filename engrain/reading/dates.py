@@ -57,7 +57,7 @@ _NOT_A_DATE = re.compile(r"^\s*(?:the|on|at|in|by)?\s*\d{1,3}(?:[:.]\d{2})?\s*(?
 _RECURRENCE = re.compile(
     rf"\b(?:every|each)\s+(?:other\s+)?(?:{FULL_WEEKDAYS}|day|morning|afternoon|evening|night|week(?:end)?|month"
     rf"|year)s?\b|\bon\s+(?:{FULL_WEEKDAYS})s\b|\b(?:{FULL_WEEKDAYS})\s+(?:mornings|afternoons|evenings|nights)\b"
-    r"|\b(?:daily|weekly|nightly|monthly)\b",
+    r"|\b(?:daily|weekly|nightly|monthly)\b|\b(?:once|twice|\w+\s+times)\s+(?:a|per|every)\s+(?:day|week|month|year)\b",
     re.IGNORECASE,
 )
 # "I booked a table for Friday", "got tickets for Saturday": the date is what was booked, the next one.
@@ -248,8 +248,7 @@ def find_event_time(
     """The first explicit or relative date in `content` (written in `lang`), resolved against `now`
     in `tz`; an ambiguous one points the way the statement's mood at that date does."""
     if lang != ENGLISH:
-        found = languages.find_date(lang, content, local(now, tz))
-        return found if found is not None else (None, None)
+        return _find_in(lang, content, local(now, tz))
     cue = _DATE_GATE.search(content)
     if cue is None:
         return None, None
@@ -310,13 +309,57 @@ def find_event_time(
     return None, None
 
 
+def _find_in(lang: str, content: str, local_now: datetime) -> tuple[datetime | None, str | None]:
+    """The first date in a text in `lang` (not English): the language's own phrases and dateparser's
+    (`languages.find_date`), or a construct read here in English (`languages.english_phrases`: weekends,
+    seasons, offsets from a year), whichever comes first."""
+    prefer_past = languages.mood(lang, content) is Mood.PAST
+    found: list[tuple[datetime, str, int]] = []
+    for english, said, start in languages.english_phrases(lang, content):
+        when = _english_construct(english, local_now, prefer_past)
+        if when is not None:
+            found.append((when, said, start))
+    native = languages.find_date(lang, content, local_now)
+    if native is not None:
+        found.append(native)
+    if not found:
+        return None, None
+    when, said, _ = min(found, key=lambda f: (f[2], -len(f[1])))
+    return when, said
+
+
+def _english_construct(english: str, local_now: datetime, prefer_past: bool) -> datetime | None:
+    """A weekend, a season, an offset from a year or another phrase, said in English (see `_find_in`)."""
+    if (season := _season(english, local_now)) is not None:
+        return season[0]
+    if (weekend := _WEEKEND.search(english)) is not None:
+        return _weekend(weekend, local_now, prefer_past)[0]
+    if (anchored := _ANCHORED.search(english)) is not None:
+        return _anchored(anchored, local_now)[0]
+    import dateparser  # deferred off the start-up path
+
+    settings = {**_DATEPARSER_SETTINGS, "RELATIVE_BASE": local_now.replace(tzinfo=None)}
+    parsed = dateparser.parse(english, languages=["en"], settings=settings)
+    return parsed.replace(tzinfo=local_now.tzinfo) if parsed is not None else None
+
+
+# Words dateparser takes in with a date ("the Sun", "of March", "march on and"): not part of what is judged.
+_EDGE_WORDS = re.compile(r"^(?:(?:the|of|on|at|in)\s+)*|(?:\s+(?:and|or|but))+$", re.IGNORECASE)
+
+
 def _lookalike(content: str, start: int, text: str) -> bool:
     """A word that reads as a date only beside one ("sun", "march", "18th") with no date word before it and
-    no number after it: "a bright sun", "we will march on", "my 18th birthday" are no dates."""
-    if not _LOOKALIKE.fullmatch(text.strip()):
+    no number after it: "a bright sun", "we will march on", "my 18th birthday" are no dates. "The" and
+    "of" make a date only of an ordinal ("the 18th"), not of a word ("the Sun Also Rises", "of March rain")."""
+    core = _EDGE_WORDS.sub("", text.strip())
+    if not _LOOKALIKE.fullmatch(core):
         return False
-    lead = _DATE_LEAD.search(content[max(0, start - 12) : start]) is not None
-    number_after = re.match(r"\s*\d", content[start + len(text) :]) is not None
+    at = start + text.find(core)
+    before = content[max(0, at - 12) : at]
+    lead = _DATE_LEAD.search(before) is not None
+    if lead and re.search(r"\b(?:the|of)\s+$", before, re.IGNORECASE) and not core[:1].isdigit():
+        lead = False
+    number_after = re.match(r"\s*\d", content[at + len(core) :]) is not None
     return not lead and not number_after
 
 
@@ -343,8 +386,7 @@ def parse_when(field: str, value: str, now: datetime, tz: tzinfo | None, *, pref
                 },
             )
         if parsed is None and (lang := detect(value)) != ENGLISH:  # "上周三", "la semana pasada"
-            found = languages.find_date(lang, value, local_now)
-            parsed = found[0] if found is not None else None
+            parsed = _find_in(lang, value, local_now)[0]
         if parsed is None:
             raise InvalidInput(
                 field, f"{value!r} is neither an ISO date nor a date phrase like 'last week' or 'last summer'"

@@ -152,6 +152,11 @@ def category_of(content: str, steps: list[str], lang: str = ENGLISH) -> str:
     return "general"
 
 
+# A date at least this far behind the told time is in the past whatever the verb's tense says (many
+# languages' past forms are not read as such: "nos mudamos", "ich habe 2015 abgeschlossen").
+PAST_DATE = timedelta(hours=12)
+
+
 def temporality_of(mood: Mood, asks_assistant: bool, event_time: datetime | None, now: datetime) -> str:
     """Prospective: a date ahead, or a plan (whose given date may have passed: it is overdue).
     Historical: a dated statement about the past. What the user asks of the assistant is not a plan
@@ -160,8 +165,8 @@ def temporality_of(mood: Mood, asks_assistant: bool, event_time: datetime | None
         return "current"
     if (event_time is not None and event_time > now + timedelta(minutes=1)) or mood is Mood.PLAN:
         return "prospective"
-    if event_time is not None and mood is Mood.PAST:
-        return "historical"
+    if event_time is not None and (mood is Mood.PAST or event_time <= now - PAST_DATE):
+        return "historical"  # a date behind, in a statement that is no plan: it tells of the past
     return "current"
 
 

@@ -42,6 +42,15 @@ class Rules:
     # Dates the language's module reads itself: (day, phrase, start) for each one in the text.
     dates: Callable[[str, datetime, bool], list[tuple[datetime, str, int]]] | None = None
     spaced: bool = True  # words are separated by spaces (not so in Chinese)
+    booked: re.Pattern[str] = _NEVER  # "reserviert", "订了": what was booked is ahead, whatever the tense
+    month_lead: re.Pattern[str] | None = None  # before a bare month name that is a date ("im Oktober"); None: any
+    numbers: dict[str, int] = field(default_factory=dict[str, int])  # "zwei" → 2, before a unit of time
+    units: re.Pattern[str] = _NEVER  # the units of time those numbers count ("Wochen")
+    year: re.Pattern[str] = _NEVER  # a year after a word that makes it one ("en 2015"): its first day
+    # The constructs engrain reads in English, said in this language: (pattern, English phrase) — weekends,
+    # seasons, offsets from a year, phrases dateparser misses ("el mes que viene").
+    glossary: list[tuple[re.Pattern[str], str]] = field(default_factory=list[tuple[re.Pattern[str], str]])
+    words: dict[str, str] = field(default_factory=dict[str, str])  # the glossary's words in English ("sommer")
 
 
 _RULES = {
@@ -61,6 +70,7 @@ _RULES = {
         categories=zh.CATEGORIES,
         dates=zh.dates,
         spaced=False,
+        booked=zh.BOOKED,
     ),
     **{
         m.CODE: Rules(
@@ -75,6 +85,13 @@ _RULES = {
             next_step=m.NEXT_STEP,
             important=m.IMPORTANT,
             categories=m.CATEGORIES,
+            booked=m.BOOKED,
+            month_lead=m.MONTH_LEAD,
+            numbers=m.NUMBERS,
+            units=m.UNITS,
+            year=m.YEAR,
+            glossary=m.GLOSSARY,
+            words=m.WORDS,
         )
         for m in (de, es, fr)
     },
@@ -106,19 +123,61 @@ def mood(lang: str, text: str, position: int | None = None) -> Mood:
     return Mood.PRESENT
 
 
-def find_date(lang: str, content: str, local_now: datetime) -> tuple[datetime, str] | None:
-    """The first date in `content` (the language's own rules and dateparser's, whichever comes first);
-    an ambiguous one points the way the whole text does."""
+def _digits(r: Rules, content: str) -> str:
+    """`content` with each number word before a unit of time as digits, zero-padded to the word's length so
+    that every position still points into the original ("vor zwei Wochen" → "vor 0002 Wochen")."""
+    if not r.numbers:
+        return content
+    words = "|".join(sorted(r.numbers, key=len, reverse=True))
+    pattern = re.compile(rf"\b(?:{words})\b(?=\s+(?:{r.units.pattern})\b)", re.IGNORECASE)
+    return pattern.sub(lambda m: str(r.numbers[m.group(0).lower()]).zfill(len(m.group(0))), content)
+
+
+def find_date(lang: str, content: str, local_now: datetime) -> tuple[datetime, str, int] | None:
+    """The first date in `content` (the language's own rules and dateparser's, whichever comes first):
+    (date, phrase as written, start). An ambiguous one points the way the whole text does, and forward
+    when the text books it; a bare month name is a date only after a word that makes it one."""
     r = rules(lang)
-    prefer_past = mood(lang, content) is Mood.PAST or r.since.search(content) is not None
+    booked = r.booked.search(content) is not None
+    prefer_past = (mood(lang, content) is Mood.PAST and not booked) or r.since.search(content) is not None
     found = list(r.dates(content, local_now, prefer_past)) if r.dates else []
-    parsed = dateparser_phrases.find(content, lang, local_now, prefer_past)
+    found += [
+        (local_now.replace(year=int(m["y"]), month=1, day=1), m.group(0), m.start()) for m in r.year.finditer(content)
+    ]
+    parsed = dateparser_phrases.find(
+        _digits(r, content),
+        lang,
+        local_now,
+        prefer_past,
+        lambda start, phrase: _dated_month(lang, r, content, start, phrase),
+    )
     if parsed is not None:
-        found.append(parsed)
+        when, _, start = parsed
+        found.append((when, content[start : start + len(parsed[1])], start))
     if not found:
         return None
-    when, phrase, _ = min(found, key=lambda f: (f[2], -len(f[1])))
-    return when, phrase
+    return min(found, key=lambda f: (f[2], -len(f[1])))
+
+
+def _dated_month(lang: str, r: Rules, content: str, start: int, phrase: str) -> bool:
+    """A phrase is a date unless it is a bare month name with no word before it that makes it one
+    ("Mayo es mi mes favorito" is about May, not a date; "en mayo" is one)."""
+    if r.month_lead is None or phrase.strip().lower() not in dateparser_phrases.month_names(lang):
+        return True
+    return r.month_lead.search(content[max(0, start - 24) : start]) is not None
+
+
+def english_phrases(lang: str, content: str) -> list[tuple[str, str, int]]:
+    """The language's phrases for constructs engrain reads in English (`Rules.glossary`): (the phrase in
+    English, as written, start), for the English readers of weekends, seasons and offsets from a year."""
+    r = rules(lang)
+    found: list[tuple[str, str, int]] = []
+    for pattern, english in r.glossary:
+        for m in pattern.finditer(content):
+            said = m.expand(english)
+            said = " ".join(str(r.numbers[w]) if w in r.numbers else r.words.get(w, w) for w in said.lower().split())
+            found.append((said, m.group(0), m.start()))
+    return found
 
 
 def date_phrase(lang: str, content: str) -> str | None:
@@ -185,6 +244,7 @@ __all__ = [
     "began",
     "category",
     "date_phrase",
+    "english_phrases",
     "find_date",
     "important",
     "is_statement",

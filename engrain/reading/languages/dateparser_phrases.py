@@ -13,6 +13,7 @@ phrase is handed to `dateparser.parse`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -83,8 +84,22 @@ def phrase_pattern(lang: str) -> re.Pattern[str] | None:
     return re.compile(rf"(?<!\w)(?:{body})(?!\w)" if spaced else f"(?:{body})", re.IGNORECASE)
 
 
-def find(content: str, lang: str, local_now: datetime, prefer_past: bool) -> tuple[datetime, str, int] | None:
-    """The first date phrase of `content` that dateparser reads: (date in `local_now`'s zone, phrase, start)."""
+@lru_cache(maxsize=64)
+def month_names(lang: str) -> frozenset[str]:
+    """The language's month names as dateparser knows them, lower-cased."""
+    info = _info(lang) or {}
+    return frozenset(n.lower() for m in _MONTHS for n in info.get(m, []))
+
+
+def find(
+    content: str,
+    lang: str,
+    local_now: datetime,
+    prefer_past: bool,
+    is_date: Callable[[int, str], bool] = lambda start, phrase: True,
+) -> tuple[datetime, str, int] | None:
+    """The first date phrase of `content` that dateparser reads and `is_date(start, phrase)` accepts:
+    (date in `local_now`'s zone, phrase, start)."""
     pattern = phrase_pattern(lang)
     if pattern is None:
         return None
@@ -96,6 +111,8 @@ def find(content: str, lang: str, local_now: datetime, prefer_past: bool) -> tup
         "PREFER_DATES_FROM": "past" if prefer_past else "future",
     }
     for m in pattern.finditer(content):
+        if not is_date(m.start(), m.group(0)):
+            continue
         try:
             value = dateparser.parse(m.group(0), languages=[lang], settings=settings)
         except Exception:  # dateparser can trip on odd unicode; a date is a bonus, never a failure

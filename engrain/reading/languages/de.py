@@ -5,13 +5,15 @@ import re
 CODE = "de"
 _I = re.IGNORECASE
 PLAN = re.compile(
-    r"\b(?:werde|wirst|wird|werden|plane|planen|will|wollen|möchte|möchten|vorhaben|vor,|muss|müssen"
+    r"\b(?:werde|wirst|wird|werden|plane|planen|will|wollen|möchte|möchten|vorhaben|hab(?:e|en)?\s+vor|muss|müssen"
     r"|soll|nächste[nmrs]?|morgen|übermorgen|bald|erinnere\s+mich)\b",
     _I,
 )
+# "habe" is the past only as the perfect's auxiliary, with a participle later in the clause ("Ich habe am
+# Donnerstag einen Termin" is the present); "früher" and "damals" tell of how things used to be.
 PAST = re.compile(
-    r"\b(?:habe|hast|hat|haben|hatte|hatten|war|waren|bin\s+\w+\s+ge\w+|gestern|vorgestern|letzte[nmrs]?"
-    r"|vor\s+\d+|damals)\b",
+    r"\b(?:(?:habe|hab|hast|hat|haben)\b(?=[^.,;!?]*\b(?:\w*ge\w+(?:t|en)|\w+iert)\b)|hatte|hatten|war|waren"
+    r"|(?:bin|sind|ist)\b(?=[^.,;!?]*\b\w*ge\w+en\b)|gestern|vorgestern|letzte[nmrs]?|vor\s+\d+|damals|früher)\b",
     _I,
 )
 FIRST_PERSON = re.compile(r"\b(?:ich|mein\w*|mir|mich|wir|uns|unser\w*)\b", _I)
@@ -22,9 +24,36 @@ ASKS_AHEAD = re.compile(
 RECURRING = re.compile(
     r"\bjede[nrms]?\s+(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|tag|morgen|abend|woche"
     r"|wochenende|monat|jahr)\b|\b(?:montags|dienstags|mittwochs|donnerstags|freitags|samstags|sonntags|morgens"
-    r"|abends|täglich|wöchentlich|monatlich)\b",
+    r"|abends|täglich|wöchentlich|monatlich)\b"
+    r"|\b(?:ein|zwei|drei)mal\s+(?:im|pro|die|in\s+der|am)\s+(?:tag|woche|monat|jahr)\b",
     _I,
 )
+# What was booked is ahead, whatever the tense ("Ich habe für Freitag einen Tisch reserviert").
+BOOKED = re.compile(r"\b(?:reserviert|gebucht|vereinbart|ausgemacht)\b", _I)
+# A bare month name is a date after these ("im Oktober", "seit Mai"), not alone ("Mai ist mein Lieblingsmonat").
+MONTH_LEAD = re.compile(
+    r"\b(?:im|in|seit|bis|ab|vom|zum|anfang|ende|mitte|letzten|nächsten|diesen|kommenden|vergangenen)\s+$", _I
+)
+NUMBERS = {"ein": 1, "eine": 1, "einen": 1, "einem": 1, "einer": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5,
+           "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10, "elf": 11, "zwölf": 12}  # fmt: skip
+# A year after a word that makes it one ("en 2015", "seit 2019"): its first day.
+YEAR = re.compile(r"\b(?:im\s+jahre?|in|seit|bis|ab|von)\s+(?P<y>(?:19|20)\d\d)\b(?![./-]\d)", _I)
+UNITS = re.compile(r"tag|tage|tagen|woche|wochen|monat|monate|monaten|jahr|jahre|jahren", _I)
+_SEASONS = r"(?P<s>frühling|sommer|herbst|winter)"
+_COUNT = r"(?P<n>\d{1,3}|" + "|".join(NUMBERS) + ")"
+GLOSSARY = [
+    (re.compile(r"\b(?:dieses|diesem|kommendes|kommenden)\s+wochenende\b", _I), "this weekend"),
+    (re.compile(r"\b(?:nächstes|nächsten)\s+wochenende\b", _I), "next weekend"),
+    (re.compile(r"\b(?:letztes|letzten|vergangenes|vergangenen)\s+wochenende\b", _I), "last weekend"),
+    (re.compile(r"\bam\s+wochenende\b", _I), "the weekend"),
+    (re.compile(rf"\b(?:letzte[nmrs]?|vergangene[nmrs]?)\s+{_SEASONS}\b", _I), r"last \g<s>"),
+    (re.compile(rf"\b(?:nächste[nmrs]?|kommende[nmrs]?)\s+{_SEASONS}\b", _I), r"next \g<s>"),
+    (re.compile(rf"\b(?:diese[nmrs]?)\s+{_SEASONS}\b", _I), r"this \g<s>"),
+    (re.compile(rf"\bim\s+{_SEASONS}\s+(?P<y>(?:19|20)\d\d)\b", _I), r"\g<s> \g<y>"),
+    (re.compile(rf"\b{_COUNT}\s+jahre?n?\s+vor\s+(?P<y>(?:19|20)\d\d)\b", _I), r"\g<n> years before \g<y>"),
+    (re.compile(rf"\b{_COUNT}\s+jahre?n?\s+nach\s+(?P<y>(?:19|20)\d\d)\b", _I), r"\g<n> years after \g<y>"),
+]
+WORDS = {"frühling": "spring", "sommer": "summer", "herbst": "autumn", "winter": "winter"}
 # A state that began then and holds now: "seit Oktober", "从十月开始", "desde octubre", "depuis octobre".
 SINCE = re.compile(r"\b(?:seit|seitdem)\b", _I)
 ASKS_WHEN = re.compile(r"\b(?:wann|seit\s+wann|an\s+welchem\s+tag|in\s+welchem\s+jahr|welches\s+datum)\b", _I)

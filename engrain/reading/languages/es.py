@@ -9,9 +9,14 @@ PLAN = re.compile(
     r"|mañana|pasado\s+mañana|recuérdame)\b",
     _I,
 )
+# "he/ha" is the past only before a participle ("he comprado"); the first person of the preterite ends in
+# -é/-í ("empecé", "discutí") and the imperfect in -aba/-ía ("trabajaba", "vivía"); "antes" is how things were.
 PAST = re.compile(
-    r"\b(?:fui|fue|fuimos|estuve|estaba|hice|tuve|he|has|ha|hemos|había|ayer|anteayer|pasad[oa]"
-    r"|hace\s+\w+)\b",
+    r"\b(?:fui|fue|fuimos|estuve|estaba|hice|tuve|había|ayer|anteayer|pasad[oa]|hace\s+\d+|hace\s+(?:un|una|dos"
+    r"|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|unos|unas|mucho|poco)\b|antes"
+    r"|(?:he|has|ha|hemos|han)\s+\w+(?:ado|ada|ados|adas|ido|ida|idos|idas|isto|echo|ito|uesto)"
+    r"|(?!(?:café|bebé|aquí|allí|ahí|así|mamá|papá|sofá)\b)\w{3,}[éí]"
+    r"|\w+(?:aba|abas|ábamos|aban)|(?:viv|corr|ten|hac|quer|sab|pod|com|escrib|le|sal|deb|sent|ped|dorm|sol)ía(?:s|mos|n)?)\b",
     _I,
 )
 FIRST_PERSON = re.compile(r"\b(?:yo|mi|mis|me|nosotros|nosotras|nuestr[oa]s?|soy|estoy|tengo|voy|vivo|trabajo)\b", _I)
@@ -22,9 +27,41 @@ ASKS_AHEAD = re.compile(
 RECURRING = re.compile(
     r"\b(?:tod[oa]s\s+l[oa]s|cada)\s+(?:lunes|martes|miércoles|miercoles|jueves|viernes|sábados?|sabados?"
     r"|domingos?|días|dias|día|dia|semanas?|mañanas|noches|tardes|mes(?:es)?|años?)\b"
-    r"|\blos\s+(?:lunes|martes|miércoles|jueves|viernes|sábados|domingos)\b|\b(?:diariamente|semanalmente)\b",
+    r"|\blos\s+(?:lunes|martes|miércoles|jueves|viernes|sábados|domingos)\b|\b(?:diariamente|semanalmente)\b"
+    r"|\b(?:una|dos|tres)\s+veces?\s+(?:al|por)\s+(?:día|semana|mes|año)\b",
     _I,
 )
+# What was booked is ahead, whatever the tense ("Reservé una mesa para el viernes").
+BOOKED = re.compile(r"\b(?:reservé|reservamos|reservado|pedí\s+cita|compré\s+(?:las\s+)?entradas)\b", _I)
+# A bare month name is a date after these ("en mayo", "desde octubre"), not alone ("Mayo es mi mes favorito").
+MONTH_LEAD = re.compile(
+    r"\b(?:en|de|desde|hasta|para|este|próximo|pasado|a\s+(?:principios|finales|mediados)\s+de)\s+$", _I
+)
+NUMBERS = {"un": 1, "una": 1, "uno": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7,
+           "ocho": 8, "nueve": 9, "diez": 10, "once": 11, "doce": 12}  # fmt: skip
+# A year after a word that makes it one ("en 2015", "seit 2019"): its first day.
+YEAR = re.compile(r"\b(?:en(?:\s+el\s+año)?|desde|hasta|del)\s+(?P<y>(?:19|20)\d\d)\b(?![./-]\d)", _I)
+UNITS = re.compile(r"día|días|dia|dias|semana|semanas|mes|meses|año|años", _I)
+_SEASONS = r"(?P<s>primavera|verano|otoño|invierno)"
+_COUNT = r"(?P<n>\d{1,3}|" + "|".join(NUMBERS) + ")"
+GLOSSARY = [
+    (re.compile(r"\beste\s+fin\s+de\s+semana\b", _I), "this weekend"),
+    (re.compile(r"\bel\s+fin\s+de\s+semana\s+pasado\b|\bel\s+pasado\s+fin\s+de\s+semana\b", _I), "last weekend"),
+    (
+        re.compile(r"\bel\s+próximo\s+fin\s+de\s+semana\b|\bel\s+fin\s+de\s+semana\s+que\s+viene\b", _I),
+        "next weekend",
+    ),
+    (re.compile(rf"\b(?:el|la)\s+{_SEASONS}\s+pasad[oa]\b", _I), r"last \g<s>"),
+    (re.compile(rf"\b(?:el|la)\s+próxim[oa]\s+{_SEASONS}\b", _I), r"next \g<s>"),
+    (re.compile(rf"\b(?:el|la)\s+{_SEASONS}\s+que\s+viene\b", _I), r"next \g<s>"),
+    (re.compile(rf"\best[ea]\s+{_SEASONS}\b", _I), r"this \g<s>"),
+    (re.compile(r"\bel\s+mes\s+que\s+viene\b", _I), "next month"),
+    (re.compile(r"\bla\s+semana\s+que\s+viene\b", _I), "next week"),
+    (re.compile(r"\bel\s+año\s+que\s+viene\b", _I), "next year"),
+    (re.compile(rf"\b{_COUNT}\s+años?\s+antes\s+de\s+(?P<y>(?:19|20)\d\d)\b", _I), r"\g<n> years before \g<y>"),
+    (re.compile(rf"\b{_COUNT}\s+años?\s+después\s+de\s+(?P<y>(?:19|20)\d\d)\b", _I), r"\g<n> years after \g<y>"),
+]
+WORDS = {"primavera": "spring", "verano": "summer", "otoño": "autumn", "invierno": "winter"}
 # A state that began then and holds now: "seit Oktober", "从十月开始", "desde octubre", "depuis octobre".
 SINCE = re.compile(r"\b(?:desde)\b", _I)
 ASKS_WHEN = re.compile(r"(?:\b|¿)(?:cuándo|cuando|qué\s+día|en\s+qué\s+año|qué\s+fecha)\b", _I)

@@ -9,9 +9,15 @@ PLAN = re.compile(
     r"|après-demain|bientôt|rappelle-moi)\b",
     _I,
 )
+# "ai/avons" and "suis/sommes" are the past only before a participle ("j'ai acheté", "nous sommes mariés":
+# "j'ai rendez-vous" is the present); the imperfect ("j'habitais", "je courais") and "avant", "autrefois"
+# tell of how things were.
+_PARTICIPLE = r"\w+(?:é|ée|és|ées|i|ie|is|ies|it|u|ue|us|ues|ert|eint|ait)"
 PAST = re.compile(
-    r"\b(?:j'ai|ai|as|avons|avez|ont|suis\s+allée?|étais|était|avais|hier|avant-hier|derni[eè]re?"
-    r"|il\s+y\s+a)\b",
+    rf"(?:\b(?:ai|as|a|avons|avez|ont)\s+(?:\w+\s+){{0,2}}?{_PARTICIPLE}\b"
+    rf"|\b(?:suis|es|est|sommes|êtes|sont)\s+{_PARTICIPLE}\b"
+    r"|\bj'\w+ais\b|\bje\s+(?!vais\b|fais\b|sais\b|plais\b|tais\b)\w+ais\b|\bnous\s+\w+ions\b"
+    r"|\b(?:étais|était|avais|hier|avant-hier|derni[eè]re?|il\s+y\s+a|autrefois|avant)\b)",
     _I,
 )
 FIRST_PERSON = re.compile(r"(?:\bje\b|\bj'|\bmoi\b|\bmon\b|\bma\b|\bmes\b|\bnous\b|\bnotre\b|\bnos\b)", _I)
@@ -22,9 +28,32 @@ RECURRING = re.compile(
     r"\b(?:chaque|tous\s+les|toutes\s+les)\s+(?:lundis?|mardis?|mercredis?|jeudis?|vendredis?|samedis?|dimanches?"
     r"|jours?|semaines?|matins?|soirs?|mois|ans|années)\b"
     r"|\ble\s+(?:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)\s+(?:matin|soir|après-midi)\b"
-    r"|\bquotidiennement\b",
+    r"|\bquotidiennement\b|\b(?:une|deux|trois)\s+fois\s+par\s+(?:jour|semaine|mois|an)\b"
+    r"|^\s*(?:le|les)\s+(?:lundis?|mardis?|mercredis?|jeudis?|vendredis?|samedis?|dimanches?)\s*,",
     _I,
 )
+# What was booked is ahead, whatever the tense ("J'ai réservé une table pour vendredi").
+BOOKED = re.compile(r"\b(?:réservée?s?|pris\s+(?:un\s+)?rendez-vous)\b", _I)
+# A bare month name is a date after these ("en mai", "depuis octobre"), not alone ("Mai est mon mois préféré").
+MONTH_LEAD = re.compile(r"(?:\b(?:en|depuis|jusqu'en|début|fin|mi|ce\s+mois\s+de|au\s+mois\s+de)\s+|\bd')$", _I)
+NUMBERS = {"un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7, "huit": 8,
+           "neuf": 9, "dix": 10, "onze": 11, "douze": 12}  # fmt: skip
+# A year after a word that makes it one ("en 2015", "seit 2019"): its first day.
+YEAR = re.compile(r"(?:\ben(?:\s+l'an)?|\bdepuis|\bjusqu'en|\bdès)\s+(?P<y>(?:19|20)\d\d)\b(?![./-]\d)", _I)
+UNITS = re.compile(r"jour|jours|semaine|semaines|mois|an|ans|année|années", _I)
+_SEASONS = r"(?P<s>printemps|été|automne|hiver)"
+_COUNT = r"(?P<n>\d{1,3}|" + "|".join(NUMBERS) + ")"
+GLOSSARY = [
+    (re.compile(r"\bce\s+week-?end\b", _I), "this weekend"),
+    (re.compile(r"\b(?:le\s+)?week-?end\s+dernier\b", _I), "last weekend"),
+    (re.compile(r"\b(?:le\s+)?week-?end\s+prochain\b", _I), "next weekend"),
+    (re.compile(rf"(?:\bl'|\ble\s+|\bla\s+)?{_SEASONS}\s+derni(?:er|ère)\b", _I), r"last \g<s>"),
+    (re.compile(rf"(?:\bau\s+|\ble\s+|\bl')?{_SEASONS}\s+prochain\b", _I), r"next \g<s>"),
+    (re.compile(rf"\bcet?\s+{_SEASONS}\b", _I), r"this \g<s>"),
+    (re.compile(rf"\b{_COUNT}\s+ans\s+avant\s+(?P<y>(?:19|20)\d\d)\b", _I), r"\g<n> years before \g<y>"),
+    (re.compile(rf"\b{_COUNT}\s+ans\s+après\s+(?P<y>(?:19|20)\d\d)\b", _I), r"\g<n> years after \g<y>"),
+]
+WORDS = {"printemps": "spring", "été": "summer", "automne": "autumn", "hiver": "winter"}
 # A state that began then and holds now: "seit Oktober", "从十月开始", "desde octubre", "depuis octobre".
 SINCE = re.compile(r"\b(?:depuis)\b", _I)
 ASKS_WHEN = re.compile(r"\b(?:quand|quel\s+jour|quelle\s+date|en\s+quelle\s+année|depuis\s+quand)\b", _I)

@@ -61,6 +61,18 @@ _MONTH_DAY = re.compile(rf"(?P<year>去年|今年|明年|前年|\d{{4}}年)?(?P<
 _MONTH = re.compile(
     rf"(?P<year>前年|去年|今年|明年|\d{{4}}年)?(?P<m>{NUMBER})月份?(?![初上中下底末日号\d零〇一二两三四五六七八九十])"
 )
+# A season of a named year: 去年夏天 is the summer of last year (its first day); 夏天 alone is no date.
+_SEASON = re.compile(r"(?P<year>前年|去年|今年|明年|\d{4}年)(?P<s>春|夏|秋|冬)(?:天|季)")
+_SEASON_START = {"春": 3, "夏": 6, "秋": 9, "冬": 12}
+# A day of a month named relative to this one: 下个月15号.
+_REL_MONTH_DAY = re.compile(rf"(?P<rel>上|下|这|本)(?:个|一个)?月(?P<d>{NUMBER})[日号]")
+# A year alone (2015年我大学毕业), not one that starts a month (2025年3月) or an offset (2023年的四年前).
+_YEAR = re.compile(r"(?P<y>(?:19|20)\d{2})年(?![\d零〇一二两三四五六七八九十前后以之的初底中])")
+# An offset from a year: 2023年的四年前 is 2019; from anything else (婚礼两周后) there is no date to count from.
+_FROM_YEAR = re.compile(rf"(?P<y>(?:19|20)\d{{2}})年的?(?P<n>{NUMBER})年(?P<dir>前|后|以前|以后|之前|之后)")
+# What may stand right before an offset counted from today ("我三天后", "大概两周前"); any other word there
+# is the anchor it counts from ("婚礼两周后").
+_FROM_TODAY = set("我你他她它们咱就在约概大再过还已，。,.;；:：!！?？ \t\n") | {""}
 _DAY_WORDS = {"大前天": -3, "前天": -2, "昨天": -1, "昨晚": -1, "今天": 0, "今晚": 0, "明天": 1, "后天": 2, "大后天": 3}
 _DAY_WORD = re.compile("|".join(sorted(_DAY_WORDS, key=len, reverse=True)))
 _PART_DAY = {"初": 1, "上旬": 1, "中旬": 11, "中": 11, "下旬": 21, "底": 21, "末": 21}
@@ -90,10 +102,22 @@ def _first_day(_: re.Match[str]) -> int:
     return 1
 
 
-def dates(content: str, local_now: datetime, prefer_past: bool) -> list[tuple[datetime, str, int]]:
-    """Every date this module reads in `content`: (midnight of the day in the user's zone, phrase, start)."""
+Found = list[tuple[datetime, str, int]]  # (midnight of the day in the user's zone, phrase, start)
+
+
+def dates(content: str, local_now: datetime, prefer_past: bool) -> Found:
+    """Every date this module reads in `content`."""
     today = local_now.replace(hour=0, minute=0, second=0, microsecond=0)
-    found: list[tuple[datetime, str, int]] = []
+    return [
+        *_weekdays(content, today, prefer_past),
+        *_offsets(content, today),
+        *_named(content, today),
+        *_months(content, today, prefer_past),
+    ]
+
+
+def _weekdays(content: str, today: datetime, prefer_past: bool) -> Found:
+    found: Found = []
     for m in _WEEK_DAY.finditer(content):
         weekday = _WEEKDAY[m["day"]]
         monday = today - timedelta(days=today.weekday())
@@ -105,7 +129,20 @@ def dates(content: str, local_now: datetime, prefer_past: bool) -> list[tuple[da
             elif not prefer_past and day < today:
                 day += timedelta(days=7)
         found.append((day, m.group(0), m.start()))
+    return found
+
+
+def _offsets(content: str, today: datetime) -> Found:
+    """Offsets from a year (2023年的四年前) and from today (三天后, 过两周); none from anything else."""
+    found: Found = []
+    anchors = [(m.start(), m.end()) for m in _FROM_YEAR.finditer(content)]
+    for m in _FROM_YEAR.finditer(content):
+        years = number(m["n"]) * (-1 if "前" in m["dir"] else 1)
+        found.append((today.replace(year=int(m["y"]) + years, month=1, day=1), m.group(0), m.start()))
     for m in _SPAN.finditer(content):
+        anchored = any(a <= m.start() < b for a, b in anchors)
+        if anchored or content[max(0, m.start() - 1) : m.start()] not in _FROM_TODAY:
+            continue
         n = 0.5 if m["n"] == "半" else number(m["n"])
         sign = -1 if "前" in m["dir"] else 1
         if m["unit"] in _UNIT_DAYS:
@@ -122,11 +159,33 @@ def dates(content: str, local_now: datetime, prefer_past: bool) -> list[tuple[da
             else _add_months(today, n).replace(day=min(today.day, 28))
         )
         found.append((day, m.group(0), m.start()))
-    for m in _DAY_WORD.finditer(content):
-        found.append((today + timedelta(days=_DAY_WORDS[m.group(0)]), m.group(0), m.start()))
+    return found
+
+
+def _named(content: str, today: datetime) -> Found:
+    """Day words (昨天), seasons of a year (去年夏天), a day of a relative month (下个月15号), a year alone."""
+    found: Found = [
+        (today + timedelta(days=_DAY_WORDS[m.group(0)]), m.group(0), m.start()) for m in _DAY_WORD.finditer(content)
+    ]
+    for m in _SEASON.finditer(content):
+        year = _year(m["year"], today) or today.year
+        found.append((today.replace(year=year, month=_SEASON_START[m["s"]], day=1), m.group(0), m.start()))
+    for m in _REL_MONTH_DAY.finditer(content):
+        try:
+            day = _add_months(today, {"上": -1, "下": 1}.get(m["rel"], 0)).replace(day=number(m["d"]))
+        except ValueError:
+            continue
+        found.append((day, m.group(0), m.start()))
+    found += [(today.replace(year=int(m["y"]), month=1, day=1), m.group(0), m.start()) for m in _YEAR.finditer(content)]
+    return found
+
+
+def _months(content: str, today: datetime, prefer_past: bool) -> Found:
+    """Months with a part (3月初), a day (3月5日) or alone (2025年3月, 去年十月)."""
+    found: Found = []
     for pattern, day_of in ((_MONTH_PART, _day_of_part), (_MONTH_DAY, _day_of_month), (_MONTH, _first_day)):
         for m in pattern.finditer(content):
-            month, year = number(m["m"]), _year(m["year"], local_now)
+            month, year = number(m["m"]), _year(m["year"], today)
             if not 1 <= month <= 12:
                 continue
             try:
@@ -145,7 +204,10 @@ def dates(content: str, local_now: datetime, prefer_past: bool) -> list[tuple[da
 PLAN = re.compile(
     r"打算|计划|准备(?!了)|将要|将会|(?<![需重主只不想])要(?![是求么紧])"
     r"|(?<![即必])将(?=[要会在去])|想要?去|会去|提醒我|下(?:个|一个)?(?:周|星期|礼拜|月)|明天|后天|明年|下次|以后|即将"
+    r"|有一天|总有一天|将来|某天"
 )
+# What was booked or arranged is ahead, whatever the aspect (我订了周五的位子, 我周四约了牙医).
+BOOKED = re.compile(r"订了|预订|预约|约了|挂了?号|订好")
 PAST = re.compile(
     r"了|过(?![来去年])|已经|曾经|刚刚?|昨天|昨晚|前天|上(?:个|一个)?(?:周|星期|礼拜|月)|去年|前年"
     r"|\d+年前|那时"
