@@ -70,12 +70,13 @@ _BOOKED_FOR = re.compile(
 _SINCE = re.compile(r"\b(?:ever\s+)?since\b", re.IGNORECASE)
 _SINCE_BEFORE = re.compile(r"\b(?:ever\s+)?since\s+(?:the\s+|last\s+)?$", re.IGNORECASE)
 _BARE_YEAR = re.compile(r"(?:in\s+)?(?:19|20)\d\d")
-# Words that are dates only in a date's company: "a bright sun", "march on", "may I", "my 18th birthday".
-_LOOKALIKE = re.compile(
-    r"(?:sun|sat|wed|mar|march|may|jan|june?|aug|august|fall)(?:\s+on)?|\d{1,2}(?:st|nd|rd|th)", re.I
-)
+# Words that are dates only in a date's company: "a bright sun", "march on", "may I", "my 18th birthday",
+# a month named alone ("April is my sister's name", but "in April", "April 3rd").
+_LOOKALIKE = re.compile(rf"(?:sun|sat|wed|mar|may|jan|aug|fall|{FULL_MONTHS})(?:\s+on)?|\d{{1,2}}(?:st|nd|rd|th)", re.I)
 _DATE_LEAD = re.compile(
-    r"\b(?:on|in|by|until|till|since|from|last|next|this|every|before|after|of|the|early|late|mid)\s+$", re.I
+    r"\b(?:on|in|by|until|till|til|since|from|for|last|next|this|every|before|after|of|the|early|late|mid"
+    r"|around|during|through|throughout|come)\s+$",
+    re.I,
 )
 # Offsets from an anchor: "four years before 2023" is 2019; "two weeks after the wedding" names no date
 # engrain can read (the wedding's is another memory's): no date rather than one counted from now.

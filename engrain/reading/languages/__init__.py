@@ -19,6 +19,8 @@ from engrain.reading.languages import dateparser_phrases, de, es, fr, zh
 from engrain.reading.mood import Mood
 
 _NEVER = re.compile(r"(?!)")
+# A title or a quotation (《三月的雨》, « Les Mois », „Der Mai“) holds no date of the user's.
+_QUOTED = re.compile(r"《[^》]*》|“[^”]*”|「[^」]*」|«[^»]*»|„[^“”]*[“”]")
 _SENTENCE_END = re.compile(r"[.!?。！？]\s*$")
 
 
@@ -154,6 +156,8 @@ def find_date(lang: str, content: str, local_now: datetime) -> tuple[datetime, s
     if parsed is not None:
         when, _, start = parsed
         found.append((when, content[start : start + len(parsed[1])], start))
+    quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(content)]
+    found = [f for f in found if not any(a <= f[2] < b for a, b in quoted)]
     if not found:
         return None
     return min(found, key=lambda f: (f[2], -len(f[1])))

@@ -29,7 +29,7 @@ RECURRING = re.compile(
     _I,
 )
 # What was booked is ahead, whatever the tense ("Ich habe für Freitag einen Tisch reserviert").
-BOOKED = re.compile(r"\b(?:reserviert|gebucht|vereinbart|ausgemacht)\b", _I)
+BOOKED = re.compile(r"\b(?:reserviert|gebucht|vereinbart|ausgemacht|karten|tickets)\b", _I)
 # A bare month name is a date after these ("im Oktober", "seit Mai"), not alone ("Mai ist mein Lieblingsmonat").
 MONTH_LEAD = re.compile(
     r"\b(?:im|in|seit|bis|ab|vom|zum|anfang|ende|mitte|letzten|nächsten|diesen|kommenden|vergangenen)\s+$", _I

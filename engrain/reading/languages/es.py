@@ -12,7 +12,7 @@ PLAN = re.compile(
 # "he/ha" is the past only before a participle ("he comprado"); the first person of the preterite ends in
 # -é/-í ("empecé", "discutí") and the imperfect in -aba/-ía ("trabajaba", "vivía"); "antes" is how things were.
 PAST = re.compile(
-    r"\b(?:fui|fue|fuimos|estuve|estaba|hice|tuve|había|ayer|anteayer|pasad[oa]|hace\s+\d+|hace\s+(?:un|una|dos"
+    r"\b(?:fui|fue|fuimos|estuve|estaba|hice|tuve|había|tuvimos|estuvimos|hicimos|pusimos|dijimos|vinimos|pudimos|quisimos|ayer|anteayer|pasad[oa]|hace\s+\d+|hace\s+(?:un|una|dos"
     r"|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|unos|unas|mucho|poco)\b|antes"
     r"|(?:he|has|ha|hemos|han)\s+\w+(?:ado|ada|ados|adas|ido|ida|idos|idas|isto|echo|ito|uesto)"
     r"|(?!(?:café|bebé|aquí|allí|ahí|así|mamá|papá|sofá)\b)\w{3,}[éí]"
@@ -32,7 +32,7 @@ RECURRING = re.compile(
     _I,
 )
 # What was booked is ahead, whatever the tense ("Reservé una mesa para el viernes").
-BOOKED = re.compile(r"\b(?:reservé|reservamos|reservado|pedí\s+cita|compré\s+(?:las\s+)?entradas)\b", _I)
+BOOKED = re.compile(r"\b(?:reservé|reservamos|reservado|pedí\s+cita|entradas|boletos|billetes)\b", _I)
 # A bare month name is a date after these ("en mayo", "desde octubre"), not alone ("Mayo es mi mes favorito").
 MONTH_LEAD = re.compile(
     r"\b(?:en|de|desde|hasta|para|este|próximo|pasado|a\s+(?:principios|finales|mediados)\s+de)\s+$", _I

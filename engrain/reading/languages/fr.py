@@ -33,7 +33,7 @@ RECURRING = re.compile(
     _I,
 )
 # What was booked is ahead, whatever the tense ("J'ai réservé une table pour vendredi").
-BOOKED = re.compile(r"\b(?:réservée?s?|pris\s+(?:un\s+)?rendez-vous)\b", _I)
+BOOKED = re.compile(r"\b(?:réservée?s?|pris\s+(?:un\s+)?rendez-vous|billets|places)\b", _I)
 # A bare month name is a date after these ("en mai", "depuis octobre"), not alone ("Mai est mon mois préféré").
 MONTH_LEAD = re.compile(r"(?:\b(?:en|depuis|jusqu'en|début|fin|mi|ce\s+mois\s+de|au\s+mois\s+de)\s+|\bd')$", _I)
 NUMBERS = {"un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7, "huit": 8,

@@ -66,6 +66,8 @@ _SEASON = re.compile(r"(?P<year>前年|去年|今年|明年|\d{4}年)(?P<s>春|�
 _SEASON_START = {"春": 3, "夏": 6, "秋": 9, "冬": 12}
 # A day of a month named relative to this one: 下个月15号.
 _REL_MONTH_DAY = re.compile(rf"(?P<rel>上|下|这|本)(?:个|一个)?月(?P<d>{NUMBER})[日号]")
+# A year named relative to this one, alone (前年我在深圳工作): its first day.
+_REL_YEAR = re.compile(r"(?:前年|去年|今年|明年)(?![\d零〇一二两三四五六七八九十春夏秋冬])")
 # A year alone (2015年我大学毕业), not one that starts a month (2025年3月) or an offset (2023年的四年前).
 _YEAR = re.compile(r"(?P<y>(?:19|20)\d{2})年(?![\d零〇一二两三四五六七八九十前后以之的初底中])")
 # An offset from a year: 2023年的四年前 is 2019; from anything else (婚礼两周后) there is no date to count from.
@@ -177,6 +179,10 @@ def _named(content: str, today: datetime) -> Found:
             continue
         found.append((day, m.group(0), m.start()))
     found += [(today.replace(year=int(m["y"]), month=1, day=1), m.group(0), m.start()) for m in _YEAR.finditer(content)]
+    found += [
+        (today.replace(year=today.year + _RELATIVE_YEAR[m.group(0)], month=1, day=1), m.group(0), m.start())
+        for m in _REL_YEAR.finditer(content)
+    ]
     return found
 
 
