@@ -65,6 +65,42 @@ async def test_a_question_about_the_week_ahead_finds_its_plans(settings_factory,
 
 
 @pytest.mark.parametrize(
+    ("period", "dated"),
+    [
+        ("this%20week", ["dentist", "party"]),
+        ("%E8%BF%99%E5%91%A8", ["dentist", "party"]),  # 这周
+        ("n%C3%A4chste%20Woche", []),
+        ("next%20month", ["flight"]),
+    ],
+)
+async def test_the_intentions_of_a_period_are_its_plans(settings_factory, period, dated):
+    """engrain://intentions/{period}: the plans dated in what is still ahead of the period, told whenever;
+    never a habit, a plan already past or one dated outside it."""
+    async with connect(settings_factory(), Clock(NOW)) as (client, _):
+        plans = {
+            "dentist": await call(
+                client, "remember", content="Dentist appointment on Thursday at 3pm", said_at="2026-11-20T10:00:00Z"
+            ),
+            "party": await call(client, "remember", content="Going to Maya's birthday party on Saturday"),
+            "flight": await call(client, "remember", content="Flying to Lisbon on December 20"),
+        }
+        await call(client, "remember", content="I had to renew my passport last Friday")
+        for text in HABITS:
+            await call(client, "remember", content=text)
+        shown = json.loads((await client.read_resource(f"engrain://intentions/{period}")).contents[0].text)
+        assert [m["id"] for m in shown["upcoming"]] == [plans[name]["id"] for name in dated]
+        assert shown["start"] >= "2026-11-23" and shown["end"] > shown["start"]
+
+
+async def test_a_period_that_names_no_time_ahead_is_refused_with_its_field(settings_factory):
+    async with connect(settings_factory(), Clock(NOW)) as (client, _):
+        for period in ("someday%20soon", "last%20week"):
+            with pytest.raises(Exception, match="period"):
+                await client.read_resource(f"engrain://intentions/{period}")
+        assert json.loads((await client.read_resource("engrain://intentions")).contents[0].text)["upcoming"] == []
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "I live in Lisbon now, since October.",

@@ -453,15 +453,32 @@ def read_query_time(query: str, now: datetime, tz: tzinfo | None, lang: str = EN
     ahead = bool(_ASKS_AHEAD.search(query) if lang == ENGLISH else languages.asks_ahead(lang, query))
     window = _period(phrase, when) if when is not None and phrase else None
     if ahead:  # what is coming: from today, over the named period or else the coming week
-        today = local(now, tz).replace(hour=0, minute=0, second=0, microsecond=0)
-        if window is None:
-            window = (today, today + timedelta(days=AHEAD_DAYS))
-        elif window[1] > today + timedelta(days=1):
-            end = window[1]
-            if phrase and when is not None and _WEEK.search(phrase.lower()):  # "this week" ahead: to its end
-                monday = when.replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=when.weekday())
-                end = max(end, monday + timedelta(days=7))
-            window = (max(window[0], today), end)
-        else:  # a period that is over ("what did I plan last month"): a question about the past
-            ahead = False
+        window = _ahead(window, phrase, when, local(now, tz))
+        ahead = window is not None  # a period that is over ("what did I plan last month"): about the past
     return QueryTime(asks_when=bool(asks), window=window, ahead=ahead)
+
+
+def period_ahead(text: str, now: datetime, tz: tzinfo | None, lang: str = ENGLISH) -> tuple[datetime, datetime] | None:
+    """The part still ahead of the period `text` names ("this week", "next month", "这周", "nächste Woche"),
+    as `read_query_time` reads it in a question about what is coming; None when it names no period or
+    one that is over."""
+    when, phrase = find_event_time(text, now, tz, lang)
+    if when is None or not phrase:
+        return None
+    return _ahead(_period(phrase, when), phrase, when, local(now, tz))
+
+
+def _ahead(
+    window: tuple[datetime, datetime] | None, phrase: str | None, when: datetime | None, local_now: datetime
+) -> tuple[datetime, datetime] | None:
+    """From today over the named period (to the end of a week named), else the coming AHEAD_DAYS; None
+    when the named period is over."""
+    today = local_now.replace(hour=0, minute=0, second=0, microsecond=0)
+    if window is None:
+        return today, today + timedelta(days=AHEAD_DAYS)
+    if window[1] <= today + timedelta(days=1):
+        return None
+    if phrase and when is not None and _WEEK.search(phrase.lower()):  # a week ahead: its own Monday to Sunday
+        monday = when.replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=when.weekday())
+        window = (monday, monday + timedelta(days=7))
+    return max(window[0], today), window[1]

@@ -437,6 +437,24 @@ async def intentions(session: AsyncSession, user_id: str, now: datetime) -> list
     return list((await session.execute(stmt)).scalars())
 
 
+async def plans_between(
+    session: AsyncSession, user_id: str, start: datetime, end: datetime, now: datetime
+) -> list[Memory]:
+    """Live prospective memories dated in [start, end), soonest first (the (user_id, event_time) index)."""
+    stmt = (
+        select(Memory)
+        .where(
+            Memory.user_id == user_id,
+            Memory.temporality == "prospective",
+            Memory.event_time >= start,
+            Memory.event_time < end,
+            live(now),
+        )
+        .order_by(Memory.event_time, Memory.created_at)
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
 async def stale_embeddings(
     session: AsyncSession, embedder_id: str, limit: int
 ) -> list[tuple[tuple[str, uuid.UUID], str]]:

@@ -165,16 +165,13 @@ async def evidence(session: AsyncSession, user_id: str, trait_ids: Sequence[uuid
     return [Evidence(**m) for m in (await session.execute(stmt)).mappings()]
 
 
-def _spread_sql(where: str, per_trait: bool = True) -> str:
-    """How supporting evidence lies on the user's timeline (rules.traits.Spread): occasions, and the told
-    times of its earliest and latest memory; per trait, or over all the evidence `where` selects."""
-    keys = "e.user_id, e.trait_id" if per_trait else ""
+def _spread_sql(where: str) -> str:
+    """How the supporting evidence `where` selects lies on the user's timeline (rules.traits.Spread):
+    occasions, and the told times of its earliest and latest memory; one row, also for no evidence."""
     return f"""
-    SELECT {keys + "," if keys else ""} count(DISTINCT {occasion_sql("x")}) AS occasions,
-           min(x.told_at) AS first, max(x.told_at) AS last
+    SELECT count(DISTINCT {occasion_sql("x")}) AS occasions, min(x.told_at) AS first, max(x.told_at) AS last
     FROM trait_evidence e JOIN memories x ON x.user_id = e.user_id AND x.id = e.memory_id
-    WHERE e.polarity = 'supporting' {where}
-    {"GROUP BY " + keys if keys else ""}"""
+    WHERE e.polarity = 'supporting' {where}"""
 
 
 async def spreads(session: AsyncSession, user_id: str, trait_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, Spread]:
@@ -182,7 +179,10 @@ async def spreads(session: AsyncSession, user_id: str, trait_ids: Sequence[uuid.
     if not trait_ids:
         return {}
     rows = await session.execute(
-        text(_spread_sql("AND e.user_id = :user AND e.trait_id = ANY(:ids)")),
+        text(
+            "SELECT t.id AS trait_id, sp.* FROM unnest(CAST(:ids AS uuid[])) AS t(id), "
+            f"LATERAL ({_spread_sql('AND e.user_id = :user AND e.trait_id = t.id')}) sp WHERE sp.occasions > 0"
+        ),
         {"user": user_id, "ids": list(trait_ids)},
     )
     return {r.trait_id: Spread(int(r.occasions), r.first, r.last) for r in rows}
@@ -192,7 +192,7 @@ async def joint_spread(session: AsyncSession, user_id: str, trait_ids: Sequence[
     """The spread of the traits' supporting evidence taken together (what an upgrade inherits)."""
     row = (
         await session.execute(
-            text(_spread_sql("AND e.user_id = :user AND e.trait_id = ANY(:ids)", per_trait=False)),
+            text(_spread_sql("AND e.user_id = :user AND e.trait_id = ANY(:ids)")),
             {"user": user_id, "ids": list(trait_ids)},
         )
     ).one()
@@ -452,11 +452,11 @@ async def decay_traits(session: AsyncSession, user_id: str | None, now: datetime
     trait to what its evidence's spread allows (`rules.traits.stage_cap`); below `DISSOLVE_BELOW` the
     trait dissolves.
     """
-    days = """extract(epoch FROM (clock.t - greatest(
-                         coalesce(m.trait_last_reinforced, m.created_at),
-                         coalesce((m.metadata ->> 'last_decay_at')::timestamptz, '-infinity'::timestamptz))))
+    days = """extract(epoch FROM (b.user_now - greatest(
+                         coalesce(b.trait_last_reinforced, b.created_at),
+                         coalesce((b.metadata ->> 'last_decay_at')::timestamptz, '-infinity'::timestamptz))))
                      / 86400.0"""
-    exponent = decay_exponent_sql("m.trait_subtype", "m.trait_reinforcement_count", days)
+    exponent = decay_exponent_sql("b.trait_subtype", "b.trait_reinforcement_count", days)
     spread_days = "coalesce(extract(epoch FROM (sp.last - sp.first)) / 86400.0, 0)"
     sql = f"""
     WITH old AS (
@@ -464,16 +464,16 @@ async def decay_traits(session: AsyncSession, user_id: str | None, now: datetime
         WHERE m.kind = 'trait' AND m.valid_until IS NULL AND m.trait_stage NOT IN ('{Stage.TREND}', '{Stage.DISSOLVED}')
           {_user_filter(user_id)}
         FOR UPDATE),
-    clock AS (
-        SELECT o.user_id, {user_now_sql("o.user_id")} AS t FROM (SELECT DISTINCT user_id FROM old) o),
-    sp AS ({_spread_sql("AND e.trait_id IN (SELECT id FROM old) " + _user_filter(user_id, "e"))}),
+    base AS (
+        SELECT m.user_id, m.id, old.trait_stage AS old_stage, m.trait_confidence, m.trait_subtype,
+               m.trait_reinforcement_count, m.trait_last_reinforced, m.created_at, m.metadata,
+               {user_now_sql("m.user_id")} AS user_now
+        FROM memories m JOIN old ON old.user_id = m.user_id AND old.id = m.id),
     calc AS (
-        SELECT m.user_id, m.id, old.trait_stage AS old_stage, clock.t AS user_now,
-               least(1.0, greatest(0.0, m.trait_confidence * {safe_exp(exponent)})) AS c,
+        SELECT b.user_id, b.id, b.old_stage, b.user_now,
+               least(1.0, greatest(0.0, b.trait_confidence * {safe_exp(exponent)})) AS c,
                coalesce(sp.occasions, 0) AS occasions, {spread_days} AS span
-        FROM memories m JOIN old ON old.user_id = m.user_id AND old.id = m.id
-        JOIN clock ON clock.user_id = m.user_id
-        LEFT JOIN sp ON sp.user_id = m.user_id AND sp.trait_id = m.id),
+        FROM base b, LATERAL ({_spread_sql("AND e.user_id = b.user_id AND e.trait_id = b.id")}) sp),
     staged AS (
         SELECT calc.*, {stage_sql("calc.c")} AS mapped, {stage_cap_sql("calc.occasions", "calc.span")} AS cap
         FROM calc),

@@ -51,6 +51,8 @@ _WEEKDAY = {
     "6": 5,
     "7": 6,
 }
+# A week named alone (这周, 下个星期): its Monday.
+_WEEK_ALONE = re.compile(r"(?P<rel>上上|下下|上|下|这|本)(?:个)?(?:周|星期|礼拜)(?![一二三四五六日天末1-7])")
 _WEEK_DAY = re.compile(r"(?P<rel>上上|下下|上|下|这|本)?(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天末1-7])")
 _UNIT_DAYS = {"天": 1, "日": 1, "周": 7, "星期": 7, "礼拜": 7}
 _SPAN = re.compile(rf"(?P<n>{NUMBER}|半)(?:个)?(?P<unit>天|日|周|星期|礼拜|月|年)(?P<dir>后|以后|之后|前|以前|之前)")
@@ -131,6 +133,10 @@ def _weekdays(content: str, today: datetime, prefer_past: bool) -> Found:
             elif not prefer_past and day < today:
                 day += timedelta(days=7)
         found.append((day, m.group(0), m.start()))
+    for m in _WEEK_ALONE.finditer(content):
+        monday = today - timedelta(days=today.weekday())
+        shift = {"上上": -14, "上": -7, "下": 7, "下下": 14}.get(m["rel"], 0)
+        found.append((monday + timedelta(days=shift), m.group(0), m.start()))
     return found
 
 

@@ -149,3 +149,12 @@ class MemoryDetail(MemoryView):
 
     links: list[LinkView]
     history: list[HistoryEntry]
+
+
+class PlansInPeriod(BaseModel):
+    """The plans dated in what is still ahead of a named period (`engrain://intentions/{period}`)."""
+
+    period: str  # as the client named it
+    start: datetime  # from today (or the period's start, if later) ...
+    end: datetime  # ... to the period's end
+    upcoming: list[MemoryView]

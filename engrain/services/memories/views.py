@@ -6,12 +6,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from engrain.errors import NotFound
+from engrain.errors import InvalidInput, NotFound
 from engrain.reading import inputs
-from engrain.services.memories.results import HistoryEntry, LinkView, MemoryDetail, MemoryView
+from engrain.reading.dates import period_ahead
+from engrain.services.memories.results import HistoryEntry, LinkView, MemoryDetail, MemoryView, PlansInPeriod
 from engrain.storage import links as link_repo
 from engrain.storage import memories as repo
 from engrain.storage.models import Memory
+from engrain.text.languages import detect
 
 if TYPE_CHECKING:
     from engrain.services.runtime import Runtime
@@ -57,3 +59,16 @@ class MemoryViews:
             rows = await repo.intentions(s, user_id, now)
         upcoming, overdue = split_intentions(rows, now)
         return {"upcoming": [MemoryView.of(m) for m in upcoming], "overdue": [MemoryView.of(m) for m in overdue]}
+
+    async def intentions_in(self, user_id: str, period: str) -> PlansInPeriod:
+        """The plans and appointments dated in what is still ahead of `period` ("this week", "next month",
+        "这周", "nächste Woche"), whenever they were told (the `engrain://intentions/{period}` resource)."""
+        text = inputs.text_field("period", period, 200)
+        now = self.rt.clock()
+        window = period_ahead(text, now, self.rt.settings.tz, detect(text))
+        if window is None:
+            raise InvalidInput("period", f"{text!r} names no period ahead, like 'this week', 'next month' or '这周'")
+        db = await self.rt.database()
+        async with db.sessions() as s:
+            rows = await repo.plans_between(s, user_id, window[0], window[1], now)
+        return PlansInPeriod(period=text, start=window[0], end=window[1], upcoming=[MemoryView.of(m) for m in rows])
