@@ -34,12 +34,14 @@ LEAVES = {"metrics.py", "logs.py", "config.py", "errors.py", "native.py"}
 
 
 # Between the domain packages of services/, one direction each: traits may use memories and recall,
-# memories may use recall, recall uses neither; prompting (how a prompt reaches a model) is below all three.
+# memories may use recall, recall uses neither; prompting (how a prompt reaches a model) and wording (how
+# memories are worded for a model and named back) are below all three.
 DOMAINS_FORBIDDEN = {
     "memories": {"traits"},
     "recall": {"memories", "traits"},
     "traits": set(),
     "prompting": {"memories", "recall", "traits"},
+    "wording": {"memories", "recall", "traits"},
 }
 
 

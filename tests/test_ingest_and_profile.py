@@ -191,9 +191,10 @@ async def test_get_user_traits_filters(settings_factory):
         async def names(**args):
             return [t["content"] for t in (await call(client, "get_user_traits", **args))["traits"]]
 
-        assert await names() == ["Core value", "Pref", "Beh"]
+        assert await names() == ["Core value", "Pref", "Beh", "Cand"]  # what is forming is shown by default
+        assert await names(min_stage="emerging") == ["Core value", "Pref", "Beh"]
         assert await names(min_stage="trend") == ["Core value", "Pref", "Beh", "Cand", "Trend"]
         assert await names(min_stage="trend", context="work") == ["Pref", "Beh"]
-        assert await names(subtype="behavior") == ["Beh"]
+        assert await names(subtype="behavior") == ["Beh", "Cand"]
         assert await names(limit=1) == ["Core value"]
         assert "limit: 0 is out of range" in await call_error(client, "get_user_traits", limit=0)

@@ -97,8 +97,8 @@ async def test_recall_finds_chinese_words_and_stores_the_language(settings_facto
         beijing = await call(client, "remember", content="我上周三去了北京出差")
         await call(client, "remember", content="我喜欢喝拿铁")
         await call(client, "remember", content="I live in Berlin.")
-        found = await call(client, "recall", query="北京")
-        when = await call(client, "recall", query="我什么时候去的北京？")
+        found = await call(client, "recall", explain=True, query="北京")
+        when = await call(client, "recall", explain=True, query="我什么时候去的北京？")
         lang = await scalar(app, "SELECT lang FROM memories WHERE id = CAST(:id AS uuid)", id=beijing["id"])
     top = found["results"][0]
     assert top["id"] == beijing["id"] and top["breakdown"]["text"] is True and top["breakdown"]["lexical"] == 1.0
@@ -111,7 +111,7 @@ async def test_dated_plans_in_german_spanish_and_french(settings_factory):
         hamburg = await call(client, "remember", content="Nächsten Monat ziehe ich nach Hamburg.")
         lyon = await call(client, "remember", content="Le mois prochain je déménage à Lyon.")
         madrid = await call(client, "remember", content="El próximo mes empiezo un trabajo nuevo en Madrid.")
-        found = await call(client, "recall", query="Hamburg")
+        found = await call(client, "recall", explain=True, query="Hamburg")
     for plan in (hamburg, lyon):
         assert (plan["temporality"], plan["event_time"][:10]) == ("prospective", "2026-12-01"), plan
     # dateparser reads "el próximo mes" as the same day next month (and does not know "el mes que viene").
@@ -128,9 +128,10 @@ async def test_rule_based_ingestion_keeps_chinese_and_european_statements(settin
     ]
     async with connect(settings_factory(), Clock(MONDAY)) as (client, _):
         out = await call(client, "ingest_conversation", messages=messages)
-        memories = await call(client, "recall", query="北京", limit=10)
+        memories = await call(client, "recall", explain=True, query="北京", limit=10)
         contents = {
-            r["content"] for r in (await call(client, "recall", query="Hamburg café arachides", limit=10))["results"]
+            r["content"]
+            for r in (await call(client, "recall", explain=True, query="Hamburg café arachides", limit=10))["results"]
         }
         recent = (await client.read_resource("engrain://memories/recent")).contents[0].text
     assert out["method"] == "rules" and len(out["created"]) == 4
@@ -182,8 +183,8 @@ async def test_recall_leaves_out_vectors_of_a_model_that_does_not_know_the_langu
     async with connect(settings_factory(), Clock(MONDAY)) as (client, _):
         await call(client, "remember", content="我上周三去了北京出差")
         await call(client, "remember", content="I went to Beijing last week")
-        chinese = await call(client, "recall", query="北京出差")
-        english = await call(client, "recall", query="Beijing trip")
+        chinese = await call(client, "recall", explain=True, query="北京出差")
+        english = await call(client, "recall", explain=True, query="Beijing trip")
     assert chinese["embedder"] is None and chinese["results"][0]["breakdown"]["vector"] == 0.0
     assert english["embedder"] == "hash-v2-384" and english["results"][0]["breakdown"]["vector"] > 0
 

@@ -26,7 +26,7 @@ async def test_link_is_bidirectional_and_idempotent(session):
 @pytest.mark.parametrize(
     ("which", "needle"),
     [
-        ("malformed", "source_id: 'nope' is not a valid memory id"),
+        ("malformed", "source_id: 'nope' is not a memory id"),
         ("unknown", "target_id: no memory with id"),
         ("self", "target_id: a memory cannot be linked to itself"),
         ("relation", "relation: is 41 characters long; the limit is 40"),

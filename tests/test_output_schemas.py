@@ -58,7 +58,7 @@ async def test_the_published_schemas_accept_and_reject_what_pydantics_do(session
     client, app = session
     await call(client, "remember", content="Caroline went to a support group on 7 May 2023", event_time="2023-05-07")
     await call(client, "remember", content="Caroline plans to adopt a dog")
-    found = await call(client, "recall", query="When did Caroline go to the support group?", limit=20)
+    found = await call(client, "recall", query="When did Caroline go to the support group?", limit=20, explain=True)
     assert found["results"]
     published = {t.name: t.output_schema for t in (await client.list_tools()).tools}
     # The SDK's own schemas, from MCPServer's list_tools on a second server of the same app.

@@ -104,7 +104,7 @@ async def test_counts_in_tool_texts_are_english(session):
     client, _ = session
     await call(client, "remember", content="I collect vinyl records")
     one = await client.call_tool("recall", {"query": "vinyl records"})
-    assert one.content[0].text.startswith("1 memory for 'vinyl records'")
+    assert one.content[0].text.startswith("1 memory for «vinyl records»")
 
 
 async def test_rule_ingestion_keeps_whole_statements_and_procedures(settings_factory):

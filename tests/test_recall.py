@@ -59,7 +59,7 @@ async def clocked(settings_factory):
 
 
 async def by_id(client, query: str, **args) -> dict[str, dict]:
-    out = await call(client, "recall", query=query, **args)
+    out = await call(client, "recall", explain=True, query=query, **args)
     return {r["id"]: r for r in out["results"]}
 
 
@@ -72,7 +72,7 @@ async def test_score_is_the_spec_formula(clocked):
         "I repaired my bicycle chain",
     ):
         await call(client, "remember", content=text, importance=7)
-    out = await call(client, "recall", query="Lena cello orchestra")
+    out = await call(client, "recall", explain=True, query="Lena cello orchestra")
     assert out["results"]
     for hit in out["results"]:
         assert hit["score"] == pytest.approx(expected_score(hit["breakdown"]), abs=1e-5)
@@ -260,7 +260,7 @@ async def test_trait_boost_and_hidden_stages(clocked):
     assert hits[ids["core"]]["stage"] == "core"
     for hidden in ("candidate", "trend", "dissolved"):
         assert ids[hidden] not in hits
-    order = [r["id"] for r in (await call(client, "recall", query="dark roast coffee"))["results"]]
+    order = [r["id"] for r in (await call(client, "recall", explain=True, query="dark roast coffee"))["results"]]
     assert order[:3] == [ids["core"], ids["established"], ids["emerging"]]
     no_traits = await by_id(client, "dark roast coffee", include_traits=False)
     assert set(no_traits) == {a["id"]}
@@ -280,7 +280,7 @@ async def test_link_expansion_adds_at_most_three(clocked):
         other = await call(client, "remember", content=text)
         await call(client, "link", source_id=hub["id"], target_id=other["id"], relation="same_topic")
         others.append(other["id"])
-    out = await call(client, "recall", query="quantum chromodynamics", limit=1)
+    out = await call(client, "recall", explain=True, query="quantum chromodynamics", limit=1)
     search = [r for r in out["results"] if r["source"] == "search"]
     linked = [r for r in out["results"] if r["source"] == "linked"]
     assert [r["id"] for r in search] == [hub["id"]]
@@ -288,7 +288,7 @@ async def test_link_expansion_adds_at_most_three(clocked):
     assert all(r["linked_from"] == hub["id"] and r["relation"] == "same_topic" for r in linked)
     assert {r["id"] for r in linked} <= set(others)
     assert len(search[0]["links"]) == 5
-    plain = await call(client, "recall", query="quantum chromodynamics", limit=1, include_links=False)
+    plain = await call(client, "recall", explain=True, query="quantum chromodynamics", limit=1, include_links=False)
     assert [r["id"] for r in plain["results"]] == [hub["id"]]
 
 
@@ -318,7 +318,7 @@ async def test_max_tokens_keeps_the_best_that_fit(clocked):
     client, _ = clocked
     short = await call(client, "remember", content="Gardening: tomatoes on the balcony", importance=9)
     await call(client, "remember", content="Gardening notes: " + "compost and mulch and water " * 40)
-    out = await call(client, "recall", query="gardening", max_tokens=20)
+    out = await call(client, "recall", explain=True, query="gardening", max_tokens=20)
     assert [r["id"] for r in out["results"]] == [short["id"]]
     assert out["truncated_by_tokens"] is True
 
@@ -326,8 +326,8 @@ async def test_max_tokens_keeps_the_best_that_fit(clocked):
 async def test_recall_counts_accesses(clocked):
     client, app = clocked
     out = await call(client, "remember", content="Daughter's name is Mila")
-    await call(client, "recall", query="daughter name")
-    await call(client, "recall", query="Mila")
+    await call(client, "recall", explain=True, query="daughter name")
+    await call(client, "recall", explain=True, query="Mila")
     await app.drain()
     count, last = await scalar(
         app,
@@ -383,7 +383,7 @@ async def test_recall_times_out_with_a_clear_error(settings_factory):
                 message = await call_error(client, "recall", query="something")
             await transaction.rollback()
         assert "recall took longer than ENGRAIN_RECALL_TIMEOUT_MS=200 ms" in message
-        assert (await call(client, "recall", query="something"))["results"]
+        assert (await call(client, "recall", explain=True, query="something"))["results"]
 
 
 async def test_very_old_memories_score_zero_recency_instead_of_failing(clocked):
@@ -407,7 +407,7 @@ async def test_text_with_nothing_to_embed_scores_zero_similarity_not_nan(clocked
     await call(client, "remember", content="😀")
     await call(client, "remember", content="Emoji fan: 😀 every day")
     for query in ("emoji fan", "😀"):
-        out = await call(client, "recall", query=query)
+        out = await call(client, "recall", explain=True, query=query)
         for hit in out["results"]:
             assert math.isfinite(hit["breakdown"]["vector"]) and math.isfinite(hit["score"])
 
@@ -423,14 +423,14 @@ async def test_recall_as_of_answers_from_what_was_known_then(settings_factory):
         clock.now = NOW + 20 * DAY
 
         async def homes(**args) -> set[str]:
-            out = await call(client, "recall", query="where do I live", **args)
+            out = await call(client, "recall", explain=True, query="where do I live", **args)
             return {h["id"] for h in out["results"]} & {berlin["id"], lisbon["id"]}
 
         assert await homes(as_of=(NOW + 5 * DAY).isoformat()) == {berlin["id"]}
         assert await homes(as_of=(NOW + 15 * DAY).isoformat()) == {lisbon["id"]}
         assert await homes() == {lisbon["id"]}
         assert await homes(as_of=(NOW - DAY).isoformat()) == set()  # before anything was known
-        past = await call(client, "recall", query="where do I live", as_of="2026-11-25")
+        past = await call(client, "recall", explain=True, query="where do I live", as_of="2026-11-25")
         assert past["as_of"].startswith("2026-11-25")
         assert "as_of" in await call_error(client, "recall", query="x", as_of="not a date at all")
 
@@ -442,7 +442,7 @@ async def test_a_paraphrase_of_a_better_hit_makes_room(clocked):
     first = await call(client, "remember", content="Biscuit stole a sock from the laundry basket", importance=9)
     paraphrase = await twin(app, first["id"], "Biscuit stole a sock from the laundry, again", importance=8)
     other = await call(client, "remember", content="Biscuit was adopted from the shelter in May", importance=5)
-    out = await call(client, "recall", query="Biscuit", limit=3)
+    out = await call(client, "recall", explain=True, query="Biscuit", limit=3)
     ids = [h["id"] for h in out["results"]]
     hits = {h["id"]: h for h in out["results"]}
     assert hits[first["id"]]["breakdown"]["redundancy"] == 0.0

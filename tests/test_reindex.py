@@ -31,7 +31,7 @@ async def test_interrupted_reindex_resumes_and_recall_works_meanwhile(
             pass
 
         async def stop_after_first(n: int) -> None:
-            found = await call(client, "recall", query="lighthouse keeper")  # mid-reindex: still answers
+            found = await call(client, "recall", explain=True, query="lighthouse keeper")  # mid-reindex: still answers
             assert len(found["results"]) == 10
             assert sum(1 for h in found["results"] if h["breakdown"]["vector"] == 0) == 6  # by text only
             raise Interrupted
@@ -43,7 +43,7 @@ async def test_interrupted_reindex_resumes_and_recall_works_meanwhile(
         assert (
             await scalar(app, "SELECT count(DISTINCT embedder) FROM memories WHERE user_id = :u", u=settings.user) == 1
         )
-        found = await call(client, "recall", query="lighthouse keeper")
+        found = await call(client, "recall", explain=True, query="lighthouse keeper")
         assert all(h["breakdown"]["vector"] > 0 for h in found["results"])
 
 

@@ -117,7 +117,7 @@ async def _count(app) -> int:
         ({"content": "null\x00byte"}, "content: contains a NUL byte"),
         ({"content": "ok", "importance": 11}, "importance: 11 is out of range"),
         ({"content": "ok", "kind": "trait"}, "kind"),
-        ({"content": "ok", "supersedes": "not-a-uuid"}, "supersedes: 'not-a-uuid' is not a valid memory id"),
+        ({"content": "ok", "supersedes": "not-a-uuid"}, "supersedes: 'not-a-uuid' is not a memory id"),
         ({"content": "ok", "supersedes": str(uuid.uuid4())}, "supersedes: no memory with id"),
         ({"content": "ok", "event_time": "the day after never"}, "event_time:"),
         ({"content": "ok", "tags": ["t"] * 21}, "tags: 21 tags; the limit is 20"),

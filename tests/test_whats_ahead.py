@@ -23,7 +23,7 @@ async def test_a_habit_is_never_an_upcoming_plan(settings_factory):
             assert out["temporality"] == "current" and out["event_time"] is None, text
         intentions = json.loads((await client.read_resource("engrain://intentions")).contents[0].text)
         assert intentions == {"upcoming": [], "overdue": []}
-        found = await call(client, "recall", query="what is coming up for me this week")
+        found = await call(client, "recall", explain=True, query="what is coming up for me this week")
         assert all(hit["breakdown"]["temporal"] == 0 for hit in found["results"])
 
 
@@ -58,7 +58,7 @@ async def test_a_question_about_the_week_ahead_finds_its_plans(settings_factory,
         for text in ["I work as a sound engineer", "My sister lives in Porto", *HABITS]:
             await call(client, "remember", content=text)
         assert dentist["event_time"].startswith("2026-11-26") and party["event_time"].startswith("2026-11-28")
-        found = await call(client, "recall", query=question)
+        found = await call(client, "recall", explain=True, query=question)
         first_two = {hit["id"] for hit in found["results"][:2]}
         assert first_two == {dentist["id"], party["id"]}, [h["content"] for h in found["results"]]
         assert later["id"] not in {hit["id"] for hit in found["results"] if hit["breakdown"]["temporal"] > 0}

@@ -45,6 +45,33 @@ def text_field(field: str, value: object, max_chars: int, *, allow_empty: bool =
     return value
 
 
+SHORT_ID = 8  # the characters of an id the texts show; any unique prefix this long or longer is accepted
+_HEX_PREFIX = re.compile(rf"[0-9a-f]{{{SHORT_ID},32}}")
+
+
+def short_id(memory_id: object) -> str:
+    """The first SHORT_ID characters of an id: what the texts show a model (the tools accept them back)."""
+    return str(memory_id)[:SHORT_ID]
+
+
+def memory_ref(field: str, value: object) -> uuid.UUID | str:
+    """A whole memory id, or a prefix of one (SHORT_ID hex characters or more, hyphens optional) to be
+    resolved among the user's memories (`services/wording/short_ids.py`)."""
+    if not isinstance(value, str) or "\x00" in value:
+        raise InvalidInput(field, f"must be a memory id: a UUID or its first {SHORT_ID} or more characters")
+    text = value.strip().lower()
+    try:
+        return uuid.UUID(text)
+    except ValueError:
+        pass
+    bare = text.replace("-", "")
+    if _HEX_PREFIX.fullmatch(bare):
+        return bare
+    raise InvalidInput(
+        field, f"{value[:60]!r} is not a memory id (expected a UUID or its first {SHORT_ID} or more characters)"
+    )
+
+
 def memory_id(field: str, value: object) -> uuid.UUID:
     if not isinstance(value, str) or "\x00" in value:
         raise InvalidInput(field, "must be a memory id (a UUID string)")

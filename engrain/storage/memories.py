@@ -42,6 +42,19 @@ async def get(session: AsyncSession, user_id: str, memory_id: uuid.UUID, *, for_
     return (await session.execute(stmt.with_for_update() if for_update else stmt)).scalar_one_or_none()
 
 
+async def ids_with_prefix(session: AsyncSession, user_id: str, prefix: str, limit: int = 2) -> list[uuid.UUID]:
+    """Up to `limit` of the user's memory ids (any kind, live or not) that start with the hex `prefix`:
+    a range of the primary key, (user_id, id)."""
+    low, high = uuid.UUID(prefix.ljust(32, "0")), uuid.UUID(prefix.ljust(32, "f"))
+    stmt = (
+        select(Memory.id)
+        .where(Memory.user_id == user_id, Memory.id >= low, Memory.id <= high)
+        .order_by(Memory.id)
+        .limit(limit)
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
 async def get_many(session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID]) -> list[Memory]:
     if not ids:
         return []

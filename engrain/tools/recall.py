@@ -10,12 +10,14 @@ from pydantic import Field, StrictInt
 from engrain.reading import inputs
 from engrain.services.recall.results import RecallResult
 from engrain.services.recall.search import RecallRequest, RecallSearch
-from engrain.tools.common import Caller, plural, shorten, structured, tool_errors
+from engrain.tools.common import Caller, structured, tool_errors
 
 DESCRIPTION = (
-    "Search the user's long-term memory by meaning and keywords. Returns the best matches with a score "
-    "breakdown, plus memories linked to them. Call it before answering anything that depends on who the "
-    "user is, what they like, what they did or plan, or how they work."
+    "Search the user's long-term memory by meaning and keywords. Call it before answering anything that "
+    "depends on who the user is, what they like, what they did or plan, or how they work. Returns one line "
+    "per memory, best first: [its date (when it happened, else when the user said it), and plan / overdue "
+    "plan / habit / trait when it is one] «its whole words» (a short id that forget, link, review_trait and "
+    "remember's supersedes accept). Memories linked to the best ones follow. explain=true adds each score's terms."
 )
 
 
@@ -52,6 +54,9 @@ def register(server: MCPServer, recall_service: RecallSearch, caller: Caller) ->
                 "this moment (ISO or a phrase like 'last March')."
             ),
         ] = None,
+        explain: Annotated[
+            bool, Field(description="Add each hit's score and its terms (for debugging ranking).")
+        ] = False,
     ) -> Annotated[CallToolResult, RecallResult]:
         request = RecallRequest(
             query,
@@ -66,10 +71,4 @@ def register(server: MCPServer, recall_service: RecallSearch, caller: Caller) ->
             as_of=as_of,
         )
         result = await recall_service.recall(user, request)
-        when = f" as of {result.as_of.isoformat(timespec='seconds')}" if result.as_of else ""
-        lines = [f"{plural(len(result.results), 'memory')} for {shorten(query, 60)!r}{when}:"]
-        lines += [
-            f"- [{hit.score:.3f}{' linked' if hit.source == 'linked' else ''}] {shorten(hit.content, 160)} ({hit.id})"
-            for hit in result.results
-        ]
-        return structured("\n".join(lines), result)
+        return structured(recall_service.text_of(result, explain, max_tokens), result)

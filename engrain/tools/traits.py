@@ -11,13 +11,17 @@ from engrain.reading import inputs
 from engrain.rules.traits import ActiveStageName, ContextName, SubtypeName
 from engrain.services.traits.results import TraitList
 from engrain.services.traits.views import TraitViews
-from engrain.tools.common import Caller, plural, shorten, structured, tool_errors
+from engrain.services.wording.lines import memory_line
+from engrain.text.quoting import DATA_NOTICE
+from engrain.tools.common import Caller, plural, structured, tool_errors
 
 DESCRIPTION = (
     "List the traits engrain has learned about the user (behaviors, preferences, core values), strongest "
-    "first, with confidence and how often they were confirmed or contradicted. Use it to adapt answers to "
-    "the user; read engrain://traits/{id} to see the evidence for one."
+    "first: one line each, [stage, confidence] «the trait» (a short id review_trait accepts). Traits still "
+    "forming (candidate, emerging) are listed and marked 'forming': treat them as tentative. Use it to adapt "
+    "answers to the user; read engrain://traits/{id} to see the evidence for one."
 )
+FORMING = ("candidate", "emerging")
 
 
 def register(server: MCPServer, traits: TraitViews, caller: Caller) -> None:
@@ -30,7 +34,9 @@ def register(server: MCPServer, traits: TraitViews, caller: Caller) -> None:
     @tool_errors
     async def get_user_traits(
         user: Annotated[str, Resolve(caller)],
-        min_stage: Annotated[ActiveStageName, Field(description="Weakest stage to include.")] = "emerging",
+        min_stage: Annotated[
+            ActiveStageName, Field(description="Weakest stage to include ('trend': also what was seen once).")
+        ] = "candidate",
         subtype: Annotated[SubtypeName | None, Field(description="Only this kind.")] = None,
         context: Annotated[ContextName | None, Field(description="Only this context.")] = None,
         limit: Annotated[StrictInt | None, Field(description=f"At most this many (1–{inputs.MAX_LIMIT}).")] = None,
@@ -52,6 +58,14 @@ def register(server: MCPServer, traits: TraitViews, caller: Caller) -> None:
             include_evidence=include_evidence,
             as_of=as_of,
         )
-        lines = [f"{len(result.traits)} of {plural(result.total, 'trait')} at or above {min_stage}:"]
-        lines += [f"- [{t.stage} {t.confidence:.2f}] {shorten(t.content, 120)} ({t.id})" for t in result.traits]
+        forming = sum(t.stage in FORMING for t in result.traits)
+        head = f"{len(result.traits)} of {plural(result.total, 'trait')} at or above {min_stage}"
+        lines = [head + (f", {forming} of them still forming" if forming else "") + f" ({DATA_NOTICE})"]
+        lines += [
+            memory_line(t.content, t.id, when=None, tz=None, tags=[_stage(t.stage, t.confidence)])
+            for t in result.traits
+        ]
         return structured("\n".join(lines), result)
+
+    def _stage(stage: str | None, confidence: float | None) -> str:
+        return f"{'forming: ' if stage in FORMING else ''}{stage}, {confidence or 0.0:.2f}"

@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engrain.errors import InvalidInput, NotFound
 from engrain.reading import inputs
 from engrain.services.memories.results import LinkResult
+from engrain.services.wording import short_ids as ids
 from engrain.storage import links as link_repo
 from engrain.storage import memories as repo
 
@@ -32,12 +33,14 @@ class MemoryLinks:
         session: AsyncSession | None = None,
     ) -> LinkResult:
         """Link two of the user's memories; `session`: inside the caller's transaction."""
-        a = inputs.memory_id("source_id", source_id)
-        b = inputs.memory_id("target_id", target_id)
+        inputs.memory_ref("source_id", source_id)
+        inputs.memory_ref("target_id", target_id)
         relation = inputs.text_field("relation", relation, inputs.MAX_RELATION_CHARS)
-        if a == b:
-            raise InvalidInput("target_id", "a memory cannot be linked to itself")
         async with (await self.rt.database()).transaction(session) as s:
+            a = await ids.resolve(s, user_id, "source_id", source_id)
+            b = await ids.resolve(s, user_id, "target_id", target_id)
+            if a == b:
+                raise InvalidInput("target_id", "a memory cannot be linked to itself")
             found = {m.id for m in await repo.get_many(s, user_id, [a, b])}
             for field, mid in (("source_id", a), ("target_id", b)):
                 if mid not in found:

@@ -10,6 +10,7 @@ from engrain.errors import InvalidInput, NotFound
 from engrain.reading import inputs
 from engrain.reading.dates import period_ahead
 from engrain.services.memories.results import HistoryEntry, LinkView, MemoryDetail, MemoryView, PlansInPeriod
+from engrain.services.wording import short_ids as ids
 from engrain.storage import links as link_repo
 from engrain.storage import memories as repo
 from engrain.storage.models import Memory
@@ -32,9 +33,10 @@ class MemoryViews:
 
     async def detail(self, user_id: str, memory_id: str) -> MemoryDetail:
         """One memory with its links and its history (the `engrain://memories/{id}` resource)."""
-        mid = inputs.memory_id("memory_id", memory_id)
+        inputs.memory_ref("memory_id", memory_id)
         db = await self.rt.database()
         async with db.sessions() as s:
+            mid = await ids.resolve(s, user_id, "memory_id", memory_id)
             m = await repo.get(s, user_id, mid)
             if m is None:
                 raise NotFound("memory_id", mid)

@@ -22,6 +22,7 @@ from engrain.reading.duplicates import PARAPHRASE_THRESHOLD, is_near_duplicate
 from engrain.reading.enrich import IMPORTANT, content_hash, enrich, mood_of, on_arrival
 from engrain.reading.mood import Mood
 from engrain.services.memories.results import ForgetResult, RememberResult
+from engrain.services.wording import short_ids as ids
 from engrain.storage import memories as repo
 from engrain.storage import stats as stats_repo
 from engrain.storage.models import Memory
@@ -152,12 +153,14 @@ class MemoryWriter:
         # Reading the text (dates, mood, language) is CPU work: a worker thread keeps the event loop, and
         # so every other user's calls, free while it runs.
         item = await to_thread(self._prepare, request, now, source)
-        old_id = inputs.memory_id("supersedes", request.supersedes) if request.supersedes else None
+        if request.supersedes:
+            inputs.memory_ref("supersedes", request.supersedes)
         db = await self.rt.database()
         # Embed first, so that the duplicate check, the near-duplicate search and the insert share one
         # transaction (one connection, one commit) — the embedding is cheap or cached, the round trips are not.
         model, vector = await self.rt.embeddings.embed_one(request.content)
         async with db.transaction(session) as s:
+            old_id = await ids.resolve(s, user_id, "supersedes", request.supersedes) if request.supersedes else None
             return await self._write(s, user_id, item, old_id, model, vector, now)
 
     async def _write(
@@ -394,11 +397,12 @@ class MemoryWriter:
         """Delete a memory with its links and vector, and every copy of its words: its history, and the
         memories it replaced. History keeps only that a deletion happened, and why as one of
         inputs.FORGET_REASONS (never free text)."""
-        mid = inputs.memory_id("memory_id", memory_id)
+        inputs.memory_ref("memory_id", memory_id)
         reason = inputs.kind("reason", reason, inputs.FORGET_REASONS) if reason is not None else "user_request"
         now = self.rt.clock()
         db = await self.rt.database()
         async with db.sessions.begin() as s:
+            mid = await ids.resolve(s, user_id, "memory_id", memory_id)
             if await repo.get(s, user_id, mid) is None:
                 raise NotFound("memory_id", mid)
             erased = await repo.erase_ids(s, user_id, [mid], now, reason)

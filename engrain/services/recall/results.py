@@ -20,7 +20,8 @@ from engrain.rules.recall import (
 
 
 class Breakdown(BaseModel):
-    """Each term of a hit's score; the descriptions are built from the constants the statement uses."""
+    """Each term of a hit's score, only with explain=true; the descriptions are built from the constants
+    the statement uses."""
 
     vector: float
     text: bool = Field(description=f"The whole query matched the full-text index (the SPEC's {TEXT_BUMP} bump).")
@@ -61,11 +62,12 @@ class RecallHit(BaseModel):
     content: str
     kind: str
     score: float
-    breakdown: Breakdown
+    breakdown: Breakdown | None = None  # only with explain=true (the text shows it then too)
     event_time: datetime | None
     told_at: datetime = Field(description="When the user said it.")
     created_at: datetime
     temporality: str
+    habit: bool = Field(default=False, description="A habit (a rule such as 'every Thursday'), never a plan.")
     stage: str | None = None
     namespace: str
     category: str | None = None

@@ -20,6 +20,7 @@ from engrain.reading.dates import read_query_time
 from engrain.services.recall.focus import FocusedQuery, QueryFocus
 from engrain.services.recall.refreshing import RefreshingCache
 from engrain.services.recall.results import Breakdown, LinkRef, RecallHit, RecallResult
+from engrain.services.recall.text import render
 from engrain.storage import memories as repo
 from engrain.storage.recall import (
     RecallFilter,
@@ -72,6 +73,7 @@ def _hit(row: RecallRow) -> RecallHit:
         told_at=row.told_at,
         created_at=row.created_at,
         temporality=row.temporality,
+        habit=row.metadata.get("recurrence") is not None,
         stage=row.stage,
         namespace=row.namespace,
         category=row.category,
@@ -149,6 +151,14 @@ class RecallSearch:
         self.accesses = AccessTracker(runtime)
         self.focus = QueryFocus(runtime)
         self.rarity = RefreshingCache(self._read_rarity, runtime.spawn, ttl=RARITY_SECONDS, max_entries=1)
+
+    def text_of(self, result: RecallResult, explain: bool, budget: int | None) -> str:
+        """The result as the model reads it (services/recall/text.py), in the user's zone; without
+        `explain` the structured result drops the score's terms too."""
+        if not explain:
+            for hit in result.results:
+                hit.breakdown = None
+        return render(result, result.query, now=self.rt.clock(), tz=self.rt.settings.tz, explain=explain, budget=budget)
 
     async def _read_rarity(self, _: str) -> WordRarity:
         db = await self.rt.database()

@@ -23,6 +23,7 @@ from engrain.reading.enrich import content_hash
 from engrain.rules.traits import Stage
 from engrain.services.traits.results import Action, ReviewResult
 from engrain.services.traits.trait_writer import TraitWriter
+from engrain.services.wording import short_ids as ids
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
 from engrain.storage.models import Memory
@@ -44,7 +45,7 @@ class TraitReview:
         self.rt = runtime
 
     async def review(self, user_id: str, trait_id: str, action: str, content: str | None = None) -> ReviewResult:
-        tid = inputs.memory_id("trait_id", trait_id)
+        inputs.memory_ref("trait_id", trait_id)
         action = inputs.kind("action", action, ("endorse", "dismiss", "edit"))
         if action == "edit":
             if content is None:
@@ -55,6 +56,7 @@ class TraitReview:
         now = self.rt.clock()
         db = await self.rt.database()
         async with db.sessions() as s:
+            tid = await ids.resolve(s, user_id, "trait_id", trait_id)
             current = await repo.get(s, user_id, tid)
         if current is None or current.kind != "trait":
             raise NotFound("trait_id", trait_id)

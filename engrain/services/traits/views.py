@@ -12,6 +12,7 @@ from engrain.rules.traits import ACTIVE_STAGES, SUBTYPES, Spread, Stage, time_ga
 from engrain.services.memories.results import HistoryEntry
 from engrain.services.memories.views import split_intentions
 from engrain.services.traits.results import EvidenceView, TraitChild, TraitDetail, TraitList, TraitView
+from engrain.services.wording import short_ids as ids
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
 from engrain.text.quoting import DATA_NOTICE, inline, quoted
@@ -101,9 +102,10 @@ class TraitViews:
 
     async def detail(self, user_id: str, trait_id: str) -> TraitDetail:
         """A trait with the memories for and against it, its history, parent and children."""
-        tid = inputs.memory_id("trait_id", trait_id)
+        inputs.memory_ref("trait_id", trait_id)
         db = await self.rt.database()
         async with db.sessions() as s:
+            tid = await ids.resolve(s, user_id, "trait_id", trait_id)
             t = await repo.get(s, user_id, tid)
             if t is None or t.kind != "trait":
                 raise NotFound("trait_id", tid)

@@ -1,0 +1,52 @@
+"""The text of a recall result, as most clients hand it to the model: one line per hit (services/wording/lines.py),
+whole memories until the text's token budget, and the score's terms only when asked (explain)."""
+
+from __future__ import annotations
+
+from datetime import datetime, tzinfo
+
+from engrain.services.recall.results import RecallHit, RecallResult
+from engrain.services.wording.lines import marks, memory_line
+from engrain.text.quoting import DATA_NOTICE, inline
+
+# The text's budget when the call names none (max_tokens): whole memories first, a long one cut to what
+# is left. About four characters a token, as estimate_tokens counts.
+TEXT_TOKENS = 1500
+_MIN_CUT = 80  # characters: below this, a memory that does not fit is left to the structured result
+
+
+def render(
+    result: RecallResult, query: str, *, now: datetime, tz: tzinfo | None, explain: bool, budget: int | None
+) -> str:
+    when = f" as of {result.as_of.isoformat(timespec='seconds')}" if result.as_of else ""
+    count = len(result.results)
+    lines = [f"{count} {'memory' if count == 1 else 'memories'} for «{inline(query, 60)}»{when} ({DATA_NOTICE})"]
+    left = 4 * (budget if budget is not None else TEXT_TOKENS)
+    shown = 0
+    for hit in result.results:
+        if left < _MIN_CUT:
+            break
+        line = _line(hit, now, tz, limit=left)
+        lines.append(line)
+        if explain and hit.breakdown is not None:
+            terms = hit.breakdown.model_dump()
+            lines.append(f"  score {hit.score:.3f}: " + ", ".join(f"{k} {_term(v)}" for k, v in terms.items()))
+        left -= len(line)
+        shown += 1
+    if shown < count:
+        lines.append(f"({count - shown} more in the structured result, or recall with a larger max_tokens)")
+    return "\n".join(lines)
+
+
+def _line(hit: RecallHit, now: datetime, tz: tzinfo | None, limit: int) -> str:
+    tags = marks(hit.kind, hit.temporality, hit.event_time, now, hit.habit)
+    if hit.stage:
+        tags = [f"trait, {hit.stage}"]
+    if hit.source == "linked" and hit.relation:
+        tags.append(f"linked: {hit.relation}")
+    when = None if hit.habit or hit.kind == "trait" else (hit.event_time or hit.told_at)
+    return memory_line(hit.content, hit.id, when=when, tz=tz, tags=tags, limit=limit)
+
+
+def _term(value: object) -> str:
+    return f"{value:.3f}" if isinstance(value, float) else str(value)

@@ -1,0 +1,46 @@
+"""One line per memory, as a model reads it in a tool's text: its date, what kind of thing it is when that
+matters, its whole words (quoted, so they stay data), and a short id the tools accept back.
+
+    - [2023-05-07] «Yesterday I finished mastering the single» (3f2a9c1e)
+    - [2026-11-27, plan] «Dinner at Marlow's on Friday» (a81c02d4)
+    - [habit] «I go climbing on Thursday evenings» (0b7e4f11)
+
+Most clients hand the model a result's text, not its structured content: without the date there, a model
+cannot answer "when…", and a memory cut at a fixed width loses the steps of a checklist. The date is when
+the thing happened, else when the user told it, in the user's zone.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, tzinfo
+
+from engrain.reading import inputs
+from engrain.text.quoting import inline
+
+
+def marks(kind: str, temporality: str, event_time: datetime | None, now: datetime, habit: bool) -> list[str]:
+    """What the model should know a memory is beyond its words: a plan (overdue once its date passed), a
+    habit, a procedure, a trait; plain facts and past events carry no mark."""
+    if kind == "trait":
+        return ["trait"]
+    if habit:
+        return ["habit"]
+    if temporality == "prospective":
+        return ["overdue plan"] if event_time is not None and event_time < now else ["plan"]
+    return ["procedure"] if kind == "procedural" else []
+
+
+def memory_line(
+    content: str,
+    memory_id: object,
+    *,
+    when: datetime | None,
+    tz: tzinfo | None,
+    tags: list[str],
+    limit: int | None = None,
+) -> str:
+    """`- [date, marks] «content» (short id)`; `limit` cuts the content (in characters) when a budget runs out."""
+    head = [(when.astimezone(tz) if tz else when.astimezone()).date().isoformat()] if when is not None else []
+    bracket = ", ".join(head + tags)
+    prefix = f"[{bracket}] " if bracket else ""
+    return f"- {prefix}«{inline(content, limit)}» ({inputs.short_id(memory_id)})"
