@@ -32,7 +32,7 @@ import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +45,11 @@ from engrain.config import Settings
 from engrain.scheduler import jobs
 from engrain.server.state import AppState
 from engrain.services.memories.writing import RememberRequest
-from engrain.services.recall.search import RecallRequest
+from engrain.services.recall.search import RecallRequest, estimate_tokens
+from engrain.services.recall.text import render
 from engrain.text.fulltext import bigram_words, words_of
 from engrain.text.languages import cjk_language, detect
+from engrain.text.quoting import inline
 
 KS = (1, 5, 10, 20)
 DEFAULT_DATA = Path(__file__).parent / "data" / "synthetic_locomo.json"
@@ -135,6 +137,7 @@ async def evaluate(
     database_url: str | None = None,
     expire_plans: bool = True,
     told: bool = False,
+    text_budgets: tuple[int, ...] = (),
 ) -> dict[str, Any]:
     import numpy as np
     from rank_bm25 import BM25Okapi
@@ -155,6 +158,10 @@ async def evaluate(
     if cjk:
         systems["bm25_bigrams"] = Scores()
     latencies: list[float] = []
+    # Per text budget: does the recall's text (as the tool renders it, the tool's defaults) hold an evidence
+    # memory whole, and how many tokens is the text.
+    in_text: dict[int, list[bool]] = defaultdict(list)
+    text_tokens: dict[int, list[int]] = defaultdict(list)
     asked: list[dict[str, Any]] = []
     ingest_s = 0.0
     questions = 0
@@ -202,6 +209,13 @@ async def evaluate(
                 request = RecallRequest(qa["question"], limit=max(KS), include_links=False, track_access=False)
                 result = await app.recall.recall(user, request)
                 latencies.append(time.perf_counter() - started)
+                if text_budgets:
+                    shown = await app.recall.recall(user, RecallRequest(qa["question"], track_access=False))
+                    bearing = [h for h in shown.results if set(dia_of.get(h.id, [])) & set(evidence)]
+                    for budget in text_budgets:
+                        rendered = render(shown, qa["question"], now=app.clock(), tz=UTC, explain=False, budget=budget)
+                        in_text[budget].append(any(f"«{inline(h.content)}»" in rendered for h in bearing))
+                        text_tokens[budget].append(estimate_tokens(rendered))
                 ranks = {
                     "engrain": systems["engrain"].add(
                         category, [dia_of.get(hit.id, []) for hit in result.results], evidence
@@ -245,6 +259,15 @@ async def evaluate(
         },
         "systems": {name: scores.report() for name, scores in systems.items()},
     }
+    if text_budgets:
+        report["recall_text"] = {
+            str(b): {
+                "evidence_whole_in_text": round(sum(in_text[b]) / len(in_text[b]), 4),
+                "tokens_mean": round(statistics.mean(text_tokens[b]), 1),
+                "tokens_p95": sorted(text_tokens[b])[int(0.95 * (len(text_tokens[b]) - 1))],
+            }
+            for b in text_budgets
+        }
     if details:
         report["questions_detail"] = asked
     return report
@@ -265,13 +288,26 @@ def main() -> None:
         action="store_true",
         help="skip the scheduler's expiry job (plans whose date passed keep the 0.5 penalty)",
     )
+    parser.add_argument(
+        "--text-budgets",
+        default="",
+        help="comma-separated token budgets: how often the recall text (tool defaults) holds an evidence memory "
+        "whole, and its size",
+    )
     args = parser.parse_args()
+    budgets = tuple(int(b) for b in args.text_budgets.split(",") if b.strip())
     samples = json.loads(Path(args.data).read_text())
     print(
         json.dumps(
             anyio.run(
                 lambda: evaluate(
-                    samples, args.embedder, None, args.details, expire_plans=not args.no_expiry, told=args.told
+                    samples,
+                    args.embedder,
+                    None,
+                    args.details,
+                    expire_plans=not args.no_expiry,
+                    told=args.told,
+                    text_budgets=budgets,
                 )
             ),
             indent=2,
