@@ -126,3 +126,22 @@ async def test_the_traits_a_first_reflection_makes_are_shown_as_forming(settings
         assert f"- [forming: candidate, 0.30] «Drinks green tea» ({ids['Drinks green tea']})" in text
         reviewed = await call(client, "review_trait", trait_id=ids["Drinks green tea"], action="dismiss")
         assert reviewed["stage"] == "dissolved"
+
+
+async def test_a_result_says_when_a_reflection_is_due_and_nothing_otherwise(settings_factory, monkeypatch):
+    """Claude Desktop does not read the server's instructions: what a model must do next is in the result."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    clock = Clock(NOW)
+    async with connect(settings_factory(llm="host"), clock) as (client, _):
+        first = await client.call_tool("remember", {"content": "I ran 5k before work today"})
+        assert first.content[0].text.endswith(
+            "Reflection due (1 new memory to digest): call reflect when the conversation allows."
+        )
+        out = await call(client, "reflect")
+        assert out["status"] == "needs_model"
+        found = await client.call_tool("recall", {"query": "running"})
+        assert found.content[0].text.endswith("A reflection task waits for you: call reflect to get it.")
+        await call(client, "reflect", task_id=out["task_id"], answer=answer())
+        clock.now += timedelta(seconds=10)
+        quiet = await client.call_tool("remember", {"content": "I like green tea"})
+        assert "\n" not in quiet.content[0].text  # reflected 10 s ago: nothing is due, nothing is said

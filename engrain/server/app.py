@@ -125,8 +125,8 @@ def create_server(app: AppState, *, one_user: bool = True, **options: Any) -> En
     )
     # Each tool and resource receives the services it uses and who is calling, never the application state.
     caller = app.user
-    remember.register(server, app.memories, caller)
-    recall.register(server, app.recall, caller)
+    remember.register(server, app.memories, app.reflection_due, caller)
+    recall.register(server, app.recall, app.reflection_due, caller)
     reflect.register(server, app.reflect_requests, app.routes, caller)
     traits.register(server, app.traits, caller)
     review.register(server, app.trait_review, caller)

@@ -32,6 +32,7 @@ from engrain.services.status_report import StatusReport
 from engrain.services.traits.host_tasks import HostTasks
 from engrain.services.traits.reflection.applying import ReflectionApplier
 from engrain.services.traits.reflection.cycle import Reflection
+from engrain.services.traits.reflection.due import ReflectionDue
 from engrain.services.traits.reflection.planning import ReflectionPlanner
 from engrain.services.traits.reflection.requests import ReflectRequests
 from engrain.services.traits.review import TraitReview
@@ -75,7 +76,10 @@ class AppState:
         self.host_tasks = HostTasks(
             settings.host_task_ttl, self.clock, self.process.database, self.reflection, self.ingest
         )
-        self.reflect_requests = ReflectRequests(self.reflection, self.trait_review, self.host_tasks)
+        self.reflection_due = ReflectionDue(runtime)
+        self.reflect_requests = ReflectRequests(
+            self.reflection, self.trait_review, self.host_tasks, self.reflection_due
+        )
         self.job_context = JobContext(runtime, self.reflection, self.routes)
         self.scheduler = Scheduler(self.job_context)
         self.status = StatusReport(runtime, self.routes, self.scheduler.status)

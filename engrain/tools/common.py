@@ -101,6 +101,11 @@ def structured(summary: str, model: BaseModel) -> CallToolResult:
     )
 
 
+def with_note(text: str, note: str | None) -> str:
+    """A result's text with the one line engrain has for the model at its end (a reflection is due)."""
+    return f"{text}\n{note}" if note else text
+
+
 def plural(count: int, noun: str) -> str:
     """ "1 memory", "2 memories", "0 traits": counts in tool texts read as English."""
     if count == 1:

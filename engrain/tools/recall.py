@@ -10,18 +10,20 @@ from pydantic import Field, StrictInt
 from engrain.reading import inputs
 from engrain.services.recall.results import RecallResult
 from engrain.services.recall.search import RecallRequest, RecallSearch
-from engrain.tools.common import Caller, structured, tool_errors
+from engrain.services.traits.reflection.due import ReflectionDue
+from engrain.tools.common import Caller, structured, tool_errors, with_note
 
 DESCRIPTION = (
     "Search the user's long-term memory by meaning and keywords. Call it before answering anything that "
     "depends on who the user is, what they like, what they did or plan, or how they work. Returns one line "
     "per memory, best first: [its date (when it happened, else when the user said it), and plan / overdue "
     "plan / habit / trait when it is one] «its whole words» (a short id that forget, link, review_trait and "
-    "remember's supersedes accept). Memories linked to the best ones follow. explain=true adds each score's terms."
+    "remember's supersedes accept). Memories linked to the best ones follow. explain=true adds each score's terms. "
+    "When the result ends with 'Reflection due', call `reflect` when the conversation allows."
 )
 
 
-def register(server: MCPServer, recall_service: RecallSearch, caller: Caller) -> None:
+def register(server: MCPServer, recall_service: RecallSearch, due: ReflectionDue, caller: Caller) -> None:
     @server.tool(
         name="recall",
         title="Recall",
@@ -71,4 +73,5 @@ def register(server: MCPServer, recall_service: RecallSearch, caller: Caller) ->
             as_of=as_of,
         )
         result = await recall_service.recall(user, request)
-        return structured(recall_service.text_of(result, explain, max_tokens), result)
+        text = recall_service.text_of(result, explain, max_tokens)
+        return structured(with_note(text, await due.note(user)), result)

@@ -21,7 +21,8 @@ from engrain.tools.sampling import client_samples, result_text, to_sample
 DESCRIPTION = (
     "Digest the memories learned since the last reflection into traits of the user (trends, behaviors, "
     "preferences, core values), reinforcing, contradicting, upgrading and decaying what engrain believes. "
-    "Runs by itself on a schedule; call it after a session rich in personal information. `force` skips the "
+    "Runs by itself on a schedule; call it when a remember or recall result says a reflection is due, or "
+    "after a session rich in personal information. `force` skips the "
     "check of whether enough new information arrived. When engrain has no model of its own, the result has "
     "status 'needs_model' and a `task`: do what it says, then call reflect again with its `task_id` and your "
     "`answer` (a JSON object)."

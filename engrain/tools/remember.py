@@ -10,13 +10,18 @@ from pydantic import BaseModel, Field, StrictInt
 from engrain.reading import inputs
 from engrain.services.memories.results import RememberManyResult, RememberResult
 from engrain.services.memories.writing import MAX_BATCH, MemoryWriter, RememberRequest
-from engrain.tools.common import Caller, plural, shorten, structured, tool_errors
+from engrain.services.traits.reflection.due import ReflectionDue
+from engrain.text.quoting import inline
+from engrain.tools.common import Caller, plural, structured, tool_errors, with_note
 
 DESCRIPTION = (
-    "Store something worth knowing about the user for later sessions: a fact, a preference, an event, "
-    "a plan or a workflow. Dates in the text ('yesterday', 'next Friday') are resolved; plans become "
-    "intentions; 'A → B → C' becomes a procedure. Repeating a memory is harmless (duplicates are detected). "
-    "Use `supersedes` when a fact changed (e.g. a new address)."
+    "Store something worth knowing about the user for later sessions. Call it when the user states something "
+    "durable about themselves: a fact, a preference, a decision, an event, a plan or a workflow, as one "
+    "self-contained statement in their terms; not small talk, one-off requests or secrets. Dates in the text "
+    "('yesterday', 'next Friday') are resolved; plans become intentions; 'A → B → C' becomes a procedure. "
+    "Repeating a memory is harmless (duplicates are detected). When a fact changed (a new address, a new job), "
+    "pass `supersedes` with the old memory's id (the short id recall shows is enough). When the result ends "
+    "with 'Reflection due', call `reflect` when the conversation allows."
 )
 MANY_DESCRIPTION = (
     f"Store many memories in one call (up to {MAX_BATCH:,}), e.g. when importing the user's notes or chat "
@@ -54,7 +59,7 @@ class MemoryItem(BaseModel):
     said_at: str | None = Field(default=None, description=SAID_AT)
 
 
-def register(server: MCPServer, memories: MemoryWriter, caller: Caller) -> None:
+def register(server: MCPServer, memories: MemoryWriter, due: ReflectionDue, caller: Caller) -> None:
     @server.tool(
         name="remember",
         title="Remember",
@@ -89,8 +94,12 @@ def register(server: MCPServer, memories: MemoryWriter, caller: Caller) -> None:
         )
         result = await memories.remember(user, request)
         when = f", event {result.event_time.date().isoformat()}" if result.event_time else ""
-        summary = f"{result.status}: {result.id} ({result.kind}, {result.temporality}{when}) — {shorten(content)}"
-        return structured(summary, result)
+        replaced = f", replaces {inputs.short_id(result.superseded)}" if result.superseded else ""
+        summary = (
+            f"{result.status}: {inputs.short_id(result.id)} ({result.kind}, {result.temporality}{when}{replaced})"
+            f" — «{inline(content, 80)}»"
+        )
+        return structured(with_note(summary, await due.note(user)), result)
 
     @server.tool(
         name="remember_many",
@@ -106,4 +115,4 @@ def register(server: MCPServer, memories: MemoryWriter, caller: Caller) -> None:
         results = await memories.remember_many(user, [RememberRequest(**item.model_dump()) for item in items])
         result = RememberManyResult.of(results)
         summary = f"{plural(result.created, 'memory')} stored, {plural(result.duplicates, 'duplicate')} recognised"
-        return structured(summary, result)
+        return structured(with_note(summary, await due.note(user)), result)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from engrain.services.prompting.routes import Route
     from engrain.services.traits.host_tasks import HostTasks
     from engrain.services.traits.reflection.cycle import Progress, Reflection
+    from engrain.services.traits.reflection.due import ReflectionDue
     from engrain.services.traits.reflection.planning import Plan
     from engrain.services.traits.review import TraitReview
     from engrain.storage.models import Memory
@@ -40,8 +41,8 @@ class _Request:
 
 
 class ReflectRequests:
-    def __init__(self, reflection: Reflection, review: TraitReview, host_tasks: HostTasks) -> None:
-        self.reflection, self.review, self.host_tasks = reflection, review, host_tasks
+    def __init__(self, reflection: Reflection, review: TraitReview, host_tasks: HostTasks, due: ReflectionDue) -> None:
+        self.reflection, self.review, self.host_tasks, self.due = reflection, review, host_tasks, due
         self._requests: OrderedDict[str, _Request] = OrderedDict()
 
     def _request(self, key: str) -> _Request:
@@ -127,8 +128,11 @@ class ReflectRequests:
         if request.asked_about is not None:
             asked = await self.review.answer_core_question(user_id, request.asked_about, confirm)
             result = result.model_copy(update={"user_confirmation": asked})
+        self.due.settled()
         return result
 
     async def answer_task(self, user_id: str, task_id: str, answer: object) -> ReflectResult:
         """The calling model's answer to a host task this user was given."""
-        return await self.host_tasks.answer(user_id, task_id, answer)
+        result = await self.host_tasks.answer(user_id, task_id, answer)
+        self.due.settled()
+        return result
