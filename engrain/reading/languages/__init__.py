@@ -53,6 +53,9 @@ class Rules:
     # seasons, offsets from a year, phrases dateparser misses ("el mes que viene").
     glossary: list[tuple[re.Pattern[str], str]] = field(default_factory=list[tuple[re.Pattern[str], str]])
     words: dict[str, str] = field(default_factory=dict[str, str])  # the glossary's words in English ("sommer")
+    # Single-valued facts stated about now (reading/slots.py): (attribute, pattern with `value`, optional `rel`).
+    slots: list[tuple[str, re.Pattern[str]]] = field(default_factory=list[tuple[str, re.Pattern[str]]])
+    not_now: re.Pattern[str] = _NEVER  # what makes such a statement not about now: negation, past, plan
 
 
 _RULES = {
@@ -73,6 +76,8 @@ _RULES = {
         dates=zh.dates,
         spaced=False,
         booked=zh.BOOKED,
+        slots=zh.SLOTS,
+        not_now=zh.NOT_NOW,
     ),
     **{
         m.CODE: Rules(
@@ -94,6 +99,8 @@ _RULES = {
             year=m.YEAR,
             glossary=m.GLOSSARY,
             words=m.WORDS,
+            slots=m.SLOTS,
+            not_now=m.NOT_NOW,
         )
         for m in (de, es, fr)
     },
@@ -169,6 +176,14 @@ def _dated_month(lang: str, r: Rules, content: str, start: int, phrase: str) -> 
     if r.month_lead is None or phrase.strip().lower() not in dateparser_phrases.month_names(lang):
         return True
     return r.month_lead.search(content[max(0, start - 24) : start]) is not None
+
+
+def slot_patterns(lang: str) -> list[tuple[str, re.Pattern[str]]]:
+    return rules(lang).slots
+
+
+def not_now(lang: str) -> re.Pattern[str]:
+    return rules(lang).not_now
 
 
 def english_phrases(lang: str, content: str) -> list[tuple[str, str, int]]:
@@ -253,7 +268,9 @@ __all__ = [
     "important",
     "is_statement",
     "mood",
+    "not_now",
     "procedure_steps",
     "recurrence",
     "rules",
+    "slot_patterns",
 ]

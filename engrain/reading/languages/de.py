@@ -89,3 +89,35 @@ CATEGORIES = [
     ("skill", re.compile(r"\b(?:lerne\w*|spreche\w*|fließend|programmier\w*|zertifi\w*|übe\w*)\b", _I)),
     ("preference", re.compile(r"\b(?:liebe|lieben|mag|mögen|bevorzuge\w*|lieblings\w*|hasse\w*|gerne?)\b", _I)),
 ]
+
+# Single-valued facts about now (reading/slots.py): where one lives, works, as what; relationship status.
+_REL = r"mein(?:e)?\s+(?P<rel>schwester|bruder|mutter|vater|frau|mann|freundin|freund|tochter|sohn|partnerin|partner)"
+_NAME = r"(?P<value>(?-i:[A-ZÄÖÜ][\w.-]*(?:\s+[A-ZÄÖÜ][\w.-]*)*))"
+SLOTS = [
+    (
+        "home",
+        re.compile(
+            rf"\b(?:ich|{_REL})\s+(?:wohne|wohnt|lebe|lebt)\s+(?:jetzt\s+|inzwischen\s+|seit\s+\w+\s+)?in\s+{_NAME}", _I
+        ),
+    ),
+    (
+        "home",
+        re.compile(
+            rf"\b(?:ich\s+bin|{_REL}\s+ist)\s+(?:jetzt\s+|gerade\s+|kürzlich\s+)?nach\s+{_NAME}\s+(?:um)?gezogen", _I
+        ),
+    ),
+    (
+        "employer",
+        re.compile(
+            rf"\b(?:ich|{_REL})\s+(?:arbeite|arbeitet)\s+(?:jetzt\s+|inzwischen\s+|seit\s+\w+\s+)?bei\s+{_NAME}", _I
+        ),
+    ),
+    ("job", re.compile(r"\bich\s+arbeite\s+(?:jetzt\s+|inzwischen\s+)?als\s+(?P<value>\w+)", _I)),
+    (
+        "relationship",
+        re.compile(r"\bich\s+bin\s+(?:jetzt\s+|inzwischen\s+)?(?P<value>single|verheiratet|verlobt|geschieden)\b", _I),
+    ),
+]
+NOT_NOW = re.compile(
+    r"\b(?:nicht|nie|kein\w*|früher|damals|werde|will|möchte|wollte|wenn|falls|vielleicht)\b|\?\s*$", _I
+)

@@ -97,3 +97,35 @@ CATEGORIES = [
     ("skill", re.compile(r"\b(?:aprend\w*|hablo|habla|fluido|programa\w*|certificad\w*|practic\w*)\b", _I)),
     ("preference", re.compile(r"\b(?:me\s+encanta\w*|me\s+gusta\w*|prefiero|favorit[oa]|odio|detesto|disfruto)\b", _I)),
 ]
+
+# Single-valued facts about now (reading/slots.py): where one lives, works, as what; relationship status.
+_REL = r"mi\s+(?P<rel>hermana|hermano|madre|padre|esposa|esposo|mujer|marido|novia|novio|pareja|hija|hijo)"
+_NAME = r"(?P<value>(?-i:[A-ZÁÉÍÓÚÑ][\w.-]*(?:\s+(?:de\s+)?[A-ZÁÉÍÓÚÑ][\w.-]*)*))"
+SLOTS = [
+    (
+        "home",
+        re.compile(
+            rf"(?:^|\b(?:yo|ahora|ya)\s+|[,.]\s*)(?:ahora\s+)?(?:vivo|me\s+mudé|me\s+he\s+mudado|me\s+acabo\s+de\s+mudar)\s+(?:ahora\s+)?(?:en|a)\s+{_NAME}",
+            _I,
+        ),
+    ),
+    (
+        "home",
+        re.compile(
+            rf"\b{_REL}\s+(?:ahora\s+)?(?:vive|se\s+mudó|se\s+ha\s+mudado)\s+(?:ahora\s+)?(?:en|a)\s+{_NAME}", _I
+        ),
+    ),
+    (
+        "employer",
+        re.compile(rf"(?:^|\b(?:yo|ahora|ya)\s+|[,.]\s*)(?:ahora\s+)?trabajo\s+(?:ahora\s+)?(?:en|para)\s+{_NAME}", _I),
+    ),
+    ("employer", re.compile(rf"\b{_REL}\s+(?:ahora\s+)?trabaja\s+(?:ahora\s+)?(?:en|para)\s+{_NAME}", _I)),
+    ("job", re.compile(r"(?:^|\b(?:yo|ahora|ya)\s+)(?:ahora\s+)?trabajo\s+(?:ahora\s+)?como\s+(?P<value>\w+)", _I)),
+    (
+        "relationship",
+        re.compile(r"\bestoy\s+(?:ahora\s+)?(?P<value>casad[oa]|solter[oa]|divorciad[oa]|comprometid[oa])\b", _I),
+    ),
+]
+NOT_NOW = re.compile(
+    r"\b(?:no|nunca|antes|vivía|trabajaba|voy\s+a|quiero|quisiera|si|cuando|quizás|tal\s+vez)\b|\?\s*$", _I
+)

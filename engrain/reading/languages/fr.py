@@ -82,3 +82,27 @@ CATEGORIES = [
     ("skill", re.compile(r"\b(?:apprend\w*|appris|parle|couramment|programm\w*|certifi\w*|pratique\w*)\b", _I)),
     ("preference", re.compile(r"\b(?:adore|aime|préfère|préféré\w*|favori\w*|déteste|apprécie)\b", _I)),
 ]
+
+# Single-valued facts about now (reading/slots.py): where one lives, works, as what; relationship status.
+_REL = r"(?:ma|mon)\s+(?P<rel>sœur|soeur|frère|mère|père|femme|mari|copine|copain|compagne|compagnon|fille|fils)"
+_NAME = r"(?P<value>(?-i:[A-ZÀÂÉÈÊÎÔÛÇ][\w.-]*(?:\s+(?:de\s+)?[A-ZÀÂÉÈÊÎÔÛÇ][\w.-]*)*))"
+SLOTS = [
+    (
+        "home",
+        re.compile(
+            rf"(?:\bj'habite|\bje\s+vis|\bj'ai\s+déménagé|\bje\s+me\s+suis\s+installée?)\s+(?:maintenant\s+|désormais\s+)?(?:à|a|en|au)\s+{_NAME}",
+            _I,
+        ),
+    ),
+    ("home", re.compile(rf"\b{_REL}\s+(?:habite|vit|a\s+déménagé)\s+(?:maintenant\s+)?(?:à|a|en|au)\s+{_NAME}", _I)),
+    ("employer", re.compile(rf"\bje\s+travaille\s+(?:maintenant\s+|désormais\s+)?(?:chez|pour)\s+{_NAME}", _I)),
+    ("employer", re.compile(rf"\b{_REL}\s+travaille\s+(?:maintenant\s+)?(?:chez|pour)\s+{_NAME}", _I)),
+    ("job", re.compile(r"\bje\s+travaille\s+(?:maintenant\s+)?comme\s+(?P<value>\w+)", _I)),
+    (
+        "relationship",
+        re.compile(r"\bje\s+suis\s+(?:maintenant\s+)?(?P<value>célibataire|mariée?|fiancée?|divorcée?)\b", _I),
+    ),
+]
+NOT_NOW = re.compile(
+    r"\b(?:ne|n'|pas|jamais|avant|autrefois|habitais|vivais|travaillais|vais|veux|voudrais|si|quand)\b|\?\s*$", _I
+)

@@ -258,3 +258,15 @@ CATEGORIES: list[tuple[str, re.Pattern[str]]] = [
     ("skill", re.compile(r"会说|擅长|精通|学习|学会|在学|编程|认证|练习|考试")),
     ("preference", re.compile(r"喜欢|爱吃|爱喝|最爱|热爱|偏好|讨厌|受不了|享受|迷上")),
 ]
+
+# Single-valued facts about now (reading/slots.py): where one lives, works; relationship status.
+_REL = r"我(?P<rel>姐姐|妹妹|哥哥|弟弟|妈妈|爸爸|老婆|老公|女朋友|男朋友|女儿|儿子)"
+_PLACE = r"(?P<value>(?!家|这里|那里|公司)[\u4e00-\u9fffA-Za-z]{1,12}?)"
+_STOP = r"(?=[，。,.！!；;]|$|了|啦|呢|住|生活|附近)"
+SLOTS = [
+    ("home", re.compile(rf"(?:我|{_REL})(?:现在|目前|已经)?(?:住在|搬到了|搬到|搬去了|搬去){_PLACE}{_STOP}")),
+    ("employer", re.compile(rf"(?:我|{_REL})(?:现在|目前)?在{_PLACE}(?:工作|上班)")),
+    ("employer", re.compile(rf"我(?:现在|已经)?(?:入职了|加入了|跳槽到了|跳槽到){_PLACE}{_STOP}")),
+    ("relationship", re.compile(r"我(?:现在|已经)?(?P<value>单身|结婚了|已婚|订婚了|离婚了)")),
+]
+NOT_NOW = re.compile(r"不|没|以前|之前|曾经|那时|要|打算|准备|想|如果|可能|吗|？|\?")

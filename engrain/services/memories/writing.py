@@ -21,6 +21,7 @@ from engrain.reading import inputs
 from engrain.reading.duplicates import PARAPHRASE_THRESHOLD, is_near_duplicate
 from engrain.reading.enrich import IMPORTANT, content_hash, enrich, mood_of, on_arrival
 from engrain.reading.mood import Mood
+from engrain.reading.slots import slot_of
 from engrain.services.memories.results import ForgetResult, RememberResult
 from engrain.services.wording import short_ids as ids
 from engrain.storage import memories as repo
@@ -199,7 +200,27 @@ class MemoryWriter:
         self.languages.stored([item.lang])
         if old_id is not None:
             await self._supersede(s, user_id, old_id, memory.id, now)
-        return _result(memory, "created", old_id)
+        replaced = await self._fill_slot(s, user_id, memory, now)
+        return _result(memory, "created", old_id or replaced)
+
+    async def _fill_slot(self, s: AsyncSession, user_id: str, memory: Memory, now: datetime) -> uuid.UUID | None:
+        """A correction said in passing: the live memories of the same slot with another value are replaced
+        by the newly told one ("I live in Berlin" by "Actually I moved to Lisbon"); if one of them was told
+        later (an import of older history), it replaces the new one instead. Returns what the new one replaced."""
+        meta = memory.metadata_ or {}
+        slot, value = meta.get("slot"), meta.get("slot_value")
+        if not isinstance(slot, str) or not isinstance(value, str):
+            return None
+        replaced = None
+        for other, other_value, told in await repo.slot_holders(s, user_id, slot, now):
+            if other == memory.id or other_value == value:
+                continue
+            if told <= memory.told_at:
+                await self._supersede(s, user_id, other, memory.id, now)
+                replaced = replaced or other
+            else:
+                await self._supersede(s, user_id, memory.id, other, now)
+        return replaced
 
     async def _duplicate(
         self, s: AsyncSession, user_id: str, dup_id: uuid.UUID, old_id: uuid.UUID | None, now: datetime
@@ -262,6 +283,9 @@ class MemoryWriter:
             extra["time_phrase"] = info.time_phrase  # read by recall for "when did…" questions
         if info.recurrence:
             extra["recurrence"] = info.recurrence  # a habit: a rule, never an upcoming plan
+        slot = slot_of(content, lang)
+        if slot is not None:  # a later memory of this slot with another value replaces this one
+            extra["slot"], extra["slot_value"] = slot.key, slot.normalized
         return Prepared(
             content=content,
             digest=content_hash(content),

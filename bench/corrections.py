@@ -1,0 +1,102 @@
+"""Corrections said in passing: how often a later statement of a single-valued fact replaces the earlier one
+(`remember` through the service, as a client calls it), on tests/data/corrections.tsv.
+
+Each pair is stored in a fresh user, the first then the second, a day apart; a pair labelled 1 must end
+with the first memory superseded by the second, a pair labelled 0 with both live. Prints JSON: precision
+and recall of automatic supersede, overall and per language, per split (`dev` may be tuned on, `test` is
+held out), and the pairs it got wrong on the dev split.
+
+    python bench/corrections.py [--embedder hash] [--split test|dev|all]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.homes import scratch_home
+from engrain.config import Settings
+from engrain.server.state import AppState
+from engrain.services.memories.writing import RememberRequest
+
+PAIRS = Path(__file__).resolve().parents[1] / "tests" / "data" / "corrections.tsv"
+
+
+def read_pairs(path: Path = PAIRS) -> list[tuple[str, bool, str, str, str]]:
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            lang, label, first, second, split = line.split("\t")
+            rows.append((lang, label == "1", first, second, split))
+    return rows
+
+
+def _scores(results: list[tuple[str, bool, bool]]) -> dict[str, Any]:
+    predicted = [r for r in results if r[2]]
+    actual = [r for r in results if r[1]]
+    right = [r for r in results if r[1] and r[2]]
+    return {
+        "pairs": len(results),
+        "precision": round(len(right) / len(predicted), 3) if predicted else None,
+        "recall": round(len(right) / len(actual), 3) if actual else None,
+    }
+
+
+async def measure(embedder: str, split: str, home: str | None = None) -> dict[str, Any]:
+    now = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+    settings = Settings(
+        home=Path(home or scratch_home("engrain-corrections-")),
+        embedder=embedder,
+        scheduler="off",
+        llm="none",
+        fetch_models=False,
+        timezone="UTC",
+    )
+    app = AppState(settings, clock=lambda: now)
+    app.start(scheduler_loop=False)
+    results: list[tuple[str, bool, bool]] = []
+    misses: list[dict[str, Any]] = []
+    try:
+        for i, (lang, label, first, second, part) in enumerate(read_pairs()):
+            if split not in ("all", part):
+                continue
+            user = f"pair-{i}"
+            said = (now - timedelta(days=1)).isoformat()
+            a = await app.memories.remember(user, RememberRequest(content=first, said_at=said))
+            b = await app.memories.remember(user, RememberRequest(content=second))
+            replaced = b.superseded == a.id and a.id != b.id
+            results.append((lang, label, replaced))
+            if replaced != label and part == "dev":
+                misses.append({"lang": lang, "first": first, "second": second, "want": label, "got": replaced})
+    finally:
+        await app.close()
+    by_lang: dict[str, list[tuple[str, bool, bool]]] = defaultdict(list)
+    for r in results:
+        by_lang[r[0]].append(r)
+    return {
+        "embedder": embedder,
+        "split": split,
+        "overall": _scores(results),
+        "by_language": {lang: _scores(rows) for lang, rows in sorted(by_lang.items())},
+        "dev_misses": misses,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--embedder", default="hash")
+    parser.add_argument("--split", choices=("test", "dev", "all"), default="test")
+    args = parser.parse_args()
+    print(json.dumps(anyio.run(measure, args.embedder, args.split), ensure_ascii=False, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,115 @@
+"""Single-valued facts ("slots"): where someone lives, where they work, what they work as, their relationship
+status, a pet's name. A later statement of the same slot with another value replaces the earlier one, so a
+correction said in passing ("Actually I moved to Lisbon last month") wins over the stale fact without an id.
+
+A slot is (whose, what): "user" or the person or pet named ("sister", "anna", "dog"), and the attribute.
+Only a statement of how things are *now* fills a slot: "I live in X", "I moved to X", "I work at X", not
+"I lived in X", "I'm moving to X next month" or "My sister lives in X" for the user's own home. The rules are
+grammar per language (this module for English; each language's module lists its own patterns).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from engrain.reading.languages import not_now, slot_patterns
+from engrain.text.languages import ENGLISH
+
+_I = re.IGNORECASE
+# Whose: the user, a relative or someone close named by their relation, or a person named.
+RELATIONS = (
+    "wife|husband|partner|girlfriend|boyfriend|fiancée?|mother|mom|mum|father|dad|sister|brother|son|daughter"
+    "|grandmother|grandma|grandfather|grandpa|aunt|uncle|cousin|boss|best friend|roommate|flatmate"
+)
+# A name: capitalised words (case-sensitive even in patterns that ignore case), with the particles names keep.
+_VALUE = r"(?P<value>(?-i:(?:[A-Z][\w'’.&-]*)(?:[ -](?:[A-Z][\w'’.&-]*|de|da|del|van|von|le|la))*))"
+_PLACE_VALUE = _VALUE
+_ROLE_VALUE = r"(?:an?\s+)?(?P<value>[a-z][a-z -]{2,40}?)"
+_END = r"(?=\s*(?:$|[.,;!?)]|\s(?:now|these days|since|for|and|but|with|last|this|in|at|on|near|because)\b))"
+_NOW = r"(?:(?:actually|now|currently|these days|since then)\s*,?\s+)?"
+
+ENGLISH_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "home",
+        re.compile(
+            rf"\b(?P<who>I|my (?P<rel>{RELATIONS}))\s+{_NOW}(?:now\s+|currently\s+|still\s+)?"
+            rf"(?:live|lives|am living|is living|am based|is based|reside|resides|have moved|has moved|moved|"
+            rf"have relocated|has relocated|relocated|just moved)\s+(?:back\s+)?(?:in|to)\s+{_PLACE_VALUE}{_END}",
+            _I,
+        ),
+    ),
+    (
+        "job",
+        re.compile(
+            rf"\b(?P<who>I|my (?P<rel>{RELATIONS}))\s+{_NOW}(?:now\s+|currently\s+)?"
+            rf"(?:work|works|am working|is working)\s+as\s+{_ROLE_VALUE}{_END}",
+            _I,
+        ),
+    ),
+    (
+        "employer",
+        re.compile(
+            rf"\b(?P<who>I|my (?P<rel>{RELATIONS}))\s+{_NOW}(?:now\s+|currently\s+|still\s+)?"
+            rf"(?:work|works|am working|is working|have started|started|have joined|joined|switched)\s+"
+            rf"(?:(?:at|for|with)\s+|to\s+)?(?:the\s+)?{_VALUE}{_END}",
+            _I,
+        ),
+    ),
+    (
+        "relationship",
+        re.compile(
+            rf"\b(?P<who>I)(?:'m|\s+am)\s+{_NOW}(?:now\s+)?(?P<value>single|married|engaged|divorced|separated|widowed)\b",
+            _I,
+        ),
+    ),
+    (
+        "name",
+        re.compile(
+            r"\b(?P<who>my (?P<rel>dog|cat|puppy|kitten|parrot|rabbit|hamster|horse))(?:'s name is|\s+is called|"
+            r"\s+is named)\s+(?P<value>[A-Z][\w'’-]*)",
+            _I,
+        ),
+    ),
+]
+# Not how things are now: the past ("I lived in"), a plan ("I'm moving to"), a wish, a question, a negation.
+_NOT_NOW = re.compile(
+    r"\b(?:used to|will|would|going to|gonna|planning|plan to|want to|wants to|hope to|might|if|when I was|"
+    r"moving|not|n't|never)\b|\?\s*$",
+    _I,
+)
+
+
+@dataclass(frozen=True)
+class Slot:
+    whose: str  # "user", a relation ("sister"), a pet ("dog")
+    what: str  # home, employer, job, relationship, name
+    value: str  # as written, trimmed
+
+    @property
+    def key(self) -> str:
+        return f"{self.whose}:{self.what}"
+
+    @property
+    def normalized(self) -> str:
+        return " ".join(self.value.lower().replace("the ", "").split())
+
+
+def slot_of(content: str, lang: str = ENGLISH) -> Slot | None:
+    """The single-valued fact `content` states about now, if it states one (first match)."""
+    patterns = ENGLISH_PATTERNS if lang == ENGLISH else slot_patterns(lang)
+    for what, pattern in patterns:
+        m = pattern.search(content)
+        if m is None:
+            continue
+        clause = content[max(0, m.start() - 12) : m.end()] + content[m.end() : m.end() + 2]
+        if (_NOT_NOW if lang == ENGLISH else not_now(lang)).search(clause):
+            return None
+        rel = m.groupdict().get("rel")
+        whose = (
+            rel.lower().replace("mom", "mother").replace("mum", "mother").replace("dad", "father") if rel else "user"
+        )
+        value = m["value"].strip(" .,'’")
+        if value:
+            return Slot(whose, what, value)
+    return None
