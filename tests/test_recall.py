@@ -19,7 +19,7 @@ DAY = timedelta(days=1)
 def first_score(b: dict) -> float:
     """SPEC §6, with the lexical and temporal evidence added after the base's cap."""
     base = min(1.0, b["vector"] + (0.05 if b["text"] else 0.0))
-    relevance = base + 0.5 * b["lexical"] + b["temporal"] + b["bridge"]
+    relevance = base + 0.5 * b["lexical"] + b["temporal"] + b["slot"] + b["bridge"]
     return b["penalty"] * relevance * (1 - 0.15 * (1 - b["recency"]) + 0.15 * b["importance"] + b["trait_boost"])
 
 

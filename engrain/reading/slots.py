@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engrain.reading.languages import not_now, slot_patterns
+from engrain.reading.languages import asks_slot_patterns, not_now, slot_patterns
 from engrain.text.languages import ENGLISH
 
 _I = re.IGNORECASE
@@ -95,6 +95,13 @@ class Slot:
         return " ".join(self.value.lower().replace("the ", "").split())
 
 
+def _whose(relation: str | None) -> str:
+    """Whose fact: the user's, or the relative's named ("mom" and "mum" are "mother")."""
+    if relation is None:
+        return "user"
+    return relation.lower().replace("mom", "mother").replace("mum", "mother").replace("dad", "father")
+
+
 def slot_of(content: str, lang: str = ENGLISH) -> Slot | None:
     """The single-valued fact `content` states about now, if it states one (first match)."""
     patterns = ENGLISH_PATTERNS if lang == ENGLISH else slot_patterns(lang)
@@ -105,11 +112,51 @@ def slot_of(content: str, lang: str = ENGLISH) -> Slot | None:
         clause = content[max(0, m.start() - 12) : m.end()] + content[m.end() : m.end() + 2]
         if (_NOT_NOW if lang == ENGLISH else not_now(lang)).search(clause):
             return None
-        rel = m.groupdict().get("rel")
-        whose = (
-            rel.lower().replace("mom", "mother").replace("mum", "mother").replace("dad", "father") if rel else "user"
-        )
+        whose = _whose(m.groupdict().get("rel"))
         value = m["value"].strip(" .,'’")
         if value:
             return Slot(whose, what, value)
+    return None
+
+
+# Questions about a single-valued fact (recall: rules/recall.SLOT_WEIGHT): "where do I live", "where does my
+# sister work", "what do I do for a living", "am I married".
+_ASKS: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "home",
+        re.compile(
+            rf"\bwhere\s+(?:do|did|does)\s+(?P<who>I|my (?P<rel>{RELATIONS}))\s+(?:live|stay|reside)"
+            r"|\bwhere(?:'s| is)\s+(?:my\s+)?home\b|\bmy\s+(?:address|home town|city)\b",
+            _I,
+        ),
+    ),
+    (
+        "employer",
+        re.compile(
+            rf"\bwhere\s+(?:do|does)\s+(?P<who>I|my (?P<rel>{RELATIONS}))\s+work\b"
+            rf"|\bwho\s+do(?:es)?\s+(?:I|my (?P<rel2>{RELATIONS}))\s+work\s+for\b|\bmy\s+(?:employer|company)\b",
+            _I,
+        ),
+    ),
+    (
+        "job",
+        re.compile(
+            r"\bwhat\s+do\s+I\s+do\s+for\s+(?:a\s+living|work)\b|\bwhat(?:'s| is)\s+my\s+(?:job|role|profession)\b", _I
+        ),
+    ),
+    (
+        "relationship",
+        re.compile(r"\bam\s+I\s+(?:married|single|engaged|divorced)\b|\bmy\s+relationship\s+status\b", _I),
+    ),
+]
+
+
+def asked_slot(query: str, lang: str = ENGLISH) -> str | None:
+    """The slot key (as `Slot.key`) a question asks about, if it asks about one."""
+    patterns = _ASKS if lang == ENGLISH else asks_slot_patterns(lang)
+    for what, pattern in patterns:
+        m = pattern.search(query)
+        if m is not None:
+            groups = m.groupdict()
+            return f"{_whose(groups.get('rel') or groups.get('rel2'))}:{what}"
     return None

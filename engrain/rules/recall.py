@@ -50,6 +50,9 @@ RARE_WORD_FREQ = 0.01
 DIVERSITY_POOL_MIN = 30
 DIVERSITY_WEIGHT = 0.3
 DIVERSITY_FLOOR = 0.5
+# A question about a single-valued fact ("where do I live", "where does my sister work":
+# reading/slots.asked_slot): the live memories filling that slot are candidates, and gain this.
+SLOT_WEIGHT = 0.3
 # Memories linked to the best hits that come along with them (one hop).
 LINK_EXPANSION = 3
 
@@ -65,18 +68,19 @@ def score(
     importance: float,
     trait_boost: float,
     penalty: float,
+    slot: float = 0.0,
 ) -> float:
     """The score of one candidate from its terms (the module docstring's formula)."""
-    base = min(1.0, vector + (TEXT_BUMP if text else 0.0)) + LEXICAL_WEIGHT * lexical + temporal + bridge
+    base = min(1.0, vector + (TEXT_BUMP if text else 0.0)) + LEXICAL_WEIGHT * lexical + temporal + slot + bridge
     return penalty * base * (1 - RECENCY_WEIGHT * (1 - recency) + IMPORTANCE_WEIGHT * importance + trait_boost)
 
 
 def score_sql(bridge: str = "0.0") -> str:
-    """`score` over the columns vector, text, lexical, temporal, recency, importance, trait_boost, penalty
-    and the expression `bridge`."""
+    """`score` over the columns vector, text, lexical, temporal, slot, recency, importance, trait_boost,
+    penalty and the expression `bridge`."""
     return (
         f"penalty * (least(1.0, vector + CASE WHEN text THEN {TEXT_BUMP} ELSE 0.0 END) + {LEXICAL_WEIGHT} * lexical"
-        f" + temporal + {bridge}) * (1 - {RECENCY_WEIGHT} * (1 - recency) + {IMPORTANCE_WEIGHT} * importance"
+        f" + temporal + slot + {bridge}) * (1 - {RECENCY_WEIGHT} * (1 - recency) + {IMPORTANCE_WEIGHT} * importance"
         " + trait_boost)"
     )
 
@@ -107,6 +111,11 @@ def temporal_sql(asks_when: bool, window: bool, says_when: str, in_window: str, 
     elif window:
         terms.append(f"CASE WHEN {in_window} THEN {WINDOW_WEIGHT} ELSE 0.0 END")
     return " + ".join(terms) or "0.0"
+
+
+def slot_sql(asked: bool, fills: str) -> str:
+    """SLOT_WEIGHT for a memory filling the slot the query asks about (`fills`, a SQL condition)."""
+    return f"CASE WHEN {fills} THEN {SLOT_WEIGHT} ELSE 0.0 END" if asked else "0.0"
 
 
 def penalty_sql(overdue: str) -> str:

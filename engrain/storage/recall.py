@@ -28,6 +28,7 @@ from engrain.rules.recall import (
     recency_exponent_sql,
     redundancy_sql,
     score_sql,
+    slot_sql,
     temporal_sql,
 )
 from engrain.rules.traits import RECALLED_STAGES, recall_boost_sql
@@ -152,7 +153,10 @@ def _temporal(asks_when: bool, window: bool, ahead: bool) -> str:
     )
 
 
-def _score_columns(dim: int | None, emb: str, temporal: str) -> str:
+_FILLS_SLOT = "m.metadata ->> 'slot' = :slot"
+
+
+def _score_columns(dim: int | None, emb: str, temporal: str, slot: str = "0.0") -> str:
     """The breakdown terms of one row `m` against the query vector :qv and tsquery `q.tsq`.
     Without a query vector (`dim` None) the vector term is 0 for every row."""
     if dim is None:
@@ -170,6 +174,7 @@ def _score_columns(dim: int | None, emb: str, temporal: str) -> str:
             AS lexical,
         {safe_exp(_RECENCY_EXPONENT)} AS recency,
         ({temporal})::float8 AS temporal,
+        ({slot})::float8 AS slot,
         m.importance / 10.0 AS importance,
         {recall_boost_sql("m.trait_stage")} AS trait_boost,
         {penalty_sql("m.temporality = 'prospective' AND m.event_time < :now")} AS penalty"""
@@ -207,7 +212,7 @@ def _redundancy(with_vector: bool) -> str:
 # The columns of `terms` that rows carry out (its tsv stays inside the statement).
 _TERM_NAMES = (
     "id, content, kind, namespace, event_time, told_at, created_at, temporality, stage, importance_raw, category,"
-    " tags, pinned, metadata, vector, text, lexical, recency, temporal, importance, trait_boost, penalty"
+    " tags, pinned, metadata, vector, text, lexical, recency, temporal, slot, importance, trait_boost, penalty"
 )
 _ROW_COLUMNS = """m.id, m.content, m.kind, m.namespace, m.event_time, m.told_at, m.created_at, m.temporality,
     m.trait_stage AS stage, m.importance AS importance_raw, m.category, m.tags, m.pinned,
@@ -223,6 +228,7 @@ def recall_sql(
     asks_when: bool = False,
     window: bool = False,
     ahead: bool = False,
+    asks_slot: bool = False,
 ) -> str:
     ahead = ahead and window
     emb = sql_literal(embedder_id)
@@ -237,7 +243,17 @@ def recall_sql(
         if with_vector
         else "vec AS (SELECT NULL::uuid AS id WHERE false),"
     )
-    score_cols = _score_columns(int(dim) if with_vector else None, emb, _temporal(asks_when, window, ahead))
+    score_cols = _score_columns(
+        int(dim) if with_vector else None, emb, _temporal(asks_when, window, ahead), slot_sql(asks_slot, _FILLS_SLOT)
+    )
+    # A question about a single-valued fact: the memories holding it are candidates (the slot index).
+    slotted_cte = (
+        f"""slotted AS (
+        SELECT m.id FROM memories m WHERE m.metadata ? 'slot' AND {_FILLS_SLOT} AND {where} LIMIT :pool
+    ),"""
+        if asks_slot
+        else "slotted AS (SELECT NULL::uuid AS id WHERE false),"
+    )
     # What is ahead: the plans dated in the window are candidates whether or not they share a word with it.
     plans_cte = (
         f"""plans AS (
@@ -265,7 +281,9 @@ def recall_sql(
         LIMIT :pool
     ),
     {plans_cte}
-    cand AS (SELECT id FROM vec UNION SELECT id FROM txt UNION SELECT id FROM any_txt UNION SELECT id FROM plans),
+    {slotted_cte}
+    cand AS (SELECT id FROM vec UNION SELECT id FROM txt UNION SELECT id FROM any_txt UNION SELECT id FROM plans
+             UNION SELECT id FROM slotted),
     terms AS (
         SELECT {_ROW_COLUMNS}, m.tsv, {score_cols}
         FROM cand JOIN memories m ON m.user_id = :user AND m.id = cand.id CROSS JOIN q
@@ -274,7 +292,7 @@ def recall_sql(
     -- the city); a candidate sharing such a rarer word with a seed other than itself is bridged to it.
     -- MATERIALIZED: computed once, not once per candidate.
     seeds AS MATERIALIZED (
-        SELECT t.id, t.tsv FROM terms t WHERE t.vector > 0 OR t.text OR t.lexical > 0 OR t.temporal > 0
+        SELECT t.id, t.tsv FROM terms t WHERE t.vector > 0 OR t.text OR t.lexical > 0 OR t.temporal > 0 OR t.slot > 0
         ORDER BY {_score()} DESC, t.id LIMIT {BRIDGE_SEEDS}
     ),
     bridge_words AS MATERIALIZED (
@@ -295,7 +313,7 @@ def recall_sql(
         SELECT b.*, {_embedding_of("b", with_vector, dim, emb)} AS emb
         FROM (SELECT t.*, {_score("bridge")} AS first_score
               FROM bridged t
-              WHERE t.vector > 0 OR t.text OR t.lexical > 0 OR t.temporal > 0  -- else the score is 0
+              WHERE t.vector > 0 OR t.text OR t.lexical > 0 OR t.temporal > 0 OR t.slot > 0  -- else the score is 0
               ORDER BY first_score DESC, t.id LIMIT greatest({DIVERSITY_POOL_MIN}, 3 * :limit)) b
     ),
     top AS (
@@ -353,6 +371,7 @@ class RecallQuery:
     asks_when: bool = False
     window: tuple[datetime, datetime] | None = None
     ahead: bool = False  # the query asks what is coming: plans in `window` are candidates (rules/recall.py)
+    slot: str | None = None  # the single-valued fact the query asks about (reading/slots.asked_slot)
     rarity: WordRarity = WordRarity()
 
     def statement(self) -> tuple[str, dict[str, Any]]:
@@ -382,6 +401,8 @@ class RecallQuery:
             params["until"] = flt.until
         if self.window is not None:
             params["ws"], params["we"] = self.window
+        if self.slot is not None:
+            params["slot"] = self.slot
         sql = recall_sql(
             self.embedder_id,
             self.dim,
@@ -390,6 +411,7 @@ class RecallQuery:
             self.asks_when,
             self.window is not None,
             self.ahead,
+            self.slot is not None,
         )
         return sql, params
 
@@ -447,6 +469,7 @@ class RecallRow:
     lexical: float
     recency: float
     temporal: float
+    slot: float
     importance: float
     trait_boost: float
     penalty: float

@@ -56,6 +56,7 @@ class Rules:
     # Single-valued facts stated about now (reading/slots.py): (attribute, pattern with `value`, optional `rel`).
     slots: list[tuple[str, re.Pattern[str]]] = field(default_factory=list[tuple[str, re.Pattern[str]]])
     not_now: re.Pattern[str] = _NEVER  # what makes such a statement not about now: negation, past, plan
+    asks_slot: list[tuple[str, re.Pattern[str]]] = field(default_factory=list[tuple[str, re.Pattern[str]]])
 
 
 _RULES = {
@@ -78,6 +79,7 @@ _RULES = {
         booked=zh.BOOKED,
         slots=zh.SLOTS,
         not_now=zh.NOT_NOW,
+        asks_slot=zh.ASKS_SLOT,
     ),
     **{
         m.CODE: Rules(
@@ -101,6 +103,7 @@ _RULES = {
             words=m.WORDS,
             slots=m.SLOTS,
             not_now=m.NOT_NOW,
+            asks_slot=m.ASKS_SLOT,
         )
         for m in (de, es, fr)
     },
@@ -186,6 +189,10 @@ def not_now(lang: str) -> re.Pattern[str]:
     return rules(lang).not_now
 
 
+def asks_slot_patterns(lang: str) -> list[tuple[str, re.Pattern[str]]]:
+    return rules(lang).asks_slot
+
+
 def english_phrases(lang: str, content: str) -> list[tuple[str, str, int]]:
     """The language's phrases for constructs engrain reads in English (`Rules.glossary`): (the phrase in
     English, as written, start), for the English readers of weekends, seasons and offsets from a year."""
@@ -259,6 +266,7 @@ def is_statement(lang: str, sentence: str) -> bool:
 __all__ = [
     "Rules",
     "asks_ahead",
+    "asks_slot_patterns",
     "asks_when",
     "began",
     "category",

@@ -121,3 +121,10 @@ SLOTS = [
 NOT_NOW = re.compile(
     r"\b(?:nicht|nie|kein\w*|früher|damals|werde|will|möchte|wollte|wenn|falls|vielleicht)\b|\?\s*$", _I
 )
+
+# Questions about a single-valued fact (reading/slots.asked_slot).
+ASKS_SLOT = [
+    ("home", re.compile(r"\bwo\s+(?:wohne|lebe)\s+ich\b|\bmeine\s+adresse\b", _I)),
+    ("employer", re.compile(r"\bwo\s+arbeite\s+ich\b|\bbei\s+wem\s+arbeite\s+ich\b", _I)),
+    ("job", re.compile(r"\bals\s+was\s+arbeite\s+ich\b|\bwas\s+ist\s+mein\s+beruf\b", _I)),
+]

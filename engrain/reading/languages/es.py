@@ -129,3 +129,10 @@ SLOTS = [
 NOT_NOW = re.compile(
     r"\b(?:no|nunca|antes|vivía|trabajaba|voy\s+a|quiero|quisiera|si|cuando|quizás|tal\s+vez)\b|\?\s*$", _I
 )
+
+# Questions about a single-valued fact (reading/slots.asked_slot).
+ASKS_SLOT = [
+    ("home", re.compile(r"\bd[óo]nde\s+vivo\b|\bmi\s+direcci[óo]n\b", _I)),
+    ("employer", re.compile(r"\bd[óo]nde\s+trabajo\b|\bpara\s+qui[ée]n\s+trabajo\b", _I)),
+    ("job", re.compile(r"\bde\s+qu[ée]\s+trabajo\b|\bcu[áa]l\s+es\s+mi\s+(?:trabajo|profesi[óo]n)\b", _I)),
+]

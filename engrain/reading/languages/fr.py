@@ -106,3 +106,10 @@ SLOTS = [
 NOT_NOW = re.compile(
     r"\b(?:ne|n'|pas|jamais|avant|autrefois|habitais|vivais|travaillais|vais|veux|voudrais|si|quand)\b|\?\s*$", _I
 )
+
+# Questions about a single-valued fact (reading/slots.asked_slot).
+ASKS_SLOT = [
+    ("home", re.compile(r"\bo[ùu]\s+(?:est-ce\s+que\s+)?(?:j'habite|je\s+vis|habite-je)\b|\bmon\s+adresse\b", _I)),
+    ("employer", re.compile(r"\bo[ùu]\s+(?:est-ce\s+que\s+)?je\s+travaille\b|\bpour\s+qui\s+je\s+travaille\b", _I)),
+    ("job", re.compile(r"\bquel\s+est\s+mon\s+(?:m[ée]tier|travail|poste)\b", _I)),
+]

@@ -270,3 +270,10 @@ SLOTS = [
     ("relationship", re.compile(r"我(?:现在|已经)?(?P<value>单身|结婚了|已婚|订婚了|离婚了)")),
 ]
 NOT_NOW = re.compile(r"不|没|以前|之前|曾经|那时|要|打算|准备|想|如果|可能|吗|？|\?")
+
+# Questions about a single-valued fact (reading/slots.asked_slot).
+ASKS_SLOT = [
+    ("home", re.compile(r"我(?:现在)?住(?:在)?(?:哪|什么地方)|我家在哪")),
+    ("employer", re.compile(r"我(?:现在)?在(?:哪|什么公司)(?:里|儿)?(?:工作|上班)")),
+    ("relationship", re.compile(r"我(?:结婚了吗|是单身吗)")),
+]

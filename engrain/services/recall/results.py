@@ -13,6 +13,7 @@ from engrain.rules.recall import (
     DIVERSITY_FLOOR,
     DIVERSITY_WEIGHT,
     LEXICAL_WEIGHT,
+    SLOT_WEIGHT,
     TEXT_BUMP,
     WHEN_WEIGHT,
     WINDOW_WEIGHT,
@@ -33,6 +34,11 @@ class Breakdown(BaseModel):
         description=f"Query-time date understanding: +{WHEN_WEIGHT} for a memory that says "
         f"when, to a 'when…' question; +{WINDOW_WEIGHT} for a memory dated in a "
         "period the query names."
+    )
+    slot: float = Field(
+        default=0.0,
+        description=f"+{SLOT_WEIGHT} for a memory holding the single-valued fact the query asks about "
+        "('where do I live' → the live memory of the user's home).",
     )
     bridge: float = Field(
         default=0.0,

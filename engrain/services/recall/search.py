@@ -17,6 +17,7 @@ from engrain.errors import EngrainError, InvalidInput, Unavailable
 from engrain.providers.embeddings import Embedder
 from engrain.reading import inputs
 from engrain.reading.dates import read_query_time
+from engrain.reading.slots import asked_slot
 from engrain.services.recall.focus import FocusedQuery, QueryFocus
 from engrain.services.recall.refreshing import RefreshingCache
 from engrain.services.recall.results import Breakdown, LinkRef, RecallHit, RecallResult
@@ -62,6 +63,7 @@ def _hit(row: RecallRow) -> RecallHit:
             text=bool(row.text),
             lexical=round(float(row.lexical), 6),
             temporal=float(row.temporal),
+            slot=float(row.slot),
             bridge=float(row.bridge),
             redundancy=round(float(row.redundancy), 6),
             recency=float(row.recency),
@@ -240,6 +242,7 @@ class RecallSearch:
             asks_when=when.asks_when,
             window=when.window,
             ahead=when.ahead,
+            slot=asked_slot(query, words.lang),
             rarity=await self.rarity.get("memories"),
         )
         return PreparedRecall(
