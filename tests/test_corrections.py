@@ -85,3 +85,20 @@ def test_a_question_names_the_slot_it_asks_about(question, slot):
     from engrain.text.languages import detect
 
     assert asked_slot(question, detect(question)) == slot
+
+
+async def test_an_imported_history_keeps_the_latest_value_of_each_slot(settings_factory):
+    items = [
+        {"content": "I live in Lisbon now.", "said_at": "2023-06-01"},
+        {"content": "I live in Berlin.", "said_at": "2023-01-10"},
+        {"content": "I work at Siemens.", "said_at": "2023-01-10"},
+        {"content": "My sister lives in Porto.", "said_at": "2023-02-01"},
+    ]
+    async with connect(settings_factory(), Clock(NOW)) as (client, _):
+        out = await call(client, "remember_many", items=items)
+        lisbon, berlin, siemens, sister = out["results"]
+        assert lisbon["superseded"] == berlin["id"]  # told later, whatever the order in the batch
+        assert siemens["superseded"] is None and sister["superseded"] is None
+        found = await call(client, "recall", query="where do I live")
+        ids = [hit["id"] for hit in found["results"]]
+        assert ids[0] == lisbon["id"] and berlin["id"] not in ids

@@ -201,25 +201,27 @@ class MemoryWriter:
         if old_id is not None:
             await self._supersede(s, user_id, old_id, memory.id, now)
         replaced = await self._fill_slot(s, user_id, memory, now)
-        return _result(memory, "created", old_id or replaced)
+        return _result(memory, "created", old_id or replaced.get(memory.id))
 
-    async def _fill_slot(self, s: AsyncSession, user_id: str, memory: Memory, now: datetime) -> uuid.UUID | None:
+    async def _fill_slot(
+        self, s: AsyncSession, user_id: str, memory: Memory, now: datetime
+    ) -> dict[uuid.UUID, uuid.UUID]:
         """A correction said in passing: the live memories of the same slot with another value are replaced
         by the newly told one ("I live in Berlin" by "Actually I moved to Lisbon"); if one of them was told
-        later (an import of older history), it replaces the new one instead. Returns what the new one replaced."""
+        later (an import of older history), it replaces the new one instead. Returns {winner: what it replaced}."""
         meta = memory.metadata_ or {}
         slot, value = meta.get("slot"), meta.get("slot_value")
+        replaced: dict[uuid.UUID, uuid.UUID] = {}
         if not isinstance(slot, str) or not isinstance(value, str):
-            return None
-        replaced = None
+            return replaced
         for other, other_value, told in await repo.slot_holders(s, user_id, slot, now):
             if other == memory.id or other_value == value:
                 continue
-            if told <= memory.told_at:
-                await self._supersede(s, user_id, other, memory.id, now)
-                replaced = replaced or other
-            else:
-                await self._supersede(s, user_id, memory.id, other, now)
+            winner, loser = (memory.id, other) if told <= memory.told_at else (other, memory.id)
+            await self._supersede(s, user_id, loser, winner, now)
+            replaced.setdefault(winner, loser)
+            if loser == memory.id:
+                break  # the new memory is itself replaced: it replaces nothing more
         return replaced
 
     async def _duplicate(
@@ -359,6 +361,12 @@ class MemoryWriter:
                 }
             )
             await repo.touch(s, user_id, dup_ids, now)
+            # Corrections in an imported history: each slot statement, in told order, replaces the earlier.
+            replaced: dict[uuid.UUID, uuid.UUID] = {}
+            for row in sorted(rows.values(), key=lambda r: (r.told_at, str(r.id))):
+                if "slot" in (row.metadata_ or {}):
+                    for winner, loser in (await self._fill_slot(s, user_id, row, now)).items():
+                        replaced.setdefault(winner, loser)
         self.languages.stored([p.lang for p in fresh.values()])
         out: list[RememberResult] = []
         for p in prepared:
@@ -376,7 +384,14 @@ class MemoryWriter:
                     )
                 )
             else:
-                out.append(_result(rows[key], "created" if fresh[key] is p else "duplicate"))
+                created = fresh[key] is p
+                out.append(
+                    _result(
+                        rows[key],
+                        "created" if created else "duplicate",
+                        replaced.get(rows[key].id) if created else None,
+                    )
+                )
         return out
 
     async def _supersede(
