@@ -213,7 +213,7 @@ async def evaluate(
                     shown = await app.recall.recall(user, RecallRequest(qa["question"], track_access=False))
                     bearing = [h for h in shown.results if set(dia_of.get(h.id, [])) & set(evidence)]
                     for budget in text_budgets:
-                        rendered = render(shown, qa["question"], now=app.clock(), tz=UTC, explain=False, budget=budget)
+                        rendered = render(shown, now=app.clock(), tz=UTC, explain=False, budget=budget)
                         in_text[budget].append(any(f"«{inline(h.content)}»" in rendered for h in bearing))
                         text_tokens[budget].append(estimate_tokens(rendered))
                 ranks = {

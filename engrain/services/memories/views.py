@@ -33,7 +33,6 @@ class MemoryViews:
 
     async def detail(self, user_id: str, memory_id: str) -> MemoryDetail:
         """One memory with its links and its history (the `engrain://memories/{id}` resource)."""
-        inputs.memory_ref("memory_id", memory_id)
         db = await self.rt.database()
         async with db.sessions() as s:
             mid = await ids.resolve(s, user_id, "memory_id", memory_id)

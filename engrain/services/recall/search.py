@@ -160,7 +160,7 @@ class RecallSearch:
         if not explain:
             for hit in result.results:
                 hit.breakdown = None
-        return render(result, result.query, now=self.rt.clock(), tz=self.rt.settings.tz, explain=explain, budget=budget)
+        return render(result, now=self.rt.clock(), tz=self.rt.settings.tz, explain=explain, budget=budget)
 
     async def _read_rarity(self, _: str) -> WordRarity:
         db = await self.rt.database()

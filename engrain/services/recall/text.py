@@ -15,12 +15,10 @@ TEXT_TOKENS = 1500
 _MIN_CUT = 80  # characters: below this, a memory that does not fit is left to the structured result
 
 
-def render(
-    result: RecallResult, query: str, *, now: datetime, tz: tzinfo | None, explain: bool, budget: int | None
-) -> str:
+def render(result: RecallResult, *, now: datetime, tz: tzinfo | None, explain: bool, budget: int | None) -> str:
     when = f" as of {result.as_of.isoformat(timespec='seconds')}" if result.as_of else ""
     count = len(result.results)
-    lines = [f"{count} {'memory' if count == 1 else 'memories'} for «{inline(query, 60)}»{when} ({DATA_NOTICE})"]
+    lines = [f"{count} {'memory' if count == 1 else 'memories'} for «{inline(result.query, 60)}»{when} ({DATA_NOTICE})"]
     left = 4 * (budget if budget is not None else TEXT_TOKENS)
     shown = 0
     for hit in result.results:
@@ -39,9 +37,7 @@ def render(
 
 
 def _line(hit: RecallHit, now: datetime, tz: tzinfo | None, limit: int) -> str:
-    tags = marks(hit.kind, hit.temporality, hit.event_time, now, hit.habit)
-    if hit.stage:
-        tags = [f"trait, {hit.stage}"]
+    tags = marks(hit.kind, hit.temporality, hit.event_time, now, hit.habit, hit.stage)
     if hit.source == "linked" and hit.relation:
         tags.append(f"linked: {hit.relation}")
     when = None if hit.habit or hit.kind == "trait" else (hit.event_time or hit.told_at)

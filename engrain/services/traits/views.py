@@ -102,7 +102,6 @@ class TraitViews:
 
     async def detail(self, user_id: str, trait_id: str) -> TraitDetail:
         """A trait with the memories for and against it, its history, parent and children."""
-        inputs.memory_ref("trait_id", trait_id)
         db = await self.rt.database()
         async with db.sessions() as s:
             tid = await ids.resolve(s, user_id, "trait_id", trait_id)

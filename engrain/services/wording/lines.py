@@ -18,11 +18,13 @@ from engrain.reading import inputs
 from engrain.text.quoting import inline
 
 
-def marks(kind: str, temporality: str, event_time: datetime | None, now: datetime, habit: bool) -> list[str]:
+def marks(
+    kind: str, temporality: str, event_time: datetime | None, now: datetime, habit: bool, stage: str | None = None
+) -> list[str]:
     """What the model should know a memory is beyond its words: a plan (overdue once its date passed), a
-    habit, a procedure, a trait; plain facts and past events carry no mark."""
+    habit, a procedure, a trait and its stage; plain facts and past events carry no mark."""
     if kind == "trait":
-        return ["trait"]
+        return [f"trait, {stage}" if stage else "trait"]
     if habit:
         return ["habit"]
     if temporality == "prospective":
