@@ -337,7 +337,10 @@ async def test_ingestion_by_the_calling_model_replaces_the_provisional_statement
     async with connect(host_settings(), Clock(NOW)) as (client, app):
         out = await call(client, "ingest_conversation", messages=CONVERSATION, session_id="c1")
         assert out["status"] == "needs_model" and out["method"] == "rules" and len(out["created"]) == 2
-        assert "call `ingest_conversation` with" in out["task"] and "I just moved to Lisbon" in out["task"]
+        assert "call `ingest_conversation` with" in out["task"]
+        # The model sent the conversation a moment ago: the task refers to its messages, it does not echo them.
+        assert "the 2 messages you sent to ingest_conversation" in out["task"] and "the user's are 1." in out["task"]
+        assert "Lisbon" not in out["task"] and '"message": the number of the message' in out["task"]
         extraction = {
             "memories": [
                 {
@@ -387,9 +390,9 @@ async def test_the_profile_and_the_instructions_say_when_a_reflection_is_due(hos
     async with connect(host_settings(), Clock(NOW)) as (client, app):
         for text in MORNING:
             await call(client, "remember", content=text)
-        due = "5 new memories since the last reflection: call reflect when the conversation allows."
+        due = "Reflection due (5 new memories to digest): call reflect when the conversation allows."
         assert (await client.read_resource("engrain://profile")).contents[0].text.rstrip().endswith(due)
-        assert (await app.traits.summary(app.settings.user)).endswith(due)
+        assert (await app.profile.summary(app.settings.user)).endswith(due)
         status = json.loads((await client.read_resource("engrain://status")).contents[0].text)
         assert status["reflection"]["memories_pending"] == 5
         assert status["llm"]["route"] == {"client_samples": "sampling", "client_does_not_sample": "host"}

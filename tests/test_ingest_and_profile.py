@@ -4,6 +4,7 @@ profile summary in the server instructions."""
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from datetime import UTC, datetime
 
@@ -151,9 +152,10 @@ async def test_traits_resources_and_profile(settings_factory):
             id=uuid.UUID(listed[0]["id"]),
         )
         profile = (await client.read_resource("engrain://profile")).contents[0].text
-        assert "## Established\n- «Works best in the early morning» (behavior, 0.70)" in profile
-        assert "## Pinned facts\n- «Wrote the report at 5am" in profile
-        assert "2099-05-01: «Conference talk»" in profile
+        trait = listed[0]["id"][:8]
+        assert f"## Established traits\n- [established, 0.70] «Works best in the early morning» ({trait})" in profile
+        assert re.search(r"## Pinned\n- \[\d{4}-\d\d-\d\d\] «Wrote the report at 5am", profile)
+        assert "## Upcoming plans\n- [2099-05-01, plan] «Conference talk»" in profile
         with pytest.raises(MCPError, match="no memory with id"):
             await client.read_resource(f"engrain://traits/{uuid.uuid4()}")
         # A new server for the same user carries the profile in its instructions.

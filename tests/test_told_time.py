@@ -131,19 +131,30 @@ async def test_a_models_extraction_carries_the_message_times_and_the_summary_its
 
 async def test_a_host_task_extraction_is_told_at_the_conversations_time(settings_factory):
     messages = [
-        {"role": "user", "content": "Yesterday I ran my first half marathon.", "said_at": "2023-04-17T08:00:00Z"}
+        {"role": "user", "content": "Yesterday I ran my first half marathon.", "said_at": "2023-04-17T08:00:00Z"},
+        {"role": "assistant", "content": "Congratulations!", "said_at": "2023-04-17T08:01:00Z"},
+        {"role": "user", "content": "My knees hurt today.", "said_at": "2023-04-18T07:30:00Z"},
     ]
     async with connect(settings_factory(llm="host"), Clock(NOW)) as (client, _):
         out = await call(client, "ingest_conversation", messages=messages)
-        assert out["status"] == "needs_model" and "[2023-04-17 08:00] user:" in out["task"]
+        assert out["status"] == "needs_model" and "half marathon" not in out["task"]
+        assert "When each was written: 1: 2023-04-17 08:00; 2: 2023-04-17 08:01; 3: 2023-04-18 07:30." in out["task"]
         provisional = await detail(client, out["created"][0])
         assert provisional["told_at"].startswith("2023-04-17") and provisional["event_time"].startswith("2023-04-16")
         answer = {
-            "memories": [{"content": "Ran a first half marathon", "kind": "episodic", "event_time": "2023-04-16"}]
+            "memories": [
+                {"content": "Ran a first half marathon", "kind": "episodic", "event_time": "2023-04-16", "message": 1},
+                {"content": "Knees hurt the day after the half marathon"},
+            ]
         }
+        wrong = {"memories": [{"content": "Knees hurt", "message": 4}]}
+        refused = await call_error(client, "ingest_conversation", task_id=out["task_id"], answer=wrong)
+        assert "answer.memories[0].message: 4 is not a message of this conversation (1–3)" in refused
         done = await call(client, "ingest_conversation", task_id=out["task_id"], answer=answer)
-        stored = await detail(client, done["created"][0])
+        stored, knees = [await detail(client, i) for i in done["created"]]
+        # With a message number: that message's time; without one: the conversation's end.
         assert stored["told_at"].startswith("2023-04-17T08:00") and stored["event_time"].startswith("2023-04-16")
+        assert knees["told_at"].startswith("2023-04-18T07:30")
 
 
 async def test_an_imported_story_ranks_as_it_was_lived_and_its_newest_fact_first(settings_factory):

@@ -53,18 +53,21 @@ async def test_hostile_memories_stay_data_in_profile_instructions_and_tasks(host
         await call(client, "remember", content="I love cooking Italian food", pinned=True)
 
         profile = (await client.read_resource("engrain://profile")).contents[0].text
+        line = r"- (?:\[[^\[\]«»]*\] )?«[^«»]*» \([0-9a-f]{8}\)"
         profile_line = re.compile(
-            r"^(?:# What engrain knows about \S+|## [A-Z][a-z ()]+"
-            r"|- (?:\d{4}-\d\d-\d\d: )?«[^«»]*»(?: \([a-z]+, [\d.]+\))?"
-            rf"|{re.escape(DATA_NOTICE)}|\d+ new memor.*|)$"
+            rf"^(?:# What engrain knows about \S+|## [A-Z][a-z ,()]+|{line}|{re.escape(DATA_NOTICE)}"
+            r"|As of \d{4}-\d\d-\d\d in the user's time\.|\(\d+ more not shown here: [a-z_ ,]+\)"
+            r"|Reflection due \(\d+ new memor[a-z]+ to digest\): call reflect when the conversation allows\.|)$"
         )
         assert_inert(profile, profile_line)
         assert "«I love cooking Italian food»" in profile  # normal memories still read well
 
-        instructions = guide.with_profile(await app.traits.summary(app.settings.user))
+        instructions = guide.with_profile(await app.profile.summary(app.settings.user))
         assert_inert(
             instructions.split("What engrain knows about the user now", 1)[1],
-            re.compile(r"^(?:.*\):|- .*«[^«»]*»|\d+ new memor.*)$"),
+            re.compile(
+                rf"^(?:.*\):|## [A-Z][a-z ,()]+|{line}|\(\d+ more not shown here: [a-z_ ,]+\)|Reflection due .*|)$"
+            ),
         )
 
         task = await call(client, "reflect", force=True)
@@ -78,7 +81,7 @@ async def test_hostile_memories_stay_data_in_profile_instructions_and_tasks(host
 
         messages = [{"role": "user", "content": m} for m in HOSTILE[:6]]
         ingest = await call(client, "ingest_conversation", messages=messages)
-        turns = [line for line in ingest["task"].splitlines() if re.match(r"^(?:user|assistant|system):", line)]
-        assert len(turns) == 6 and all(QUOTE.fullmatch(line.split(": ", 1)[1]) for line in turns)
+        # The task refers to the messages the model sent by number: none of their words comes back.
+        assert "the 6 messages you sent" in ingest["task"] and "«" not in ingest["task"]
         for forged in FORGED:
             assert forged not in ingest["task"]

@@ -22,6 +22,7 @@ RELATIONS = (
     "wife|husband|partner|girlfriend|boyfriend|fiancée?|mother|mom|mum|father|dad|sister|brother|son|daughter"
     "|grandmother|grandma|grandfather|grandpa|aunt|uncle|cousin|boss|best friend|roommate|flatmate"
 )
+PETS = "dog|cat|puppy|kitten|parrot|rabbit|hamster|horse"
 # A name: capitalised words (case-sensitive even in patterns that ignore case), with the particles names keep.
 _VALUE = r"(?P<value>(?-i:(?:[A-Z][\w'’.&-]*)(?:[ -](?:[A-Z][\w'’.&-]*|de|da|del|van|von|le|la))*))"
 _PLACE_VALUE = _VALUE
@@ -66,12 +67,35 @@ ENGLISH_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "name",
         re.compile(
-            r"\b(?P<who>my (?P<rel>dog|cat|puppy|kitten|parrot|rabbit|hamster|horse))(?:'s name is|\s+is called|"
+            rf"\b(?P<who>my (?P<rel>{PETS}))(?:'s name is|\s+is called|"
             r"\s+is named)\s+(?P<value>[A-Z][\w'’-]*)",
             _I,
         ),
     ),
+    ("name", re.compile(r"\b(?:my name is|call me|I'm called|I am called)\s+(?P<value>(?-i:[A-Z][\w'’-]+))", _I)),
+    (
+        "origin",
+        re.compile(
+            r"\bI(?:(?:'m| am)\s+(?:originally\s+)?from|\s+(?:originally\s+)?(?:grew up in|was born(?: and raised)? in"
+            rf"|come from))\s+(?:the\s+)?{_VALUE}",
+            _I,
+        ),
+    ),
+    # Someone close, named: "my sister Anna", "my wife, Maria", "my dog Max" (many values: two sisters).
+    (
+        "person",
+        re.compile(
+            rf"\bmy\s+(?P<rel>{RELATIONS}|{PETS})(?:'s name is|\s+is called|\s+is named|,)?\s+"
+            r"(?P<value>(?-i:(?!I\b)[A-Z][a-z'’]+))\b",
+            _I,
+        ),
+    ),
 ]
+# Slots that hold one value at a time: a new value replaces the old. The others (where one is from, the
+# people one names) are facts for the profile that a second value adds to.
+SINGLE_VALUED = frozenset({"home", "employer", "job", "relationship", "name"})
+# The order a profile states the user's own facts in.
+PROFILE_ORDER = ("name", "origin", "home", "job", "employer", "relationship")
 # Not how things are now: the past ("I lived in"), a plan ("I'm moving to"), a wish, a question, a negation.
 _NOT_NOW = re.compile(
     r"\b(?:used to|will|would|going to|gonna|planning|plan to|want to|wants to|hope to|might|if|when I was|"
@@ -89,6 +113,10 @@ class Slot:
     @property
     def key(self) -> str:
         return f"{self.whose}:{self.what}"
+
+    @property
+    def single(self) -> bool:
+        return self.what in SINGLE_VALUED
 
     @property
     def normalized(self) -> str:
@@ -149,6 +177,11 @@ _ASKS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(r"\bam\s+I\s+(?:married|single|engaged|divorced)\b|\bmy\s+relationship\s+status\b", _I),
     ),
 ]
+
+
+def single_valued(key: str) -> bool:
+    """Whether the slot `key` ("user:home", "sister:person") holds one value at a time."""
+    return key.rpartition(":")[2] in SINGLE_VALUED
 
 
 def asked_slot(query: str, lang: str = ENGLISH) -> str | None:

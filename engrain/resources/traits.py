@@ -1,4 +1,4 @@
-"""Resources for what engrain believes: the trait list, one trait with its evidence, the profile."""
+"""Resources for what engrain believes: the trait list, and one trait with its evidence."""
 
 from __future__ import annotations
 
@@ -39,13 +39,3 @@ def register(server: MCPServer, trait_views: TraitViews, caller: Caller) -> None
             raise ResourceNotFoundError(str(exc)) from exc
         except InvalidInput as exc:
             raise ResourceError(str(exc)) from exc
-
-    @server.resource(
-        "engrain://profile",
-        name="profile",
-        mime_type="text/markdown",
-        description="Who the user is: core and established traits, pinned facts, upcoming plans. "
-        "Meant to be attached as context.",
-    )
-    async def profile() -> str:
-        return await trait_views.profile(caller())

@@ -42,6 +42,8 @@ ContextName = Literal["work", "personal", "social", "learning", "general"]
 
 SUBTYPES: tuple[Subtype, ...] = tuple(Subtype)
 ACTIVE_STAGES: tuple[Stage, ...] = (Stage.TREND, Stage.CANDIDATE, Stage.EMERGING, Stage.ESTABLISHED, Stage.CORE)
+# Stages a model is shown as still forming: seen more than once, not yet confirmed (get_user_traits, profile).
+FORMING_STAGES: tuple[Stage, ...] = (Stage.EMERGING, Stage.CANDIDATE)
 # Confidence below each bound maps to the stage beside it; at or above the last, core. A trend is
 # outside this scale: it keeps its stage until promoted or expired.
 STAGE_BOUNDS: tuple[tuple[float, Stage], ...] = (

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from engrain import __version__
 from engrain.resources import memories as memory_resources
+from engrain.resources import profile as profile_resource
 from engrain.resources import status as status_resource
 from engrain.resources import traits as trait_resources
 from engrain.server import guide, schemas
@@ -108,7 +109,7 @@ def create_server(app: AppState, *, one_user: bool = True, **options: Any) -> En
         """Add the stdio user's profile summary to the instructions once the database is up.
         Clients that fetch instructions later (server/discover, a reconnect) get it."""
         try:
-            summary = await app.traits.summary(app.settings.user)
+            summary = await app.profile.summary(app.settings.user)
         except Exception as exc:  # the guide alone is still useful
             log.info("instructions without profile: %s", exc)
             return
@@ -135,6 +136,7 @@ def create_server(app: AppState, *, one_user: bool = True, **options: Any) -> En
     ingest.register(server, app.ingest, app.host_tasks, app.routes, caller)
     memory_resources.register(server, app.memory_views, caller)
     trait_resources.register(server, app.traits, caller)
+    profile_resource.register(server, app.profile, caller)
     status_resource.register(server, app.status, caller)
     guide.register(server)
     return server

@@ -25,6 +25,7 @@ from engrain.services.memories.links import MemoryLinks
 from engrain.services.memories.reembedding import Reembedding
 from engrain.services.memories.views import MemoryViews
 from engrain.services.memories.writing import MemoryWriter
+from engrain.services.profile.view import ProfileView
 from engrain.services.prompting.routes import ModelRoutes
 from engrain.services.recall.search import RecallSearch
 from engrain.services.runtime import Runtime
@@ -70,13 +71,14 @@ class AppState:
         self.recall = RecallSearch(runtime)
         self.links = MemoryLinks(runtime)
         self.reflection = Reflection(runtime, ReflectionPlanner(runtime, self.recall), ReflectionApplier(runtime))
-        self.traits = TraitViews(runtime, self.reflection)
+        self.traits = TraitViews(runtime)
         self.trait_review = TraitReview(runtime)
         self.ingest = ConversationIngest(runtime, self.memories, self.links)
         self.host_tasks = HostTasks(
             settings.host_task_ttl, self.clock, self.process.database, self.reflection, self.ingest
         )
         self.reflection_due = ReflectionDue(runtime)
+        self.profile = ProfileView(runtime, self.reflection_due)
         self.reflect_requests = ReflectRequests(
             self.reflection, self.trait_review, self.host_tasks, self.reflection_due
         )

@@ -8,10 +8,10 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field, StrictInt
 
 from engrain.reading import inputs
-from engrain.rules.traits import ActiveStageName, ContextName, SubtypeName
+from engrain.rules.traits import FORMING_STAGES, ActiveStageName, ContextName, SubtypeName
 from engrain.services.traits.results import TraitList
 from engrain.services.traits.views import TraitViews
-from engrain.services.wording.lines import memory_line
+from engrain.services.wording.lines import memory_line, trait_tag
 from engrain.text.quoting import DATA_NOTICE
 from engrain.tools.common import Caller, plural, structured, tool_errors
 
@@ -21,7 +21,6 @@ DESCRIPTION = (
     "forming (candidate, emerging) are listed and marked 'forming': treat them as tentative. Use it to adapt "
     "answers to the user; read engrain://traits/{id} to see the evidence for one."
 )
-FORMING = ("candidate", "emerging")
 
 
 def register(server: MCPServer, traits: TraitViews, caller: Caller) -> None:
@@ -58,14 +57,11 @@ def register(server: MCPServer, traits: TraitViews, caller: Caller) -> None:
             include_evidence=include_evidence,
             as_of=as_of,
         )
-        forming = sum(t.stage in FORMING for t in result.traits)
+        forming = sum(t.stage in FORMING_STAGES for t in result.traits)
         head = f"{len(result.traits)} of {plural(result.total, 'trait')} at or above {min_stage}"
         lines = [head + (f", {forming} of them still forming" if forming else "") + f" ({DATA_NOTICE})"]
         lines += [
-            memory_line(t.content, t.id, when=None, tz=None, tags=[_stage(t.stage, t.confidence)])
+            memory_line(t.content, t.id, when=None, tz=None, tags=[trait_tag(t.stage, t.confidence)])
             for t in result.traits
         ]
         return structured("\n".join(lines), result)
-
-    def _stage(stage: str | None, confidence: float | None) -> str:
-        return f"{'forming: ' if stage in FORMING else ''}{stage}, {confidence or 0.0:.2f}"

@@ -57,6 +57,13 @@ class Rules:
     slots: list[tuple[str, re.Pattern[str]]] = field(default_factory=list[tuple[str, re.Pattern[str]]])
     not_now: re.Pattern[str] = _NEVER  # what makes such a statement not about now: negation, past, plan
     asks_slot: list[tuple[str, re.Pattern[str]]] = field(default_factory=list[tuple[str, re.Pattern[str]]])
+    # A turn that answers the other speaker instead of telling about the user: agreement, praise, a guess
+    # about them ("我也这么觉得", "Das klingt toll"): ingestion without a model does not keep it.
+    reply: re.Pattern[str] = _NEVER
+    # Words for the other speaker ("du", "tu"): a turn addressed to them is a reply unless it says something
+    # of the user's own (`mine`: "mein", "mon") or fills a slot ("I told you, I live in Berlin now").
+    addressed: re.Pattern[str] = _NEVER
+    mine: re.Pattern[str] = _NEVER
 
 
 _RULES = {
@@ -80,6 +87,8 @@ _RULES = {
         slots=zh.SLOTS,
         not_now=zh.NOT_NOW,
         asks_slot=zh.ASKS_SLOT,
+        reply=zh.REPLY,
+        mine=zh.MINE,
     ),
     **{
         m.CODE: Rules(
@@ -104,6 +113,9 @@ _RULES = {
             slots=m.SLOTS,
             not_now=m.NOT_NOW,
             asks_slot=m.ASKS_SLOT,
+            reply=m.REPLY,
+            addressed=m.ADDRESSED,
+            mine=m.MINE,
         )
         for m in (de, es, fr)
     },
@@ -256,6 +268,12 @@ def important(lang: str, content: str) -> bool:
     return bool(rules(lang).important.search(content))
 
 
+def is_reply(lang: str, sentence: str) -> bool:
+    """A turn that answers the other speaker (agreement, praise, a guess about them), not one about the user."""
+    r = rules(lang)
+    return bool(r.reply.search(sentence)) or (bool(r.addressed.search(sentence)) and not r.mine.search(sentence))
+
+
 def is_statement(lang: str, sentence: str) -> bool:
     """A first-person statement long enough to be a memory (not a question)."""
     r = rules(lang)
@@ -274,6 +292,7 @@ __all__ = [
     "english_phrases",
     "find_date",
     "important",
+    "is_reply",
     "is_statement",
     "mood",
     "not_now",

@@ -117,10 +117,23 @@ SLOTS = [
         "relationship",
         re.compile(r"\bich\s+bin\s+(?:jetzt\s+|inzwischen\s+)?(?P<value>single|verheiratet|verlobt|geschieden)\b", _I),
     ),
+    ("origin", re.compile(rf"\bich\s+(?:komme|stamme)\s+(?:ursprünglich\s+)?aus\s+{_NAME}", _I)),
+    ("origin", re.compile(rf"\bich\s+bin\s+in\s+{_NAME}\s+(?:geboren|aufgewachsen)", _I)),
+    ("name", re.compile(r"\b(?:ich\s+heiße|mein\s+name\s+ist)\s+(?P<value>(?-i:[A-ZÄÖÜ][\w-]+))", _I)),
+    ("person", re.compile(rf"\b{_REL}\s+heißt\s+(?P<value>(?-i:[A-ZÄÖÜ][\w-]+))", _I)),
 ]
 NOT_NOW = re.compile(
     r"\b(?:nicht|nie|kein\w*|früher|damals|werde|will|möchte|wollte|wenn|falls|vielleicht)\b|\?\s*$", _I
 )
+
+# Replies to the other speaker (ingestion without a model keeps statements about the user only).
+REPLY = re.compile(
+    r"^(?:ich\s+(?:stimme\s+\w+\s+zu|finde\s+(?:das|es)\s+\w+|freue\s+mich\s+(?:für|mit)|verstehe|wette|glaube\s+dir)"
+    r"|das\s+klingt)",
+    _I,
+)
+ADDRESSED = re.compile(r"\b(?:du|dir|dich|dein\w*)\b", _I)
+MINE = re.compile(r"\b(?:mein\w*|unser\w*)\b", _I)
 
 # Questions about a single-valued fact (reading/slots.asked_slot).
 ASKS_SLOT = [

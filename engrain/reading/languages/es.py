@@ -125,10 +125,22 @@ SLOTS = [
         "relationship",
         re.compile(r"\bestoy\s+(?:ahora\s+)?(?P<value>casad[oa]|solter[oa]|divorciad[oa]|comprometid[oa])\b", _I),
     ),
+    ("origin", re.compile(rf"\b(?:soy\s+(?:originari[oa]\s+)?de|nac[íi]\s+en|crec[íi]\s+en|vengo\s+de)\s+{_NAME}", _I)),
+    ("name", re.compile(r"\b(?:me\s+llamo|mi\s+nombre\s+es)\s+(?P<value>(?-i:[A-ZÁÉÍÓÚÑ][\w-]+))", _I)),
+    ("person", re.compile(rf"\b{_REL}\s+se\s+llama\s+(?P<value>(?-i:[A-ZÁÉÍÓÚÑ][\w-]+))", _I)),
 ]
 NOT_NOW = re.compile(
     r"\b(?:no|nunca|antes|vivía|trabajaba|voy\s+a|quiero|quisiera|si|cuando|quizás|tal\s+vez)\b|\?\s*$", _I
 )
+
+# Replies to the other speaker (ingestion without a model keeps statements about the user only).
+REPLY = re.compile(
+    r"^(?:(?:yo\s+)?(?:estoy\s+de\s+acuerdo|me\s+alegro|te\s+entiendo|lo\s+entiendo|apuesto|"
+    r"qu[ée]\s+(?:bien|bonito|genial)|me\s+encanta\s+(?:eso|esa\s+idea)))",
+    _I,
+)
+ADDRESSED = re.compile(r"\b(?:tú|te|ti|tu|tus|contigo)\b", _I)
+MINE = re.compile(r"\b(?:mi|mis|nuestr[oa]s?)\b", _I)
 
 # Questions about a single-valued fact (reading/slots.asked_slot).
 ASKS_SLOT = [

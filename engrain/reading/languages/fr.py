@@ -102,10 +102,29 @@ SLOTS = [
         "relationship",
         re.compile(r"\bje\s+suis\s+(?:maintenant\s+)?(?P<value>célibataire|mariée?|fiancée?|divorcée?)\b", _I),
     ),
+    (
+        "origin",
+        re.compile(
+            rf"\b(?:je\s+viens\s+d[e']|je\s+suis\s+originaire\s+d[e']|je\s+suis\s+née?\s+(?:à|en|au)|"
+            rf"j'ai\s+grandi\s+(?:à|en|au))\s*{_NAME}",
+            _I,
+        ),
+    ),
+    ("name", re.compile(r"\b(?:je\s+m'appelle|mon\s+nom\s+est)\s+(?P<value>(?-i:[A-ZÀÂÉÈÊÎÔÛÇ][\w-]+))", _I)),
+    ("person", re.compile(rf"\b{_REL}\s+s'appelle\s+(?P<value>(?-i:[A-ZÀÂÉÈÊÎÔÛÇ][\w-]+))", _I)),
 ]
 NOT_NOW = re.compile(
     r"\b(?:ne|n'|pas|jamais|avant|autrefois|habitais|vivais|travaillais|vais|veux|voudrais|si|quand)\b|\?\s*$", _I
 )
+
+# Replies to the other speaker (ingestion without a model keeps statements about the user only).
+REPLY = re.compile(
+    r"^(?:je\s+(?:suis\s+(?:d'accord|(?:tellement\s+|très\s+|si\s+)?(?:contente?|heureux|heureuse)\s+pour)"
+    r"|(?:te\s+)?comprends|parie|pense\s+aussi|crois\s+aussi)|ça\s+a\s+l'air)",
+    _I,
+)
+ADDRESSED = re.compile(r"\b(?:tu|te|toi|ton|ta|tes)\b|\bt'", _I)
+MINE = re.compile(r"\b(?:mon|ma|mes|notre|nos)\b", _I)
 
 # Questions about a single-valued fact (reading/slots.asked_slot).
 ASKS_SLOT = [

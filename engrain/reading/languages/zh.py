@@ -268,8 +268,22 @@ SLOTS = [
     ("employer", re.compile(rf"(?:我|{_REL})(?:现在|目前)?在{_PLACE}(?:工作|上班)")),
     ("employer", re.compile(rf"我(?:现在|已经)?(?:入职了|加入了|跳槽到了|跳槽到){_PLACE}{_STOP}")),
     ("relationship", re.compile(r"我(?:现在|已经)?(?P<value>单身|结婚了|已婚|订婚了|离婚了)")),
+    # "我是成都人", not "我是个很懒的人" / "我是新来的人": a place is two to four characters, no particles.
+    ("origin", re.compile(r"我是(?P<value>(?![\u4e00-\u9fff]{0,3}[的个很一新老好这那])[\u4e00-\u9fff]{2,4})人")),
+    ("origin", re.compile(rf"我(?:来自|老家在|出生在|出生于){_PLACE}{_STOP}")),
+    ("origin", re.compile(rf"我(?:是)?在{_PLACE}(?:长大|出生)")),
+    ("name", re.compile(r"我(?:叫|的名字是)(?P<value>[\u4e00-\u9fffA-Za-z]{1,12}?)(?=[，。,.！!；;]|$)")),
+    ("person", re.compile(rf"{_REL}(?:叫|名叫)(?P<value>[\u4e00-\u9fffA-Za-z]{{1,12}}?)(?=[，。,.！!；;]|$|在|是|住)")),
 ]
 NOT_NOW = re.compile(r"不|没|以前|之前|曾经|那时|要|打算|准备|想|如果|可能|吗|？|\?")
+
+# Replies to the other speaker (ingestion without a model keeps statements about the user only). "你" alone
+# is no sign: "跟你说，我搬到上海了" tells about the user.
+REPLY = re.compile(
+    r"^(?:我也(?:是|这么(?:想|觉得)|觉得|一样)|我(?:完全|非常|很)?(?:同意|赞同|理解你|懂你|明白你)|我猜|我敢说|我相信你)"
+    r"|(?:为|替)你(?:感到)?(?:高兴|开心|骄傲)|祝你|你(?:说得对|太棒|真棒|真厉害|真好)"
+)
+MINE = re.compile(r"我的|我们的|我家")
 
 # Questions about a single-valued fact (reading/slots.asked_slot).
 ASKS_SLOT = [

@@ -24,6 +24,7 @@ class ExtractedMemory(_Item):
     temporality: Literal["current", "historical", "prospective"] | None = None
     procedure_steps: list[str] | None = None
     said_at: str | None = Field(default=None, max_length=100)  # the time of the message it comes from
+    message: int | None = Field(default=None, ge=1)  # or its number (1-based), in a task that numbered them
 
     @field_validator("content")
     @classmethod

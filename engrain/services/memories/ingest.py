@@ -23,9 +23,11 @@ from engrain.providers.llm import Prompt
 from engrain.reading import inputs, languages
 from engrain.reading.enrich import procedure_steps
 from engrain.reading.mood import sentences
+from engrain.reading.slots import slot_of
 from engrain.services.memories.extraction import ExtractedMemory, Extraction
 from engrain.services.memories.results import IngestResult, RememberResult
 from engrain.services.memories.writing import RememberRequest
+from engrain.storage.profile import SUMMARY_PREFIX
 from engrain.text.languages import ENGLISH, detect
 from engrain.text.quoting import DATA_NOTICE, quoted
 
@@ -45,6 +47,21 @@ _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|we|we're|our)\b
 _LEAD = re.compile(
     r"^(?:well|so|actually|oh|hey|hi|hello|yeah|yes|no|ok(?:ay)?|um+|uh+|and|but|also|plus)\b[,!.:]?\s*", re.IGNORECASE
 )
+# Replies to the other speaker, not statements about the user: agreement, sympathy, praise, a guess about
+# them, small talk about how one is ("I totally agree, Melanie.", "I bet they bring lots of joy.").
+_REPLY = re.compile(
+    r"^I(?:'m|\s+am)\s+(?:so\s+|really\s+|very\s+|just\s+)?(?:glad|happy|sorry|proud|thrilled|excited)"
+    r"(?!\s+(?:of|with|about|that)\s+(?:my|our)\b)(?!\s+to\s+(?:announce|share|say\s+that\s+I))"
+    r"|^I(?:'m|\s+am)\s+(?:doing\s+)?(?:good|great|fine|well|ok|okay|alright)\b(?!\s+at\b)"
+    r"|^I\s+(?:totally\s+|completely\s+|really\s+|so\s+|fully\s+|also\s+|just\s+)*(?:agree|bet|guess|"
+    r"hear\s+you|feel\s+you|know\s+(?:what\s+you\s+mean|right|that\s+feeling)|get\s+(?:it|that|you)|"
+    r"understand|can\s+(?:imagine|tell|see\s+(?:that|why|how))|can't\s+imagine|hope\s+(?:you|so|it|that\s+you)|"
+    r"wish\s+you|(?:love|like)\s+(?:that|this|it|how\s+you)\b|think\s+(?:so|that's|it's|you)|admire|appreciate)"
+    r"|^(?:thanks|thank\s+you)\b|,\s*[A-Z][a-z]+[.!]*$",
+)
+_ADDRESSED = re.compile(r"\b(?:you|your|yours|you're|you've|you'll|you'd)\b", re.IGNORECASE)
+_MINE = re.compile(r"\b(?:my|mine|our|ours)\b", re.IGNORECASE)
+_FILLERS = re.compile(r"\byou\s+know\b,?|\byou\s+see\b,?", re.IGNORECASE)
 _TRAILING_ELLIPSIS = re.compile(r"(?:\.{2,}|…)+$")
 _FIRST_STEP = re.compile(r"^(?:.*\b)?first(?:ly)?\b", re.IGNORECASE)
 _STEP = re.compile(r"^(?:then|next|after that|afterwards|finally|lastly)\b", re.IGNORECASE)
@@ -53,9 +70,9 @@ SYSTEM = (
     "You extract long-term memories about the user from a conversation for a memory system. Keep only "
     "what stays useful across sessions: facts about the user, preferences, events in their life, plans and "
     "how they do things. Skip small talk, questions and what the assistant said unless the user confirmed "
-    "it. Write each memory as one self-contained sentence about the user, in the language the user wrote "
-    "in (a Chinese conversation gives Chinese memories), keeping names as written. Answer with one JSON "
-    "object only."
+    "it. Write each memory as one self-contained sentence in the user's own voice, the first person ('I moved "
+    "to Lisbon in June 2023', 'My sister Anna lives in Dublin'), in the language the user wrote in (a Chinese "
+    "conversation gives Chinese memories), keeping names as written. Answer with one JSON object only."
 )
 
 
@@ -135,16 +152,64 @@ def extraction_prompt(conversation: Conversation, tz: tzinfo | None) -> Prompt:
     )
     said_at = ' "said_at": "the time of the message it comes from, as shown",' if conversation.dated else ""
     transcript = "\n".join(lines)
-    user = (
-        f"{when}\n\n{DATA_NOTICE}\n\nConversation, one message a line:\n{transcript}\n\n"
+    user = f"{when}\n\n{DATA_NOTICE}\n\nConversation, one message a line:\n{transcript}\n\n{_answer_shape(said_at)}"
+    return Prompt(SYSTEM, user, max_tokens=3000)
+
+
+def _answer_shape(origin: str) -> str:
+    """The JSON an extraction answers with; `origin` names the field that says which message an item is from."""
+    return (
         "Answer as JSON:\n"
         '{"memories": [{"content": "...", "kind": "fact|episodic|procedural", "importance": 1-10, '
         '"category": "work|location|skill|preference|workflow|health|relationship|general", '
-        f'"event_time": "ISO date or null", "temporality": "current|historical|prospective",{said_at} '
+        f'"event_time": "ISO date or null", "temporality": "current|historical|prospective",{origin} '
         '"procedure_steps": ["...", "..."] or null}],\n'
         ' "summary": "one or two sentences on what the conversation was about"}'
     )
-    return Prompt(SYSTEM, user, max_tokens=3000)
+
+
+def _spans(numbers: list[int]) -> str:
+    """1, 2, 3, 5, 7, 8 → "1–3, 5, 7–8"."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs)
+
+
+def extraction_task_prompt(conversation: Conversation, tz: tzinfo | None) -> Prompt:
+    """The extraction task for the calling model (the host route). It has just sent the conversation, so the
+    task refers to its messages by number instead of echoing them: the model reads a few hundred characters,
+    not the transcript again, and each memory names the message it comes from, which gives its told time."""
+
+    def stamp(told: datetime) -> str:
+        return (told.astimezone(tz) if tz else told.astimezone()).strftime("%Y-%m-%d %H:%M")
+
+    n = len(conversation.messages)
+    users = [i + 1 for i, m in enumerate(conversation.messages) if m.role == "user" and m.content.strip()]
+    latest = conversation.latest.astimezone(tz) if tz else conversation.latest.astimezone()
+    lines = [
+        f"The conversation is the {n} message{'' if n == 1 else 's'} you sent to ingest_conversation, numbered "
+        f"1–{n} in the order sent; the user's are {_spans(users) or 'none'}. Extract from your copy of it."
+    ]
+    if conversation.dated:
+        times: list[tuple[str, list[int]]] = []
+        for i, told in enumerate(conversation.told):
+            if times and times[-1][0] == stamp(told):
+                times[-1][1].append(i + 1)
+            else:
+                times.append((stamp(told), [i + 1]))
+        lines.append(
+            "When each was written: "
+            + "; ".join(f"{_spans(numbers)}: {at}" for at, numbers in times)
+            + ". Read relative dates (yesterday, next Friday) against the time of the message that says them."
+        )
+    else:
+        lines.append(f"Today is {latest.strftime('%Y-%m-%d (%A)')}.")
+    origin = ' "message": the number of the message it comes from,'
+    return Prompt(SYSTEM, "\n".join(lines) + "\n\n" + _answer_shape(origin), max_tokens=3000)
 
 
 def _clean(sentence: str) -> str:
@@ -170,10 +235,17 @@ def _sequences(parts: list[str]) -> list[str]:
 
 
 def _is_statement(lang: str, sentence: str) -> bool:
-    """A first-person statement of three words or more, not a question."""
+    """A first-person statement of three words or more about the user: not a question, not a reply to the
+    other speaker (a statement that fills a slot is about the user whoever it is said to)."""
     if lang != ENGLISH:
-        return languages.is_statement(lang, sentence)
-    return len(sentence.split()) >= 3 and not sentence.endswith("?") and bool(_FIRST_PERSON.search(sentence))
+        statement = languages.is_statement(lang, sentence)
+        return statement and (slot_of(sentence, lang) is not None or not languages.is_reply(lang, sentence))
+    if len(sentence.split()) < 3 or sentence.endswith("?") or not _FIRST_PERSON.search(sentence):
+        return False
+    if slot_of(sentence) is not None:
+        return True
+    plain = _FILLERS.sub("", sentence)
+    return not _REPLY.search(plain) and not (_ADDRESSED.search(plain) and not _MINE.search(plain))
 
 
 def rule_statements(messages: list[Message]) -> list[tuple[str, int]]:
@@ -216,6 +288,9 @@ class ConversationIngest:
 
     def prompt(self, conversation: Conversation) -> Prompt:
         return extraction_prompt(conversation, self.rt.settings.tz)
+
+    def task_prompt(self, conversation: Conversation) -> Prompt:
+        return extraction_task_prompt(conversation, self.rt.settings.tz)
 
     def sampling_prompt(self, request: IngestRequest) -> Prompt | None:
         """The extraction prompt for the client's model; None for a request the body will refuse."""
@@ -278,14 +353,14 @@ class ConversationIngest:
             duplicates: list[str] = []
             for item in items[:MAX_EXTRACTED]:
                 steps = [x.strip()[:500] for x in item.procedure_steps or [] if x.strip()][:30]
-                request = RememberRequest(**item.model_dump(exclude={"procedure_steps"}))
+                request = RememberRequest(**item.model_dump(exclude={"procedure_steps", "message"}))
                 request.procedure_steps = steps if len(steps) >= 2 else None
                 request.said_at = request.said_at or told.isoformat()
                 result = await self._remember_leniently(user_id, request, source, s, told)
                 (duplicates if result.status == "duplicate" else created).append(result.id)
             summary_id = None
             if summary and summary.strip() and "\x00" not in summary:
-                text = "Conversation summary: " + " ".join(summary.split())[:1000]
+                text = SUMMARY_PREFIX + " ".join(summary.split())[:1000]
                 # Dated by its sources: the conversation's end, never the moment it was digested.
                 request = RememberRequest(
                     content=text, kind="episodic", event_time=told.isoformat(), said_at=told.isoformat()

@@ -21,7 +21,7 @@ from engrain.reading import inputs
 from engrain.reading.duplicates import PARAPHRASE_THRESHOLD, is_near_duplicate
 from engrain.reading.enrich import IMPORTANT, content_hash, enrich, mood_of, on_arrival
 from engrain.reading.mood import Mood
-from engrain.reading.slots import slot_of
+from engrain.reading.slots import single_valued, slot_of
 from engrain.services.memories.results import ForgetResult, RememberResult
 from engrain.services.wording import short_ids as ids
 from engrain.storage import memories as repo
@@ -212,7 +212,7 @@ class MemoryWriter:
         meta = memory.metadata_ or {}
         slot, value = meta.get("slot"), meta.get("slot_value")
         replaced: dict[uuid.UUID, uuid.UUID] = {}
-        if not isinstance(slot, str) or not isinstance(value, str):
+        if not isinstance(slot, str) or not isinstance(value, str) or not single_valued(slot):
             return replaced
         for other, other_value, told in await repo.slot_holders(s, user_id, slot, now):
             if other == memory.id or other_value == value:

@@ -97,6 +97,20 @@ def unknown_refs(stored: dict[str, Any], answer: MainAnswer | ReviewAnswer) -> l
     return problems
 
 
+def _told_by_number(extraction: Extraction, told: list[str]) -> None:
+    """An item that names its message by number is told when that message was written; a number the task
+    did not show is refused, naming the item."""
+    for i, item in enumerate(extraction.memories):
+        if item.message is None:
+            continue
+        if item.message > len(told):
+            raise InvalidInput(
+                f"answer.memories[{i}].message",
+                f"{item.message} is not a message of this conversation (1–{len(told)}); nothing was applied",
+            )
+        item.said_at = item.said_at or told[item.message - 1]
+
+
 def _task_id(value: str) -> uuid.UUID:
     try:
         return uuid.UUID(str(value).strip())
@@ -165,13 +179,15 @@ class HostTasks:
             "session_id": conversation.request.session_id,
             "provisional": result.created,
             "said_at": conversation.latest.isoformat(),
+            # Each message's told time: an item of the answer names its message by number.
+            "told": [t.isoformat() for t in conversation.told],
         }
         db = await self.database()
         async with db.sessions.begin() as s:
             task_id = await task_repo.open_task(s, user_id, "ingest", stored, now, expires)
         result.status, result.task_id = "needs_model", str(task_id)
         result.task = prompts.host_task(
-            str(task_id), expires, self.ingest.prompt(conversation), WHAT["ingest"], "ingest_conversation"
+            str(task_id), expires, self.ingest.task_prompt(conversation), WHAT["ingest"], "ingest_conversation"
         )
         return result
 
@@ -185,6 +201,7 @@ class HostTasks:
             raise InvalidInput(
                 "answer", f"{exc}; nothing was applied, fix it and call ingest_conversation again"
             ) from None
+        _told_by_number(extraction, task.plan.get("told") or [])
         db = await self.database()
         now = self.clock()
         # One transaction: the provisional statements go, the extraction comes, the task closes — all of it

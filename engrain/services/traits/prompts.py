@@ -54,7 +54,8 @@ value that explains many preferences)."""
 
 
 def _when(m: Memory) -> str:
-    when: datetime = m.event_time or m.created_at
+    """When it happened, else when the user told it (never when it was stored: an import is months late)."""
+    when: datetime = m.event_time or m.told_at
     return when.date().isoformat()
 
 

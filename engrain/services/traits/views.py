@@ -1,5 +1,4 @@
-"""Reading traits back: get_user_traits, one trait with its evidence ("why do you think that?"),
-and the user's profile in markdown (a resource, and the summary in the server instructions)."""
+"""Reading traits back: get_user_traits, and one trait with its evidence ("why do you think that?")."""
 
 from __future__ import annotations
 
@@ -10,16 +9,13 @@ from engrain.errors import InvalidInput, NotFound
 from engrain.reading import inputs
 from engrain.rules.traits import ACTIVE_STAGES, SUBTYPES, Spread, Stage, time_gate
 from engrain.services.memories.results import HistoryEntry
-from engrain.services.memories.views import split_intentions
 from engrain.services.traits.results import EvidenceView, TraitChild, TraitDetail, TraitList, TraitView
 from engrain.services.wording import short_ids as ids
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
-from engrain.text.quoting import DATA_NOTICE, inline, quoted
 
 if TYPE_CHECKING:
     from engrain.services.runtime import Runtime
-    from engrain.services.traits.reflection.cycle import Reflection
 
 
 def stages_from(min_stage: str) -> tuple[str, ...]:
@@ -30,9 +26,8 @@ def stages_from(min_stage: str) -> tuple[str, ...]:
 
 
 class TraitViews:
-    def __init__(self, runtime: Runtime, reflection: Reflection) -> None:
+    def __init__(self, runtime: Runtime) -> None:
         self.rt = runtime
-        self.reflection = reflection
 
     async def list(
         self,
@@ -121,74 +116,3 @@ class TraitViews:
             history=[HistoryEntry.of(h) for h in hist],
             spread=time_gate(spread),
         )
-
-    async def profile(self, user_id: str) -> str:
-        """Markdown: who the user is (core and established traits, pinned facts, upcoming intentions)."""
-        now = self.rt.clock()
-        db = await self.rt.database()
-        async with db.sessions() as s:
-            traits = await trait_repo.active_traits(s, user_id, stages=stages_from(Stage.CANDIDATE))
-            pinned = await repo.pinned(s, user_id, now)
-            plans = await repo.intentions(s, user_id, now)
-        lines = [f"# What engrain knows about {inline(user_id, 200)}", "", DATA_NOTICE, ""]
-        for stage, title in (
-            (Stage.CORE, "Core"),
-            (Stage.ESTABLISHED, "Established"),
-            (Stage.EMERGING, "Emerging (tentative)"),
-            (Stage.CANDIDATE, "Candidates (seen, not yet confirmed)"),
-        ):
-            mine = [t for t in traits if t.trait_stage == stage]
-            if mine:
-                lines += (
-                    [f"## {title}"]
-                    + [f"- {quoted(t.content)} ({t.trait_subtype}, {t.trait_confidence:.2f})" for t in mine]
-                    + [""]
-                )
-        if pinned:
-            lines += ["## Pinned facts"] + [f"- {quoted(m.content)}" for m in pinned] + [""]
-        upcoming, overdue = split_intentions(plans, now)
-        for title, group in (("Upcoming", upcoming), ("Overdue", overdue)):
-            if group:
-                lines += (
-                    [f"## {title}"]
-                    + [
-                        f"- {m.event_time.date().isoformat() + ': ' if m.event_time else ''}{quoted(m.content)}"
-                        for m in group[:10]
-                    ]
-                    + [""]
-                )
-        if len(lines) == 4:
-            lines += ["Nothing learned yet: remember facts about the user, and reflect to build traits."]
-        if due := await self.reflection_due(user_id):
-            lines += ["", due]
-        return "\n".join(lines).rstrip() + "\n"
-
-    async def reflection_due(self, user_id: str) -> str | None:
-        """One line telling the calling model to reflect, when memories wait for it (docs/SPEC.md §7 triggers)."""
-        trigger = await self.reflection.should_reflect(user_id)
-        if not trigger.triggered or not trigger.pending:
-            return None
-        return (
-            f"{trigger.pending} new {'memory' if trigger.pending == 1 else 'memories'} since the last "
-            "reflection: call reflect when the conversation allows."
-        )
-
-    async def summary(self, user_id: str, max_items: int = 8) -> str:
-        """A few lines for the server instructions: the strongest traits and the next plans."""
-        now = self.rt.clock()
-        db = await self.rt.database()
-        async with db.sessions() as s:
-            traits = await trait_repo.active_traits(s, user_id, stages=stages_from(Stage.ESTABLISHED), limit=max_items)
-            upcoming, overdue = split_intentions(await repo.intentions(s, user_id, now), now)
-        parts = [f"- {quoted(t.content)}" for t in traits]
-        parts += [
-            f"- upcoming {m.event_time.date().isoformat()}: {quoted(m.content)}" for m in upcoming if m.event_time
-        ][:3]
-        parts += [
-            f"- overdue since {m.event_time.date().isoformat()}: {quoted(m.content)}"
-            for m in overdue[:3]
-            if m.event_time
-        ]
-        if due := await self.reflection_due(user_id):
-            parts.append(due)
-        return "\n".join(parts)

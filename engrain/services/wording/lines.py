@@ -15,6 +15,7 @@ from __future__ import annotations
 from datetime import datetime, tzinfo
 
 from engrain.reading import inputs
+from engrain.rules.traits import FORMING_STAGES
 from engrain.text.quoting import inline
 
 
@@ -30,6 +31,12 @@ def marks(
     if temporality == "prospective":
         return ["overdue plan"] if event_time is not None and event_time < now else ["plan"]
     return ["procedure"] if kind == "procedural" else []
+
+
+def trait_tag(stage: str | None, confidence: float | None) -> str:
+    """A trait's bracket: its stage and confidence, "forming: " before a stage not yet confirmed."""
+    forming = "forming: " if stage in FORMING_STAGES else ""
+    return f"{forming}{stage}, {confidence or 0.0:.2f}"
 
 
 def memory_line(

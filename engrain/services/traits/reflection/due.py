@@ -30,6 +30,10 @@ class ReflectionDue:
         """One short line for the end of a result, or None when nothing is due."""
         return await self._notes.get(user_id)
 
+    async def read(self, user_id: str) -> str | None:
+        """The same line read now, for the profile (read seldom, and expected to be current)."""
+        return await self._read(user_id)
+
     def settled(self) -> None:
         """A reflection ran or a task was answered: read again on the next call."""
         self._notes.forget()

@@ -1,0 +1,55 @@
+"""The profile's sections, in the order a model needs them, and the token budget they share.
+
+The facts come first (who the user is, where they live and work, the people and pets in their life, the
+dates that matter), then what engrain concluded (traits by stage, the forming ones apart), then what is
+ahead (plans, in the user's time) and how they live (habits), then what was told lately and not yet
+digested. Each line is a memory line (services/wording/lines.py): its date, its mark, its whole words up to
+LINE_CHARS, a short id. When the budget runs out, the rest is counted, never cut mid-line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# The profile's budget, in tokens (about four characters each, as recall counts them). Chosen by measurement
+# (bench/profile.py): the key facts of a ten-session person fit in about 600 tokens; 1,000 leaves room
+# for the traits and plans of a year of use.
+PROFILE_TOKENS = 1000
+# The instructions' summary: the same sections, fewer of them.
+SUMMARY_TOKENS = 400
+LINE_CHARS = 300  # a profile line holds a statement, not a document: longer memories are cut here
+PER_SECTION = 8
+
+
+@dataclass
+class Section:
+    title: str
+    lines: list[str] = field(default_factory=list[str])
+
+
+def render(head: list[str], sections: list[Section], budget_tokens: int, tail: list[str]) -> str:
+    """`head`, then each non-empty section with as many of its lines as the budget holds, then a count of
+    what did not fit, then `tail` (outside the budget: the line that says a reflection is due)."""
+    left = 4 * budget_tokens - sum(len(x) + 1 for x in head)
+    out = list(head)
+    left_out = 0
+    for section in sections:
+        if not section.lines:
+            continue
+        title = f"## {section.title}"
+        shown: list[str] = []
+        for line in section.lines:
+            if len(line) + 1 + (0 if shown else len(title) + 2) > left:
+                left_out += 1
+                continue
+            if not shown:
+                out += ["", title]
+                left -= len(title) + 2
+            shown.append(line)
+            out.append(line)
+            left -= len(line) + 1
+    if left_out:
+        out += ["", f"({left_out} more not shown here: recall finds them, get_user_traits lists every trait)"]
+    if tail:
+        out += ["", *tail]
+    return "\n".join(out).rstrip() + "\n"

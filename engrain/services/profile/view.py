@@ -1,0 +1,134 @@
+"""engrain://profile and the instructions' summary: the user's facts, traits, plans and habits, read in one
+session and written as memory lines under a token budget (sections.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from engrain.reading.slots import PROFILE_ORDER
+from engrain.rules.traits import FORMING_STAGES, Stage
+from engrain.services.memories.views import split_intentions
+from engrain.services.profile.sections import LINE_CHARS, PER_SECTION, PROFILE_TOKENS, SUMMARY_TOKENS, Section, render
+from engrain.services.wording.lines import marks, memory_line, trait_tag
+from engrain.storage import memories as repo
+from engrain.storage import profile as profile_repo
+from engrain.storage import traits as trait_repo
+from engrain.storage.models import Memory
+from engrain.storage.profile import summary
+from engrain.storage.timeline import user_now
+from engrain.text.quoting import DATA_NOTICE, inline
+
+if TYPE_CHECKING:
+    from engrain.services.runtime import Runtime
+    from engrain.services.traits.reflection.due import ReflectionDue
+
+# A dated event at least this important (as a model rated it, or the text: services/memories) is a key date.
+KEY_DATE_IMPORTANCE = 7
+LATELY = 5
+
+
+def _slot_tag(m: Memory) -> str:
+    """What a slot fact is: "home", "origin" for the user's own; "sister", "sister's home", "dog" for others'."""
+    whose, _, what = str(m.metadata_["slot"]).rpartition(":")
+    if whose == "user":
+        return what
+    return whose if what == "person" else f"{whose}'s {what}"
+
+
+def _fact_order(m: Memory) -> tuple[int, str, str]:
+    whose, _, what = str(m.metadata_["slot"]).rpartition(":")
+    rank = PROFILE_ORDER.index(what) if what in PROFILE_ORDER else len(PROFILE_ORDER)
+    return (0 if whose == "user" else 1, whose, f"{rank:02d}{what}")
+
+
+class ProfileView:
+    """Receives the runtime (clock, zone, database) and the reflection-due reader for the closing line."""
+
+    def __init__(self, runtime: Runtime, due: ReflectionDue) -> None:
+        self.rt = runtime
+        self.due = due
+
+    async def profile(self, user_id: str) -> str:
+        """Markdown for engrain://profile, within PROFILE_TOKENS."""
+        sections, at = await self._sections(user_id)
+        head = [
+            f"# What engrain knows about {inline(user_id, 200)}",
+            "",
+            DATA_NOTICE,
+            f"As of {at.date().isoformat()} in the user's time.",
+        ]
+        if not any(s.lines for s in sections):
+            head += ["", "Nothing known yet: remember facts about the user, and reflect to build traits."]
+        return render(head, sections, PROFILE_TOKENS, await self._due(user_id))
+
+    async def summary(self, user_id: str) -> str:
+        """The same sections within SUMMARY_TOKENS, for the server instructions ("" when nothing is known)."""
+        sections, _ = await self._sections(user_id)
+        if not any(s.lines for s in sections):
+            return ""
+        return render([], sections, SUMMARY_TOKENS, await self._due(user_id)).strip()
+
+    async def _due(self, user_id: str) -> list[str]:
+        note = await self.due.read(user_id)
+        return [note] if note else []
+
+    async def _sections(self, user_id: str) -> tuple[list[Section], datetime]:
+        now, tz = self.rt.clock(), self.rt.settings.tz
+        async with (await self.rt.database()).sessions() as s:
+            at = await user_now(s, user_id, now)
+            facts = sorted(await profile_repo.slot_facts(s, user_id, now), key=_fact_order)
+            people = await profile_repo.about_people(s, user_id, now, PER_SECTION)
+            dates = await profile_repo.key_dates(s, user_id, now, KEY_DATE_IMPORTANCE, PER_SECTION)
+            traits = await trait_repo.active_traits(s, user_id, stages=(Stage.CORE, Stage.ESTABLISHED, *FORMING_STAGES))
+            plans = await repo.intentions(s, user_id, now)
+            habits = await profile_repo.habits(s, user_id, now, PER_SECTION)
+            pinned = await repo.pinned(s, user_id, now)
+            lately = await repo.recent(s, user_id, now, LATELY + 3 * PER_SECTION)
+
+        shown: set[object] = set()
+
+        def lines(rows: list[Memory], tag: bool = False, limit: int = PER_SECTION) -> list[str]:
+            out: list[str] = []
+            for m in rows:
+                if m.id in shown or len(out) >= limit:
+                    continue
+                shown.add(m.id)
+                habit = "recurrence" in (m.metadata_ or {})
+                tags = [_slot_tag(m)] if tag else marks(m.kind, m.temporality, m.event_time, at, habit)
+                when = None if habit else (m.event_time or m.told_at)
+                out.append(memory_line(m.content, m.id, when=when, tz=tz, tags=tags, limit=LINE_CHARS))
+            return out
+
+        def trait_lines(stages: tuple[str, ...]) -> list[str]:
+            return [
+                memory_line(
+                    t.content,
+                    t.id,
+                    when=None,
+                    tz=None,
+                    tags=[trait_tag(t.trait_stage, t.trait_confidence)],
+                    limit=LINE_CHARS,
+                )
+                for t in traits
+                if t.trait_stage in stages
+            ][:PER_SECTION]
+
+        upcoming, overdue = split_intentions(plans, at)
+        own = [m for m in facts if str(m.metadata_["slot"]).startswith("user:")]
+        about, others = lines(own, tag=True), lines([m for m in facts if m not in own], tag=True)
+        milestones = lines(dates)  # before the people: a milestone about them ("we adopted") is a key date
+        sections = [
+            Section("About them", about),
+            Section("People and pets", others + lines(people)),
+            Section("Key dates", milestones),
+            Section("Core traits", trait_lines((Stage.CORE,))),
+            Section("Established traits", trait_lines((Stage.ESTABLISHED,))),
+            Section("Forming traits (tentative, not yet confirmed)", trait_lines(FORMING_STAGES)),
+            Section("Upcoming plans", lines(upcoming)),
+            Section("Overdue plans", lines(overdue)),
+            Section("Habits", lines(habits)),
+            Section("Pinned", lines(pinned)),
+            Section("Lately told", lines([m for m in lately if not summary(m)], limit=LATELY)),
+        ]
+        return sections, at

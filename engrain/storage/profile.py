@@ -1,0 +1,92 @@
+"""The rows of the user's profile (services/profile): the facts it opens with, and the memories that fill its
+sections. Each query reads one user's live memories through an index that leads with the user."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from engrain.storage.memories import live
+from engrain.storage.models import Memory
+
+# What ingest_conversation stores a conversation's summary as: a recap of memories listed on their own.
+SUMMARY_PREFIX = "Conversation summary: "
+_SLOT = Memory.metadata_["slot"].astext
+_SLOT_VALUE = Memory.metadata_["slot_value"].astext
+
+
+def summary(memory: Memory) -> bool:
+    return memory.content.startswith(SUMMARY_PREFIX)
+
+
+async def slot_facts(session: AsyncSession, user_id: str, now: datetime) -> list[Memory]:
+    """The live memories that fill a slot (reading/slots.py), the newest told of each slot and value: a
+    corrected single-valued slot has one live value left, a many-valued one (the people named) has each."""
+    stmt = (
+        select(Memory)
+        .where(Memory.user_id == user_id, Memory.metadata_.has_key("slot"), Memory.kind != "trait", live(now))
+        .distinct(_SLOT, _SLOT_VALUE)
+        .order_by(_SLOT, _SLOT_VALUE, Memory.told_at.desc(), Memory.id)
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
+async def about_people(session: AsyncSession, user_id: str, now: datetime, limit: int) -> list[Memory]:
+    """Live facts about the people (and pets) in the user's life that fill no slot: "We have two kids",
+    "My dad had surgery in May". The most important first, then the newest told."""
+    stmt = (
+        select(Memory)
+        .where(
+            Memory.user_id == user_id,
+            Memory.category == "relationship",
+            Memory.kind.in_(("fact", "episodic")),
+            Memory.temporality != "prospective",
+            ~Memory.metadata_.has_key("slot"),
+            ~Memory.content.startswith(SUMMARY_PREFIX),
+            live(now),
+        )
+        .order_by(Memory.importance.desc(), Memory.told_at.desc(), Memory.id)
+        .limit(limit)
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
+async def key_dates(
+    session: AsyncSession, user_id: str, now: datetime, min_importance: int, limit: int
+) -> list[Memory]:
+    """Dated events that matter (importance ≥ `min_importance`, as a model or the text rated them): the
+    milestones of the user's life, newest first."""
+    stmt = (
+        select(Memory)
+        .where(
+            Memory.user_id == user_id,
+            Memory.kind.in_(("fact", "episodic")),
+            Memory.event_time.is_not(None),
+            Memory.temporality == "historical",
+            Memory.importance >= min_importance,
+            ~Memory.content.startswith(SUMMARY_PREFIX),
+            live(now),
+        )
+        .order_by(Memory.event_time.desc(), Memory.id)
+        .limit(limit)
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
+async def habits(session: AsyncSession, user_id: str, now: datetime, limit: int) -> list[Memory]:
+    """Habits the user keeps ("every Thursday I swim": a recurrence read at write time), newest told first."""
+    stmt = (
+        select(Memory)
+        .where(
+            Memory.user_id == user_id,
+            Memory.metadata_.has_key("recurrence"),
+            Memory.temporality == "current",
+            Memory.kind != "trait",
+            live(now),
+        )
+        .order_by(Memory.told_at.desc(), Memory.id)
+        .limit(limit)
+    )
+    return list((await session.execute(stmt)).scalars())
