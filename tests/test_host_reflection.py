@@ -340,7 +340,8 @@ async def test_ingestion_by_the_calling_model_replaces_the_provisional_statement
         assert "call `ingest_conversation` with" in out["task"]
         # The model sent the conversation a moment ago: the task refers to its messages, it does not echo them.
         assert "the 2 messages you sent to ingest_conversation" in out["task"] and "the user's are 1." in out["task"]
-        assert "Lisbon" not in out["task"] and '"message": the number of the message' in out["task"]
+        assert not any(m["content"] in out["task"] for m in CONVERSATION)
+        assert '"message": the number of the message' in out["task"]
         extraction = {
             "memories": [
                 {

@@ -5,6 +5,7 @@ ingestion that kept fragments, and error messages that were raw dumps."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -44,8 +45,8 @@ async def test_requests_to_the_assistant_are_no_plans(settings_factory):
         real = await call(client, "remember", content="I plan to learn Portuguese")
         profile = await read_text(client, "engrain://profile")
     assert ask["temporality"] == "current" and bed["temporality"] == "current"
-    assert "## Upcoming\n- «I plan to learn Portuguese" in profile
-    assert "step by step" not in profile and "going to bed" not in profile
+    plans = profile.split("## Upcoming plans\n", 1)[1].split("\n\n", 1)[0]
+    assert re.fullmatch(r"- \[plan\] «I plan to learn Portuguese» \([0-9a-f]{8}\)", plans)
     assert real["temporality"] == "prospective"
 
 
@@ -56,7 +57,7 @@ async def test_back_dated_plan_is_overdue_in_intentions_and_profile(settings_fac
         profile = await read_text(client, "engrain://profile")
     assert passport["temporality"] == "prospective"
     assert [m["id"] for m in intentions["overdue"]] == [passport["id"]]
-    assert "## Overdue\n- 2026-11-10: «I plan to renew my passport.»" in profile
+    assert "## Overdue plans\n- [2026-11-10, overdue plan] «I plan to renew my passport.»" in profile
 
 
 async def test_time_phrases_are_accepted_wherever_a_time_is_given(settings_factory):
