@@ -46,7 +46,7 @@ async def test_requests_to_the_assistant_are_no_plans(settings_factory):
         profile = await read_text(client, "engrain://profile")
     assert ask["temporality"] == "current" and bed["temporality"] == "current"
     plans = profile.split("## Upcoming plans\n", 1)[1].split("\n\n", 1)[0]
-    assert re.fullmatch(r"- \[plan\] «I plan to learn Portuguese» \([0-9a-f]{8}\)", plans)
+    assert re.fullmatch(r"- \[2026-11-22, plan\] «I plan to learn Portuguese» \([0-9a-f]{8}\)", plans)
     assert real["temporality"] == "prospective"
 
 
