@@ -96,6 +96,43 @@ async def test_the_calling_model_builds_a_trait_from_a_task(host_settings):
         assert "Starts the day with coffee and a run" in profile
 
 
+async def test_the_calling_model_rewords_a_stale_trait_and_it_keeps_its_evidence(host_settings):
+    clock = Clock(NOW)
+    async with connect(host_settings(), clock) as (client, _):
+        for text in MORNING:
+            await call(client, "remember", content=text)
+        out = await call(client, "reflect", force=True)
+        evidence = [aliases(out["task"], "coffees before my 6am run"), aliases(out["task"], "Morning run done")]
+        behavior = {"content": "Starts the day with coffee and a run", "evidence_ids": evidence, "confidence": 0.45}
+        await call(client, "reflect", task_id=out["task_id"], answer={"new_behaviors": [behavior]})
+        clock.now += timedelta(days=3)
+        await call(client, "remember", content="I switched from coffee to green tea before my morning runs")
+        out = await call(client, "reflect", force=True)
+        assert '"rewords": [{"trait_id": "t3", "new_content": "...", "reason": "..."}]' in out["task"]
+        trait = aliases(out["task"], "Starts the day with coffee and a run")
+        reword = {"trait_id": trait, "new_content": "Starts the day with tea and a run", "reason": "switched to tea"}
+        done = await call(client, "reflect", task_id=out["task_id"], answer={"rewords": [reword]})
+        assert done["traits_updated"] == 1
+        listed = await call(client, "get_user_traits", include_evidence=True)
+        assert [t["content"] for t in listed["traits"]] == ["Starts the day with tea and a run"]
+        assert len(listed["traits"][0]["supporting_ids"]) == 2  # the same trait: its evidence stays
+        detail = json.loads(
+            (await client.read_resource(f"engrain://traits/{listed['traits'][0]['id']}")).contents[0].text
+        )
+        assert [h["reason"] for h in detail["history"] if h["action"] == "modify"] == [
+            "reworded by reflection: switched to tea"
+        ]
+        clock.now += timedelta(days=1)
+        await call(client, "remember", content="Green tea again this morning")
+        unknown = await call_error(
+            client,
+            "reflect",
+            task_id=(await call(client, "reflect", force=True))["task_id"],
+            answer={"rewords": [{"trait_id": "t9", "new_content": "x"}]},
+        )
+        assert "rewords[0].trait_id: 't9' is not a trait this task showed" in unknown
+
+
 async def test_the_answer_may_be_a_string_holding_json_and_is_applied_once(host_settings):
     async with connect(host_settings(), Clock(NOW)) as (client, app):
         await call(client, "remember", content="I play chess every evening")

@@ -74,6 +74,16 @@ class Upgrade(_Item):
     _clean = field_validator("new_content", "reasoning")(_text)
 
 
+class Reword(_Item):
+    """A trait whose words no longer fit what is known ("researching adoption agencies" once the interviews
+    are passed): new words, the same trait — its evidence, stage and history stay."""
+
+    trait_id: str
+    new_content: str = Field(min_length=1)
+    reason: str = ""
+    _clean = field_validator("new_content", "reason")(_text)
+
+
 class Link(_Item):
     source_id: str
     target_id: str
@@ -95,6 +105,7 @@ class MainAnswer(_Item):
     upgrades: list[Upgrade] = Field(default_factory=list[Upgrade])
     links: list[Link] = Field(default_factory=list[Link])
     updates: list[Update] = Field(default_factory=list[Update])
+    rewords: list[Reword] = Field(default_factory=list[Reword])
 
     def trait_texts(self) -> list[str]:
         """Every trait text this answer may create (to embed them in one batch)."""
@@ -102,6 +113,7 @@ class MainAnswer(_Item):
             *(t.content for t in self.new_trends),
             *(b.content for b in self.new_behaviors),
             *(u.new_content for u in self.upgrades),
+            *(r.new_content for r in self.rewords),
         ]
 
 

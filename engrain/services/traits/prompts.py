@@ -29,7 +29,8 @@ MAIN_SCHEMA = """\
   "upgrades": [{"from_trait_ids": ["t1", "t3"], "new_content": "...", "new_subtype": "preference|core",
                 "reasoning": "..."}],
   "links": [{"source_id": "m1", "target_id": "m2", "relation": "elaborates|contradicts|same_topic|causal|related"}],
-  "updates": [{"old_id": "m5", "new_id": "m6"}]
+  "updates": [{"old_id": "m5", "new_id": "m6"}],
+  "rewords": [{"trait_id": "t3", "new_content": "...", "reason": "..."}]
 }"""
 
 RULES = """\
@@ -45,6 +46,8 @@ Rules:
   or preferences that show a core value (new_subtype "core").
 - links: pairs of memories that explain each other.
 - updates: an older fact that a newer memory replaces (old "I live in Berlin", new "I moved to Lisbon").
+- rewords: an existing trait whose words the new memories make stale ("Researching adoption agencies"
+  once the interviews are passed): its new words; it keeps its evidence and history.
 - Use empty lists when nothing applies. Do not repeat existing traits as new ones: reinforce them.
 - Write new traits in the language of the memories they come from.
 

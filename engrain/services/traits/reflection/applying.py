@@ -182,7 +182,7 @@ class ReflectionApplier:
         self, s: AsyncSession, writer: TraitWriter, plan: Plan, main: MainAnswer, review: ReviewAnswer | None
     ) -> int:
         """Apply the model's answer, in this order: new traits, evidence for and against existing ones,
-        the contradiction review, upgrades, then the memories' updates and links. Anything citing ids
+        rewordings, the contradiction review, upgrades, then the memories' updates and links. Anything citing ids
         the model was not shown is ignored. Returns the number of links added."""
         current = {t.id: t for t in await trait_repo.active_traits(s, plan.user_id)}
 
@@ -193,6 +193,7 @@ class ReflectionApplier:
 
         await _apply_new_traits(writer, plan, main)
         await _apply_evidence(writer, plan, main, trait)
+        await _apply_rewords(writer, main, trait)
         await self._apply_review(writer, review, {t.id for _, t, _ in review_candidates(plan, main)}, trait)
         await _apply_upgrades(writer, main, trait)
         return await _apply_memory_changes(s, plan, main)
@@ -216,6 +217,14 @@ async def _apply_evidence(
     for c in main.contradictions:
         if (t := trait(c.trait_id)) is not None and (ev := plan.memory_refs(c.contradicting_evidence_ids)):
             await writer.contradict(t, ev, c.description)
+
+
+async def _apply_rewords(writer: TraitWriter, main: MainAnswer, trait: Callable[[Any], Memory | None]) -> None:
+    for r in main.rewords:
+        if (t := trait(r.trait_id)) is not None and r.new_content != t.content:
+            await writer.modify(
+                t, r.new_content, f"reworded by reflection: {r.reason}"[:500] if r.reason else "reworded by reflection"
+            )
 
 
 async def _apply_upgrades(writer: TraitWriter, main: MainAnswer, trait: Callable[[Any], Memory | None]) -> None:
