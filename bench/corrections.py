@@ -4,7 +4,8 @@
 Each pair is stored in a fresh user, the first then the second, a day apart; a pair labelled 1 must end
 with the first memory superseded by the second, a pair labelled 0 with both live. Prints JSON: precision
 and recall of automatic supersede, overall and per language, per split (`dev` may be tuned on, `test` is
-held out), and the pairs it got wrong on the dev split.
+held out), how often a pair the rule did not replace was flagged as "may replace" (a correction: good, a
+non-correction: a question the model answers for nothing), and the pairs it got wrong on the dev split.
 
     python bench/corrections.py [--embedder hash] [--split test|dev|all]
 """
@@ -50,6 +51,18 @@ def _scores(results: list[tuple[str, bool, bool]]) -> dict[str, Any]:
     }
 
 
+def _flags(flagged: list[tuple[bool, bool, bool]]) -> dict[str, Any]:
+    """Where the rule did not replace: how often the result named the first memory as one it may replace."""
+    missed = [f for f in flagged if f[0] and not f[1]]
+    kept = [f for f in flagged if not f[0] and not f[1]]
+    return {
+        "corrections_not_replaced": len(missed),
+        "flagged_of_those": sum(f[2] for f in missed),
+        "non_corrections": len(kept),
+        "flagged_of_non_corrections": sum(f[2] for f in kept),
+    }
+
+
 async def measure(embedder: str, split: str, home: str | None = None) -> dict[str, Any]:
     now = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
     settings = Settings(
@@ -63,6 +76,7 @@ async def measure(embedder: str, split: str, home: str | None = None) -> dict[st
     app = AppState(settings, clock=lambda: now)
     app.start(scheduler_loop=False)
     results: list[tuple[str, bool, bool]] = []
+    flagged: list[tuple[bool, bool, bool]] = []  # (a correction, replaced by the rule, flagged as may-replace)
     misses: list[dict[str, Any]] = []
     try:
         for i, (lang, label, first, second, part) in enumerate(read_pairs()):
@@ -74,6 +88,7 @@ async def measure(embedder: str, split: str, home: str | None = None) -> dict[st
             b = await app.memories.remember(user, RememberRequest(content=second))
             replaced = b.superseded == a.id and a.id != b.id
             results.append((lang, label, replaced))
+            flagged.append((label, replaced, b.may_replace is not None and b.may_replace.id == a.id))
             if replaced != label and part == "dev":
                 misses.append({"lang": lang, "first": first, "second": second, "want": label, "got": replaced})
     finally:
@@ -86,6 +101,7 @@ async def measure(embedder: str, split: str, home: str | None = None) -> dict[st
         "split": split,
         "overall": _scores(results),
         "by_language": {lang: _scores(rows) for lang, rows in sorted(by_lang.items())},
+        "may_replace": _flags(flagged),
         "dev_misses": misses,
     }
 

@@ -6,7 +6,7 @@ the built-in hash embedder and the packaged MiniLM."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -102,3 +102,38 @@ async def test_an_imported_history_keeps_the_latest_value_of_each_slot(settings_
         found = await call(client, "recall", query="where do I live")
         ids = [hit["id"] for hit in found["results"]]
         assert ids[0] == lisbon["id"] and berlin["id"] not in ids
+
+
+async def test_where_the_rule_is_unsure_the_result_says_what_it_may_replace_and_reflection_settles_it(
+    settings_factory,
+):
+    """ "I used to work at Google" may end "I work at Google" or not (a model can tell, the rules cannot): the
+    write result names the memory it may replace, and the next reflection shows the pair for an update."""
+    clock = Clock(NOW)
+    async with connect(settings_factory(llm="host"), clock) as (client, _):
+        google = await call(client, "remember", content="I work at Google.", said_at="2026-11-01")
+        fond = await client.call_tool("remember", {"content": "I love working at Google."})
+        assert fond.structured_content["may_replace"] is None and "may replace" not in fond.content[0].text
+        first = await call(client, "reflect", force=True)
+        await call(client, "reflect", task_id=first["task_id"], answer={"new_trends": []})
+        clock.now += timedelta(days=2)
+        past = await client.call_tool("remember", {"content": "I used to work at Google, those were the days."})
+        result = past.structured_content
+        assert result["may_replace"] == {"id": google["id"], "content": "I work at Google."}
+        assert result["superseded"] is None  # unsure: nothing is replaced by the rule
+        short = google["id"][:8]
+        assert f'It may replace {short} «I work at Google.»: if it does, call remember with supersedes="{short}"' in (
+            past.content[0].text
+        )
+        task = await call(client, "reflect", force=True)
+        lines = task["task"].splitlines()
+        new = next(line for line in lines if "used to work at Google" in line)
+        old = next(line for line in lines if line.endswith("«I work at Google.»"))
+        assert new.startswith("[m1]") and new.endswith("(may replace [e1])") and old.startswith("[e1]")
+        update = {"updates": [{"old_id": "e1", "new_id": "m1"}]}
+        await call(client, "reflect", task_id=task["task_id"], answer=update)
+        stale = json.loads((await client.read_resource(f"engrain://memories/{google['id']}")).contents[0].text)
+        assert stale["valid_until"] is not None
+        assert [h["reason"] for h in stale["history"] if h["action"] == "supersede"] == [
+            f"superseded by {result['id']}"
+        ]

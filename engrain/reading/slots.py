@@ -13,7 +13,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engrain.reading.languages import asks_slot_patterns, not_now, slot_patterns
+from engrain.reading.languages import (
+    asks_slot_patterns,
+    not_now,
+    slot_end_patterns,
+    slot_patterns,
+    slot_topic_patterns,
+)
 from engrain.text.languages import ENGLISH
 
 _I = re.IGNORECASE
@@ -130,21 +136,87 @@ def _whose(relation: str | None) -> str:
     return relation.lower().replace("mom", "mother").replace("mum", "mother").replace("dad", "father")
 
 
-def slot_of(content: str, lang: str = ENGLISH) -> Slot | None:
-    """The single-valued fact `content` states about now, if it states one (first match)."""
+def _read(content: str, lang: str) -> tuple[Slot, bool] | None:
+    """The first slot `content` fills, and whether it states it about now."""
     patterns = ENGLISH_PATTERNS if lang == ENGLISH else slot_patterns(lang)
     for what, pattern in patterns:
         m = pattern.search(content)
         if m is None:
             continue
         clause = content[max(0, m.start() - 12) : m.end()] + content[m.end() : m.end() + 2]
-        if (_NOT_NOW if lang == ENGLISH else not_now(lang)).search(clause):
-            return None
-        whose = _whose(m.groupdict().get("rel"))
+        now = not (_NOT_NOW if lang == ENGLISH else not_now(lang)).search(clause)
         value = m["value"].strip(" .,'’")
         if value:
-            return Slot(whose, what, value)
+            return Slot(_whose(m.groupdict().get("rel")), what, value), now
     return None
+
+
+def slot_of(content: str, lang: str = ENGLISH) -> Slot | None:
+    """The single-valued fact `content` states about now, if it states one (first match)."""
+    found = _read(content, lang)
+    return found[0] if found is not None and found[1] else None
+
+
+# What the user says about their own single-valued facts without stating a value for now: the past ("I used
+# to work at Google"), a negation ("I don't live in Berlin anymore"), a plan ("we're moving to Porto"), a
+# change ("I quit", "we broke up").
+ENGLISH_TOPICS: list[tuple[str, re.Pattern[str]]] = [
+    ("home", re.compile(r"\b(?:I|we)\b[^.?!]{0,30}?\b(?:live[sd]?|living|mov(?:e|ed|ing)|relocat\w+)\b", _I)),
+    ("job", re.compile(r"\bI\b[^.?!]{0,30}?\b(?:work(?:ed|ing)?\s+as|no\s+longer\s+an?)\s", _I)),
+    (
+        "employer",
+        re.compile(
+            r"\bI\b[^.?!]{0,30}?\b(?:work(?:ed|ing)?\s+(?:at|for)|quit|resigned|left\s+(?:my\s+job|the\s+company)"
+            r"|(?:was|got)\s+(?:laid\s+off|fired))\b",
+            _I,
+        ),
+    ),
+    ("relationship", re.compile(r"\b(?:I|we)\b[^.?!]{0,30}?\b(?:married|divorced|single|broke\s+up|split\s+up)\b", _I)),
+]
+# Of those, what ends the live value whatever it was: "I quit", "I was laid off", "we broke up".
+ENGLISH_ENDS: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "employer",
+        re.compile(
+            r"\bI\s+(?:just\s+|finally\s+|have\s+|'ve\s+)?(?:quit|resigned|left\s+(?:my\s+job|the\s+company))"
+            r"|\bI\s+(?:was|got|have\s+been)\s+(?:laid\s+off|fired)",
+            _I,
+        ),
+    ),
+    (
+        "relationship",
+        re.compile(r"\bwe\s+(?:just\s+)?(?:broke|split)\s+up\b|\bI\s+(?:got|am\s+getting)\s+divorced\b", _I),
+    ),
+]
+
+
+@dataclass(frozen=True)
+class Topic:
+    """A single-valued slot of the user's that a memory speaks of without filling it for now."""
+
+    key: str  # as `Slot.key`
+    ends: bool  # it says the live value ended ("I quit"), whatever that value was
+
+
+def slot_topic(content: str, lang: str = ENGLISH) -> Topic | None:
+    """The user's single-valued slot that `content` speaks of without filling it for now: it may end that
+    slot's live value or not, which the rules cannot always tell — the write result says which memory it
+    may replace, and a model settles it (docs/SPEC.md §5)."""
+    if slot_of(content, lang) is not None:
+        return None
+    english = lang == ENGLISH
+    for what, pattern in ENGLISH_ENDS if english else slot_end_patterns(lang):
+        if pattern.search(content):
+            return Topic(f"user:{what}", ends=True)
+    for what, pattern in ENGLISH_TOPICS if english else slot_topic_patterns(lang):
+        if pattern.search(content):
+            return Topic(f"user:{what}", ends=False)
+    return None
+
+
+def states_now(content: str, lang: str = ENGLISH) -> bool:
+    """No past, plan, wish, question or negation in `content`: what it says holds now."""
+    return not (_NOT_NOW if lang == ENGLISH else not_now(lang)).search(content)
 
 
 # Questions about a single-valued fact (recall: rules/recall.SLOT_WEIGHT): "where do I live", "where does my

@@ -99,6 +99,12 @@ def register(server: MCPServer, memories: MemoryWriter, due: ReflectionDue, call
             f"{result.status}: {inputs.short_id(result.id)} ({result.kind}, {result.temporality}{when}{replaced})"
             f" — «{inline(content, 80)}»"
         )
+        if (maybe := result.may_replace) is not None:
+            short = inputs.short_id(maybe.id)
+            summary += (
+                f"\nIt may replace {short} «{inline(maybe.content, 120)}»: if it does, call remember with "
+                f'supersedes="{short}"; otherwise nothing to do (reflect will also ask).'
+            )
         return structured(with_note(summary, await due.note(user)), result)
 
     @server.tool(

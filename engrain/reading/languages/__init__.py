@@ -56,6 +56,10 @@ class Rules:
     # Single-valued facts stated about now (reading/slots.py): (attribute, pattern with `value`, optional `rel`).
     slots: list[tuple[str, re.Pattern[str]]] = field(default_factory=list[tuple[str, re.Pattern[str]]])
     not_now: re.Pattern[str] = _NEVER  # what makes such a statement not about now: negation, past, plan
+    # The user speaking of such a fact without a value for now ("ich habe gekündigt"): slots.slot_topic.
+    slot_topics: list[tuple[str, re.Pattern[str]]] = field(default_factory=list[tuple[str, re.Pattern[str]]])
+    # Of those, what ends the live value whatever it was ("我辞职了", "wir haben uns getrennt").
+    slot_ends: list[tuple[str, re.Pattern[str]]] = field(default_factory=list[tuple[str, re.Pattern[str]]])
     asks_slot: list[tuple[str, re.Pattern[str]]] = field(default_factory=list[tuple[str, re.Pattern[str]]])
     # A turn that answers the other speaker instead of telling about the user: agreement, praise, a guess
     # about them ("我也这么觉得", "Das klingt toll"): ingestion without a model does not keep it.
@@ -86,6 +90,8 @@ _RULES = {
         booked=zh.BOOKED,
         slots=zh.SLOTS,
         not_now=zh.NOT_NOW,
+        slot_topics=zh.SLOT_TOPICS,
+        slot_ends=zh.SLOT_ENDS,
         asks_slot=zh.ASKS_SLOT,
         reply=zh.REPLY,
         mine=zh.MINE,
@@ -112,6 +118,8 @@ _RULES = {
             words=m.WORDS,
             slots=m.SLOTS,
             not_now=m.NOT_NOW,
+            slot_topics=m.SLOT_TOPICS,
+            slot_ends=m.SLOT_ENDS,
             asks_slot=m.ASKS_SLOT,
             reply=m.REPLY,
             addressed=m.ADDRESSED,
@@ -195,6 +203,14 @@ def _dated_month(lang: str, r: Rules, content: str, start: int, phrase: str) -> 
 
 def slot_patterns(lang: str) -> list[tuple[str, re.Pattern[str]]]:
     return rules(lang).slots
+
+
+def slot_topic_patterns(lang: str) -> list[tuple[str, re.Pattern[str]]]:
+    return rules(lang).slot_topics
+
+
+def slot_end_patterns(lang: str) -> list[tuple[str, re.Pattern[str]]]:
+    return rules(lang).slot_ends
 
 
 def not_now(lang: str) -> re.Pattern[str]:
@@ -299,5 +315,7 @@ __all__ = [
     "procedure_steps",
     "recurrence",
     "rules",
+    "slot_end_patterns",
     "slot_patterns",
+    "slot_topic_patterns",
 ]

@@ -135,6 +135,18 @@ REPLY = re.compile(
 ADDRESSED = re.compile(r"\b(?:du|dir|dich|dein\w*)\b", _I)
 MINE = re.compile(r"\b(?:mein\w*|unser\w*)\b", _I)
 
+# The user speaking of a single-valued fact without a value for now ("ich habe gekündigt"): slots.slot_topic.
+SLOT_TOPICS = [
+    ("home", re.compile(r"\b(?:ich|wir)\b[^.?!]{0,30}?\b(?:wohn\w*|leb\w*|zieh\w*|umgezogen)\b", _I)),
+    ("employer", re.compile(r"\b(?:ich)\b[^.?!]{0,30}?\b(?:arbeit\w*\s+(?:bei|für)|gekündigt|entlassen)\b", _I)),
+    ("relationship", re.compile(r"\b(?:ich|wir)\b[^.?!]{0,30}?\b(?:verheiratet|geschieden|getrennt|single)\b", _I)),
+]
+
+SLOT_ENDS = [
+    ("employer", re.compile(r"\bich\s+(?:habe\s+(?:\w+\s+){0,3}gekündigt|wurde\s+entlassen)", _I)),
+    ("relationship", re.compile(r"\bwir\s+haben\s+uns\s+getrennt\b", _I)),
+]
+
 # Questions about a single-valued fact (reading/slots.asked_slot).
 ASKS_SLOT = [
     ("home", re.compile(r"\bwo\s+(?:wohne|lebe)\s+ich\b|\bmeine\s+adresse\b", _I)),

@@ -142,6 +142,18 @@ REPLY = re.compile(
 ADDRESSED = re.compile(r"\b(?:tú|te|ti|tu|tus|contigo)\b", _I)
 MINE = re.compile(r"\b(?:mi|mis|nuestr[oa]s?)\b", _I)
 
+# The user speaking of a single-valued fact without a value for now ("dejé mi trabajo"): slots.slot_topic.
+SLOT_TOPICS = [
+    ("home", re.compile(r"\b(?:viv\w*|mud\w*)\b", _I)),
+    ("employer", re.compile(r"\b(?:trabaj\w*\s+(?:en|para)|renunci\w*|dej[ée]\s+mi\s+trabajo|me\s+despidieron)\b", _I)),
+    ("relationship", re.compile(r"\b(?:casad[oa]|divorciad[oa]|separad[oa]|solter[oa]|rompimos)\b", _I)),
+]
+
+SLOT_ENDS = [
+    ("employer", re.compile(r"\b(?:renuncié|dejé\s+mi\s+trabajo|me\s+despidieron)\b", _I)),
+    ("relationship", re.compile(r"\b(?:rompimos|nos\s+separamos|me\s+divorcié|nos\s+divorciamos)\b", _I)),
+]
+
 # Questions about a single-valued fact (reading/slots.asked_slot).
 ASKS_SLOT = [
     ("home", re.compile(r"\bd[óo]nde\s+vivo\b|\bmi\s+direcci[óo]n\b", _I)),

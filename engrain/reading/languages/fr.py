@@ -126,6 +126,21 @@ REPLY = re.compile(
 ADDRESSED = re.compile(r"\b(?:tu|te|toi|ton|ta|tes)\b|\bt'", _I)
 MINE = re.compile(r"\b(?:mon|ma|mes|notre|nos)\b", _I)
 
+# The user speaking of a single-valued fact without a value for now ("j'ai quitté mon travail"): slots.slot_topic.
+SLOT_TOPICS = [
+    ("home", re.compile(r"\b(?:habit\w*|vi(?:s|vais|vait)|déménag\w*)\b", _I)),
+    (
+        "employer",
+        re.compile(r"\b(?:travaill\w*\s+(?:chez|pour)|quitté\s+mon\s+(?:travail|poste)|démissionné|licencié)", _I),
+    ),
+    ("relationship", re.compile(r"\b(?:mariée?|divorcée?|séparée?|célibataire|rompu)\b", _I)),
+]
+
+SLOT_ENDS = [
+    ("employer", re.compile(r"\bj'ai\s+(?:quitté\s+mon\s+(?:travail|poste)|démissionné|été\s+licenciée?)", _I)),
+    ("relationship", re.compile(r"\b(?:nous\s+avons|on\s+a)\s+rompu\b|\bnous\s+nous\s+sommes\s+séparés\b", _I)),
+]
+
 # Questions about a single-valued fact (reading/slots.asked_slot).
 ASKS_SLOT = [
     ("home", re.compile(r"\bo[ùu]\s+(?:est-ce\s+que\s+)?(?:j'habite|je\s+vis|habite-je)\b|\bmon\s+adresse\b", _I)),

@@ -285,6 +285,18 @@ REPLY = re.compile(
 )
 MINE = re.compile(r"我的|我们的|我家")
 
+# The user speaking of a single-valued fact without a value for now ("我辞职了", "我们分手了"): slots.slot_topic.
+SLOT_TOPICS = [
+    ("home", re.compile(r"(?:我|我们).{0,8}?(?:住|搬)")),
+    ("employer", re.compile(r"(?:我|我们).{0,8}?(?:辞职|离职|跳槽|被裁|不在.{1,12}?(?:工作|上班))")),
+    ("relationship", re.compile(r"(?:我|我们).{0,8}?(?:结婚|离婚|分手|单身)")),
+]
+
+SLOT_ENDS = [
+    ("employer", re.compile(r"我(?:已经|刚|刚刚)?(?:辞职|离职|被裁员?|被开除)")),
+    ("relationship", re.compile(r"我们?(?:已经|刚|刚刚)?(?:分手|离婚)")),
+]
+
 # Questions about a single-valued fact (reading/slots.asked_slot).
 ASKS_SLOT = [
     ("home", re.compile(r"我(?:现在)?住(?:在)?(?:哪|什么地方)|我家在哪")),

@@ -13,6 +13,14 @@ from engrain.storage.links import Link
 from engrain.storage.models import Memory, MemoryHistory
 
 
+class Replaceable(BaseModel):
+    """A live memory this one may replace: it speaks of the same single-valued fact, and the rules cannot tell
+    (remember again with supersedes=<its id> if it does; reflect asks the model otherwise)."""
+
+    id: str
+    content: str
+
+
 class RememberResult(BaseModel):
     id: str
     status: Literal["created", "duplicate", "merged"]
@@ -24,6 +32,7 @@ class RememberResult(BaseModel):
     category: str | None = None
     procedure_steps: list[str] | None = None
     superseded: str | None = Field(default=None, description="Id of the memory this one replaced.")
+    may_replace: Replaceable | None = None  # described by its model: a field description would split the schema
 
 
 class RememberManyResult(BaseModel):

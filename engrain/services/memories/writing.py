@@ -21,8 +21,8 @@ from engrain.reading import inputs
 from engrain.reading.duplicates import PARAPHRASE_THRESHOLD, is_near_duplicate
 from engrain.reading.enrich import IMPORTANT, content_hash, enrich, mood_of, on_arrival
 from engrain.reading.mood import Mood
-from engrain.reading.slots import single_valued, slot_of
-from engrain.services.memories.results import ForgetResult, RememberResult
+from engrain.reading.slots import Topic, single_valued, slot_of, slot_topic, states_now
+from engrain.services.memories.results import ForgetResult, RememberResult, Replaceable
 from engrain.services.wording import short_ids as ids
 from engrain.storage import memories as repo
 from engrain.storage import stats as stats_repo
@@ -59,6 +59,7 @@ class Prepared:
     source: str | None
     metadata: dict[str, Any]
     lang: str  # detected once, for enrichment and the full-text form
+    topic: Topic | None = None  # a single-valued slot it speaks of without filling it (reading/slots.slot_topic)
 
     def row(self, user_id: str, embedder_id: str, vector: list[float], now: datetime) -> Memory:
         return Memory(
@@ -192,6 +193,9 @@ class MemoryWriter:
             )
         await self._check_quota(s, user_id, 1, now)
         memory = item.row(user_id, model.id, vector, now)
+        maybe = await self._may_replace(s, user_id, item, now) if old_id is None else None
+        if maybe is not None:  # reflection shows the pair to the model, which settles it (an update)
+            memory.metadata_ = {**(memory.metadata_ or {}), "may_replace": str(maybe.id)}
         if not await repo.insert_many(s, [memory], now):
             # A concurrent remember of the same text was stored since the probe: report its row.
             same_text, _ = await repo.probe(s, user_id, ns, kind, digest, model.id, model.dim, vector, now)
@@ -201,7 +205,27 @@ class MemoryWriter:
         if old_id is not None:
             await self._supersede(s, user_id, old_id, memory.id, now)
         replaced = await self._fill_slot(s, user_id, memory, now)
-        return _result(memory, "created", old_id or replaced.get(memory.id))
+        result = _result(memory, "created", old_id or replaced.get(memory.id))
+        if maybe is not None:
+            result.may_replace = Replaceable(id=str(maybe.id), content=maybe.content)
+        return result
+
+    async def _may_replace(self, s: AsyncSession, user_id: str, item: Prepared, now: datetime) -> Memory | None:
+        """Where the rules are unsure: a memory that speaks of one of the user's single-valued facts without
+        stating its value for now ("I used to work at Google", "we broke up") may end the live memory that
+        fills it — the latest told before it — unless it names that value and holds now ("I love living in
+        Berlin")."""
+        topic = item.topic
+        if topic is None or item.temporality == "prospective":  # a plan ends nothing yet
+            return None
+        holders = [h for h in await repo.slot_holders(s, user_id, topic.key, now) if h[2] <= item.told_at]
+        if not holders:
+            return None
+        holder, value, _ = max(holders, key=lambda h: h[2])
+        # "I used to work at Google" may end "I work at Google"; "I lived in Paris" says nothing of Berlin.
+        if not topic.ends and (value not in item.content.lower() or states_now(item.content, item.lang)):
+            return None
+        return await repo.get(s, user_id, holder)
 
     async def _fill_slot(
         self, s: AsyncSession, user_id: str, memory: Memory, now: datetime
@@ -295,6 +319,7 @@ class MemoryWriter:
             namespace=inputs.namespace(request.namespace) if request.namespace is not None else "default",
             importance_given=importance or (IMPORTANT if info.important else None),
             lang=lang,
+            topic=slot_topic(content, lang) if slot is None else None,
             category=category or info.category,
             tags=inputs.tags(request.tags or []),
             temporality=on_arrival(info.temporality, info.event_time, told, now),

@@ -28,7 +28,7 @@ from engrain.services.memories.results import IngestResult
 from engrain.services.traits import prompts
 from engrain.services.traits.answers import MainAnswer, ReviewAnswer, parse_task_answer
 from engrain.services.traits.reflection.cycle import Reflection
-from engrain.services.traits.reflection.planning import Plan, review_candidates
+from engrain.services.traits.reflection.planning import Plan, main_prompt, review_candidates
 from engrain.services.traits.reflection.triggers import Trigger
 from engrain.services.traits.results import ReflectResult
 from engrain.services.traits.trait_writer import TraitWriter
@@ -54,6 +54,7 @@ def _stored(plan: Plan, reviewable: list[uuid.UUID] | None = None) -> dict[str, 
         "mark": (plan.mark or Mark(plan.now)).at.isoformat(),
         "mark_id": str(plan.mark.id) if plan.mark and plan.mark.id else None,
         "memories": {alias: str(m.id) for alias, m in plan.memories},
+        "evidence": {alias: str(m.id) for alias, m in plan.evidence},
         "traits": {alias: str(t.id) for alias, t in plan.traits},
         "reviewable": [str(t) for t in reviewable or []],
     }
@@ -76,9 +77,10 @@ _CITED: dict[str, dict[str, str]] = {
 
 def unknown_refs(stored: dict[str, Any], answer: MainAnswer | ReviewAnswer) -> list[str]:
     """Every id the answer cites that its task did not show, with where it stands."""
+    evidence: dict[str, str] = stored.get("evidence") or {}  # tasks opened before it was kept have none
     shown = {
-        kind: set(stored[key]) | set(stored[key].values())
-        for kind, key in (("memory", "memories"), ("trait", "traits"))
+        "memory": set(stored["memories"]) | set(stored["memories"].values()) | set(evidence) | set(evidence.values()),
+        "trait": set(stored["traits"]) | set(stored["traits"].values()),
     }
     problems: list[str] = []
     for key, fields in _CITED.items():
@@ -157,7 +159,7 @@ class HostTasks:
     async def issue_reflection(self, plan: Plan) -> ReflectResult:
         """The code-only steps of the cycle (the new memories stay pending) and, in the same
         transaction, the task that asks the calling model about them."""
-        prompt = prompts.main_prompt(prompts.memory_lines(plan.memories), prompts.trait_lines(plan.traits), None)
+        prompt = main_prompt(plan)
 
         async def finish(s: AsyncSession, result: ReflectResult, _: TraitWriter) -> None:
             await self._hand_out(s, result, "reflect", plan, _stored(plan), prompt)
@@ -247,14 +249,11 @@ class HostTasks:
     async def _plan(self, task: HostTask) -> Plan:
         """The plan the task showed, with the rows as they are now (a memory forgotten since is left out)."""
         stored = task.plan
+        evidence: dict[str, str] = stored.get("evidence") or {}  # tasks opened before it was kept have none
+        ids = [uuid.UUID(i) for i in [*stored["memories"].values(), *evidence.values(), *stored["traits"].values()]]
         db = await self.database()
         async with db.sessions() as s:
-            rows = {
-                m.id: m
-                for m in await repo.get_many(
-                    s, task.user_id, [uuid.UUID(i) for i in [*stored["memories"].values(), *stored["traits"].values()]]
-                )
-            }
+            rows = {m.id: m for m in await repo.get_many(s, task.user_id, ids)}
 
         def shown(aliases: dict[str, str]) -> list[tuple[str, Any]]:
             return [(alias, rows[uuid.UUID(i)]) for alias, i in aliases.items() if uuid.UUID(i) in rows]
@@ -265,6 +264,7 @@ class HostTasks:
             Trigger(True, stored["trigger"], stored["value"]),
             shown(stored["memories"]),
             shown(stored["traits"]),
+            evidence=shown(evidence),
             mark=Mark(
                 datetime.fromisoformat(stored["mark"]),
                 uuid.UUID(stored["mark_id"]) if stored.get("mark_id") else None,

@@ -3,7 +3,8 @@ Each one demands a single JSON object."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import uuid
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 
 from engrain.providers.llm import Prompt
@@ -46,6 +47,7 @@ Rules:
   or preferences that show a core value (new_subtype "core").
 - links: pairs of memories that explain each other.
 - updates: an older fact that a newer memory replaces (old "I live in Berlin", new "I moved to Lisbon").
+  A new memory marked "(may replace [e1])" speaks of the same fact as [e1]: add the update if it ends it.
 - rewords: an existing trait whose words the new memories make stale ("Researching adoption agencies"
   once the interviews are passed): its new words; it keeps its evidence and history.
 - Use empty lists when nothing applies. Do not repeat existing traits as new ones: reinforce them.
@@ -62,9 +64,14 @@ def _when(m: Memory) -> str:
     return when.date().isoformat()
 
 
-def memory_lines(memories: Iterable[tuple[str, Memory]]) -> str:
+def memory_lines(memories: Iterable[tuple[str, Memory]], replaces: Mapping[uuid.UUID, str] | None = None) -> str:
+    """One line a memory: `[alias] (kind, date, importance) «words»`, and "(may replace [e1])" where the rules
+    could not tell whether it ends an older fact (`replaces`: memory id → the older fact's alias)."""
+    hints = replaces or {}
     lines = [
-        f"[{alias}] ({m.kind}, {_when(m)}, importance {m.importance}) {quoted(m.content)}" for alias, m in memories
+        f"[{alias}] ({m.kind}, {_when(m)}, importance {m.importance}) {quoted(m.content)}"
+        + (f" (may replace [{hints[m.id]}])" if m.id in hints else "")
+        for alias, m in memories
     ]
     return "\n".join(lines) or "(none)"
 
@@ -96,7 +103,7 @@ def questions_prompt(memories: str, traits: str) -> Prompt:
 def main_prompt(memories: str, traits: str, evidence: str | None) -> Prompt:
     parts = [DATA_NOTICE, "", "Recently learned about the user:", memories]
     if evidence is not None:
-        parts += ["", "Older memories retrieved as evidence:", evidence]
+        parts += ["", "Older memories (evidence, and the facts a new memory may replace):", evidence]
     parts += [
         "",
         "Current traits of the user:",

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from engrain.providers.llm import Prompt
 from engrain.rules.traits import needs_review
 from engrain.services.recall.search import RecallRequest
@@ -66,6 +68,36 @@ class Plan:
         return self.trigger.type == "importance_accumulated"
 
 
+async def _replaceable(s: AsyncSession, user_id: str, memories: list[Memory], now: datetime) -> list[Memory]:
+    """The live memories that new ones may replace (`metadata.may_replace`, set where the slot rules were
+    unsure): shown beside them, so that the model can settle it with an update."""
+    ids = [uuid.UUID(m.metadata_["may_replace"]) for m in memories if "may_replace" in (m.metadata_ or {})]
+    rows = await repo.get_many(s, user_id, list(dict.fromkeys(ids)))
+    return [m for m in rows if m.valid_until is None or m.valid_until > now]
+
+
+def memory_lines(plan: Plan) -> str:
+    """The plan's new memories, each that may replace an older fact pointing at it ("may replace [e1]")."""
+    alias_of = {m.id: alias for alias, m in plan.evidence}
+    hints = {
+        m.id: alias_of[target]
+        for _, m in plan.memories
+        if (target := _may_replace(m)) is not None and target in alias_of
+    }
+    return prompts.memory_lines(plan.memories, hints)
+
+
+def main_prompt(plan: Plan) -> Prompt:
+    """The main reflection prompt: new memories, older ones shown as evidence (if any), current traits."""
+    evidence = prompts.memory_lines(plan.evidence) if plan.evidence else None
+    return prompts.main_prompt(memory_lines(plan), prompts.trait_lines(plan.traits), evidence)
+
+
+def _may_replace(m: Memory) -> uuid.UUID | None:
+    value = (m.metadata_ or {}).get("may_replace")
+    return uuid.UUID(value) if isinstance(value, str) else None
+
+
 def _resolve(ref: Any, shown: list[tuple[str, Memory]]) -> uuid.UUID | None:
     if not isinstance(ref, str):
         return None
@@ -118,6 +150,7 @@ class ReflectionPlanner:
                 trigger = reading.forced()
             memories = await cycle_repo.new_memories(s, user_id, reading.mark, now, MAX_MEMORIES + 1)
             traits = await trait_repo.active_traits(s, user_id, limit=MAX_TRAITS)
+            replaceable = await _replaceable(s, user_id, memories[:MAX_MEMORIES], now)
         shown = memories[:MAX_MEMORIES]
         mark = Mark(shown[-1].created_at, shown[-1].id) if len(memories) > MAX_MEMORIES else Mark(now)
         # The model reads the most important first; which memories it is shown is decided by age above.
@@ -128,6 +161,7 @@ class ReflectionPlanner:
             trigger,
             [(f"m{i}", m) for i, m in enumerate(shown, 1)],
             [(f"t{i}", t) for i, t in enumerate(traits, 1)],
+            evidence=[(f"e{i}", m) for i, m in enumerate(replaceable, 1)],
             since=reading.mark,
             mark=mark,
         )
@@ -144,8 +178,9 @@ class ReflectionPlanner:
     def first_prompt(self, plan: Plan) -> Prompt | None:
         if not plan.memories:
             return None
-        mems, trts = prompts.memory_lines(plan.memories), prompts.trait_lines(plan.traits)
-        return prompts.questions_prompt(mems, trts) if plan.two_stage else prompts.main_prompt(mems, trts, None)
+        if plan.two_stage:
+            return prompts.questions_prompt(memory_lines(plan), prompts.trait_lines(plan.traits))
+        return main_prompt(plan)
 
     async def second_prompt(self, plan: Plan, first_answer: QuestionsAnswer) -> Prompt | None:
         """Two-stage only: retrieve evidence for the model's questions, then the main prompt."""
@@ -168,10 +203,9 @@ class ReflectionPlanner:
             seen.update(ids)
             async with db.sessions() as s:
                 found += sorted(await repo.get_many(s, plan.user_id, ids), key=lambda m: ids.index(m.id))
-        plan.evidence = [(f"e{i}", m) for i, m in enumerate(found[:MAX_EVIDENCE], 1)]
-        return prompts.main_prompt(
-            prompts.memory_lines(plan.memories), prompts.trait_lines(plan.traits), prompts.memory_lines(plan.evidence)
-        )
+        first = len(plan.evidence) + 1  # after the older facts a new memory may replace
+        plan.evidence += [(f"e{i}", m) for i, m in enumerate(found[:MAX_EVIDENCE], first)]
+        return main_prompt(plan)
 
     async def review_prompt(self, plan: Plan, main: MainAnswer) -> Prompt | None:
         cases = review_candidates(plan, main)
