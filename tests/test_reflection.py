@@ -116,7 +116,7 @@ async def test_triggers_idempotency_and_force(settings_factory, clock):
 
 async def test_importance_accumulated_is_two_stage(settings_factory, clock):
     def main(p):
-        assert "Older memories retrieved as evidence:" in p.user
+        assert "Older memories (evidence, and the facts a new memory may replace):" in p.user
         return answer(new_trends=[{"content": "Is preparing for a marathon", "evidence_ids": [alias(p, "Valencia")]}])
 
     questions = {"questions": ["Has the user run a half marathon before?", "Does the user train weekly?"]}

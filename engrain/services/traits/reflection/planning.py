@@ -44,6 +44,8 @@ class Plan:
     memories: list[tuple[str, Memory]]
     traits: list[tuple[str, Memory]]
     evidence: list[tuple[str, Memory]] = field(default_factory=list[tuple[str, Memory]])
+    # The live memories that new ones may replace (`metadata.may_replace`): the first of the evidence.
+    replaceable: list[Memory] = field(default_factory=list[Memory])
     # The watermark the plan was read at: a plan made earlier (a sampling request's resolvers) is used
     # only if no other reflection moved it since.
     since: Mark | None = None
@@ -162,6 +164,7 @@ class ReflectionPlanner:
             [(f"m{i}", m) for i, m in enumerate(shown, 1)],
             [(f"t{i}", t) for i, t in enumerate(traits, 1)],
             evidence=[(f"e{i}", m) for i, m in enumerate(replaceable, 1)],
+            replaceable=replaceable,
             since=reading.mark,
             mark=mark,
         )
@@ -187,7 +190,7 @@ class ReflectionPlanner:
         if not plan.two_stage:
             return None
         questions = first_answer.questions
-        seen = {m.id for _, m in plan.memories}
+        seen = {m.id for _, m in plan.memories} | {m.id for m in plan.replaceable}
         found: list[Memory] = []
         db = await self.rt.database()
         for question in questions[:QUESTIONS]:
@@ -203,8 +206,8 @@ class ReflectionPlanner:
             seen.update(ids)
             async with db.sessions() as s:
                 found += sorted(await repo.get_many(s, plan.user_id, ids), key=lambda m: ids.index(m.id))
-        first = len(plan.evidence) + 1  # after the older facts a new memory may replace
-        plan.evidence += [(f"e{i}", m) for i, m in enumerate(found[:MAX_EVIDENCE], first)]
+        # After the older facts a new memory may replace; set, not added to, so asking twice asks the same.
+        plan.evidence = [(f"e{i}", m) for i, m in enumerate([*plan.replaceable, *found[:MAX_EVIDENCE]], 1)]
         return main_prompt(plan)
 
     async def review_prompt(self, plan: Plan, main: MainAnswer) -> Prompt | None:
