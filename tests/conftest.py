@@ -8,6 +8,7 @@ each other's rows and isolation between users is exercised all the time.
 from __future__ import annotations
 
 import os
+import re
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -165,3 +166,12 @@ async def execute(app: AppState, sql: str, **params: Any) -> None:
     db = await app.database()
     async with db.sessions.begin() as s:
         await s.execute(text(sql), params)
+
+
+def line_ids(text: str, section: str | None = None) -> list[str]:
+    """The short ids of the memory lines (`- [...] «...» (3f2a9c1e)`) in a resource's text, in order; only
+    those under `## section`, if named."""
+    if section is not None:
+        found = re.search(rf"^## {re.escape(section)}\n((?:- .*\n?)*)", text, re.MULTILINE)
+        text = found.group(1) if found else ""
+    return re.findall(r"^- .*\(([0-9a-f]{8})\)$", text, re.MULTILINE)

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from tests.conftest import Clock, call, call_error, connect
+from tests.conftest import Clock, call, call_error, connect, line_ids
 
 pytestmark = pytest.mark.anyio
 SUNDAY = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)
@@ -28,10 +28,10 @@ async def test_need_to_plans_point_forward_and_are_intentions(settings_factory):
     async with connect(settings_factory(), Clock(SUNDAY)) as (client, _):
         report = await call(client, "remember", content="I need to finish the report by Friday.")
         plumber = await call(client, "remember", content="I need to call the plumber on Monday.")
-        intentions = await read_json(client, "engrain://intentions")
+        intentions = await read_text(client, "engrain://intentions")
     assert (report["kind"], report["temporality"], report["event_time"][:10]) == ("fact", "prospective", "2026-11-27")
     assert (plumber["temporality"], plumber["event_time"][:10]) == ("prospective", "2026-11-23")
-    assert [m["id"] for m in intentions["upcoming"]] == [plumber["id"], report["id"]]
+    assert line_ids(intentions, "Upcoming") == [plumber["id"][:8], report["id"][:8]]
 
 
 async def test_requests_to_the_assistant_are_no_plans(settings_factory):
@@ -53,10 +53,13 @@ async def test_requests_to_the_assistant_are_no_plans(settings_factory):
 async def test_back_dated_plan_is_overdue_in_intentions_and_profile(settings_factory):
     async with connect(settings_factory(), Clock(SUNDAY)) as (client, _):
         passport = await call(client, "remember", content="I plan to renew my passport.", event_time="2026-11-10")
-        intentions = await read_json(client, "engrain://intentions")
+        intentions = await read_text(client, "engrain://intentions")
         profile = await read_text(client, "engrain://profile")
     assert passport["temporality"] == "prospective"
-    assert [m["id"] for m in intentions["overdue"]] == [passport["id"]]
+    assert line_ids(intentions, "Overdue") == [passport["id"][:8]]
+    assert (
+        f"## Overdue\n- [2026-11-10, overdue plan] «I plan to renew my passport.» ({passport['id'][:8]})" in intentions
+    )
     assert "## Overdue plans\n- [2026-11-10, overdue plan] «I plan to renew my passport.»" in profile
 
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from mcp import Client, MCPError
 
-from tests.conftest import Clock, call, connect
+from tests.conftest import Clock, call, connect, line_ids
 
 pytestmark = pytest.mark.anyio
 
@@ -112,9 +112,10 @@ async def test_intentions_split_upcoming_and_overdue(settings_factory):
         await call(client, "remember", content="I like green tea")
         clock.now += timedelta(days=10)
         late = await call(client, "remember", content="Renew passport", event_time="2026-12-03", importance=8)
-        intentions = await read_json(client, "engrain://intentions")
-    assert [m["id"] for m in intentions["overdue"]] == [soon["id"]]
-    assert [m["id"] for m in intentions["upcoming"]] == [late["id"], undated["id"]]
+        intentions = (await client.read_resource("engrain://intentions")).contents[0].text
+    assert line_ids(intentions, "Overdue") == [soon["id"][:8]]
+    assert line_ids(intentions, "Upcoming") == [late["id"][:8], undated["id"][:8]]
+    assert f"- [2026-12-03, plan] «Renew passport» ({late['id'][:8]})" in intentions
 
 
 async def test_status_reports_database_embedder_and_counts(session):

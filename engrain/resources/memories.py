@@ -44,23 +44,22 @@ def register(server: MCPServer, memory_views: MemoryViews, caller: Caller) -> No
     @server.resource(
         "engrain://intentions",
         name="intentions",
-        mime_type="application/json",
-        description="Prospective memories (plans, appointments): upcoming and overdue.",
+        mime_type="text/markdown",
+        description="The user's plans and appointments, one line each with its date: upcoming (soonest first) "
+        "and overdue, on the user's clock.",
     )
     async def intentions() -> str:
-        split = await memory_views.intentions(caller())
-        return json.dumps({k: [v.model_dump(mode="json") for v in vs] for k, vs in split.items()}, ensure_ascii=False)
+        return await memory_views.intentions(caller())
 
     @server.resource(
         "engrain://intentions/{period}",
         name="intentions-in-period",
-        mime_type="application/json",
+        mime_type="text/markdown",
         description="Plans and appointments in what is still ahead of a period, whenever they were told: "
         "engrain://intentions/this%20week, /next%20month, /%E8%BF%99%E5%91%A8 (这周), /n%C3%A4chste%20Woche.",
     )
     async def intentions_in(period: str) -> str:
         try:
-            plans = await memory_views.intentions_in(caller(), unquote(period))
+            return await memory_views.intentions_in(caller(), unquote(period))
         except InvalidInput as exc:
             raise ResourceError(str(exc)) from exc
-        return json.dumps(plans.model_dump(mode="json"), ensure_ascii=False)

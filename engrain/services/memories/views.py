@@ -9,11 +9,13 @@ from typing import TYPE_CHECKING
 from engrain.errors import InvalidInput, NotFound
 from engrain.reading import inputs
 from engrain.reading.dates import period_ahead
+from engrain.services.memories import plans_text
 from engrain.services.memories.results import HistoryEntry, LinkView, MemoryDetail, MemoryView, PlansInPeriod
 from engrain.services.wording import short_ids as ids
 from engrain.storage import links as link_repo
 from engrain.storage import memories as repo
 from engrain.storage.models import Memory
+from engrain.storage.timeline import user_now
 from engrain.text.languages import detect
 
 if TYPE_CHECKING:
@@ -52,18 +54,22 @@ class MemoryViews:
         async with db.sessions() as s:
             return [MemoryView.of(m) for m in await repo.recent(s, user_id, self.rt.clock(), limit)]
 
-    async def intentions(self, user_id: str) -> dict[str, list[MemoryView]]:
-        """Prospective memories split into upcoming (or undated) and overdue."""
+    async def intentions(self, user_id: str) -> str:
+        """Prospective memories split into upcoming (or undated) and overdue on the user's clock, as text
+        (the `engrain://intentions` resource)."""
         now = self.rt.clock()
         db = await self.rt.database()
         async with db.sessions() as s:
+            at = await user_now(s, user_id, now)
             rows = await repo.intentions(s, user_id, now)
-        upcoming, overdue = split_intentions(rows, now)
-        return {"upcoming": [MemoryView.of(m) for m in upcoming], "overdue": [MemoryView.of(m) for m in overdue]}
+        upcoming, overdue = split_intentions(rows, at)
+        views = [MemoryView.of(m) for m in upcoming], [MemoryView.of(m) for m in overdue]
+        return plans_text.render(*views, at, self.rt.settings.tz)
 
-    async def intentions_in(self, user_id: str, period: str) -> PlansInPeriod:
+    async def intentions_in(self, user_id: str, period: str) -> str:
         """The plans and appointments dated in what is still ahead of `period` ("this week", "next month",
-        "这周", "nächste Woche"), whenever they were told (the `engrain://intentions/{period}` resource)."""
+        "这周", "nächste Woche"), whenever they were told, as text (the `engrain://intentions/{period}`
+        resource)."""
         text = inputs.text_field("period", period, 200)
         now = self.rt.clock()
         window = period_ahead(text, now, self.rt.settings.tz, detect(text))
@@ -72,4 +78,5 @@ class MemoryViews:
         db = await self.rt.database()
         async with db.sessions() as s:
             rows = await repo.plans_between(s, user_id, window[0], window[1], now)
-        return PlansInPeriod(period=text, start=window[0], end=window[1], upcoming=[MemoryView.of(m) for m in rows])
+        plans = PlansInPeriod(period=text, start=window[0], end=window[1], upcoming=[MemoryView.of(m) for m in rows])
+        return plans_text.render_period(plans, now, self.rt.settings.tz)
