@@ -172,3 +172,19 @@ def test_a_plan_whose_given_date_passed_is_prospective_and_overdue():
 )
 def test_every_time_argument_reads_the_phrases_a_memory_may_hold(phrase, day):
     assert parse_when("event_time", phrase, NOW, UTC_ZONE, prefer_past=True).date().isoformat() == day
+
+
+@pytest.mark.parametrize(
+    "text, day",
+    [
+        ("Dentist on Friday at 9", "2026-11-27"),  # the bare hour is no month (it read as September 2027)
+        ("Meet Anna at 9 on Friday", "2026-11-27"),
+        ("The meeting is from 9 to 5 on Monday", "2026-11-23"),
+        ("Dinner at 7 on the 12th", "2026-12-12"),  # a day of the month alone is the next such day
+        ("Dinner on the 12th", "2026-12-12"),
+        ("I paid the rent on the 1st", "2026-11-01"),
+    ],
+)
+def test_a_bare_hour_or_a_day_of_the_month_is_read_as_one(text, day):
+    info = enrich(text, NOW, UTC)
+    assert info.event_time is not None and info.event_time.date().isoformat() == day, info.event_time

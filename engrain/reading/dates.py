@@ -52,6 +52,12 @@ _ABSOLUTE = re.compile(
     re.IGNORECASE,
 )
 # Numbers and clock times alone are not dates ("3 cats", "the 7:40 train").
+# An hour said bare ("on Friday at 9"): dateparser reads the 9 as September. It is masked with spaces (the
+# same length, so positions hold) before dateparser sees the text: the day is read, the hour is lost.
+_BARE_HOUR = re.compile(
+    r"(\b(?:at|around|by|from|to|until|till)\s+)(\d{1,2})\b(?!\s*(?:[:.h]\d|am\b|pm\b|a\.m|p\.m|[/-]\d|st\b|nd\b|rd\b|th\b))",
+    re.IGNORECASE,
+)
 _NOT_A_DATE = re.compile(r"^\s*(?:the|on|at|in|by)?\s*\d{1,3}(?:[:.]\d{2})?\s*(?:am|pm|h)?\s*$", re.IGNORECASE)
 # A habit anywhere in a text: "every Thursday", "each morning", "on Thursdays", "Thursday evenings", "weekly".
 _RECURRENCE = re.compile(
@@ -272,6 +278,35 @@ def find_event_time(
     fast = _absolute_date(content, local_now, prefer_past)
     if fast is not None:
         return fast
+    return _read_by_dateparser(content, local_now, prefer_past)
+
+
+# A day of the month alone ("on the 12th", masked hour and all): dateparser reads it as the 12th month.
+_ORDINAL_DAY = re.compile(
+    r"(?:\b(?:at|around|by)\s+\d{1,2}\s+)?(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)", re.IGNORECASE
+)
+
+
+def _ordinal_day(text: str, local_now: datetime, prefer_past: bool) -> datetime | None:
+    """The next (or, for the past, the last) date with the day of the month `text` names, if it names only that."""
+    m = _ORDINAL_DAY.fullmatch(text.strip())
+    if m is None:
+        return None
+    day, month, year = int(m.group(1)), local_now.month, local_now.year
+    for _ in range(13):
+        try:
+            candidate = local_now.replace(year=year, month=month, day=day, hour=0, minute=0, second=0, microsecond=0)
+        except ValueError:  # no such day this month ("the 31st" in November)
+            candidate = None
+        today = local_now.replace(hour=0, minute=0, second=0, microsecond=0)
+        if candidate is not None and (candidate <= today if prefer_past else candidate >= today):
+            return candidate
+        month, year = (month - 1 or 12, year - (month == 1)) if prefer_past else (month % 12 + 1, year + (month == 12))
+    return None
+
+
+def _read_by_dateparser(content: str, local_now: datetime, prefer_past: bool) -> tuple[datetime | None, str | None]:
+    """The first date dateparser finds near a cue, judged as the text has it."""
     settings = {
         **_DATEPARSER_SETTINGS,
         "RELATIVE_BASE": local_now.replace(tzinfo=None),
@@ -288,16 +323,21 @@ def find_event_time(
         if begin >= end or cue_at.end() <= covered:
             continue
         covered = end
-        window = content[begin:end]
+        window = _BARE_HOUR.sub(lambda m: m.group(1) + " " * len(m.group(2)), content[begin:end])
         try:
             found = search_dates(window, languages=["en"], settings=settings) or []
         except Exception:  # dateparser can trip on odd unicode; a date is a bonus, never a failure
             return None, None
         position = 0
-        for text, value in found:
-            start = window.find(text, position)
-            position = max(position, start + len(text))
-            start += begin
+        for said, value in found:
+            # dateparser gives the phrase with its spaces collapsed ("at on Friday" from a masked hour):
+            # find it with any run of spaces, and judge it as the text has it.
+            where = re.compile(r"\s+".join(map(re.escape, said.split()))).search(window, position)
+            if where is None:
+                continue
+            position = where.end()
+            start = begin + where.start()
+            text = content[start : begin + where.end()]
             if not _DATE_CUE.search(text) or _NOT_A_DATE.match(text):
                 continue
             if _RECURRING.search(content[max(0, start - 12) : start]) or _RECURRING.match(text):
@@ -306,7 +346,8 @@ def find_event_time(
                 continue
             if _BARE_YEAR.fullmatch(text.strip()):  # "2019" is the year, not today's date moved to 2019
                 value = value.replace(month=1, day=1)
-            return value.replace(tzinfo=local_now.tzinfo), text
+            day = _ordinal_day(text, local_now, prefer_past)
+            return (day or value.replace(tzinfo=local_now.tzinfo)), text
     return None, None
 
 

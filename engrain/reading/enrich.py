@@ -90,7 +90,8 @@ def content_hash(content: str) -> str:
     return hashlib.sha256(normalize(content).encode()).hexdigest()
 
 
-# The importance of a memory whose text says it matters (the default is 5).
+# A memory's importance when neither the client nor its text says otherwise, and when its text says it matters.
+DEFAULT_IMPORTANCE = 5
 IMPORTANT = 8
 
 

@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engrain.errors import InvalidInput, NotFound, QuotaExceeded
 from engrain.reading import inputs
 from engrain.reading.duplicates import PARAPHRASE_THRESHOLD, is_near_duplicate
-from engrain.reading.enrich import IMPORTANT, content_hash, enrich, mood_of, on_arrival
+from engrain.reading.enrich import DEFAULT_IMPORTANCE, IMPORTANT, content_hash, enrich, mood_of, on_arrival
 from engrain.reading.mood import Mood
 from engrain.reading.slots import Topic, single_valued, slot_of, slot_topic, states_now
 from engrain.services.memories.results import ForgetResult, RememberResult, Replaceable
@@ -71,7 +71,7 @@ class Prepared:
             content_hash=self.digest,
             embedding=vector,
             embedder=embedder_id,
-            importance=self.importance_given or 5,
+            importance=self.importance_given or DEFAULT_IMPORTANCE,
             category=self.category,
             tags=self.tags,
             temporality=self.temporality,
@@ -405,7 +405,7 @@ class MemoryWriter:
                         temporality=p.temporality,
                         event_time=p.event_time,
                         told_at=p.told_at,
-                        importance=p.importance_given or 5,
+                        importance=p.importance_given or DEFAULT_IMPORTANCE,
                     )
                 )
             else:

@@ -8,6 +8,8 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 
 from engrain.providers.llm import Prompt
+from engrain.reading.enrich import DEFAULT_IMPORTANCE
+from engrain.services.wording.lines import marks, trait_tag
 from engrain.storage.models import Memory
 from engrain.text.quoting import DATA_NOTICE, inline, quoted
 
@@ -58,29 +60,32 @@ established, core. Subtypes: behavior (what the user does), preference (what the
 value that explains many preferences)."""
 
 
-def _when(m: Memory) -> str:
-    """When it happened, else when the user told it (never when it was stored: an import is months late)."""
-    when: datetime = m.event_time or m.told_at
-    return when.date().isoformat()
-
-
-def memory_lines(memories: Iterable[tuple[str, Memory]], replaces: Mapping[uuid.UUID, str] | None = None) -> str:
-    """One line a memory: `[alias] (kind, date, importance) «words»`, and "(may replace [e1])" where the rules
-    could not tell whether it ends an older fact (`replaces`: memory id → the older fact's alias)."""
+def memory_lines(
+    memories: Iterable[tuple[str, Memory]], now: datetime, replaces: Mapping[uuid.UUID, str] | None = None
+) -> str:
+    """One line a memory, as every text engrain writes for a model shows one (services/wording/lines.py), led
+    by the alias the answer cites: `[m1] [2023-05-07, plan, importance 8] «words»`. The date is when it
+    happened, else when the user told it (never when it was stored: an import is months late); importance
+    shows where it is not the default. "(may replace [e1])" where the rules could not tell whether it ends
+    an older fact (`replaces`: memory id → the older fact's alias)."""
     hints = replaces or {}
-    lines = [
-        f"[{alias}] ({m.kind}, {_when(m)}, importance {m.importance}) {quoted(m.content)}"
-        + (f" (may replace [{hints[m.id]}])" if m.id in hints else "")
-        for alias, m in memories
-    ]
+    lines: list[str] = []
+    for alias, m in memories:
+        habit = "recurrence" in (m.metadata_ or {})
+        tags = [(m.event_time or m.told_at).date().isoformat()] if not habit else []
+        tags += marks(m.kind, m.temporality, m.event_time, now, habit) or [m.kind]
+        tags += [f"importance {m.importance}"] if m.importance != DEFAULT_IMPORTANCE else []
+        hint = f" (may replace [{hints[m.id]}])" if m.id in hints else ""
+        lines.append(f"[{alias}] [{', '.join(tags)}] {quoted(m.content)}{hint}")
     return "\n".join(lines) or "(none)"
 
 
 def trait_lines(traits: Iterable[tuple[str, Memory]]) -> str:
+    """`[t1] [established, 0.70, behavior, context work, reinforced 3, contradicted 0] «words»`."""
     lines = [
-        f"[{alias}] ({t.trait_subtype}, {t.trait_stage}, confidence {t.trait_confidence or 0:.2f}, "
-        f"reinforced {t.trait_reinforcement_count or 0}, contradicted {t.trait_contradiction_count or 0}, "
-        f"context {inline(t.trait_context or 'general', 40)}) {quoted(t.content)}"
+        f"[{alias}] [{trait_tag(t.trait_stage, t.trait_confidence)}, {t.trait_subtype}, "
+        f"context {inline(t.trait_context or 'general', 40)}, reinforced {t.trait_reinforcement_count or 0}, "
+        f"contradicted {t.trait_contradiction_count or 0}] {quoted(t.content)}"
         for alias, t in traits
     ]
     return "\n".join(lines) or "(none yet)"

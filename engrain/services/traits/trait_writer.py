@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.reading.duplicates import TRAIT_THRESHOLD as NEAR_DUPLICATE
-from engrain.reading.enrich import content_hash
+from engrain.reading.enrich import DEFAULT_IMPORTANCE, content_hash
 from engrain.rules.traits import (
     BEHAVIOR_CONFIDENCE,
     DISSOLVE_BELOW,
@@ -185,7 +185,7 @@ class TraitWriter:
             content=content,
             content_hash=content_hash(content),
             embedder=embedder_id,
-            importance=5,
+            importance=DEFAULT_IMPORTANCE,
             category="trait",
             tags=[],
             temporality="current",

@@ -86,12 +86,12 @@ def memory_lines(plan: Plan) -> str:
         for _, m in plan.memories
         if (target := _may_replace(m)) is not None and target in alias_of
     }
-    return prompts.memory_lines(plan.memories, hints)
+    return prompts.memory_lines(plan.memories, plan.now, hints)
 
 
 def main_prompt(plan: Plan) -> Prompt:
     """The main reflection prompt: new memories, older ones shown as evidence (if any), current traits."""
-    evidence = prompts.memory_lines(plan.evidence) if plan.evidence else None
+    evidence = prompts.memory_lines(plan.evidence, plan.now) if plan.evidence else None
     return prompts.main_prompt(memory_lines(plan), prompts.trait_lines(plan.traits), evidence)
 
 
