@@ -166,3 +166,26 @@ async def test_the_calling_model_on_ten_dated_sessions(settings_factory):
     longest = max(s["extraction_task"] for s in sizes)
     assert longest < 2_000 + 1_600, sizes  # the session's part under 2,000, plus the fixed instructions
     print(json.dumps({"per_session": sizes, "profile_tokens": estimate_tokens(profile)}))
+
+
+async def test_a_twenty_message_extraction_task_names_the_messages_and_stays_small(settings_factory):
+    """The host route's extraction task for 20 long messages a minute apart: the conversation's part of the
+    task (which messages are the user's, when each was written) stays under 2,000 characters; the rest is
+    the fixed instructions, the same for every conversation."""
+    start = datetime(2023, 5, 8, 13, 0, tzinfo=UTC)
+    messages = [
+        {
+            "role": "user" if i % 2 == 0 else "assistant",
+            "content": f"Message {i}: " + "a long turn about the user's week, their plans and their family " * 4,
+            "said_at": (start + timedelta(minutes=i)).isoformat(),
+        }
+        for i in range(20)
+    ]
+    async with connect(settings_factory(llm="host"), Clock(NOW)) as (client, _):
+        task = (await call(client, "ingest_conversation", messages=messages))["task"]
+    assert not any(m["content"] in task for m in messages)
+    specific = [line for line in task.splitlines() if line.startswith(("The conversation is", "When each was"))]
+    assert "the user's are 1, 3, 5, 7, 9, 11, 13, 15, 17, 19." in specific[0]
+    assert "1: 2023-05-08 13:00; 2: 2023-05-08 13:01;" in specific[1]
+    assert sum(len(line) for line in specific) < 2_000
+    assert len(task) < 2_000 + 1_500  # and the instructions around it

@@ -24,40 +24,33 @@ SYSTEM = (
 
 MAIN_SCHEMA = """\
 {
-  "new_trends": [{"content": "short statement about the user", "evidence_ids": ["m1"], "window_days": 30,
-                  "context": "work|personal|social|learning|general"}],
-  "new_behaviors": [{"content": "...", "evidence_ids": ["m1", "m2"], "confidence": 0.4, "context": "..."}],
+  "new_trends": [{"content": "about the user", "evidence_ids": ["m1"], "window_days": 30, "context": "general"}],
+  "new_behaviors": [{"content": "...", "evidence_ids": ["m1", "m2"], "confidence": 0.4, "context": "work"}],
   "reinforcements": [{"trait_id": "t1", "new_evidence_ids": ["m3"], "quality_grade": "A|B|C|D"}],
   "contradictions": [{"trait_id": "t2", "contradicting_evidence_ids": ["m4"], "description": "..."}],
   "upgrades": [{"from_trait_ids": ["t1", "t3"], "new_content": "...", "new_subtype": "preference|core",
                 "reasoning": "..."}],
   "links": [{"source_id": "m1", "target_id": "m2", "relation": "elaborates|contradicts|same_topic|causal|related"}],
-  "updates": [{"old_id": "m5", "new_id": "m6"}],
+  "updates": [{"old_id": "e1", "new_id": "m6"}],
   "rewords": [{"trait_id": "t3", "new_content": "...", "reason": "..."}]
 }"""
 
 RULES = """\
-Rules:
-- new_trends: a pattern seen once or twice, possibly passing (mood, a current focus). window_days 14 for
-  moods, else 30.
+Rules (context: work, personal, social, learning or general):
+- new_trends: a pattern seen once or twice, possibly passing (a mood: window_days 14; a current focus: 30).
 - new_behaviors: a recurring behavior with at least two supporting memories; confidence 0.3-0.5.
-- reinforcements: new memories that support an existing trait. quality_grade: A = seen across different
-  contexts, B = the user says it explicitly about themselves, C = seen across separate conversations,
-  D = same conversation or only implied.
+- reinforcements: new memories that support an existing trait. quality_grade: A seen across contexts, B the
+  user says it of themselves, C seen across separate conversations, D same conversation or only implied.
 - contradictions: new memories that go against an existing trait.
-- upgrades: several established behaviors that together show a preference (new_subtype "preference"),
-  or preferences that show a core value (new_subtype "core").
+- upgrades: established behaviors that together show a preference, or preferences that show a core value.
 - links: pairs of memories that explain each other.
-- updates: an older fact that a newer memory replaces (old "I live in Berlin", new "I moved to Lisbon").
-  A new memory marked "(may replace [e1])" speaks of the same fact as [e1]: add the update if it ends it.
-- rewords: an existing trait whose words the new memories make stale ("Researching adoption agencies"
-  once the interviews are passed): its new words; it keeps its evidence and history.
-- Use empty lists when nothing applies. Do not repeat existing traits as new ones: reinforce them.
-- Write new traits in the language of the memories they come from.
-
-What a trait is: stages, weakest to strongest: trend (seen once or twice, may pass), candidate, emerging,
-established, core. Subtypes: behavior (what the user does), preference (what they like or choose), core (a
-value that explains many preferences)."""
+- updates: an older fact a newer memory replaces (old "I live in Berlin", new "I moved to Lisbon"); a new
+  memory marked "(may replace [e1])" speaks of the same fact as [e1]: add the update if it ends it.
+- rewords: an existing trait the new memories make stale ("Researching adoption agencies" once the
+  interviews are passed): its new words; it keeps its evidence and history.
+- Do not repeat existing traits as new ones: reinforce them. Leave out what does not apply.
+Stages, weakest first: trend (may pass), candidate, emerging, established, core. Subtypes: behavior (what the
+user does), preference (what they like or choose), core (a value that explains many preferences)."""
 
 
 def memory_lines(
@@ -116,7 +109,7 @@ def main_prompt(memories: str, traits: str, evidence: str | None) -> Prompt:
         "",
         RULES,
         "",
-        "Answer as JSON with exactly these keys:",
+        "Answer as JSON with these keys:",
         MAIN_SCHEMA,
     ]
     return Prompt(SYSTEM, "\n".join(parts), max_tokens=3000)
@@ -135,12 +128,17 @@ def review_prompt(cases: str) -> Prompt:
 
 
 def host_task(task_id: str, expires: datetime, prompt: Prompt, what: str, tool: str = "reflect") -> str:
-    """A task for the calling model, whole: what to do, in its own terms, then the prompt itself."""
+    """A task for the calling model, whole: what to do, in its own terms, then the prompt itself. A reflection
+    may need older evidence (recall); an extraction reads only the messages the model just sent."""
+    check = (
+        "Analyse what follows; when a pattern needs checking against the user's older memories, call `recall` first. "
+        if tool == "reflect"
+        else ""
+    )
     return "\n".join(
         [
             f"engrain task {task_id}: {what}",
-            f"Do it now, then go on with the conversation. Analyse what follows; when a pattern needs checking "
-            f"against the user's older memories, call `recall` first. Then call `{tool}` with "
+            f"Do it now, then go on with the conversation. {check}Then call `{tool}` with "
             f'task_id="{task_id}" and answer = one JSON object exactly as described at the end (an object or a '
             f"string holding it). The task can be answered until {expires.isoformat(timespec='minutes')}.",
             "",
