@@ -12,13 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 # The profile's budget, in tokens (about four characters each, as recall counts them). Chosen by measurement
-# (bench/profile.py): the key facts of a ten-session person fit in about 600 tokens; 1,000 leaves room
-# for the traits and plans of a year of use.
+# (bench/profile.py, a ten-session person's ten key facts): 7 fit in 250 tokens, 8 in 400, all 10 in 508;
+# 1,000 leaves room for the traits and plans of a year of use.
 PROFILE_TOKENS = 1000
 # The instructions' summary: the same sections, fewer of them.
 SUMMARY_TOKENS = 400
 LINE_CHARS = 300  # a profile line holds a statement, not a document: longer memories are cut here
 PER_SECTION = 8
+
+
+_LEFT_OUT = "({} more not shown here: recall finds them, get_user_traits lists every trait)"
 
 
 @dataclass
@@ -29,8 +32,8 @@ class Section:
 
 def render(head: list[str], sections: list[Section], budget_tokens: int, tail: list[str]) -> str:
     """`head`, then each non-empty section with as many of its lines as the budget holds, then a count of
-    what did not fit, then `tail` (outside the budget: the line that says a reflection is due)."""
-    left = 4 * budget_tokens - sum(len(x) + 1 for x in head)
+    what did not fit, then `tail` (the line that says a reflection is due); all of it within the budget."""
+    left = 4 * budget_tokens - sum(len(x) + 1 for x in head) - sum(len(x) + 2 for x in tail) - len(_LEFT_OUT) - 8
     out = list(head)
     left_out = 0
     for section in sections:
@@ -49,7 +52,7 @@ def render(head: list[str], sections: list[Section], budget_tokens: int, tail: l
             out.append(line)
             left -= len(line) + 1
     if left_out:
-        out += ["", f"({left_out} more not shown here: recall finds them, get_user_traits lists every trait)"]
+        out += ["", _LEFT_OUT.format(left_out)]
     if tail:
         out += ["", *tail]
     return "\n".join(out).rstrip() + "\n"

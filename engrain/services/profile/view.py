@@ -49,8 +49,8 @@ class ProfileView:
         self.rt = runtime
         self.due = due
 
-    async def profile(self, user_id: str) -> str:
-        """Markdown for engrain://profile, within PROFILE_TOKENS."""
+    async def profile(self, user_id: str, budget: int = PROFILE_TOKENS) -> str:
+        """Markdown for engrain://profile, within `budget` tokens (bench/profile.py measures other budgets)."""
         sections, at = await self._sections(user_id)
         head = [
             f"# What engrain knows about {inline(user_id, 200)}",
@@ -60,7 +60,7 @@ class ProfileView:
         ]
         if not any(s.lines for s in sections):
             head += ["", "Nothing known yet: remember facts about the user, and reflect to build traits."]
-        return render(head, sections, PROFILE_TOKENS, await self._due(user_id))
+        return render(head, sections, budget, await self._due(user_id))
 
     async def summary(self, user_id: str) -> str:
         """The same sections within SUMMARY_TOKENS, for the server instructions ("" when nothing is known)."""
