@@ -1,5 +1,5 @@
 """Corrections said in passing: how often a later statement of a single-valued fact replaces the earlier one
-(`remember` through the service, as a client calls it), on tests/data/corrections.tsv.
+(`remember` through a real MCP client, in process, as a client calls it), on tests/data/corrections.tsv.
 
 Each pair is stored in a fresh user, the first then the second, a day apart; a pair labelled 1 must end
 with the first memory superseded by the second, a pair labelled 0 with both live. Prints JSON: precision
@@ -21,12 +21,13 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from mcp import Client
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.homes import scratch_home
 from engrain.config import Settings
+from engrain.server.app import create_server
 from engrain.server.state import AppState
-from engrain.services.memories.writing import RememberRequest
 
 PAIRS = Path(__file__).resolve().parents[1] / "tests" / "data" / "corrections.tsv"
 
@@ -49,6 +50,12 @@ def _scores(results: list[tuple[str, bool, bool]]) -> dict[str, Any]:
         "precision": round(len(right) / len(predicted), 3) if predicted else None,
         "recall": round(len(right) / len(actual), 3) if actual else None,
     }
+
+
+async def _remember(client: Client, **args: str) -> dict[str, Any]:
+    result = await client.call_tool("remember", args)
+    assert not result.is_error and result.structured_content is not None, result.content
+    return result.structured_content
 
 
 def _flags(flagged: list[tuple[bool, bool, bool]]) -> dict[str, Any]:
@@ -74,25 +81,23 @@ async def measure(embedder: str, split: str, home: str | None = None) -> dict[st
         timezone="UTC",
     )
     app = AppState(settings, clock=lambda: now)
-    app.start(scheduler_loop=False)
     results: list[tuple[str, bool, bool]] = []
     flagged: list[tuple[bool, bool, bool]] = []  # (a correction, replaced by the rule, flagged as may-replace)
     misses: list[dict[str, Any]] = []
-    try:
-        for i, (lang, label, first, second, part) in enumerate(read_pairs()):
+    said = (now - timedelta(days=1)).isoformat()
+    async with Client(create_server(app)) as client:  # through MCP, as a client calls it
+        for lang, label, first, second, part in read_pairs():
             if split not in ("all", part):
                 continue
-            user = f"pair-{i}"
-            said = (now - timedelta(days=1)).isoformat()
-            a = await app.memories.remember(user, RememberRequest(content=first, said_at=said))
-            b = await app.memories.remember(user, RememberRequest(content=second))
-            replaced = b.superseded == a.id and a.id != b.id
+            a = await _remember(client, content=first, said_at=said)
+            b = await _remember(client, content=second)
+            replaced = b["superseded"] == a["id"] and a["id"] != b["id"]
             results.append((lang, label, replaced))
-            flagged.append((label, replaced, b.may_replace is not None and b.may_replace.id == a.id))
+            flagged.append((label, replaced, (b["may_replace"] or {}).get("id") == a["id"]))
             if replaced != label and part == "dev":
                 misses.append({"lang": lang, "first": first, "second": second, "want": label, "got": replaced})
-    finally:
-        await app.close()
+            for memory in (b["id"], a["id"]):  # the next pair starts from nothing (forgetting one may take both)
+                await client.call_tool("forget", {"memory_id": memory})
     by_lang: dict[str, list[tuple[str, bool, bool]]] = defaultdict(list)
     for r in results:
         by_lang[r[0]].append(r)

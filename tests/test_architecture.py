@@ -8,6 +8,7 @@ counts, also those under TYPE_CHECKING: a type from a layer above is a dependenc
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -103,3 +104,10 @@ def test_the_check_sees_imports_under_type_checking(tmp_path):
     module = tmp_path / "m.py"
     module.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from engrain.server.state import X\n")
     assert imported_layers(module) == {("server", 3)}
+
+
+def test_no_bench_script_shadows_a_standard_module():
+    """`python bench/x.py` puts bench/ first on the path: a bench/profile.py made torch's import of the
+    standard `profile` module fail, and every model load with it."""
+    bench = Path(__file__).resolve().parents[1] / "bench"
+    assert not {p.stem for p in bench.glob("*.py")} & set(sys.stdlib_module_names)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 # The profile's budget, in tokens (about four characters each, as recall counts them). Chosen by measurement
-# (bench/profile.py, a ten-session person's ten key facts): 7 fit in 250 tokens, 8 in 400, all 10 in 508;
+# (bench/profile_coverage.py, a ten-session person's ten key facts): 7 fit in 250 tokens, 8 in 400, all 10 in 508;
 # 1,000 leaves room for the traits and plans of a year of use.
 PROFILE_TOKENS = 1000
 # The instructions' summary: the same sections, fewer of them.

@@ -50,7 +50,7 @@ class ProfileView:
         self.due = due
 
     async def profile(self, user_id: str, budget: int = PROFILE_TOKENS) -> str:
-        """Markdown for engrain://profile, within `budget` tokens (bench/profile.py measures other budgets)."""
+        """Markdown for engrain://profile, within `budget` tokens (bench/profile_coverage.py measures other budgets)."""
         sections, at = await self._sections(user_id)
         head = [
             f"# What engrain knows about {inline(user_id, 200)}",

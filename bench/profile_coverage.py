@@ -6,7 +6,7 @@ message's time, through `remember_many`), then the profile is rendered at each b
 (`present`) it holds are counted, with the stale ones (`absent`) that must not appear. The data was written
 with the profile, so this shows the budget's shape, not a held-out score.
 
-    python bench/profile.py
+    python bench/profile_coverage.py
 """
 
 from __future__ import annotations
