@@ -141,7 +141,10 @@ class EmbedderManager:
             self._ready.set()
 
     def _auto_target(self) -> emb.EmbedderSpec:
-        """The model `auto` fetches: English bge-small, or the multilingual one."""
+        """The model `auto` aims at: English bge-small, or a multilingual one — the packaged USE when it is
+        installed (no download), else fastembed's multilingual MiniLM."""
+        if self.multilingual and emb.use_installed():
+            return emb.EmbedderSpec("use", emb.USE_SPEC)
         name = emb.MULTILINGUAL_FASTEMBED_MODEL if self.multilingual else emb.DEFAULT_FASTEMBED_MODEL
         return emb.EmbedderSpec("fastembed", name)
 
@@ -181,7 +184,8 @@ class EmbedderManager:
             return None
 
     async def _fetch(self, spec: emb.EmbedderSpec, fallback: emb.Embedder) -> None:
-        """Download `spec` (blocking work in a thread), then serve it and let the app re-embed."""
+        """Load `spec` (downloading it if it must; blocking work in a thread), then serve it and let the app
+        re-embed."""
         try:
             better = await run_in_daemon_thread(lambda: emb.load(spec, self.settings.models_dir))
         except Exception as exc:
@@ -203,7 +207,12 @@ class EmbedderManager:
         self.multilingual = True
         await self._ready.wait()
         target, current = self._auto_target(), self.current
-        if current is None or current.id == f"fastembed:{target.model}" or not emb.fastembed_installed():
+        if current is None or current.id in (f"fastembed:{target.model}", emb.UniversalSentenceEncoder.id):
+            return
+        if target.kind == "use":  # packaged: loads from the wheel, offline
+            await self._fetch(target, current)
+            return
+        if not emb.fastembed_installed():
             return
         if (cached := await self._cached(target)) is not None:
             self._use(cached, f"switched from {current.id}")

@@ -1,0 +1,90 @@
+"""The packaged multilingual model (issue 27, part 1): Google's Universal Sentence Encoder multilingual v3,
+shipped with its weights in a pip package (`ENGRAIN_EMBEDDER=use-multilingual`). Through a real MCP
+client: questions that share no word with their memory, in Chinese, German and Spanish, and questions in
+one language about memories in another."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import call, connect, scalar
+
+pytestmark = pytest.mark.anyio
+USE = "use-multilingual"
+# Each user's other memories: the answer must outrank them by meaning, not by a shared word.
+DISTRACTORS = [
+    "我喜欢吃火锅",
+    "我在一家游戏公司工作",
+    "Ich wohne in Köln",
+    "Mein Hund heißt Max",
+    "Vivo en Sevilla",
+    "Trabajo en un hospital",
+    "I bought a new laptop last week",
+]
+
+
+@pytest.mark.parametrize(
+    "memories, query",
+    [
+        (["我每周四去游泳", "我周末常常去爬山"], "我平时做什么运动？"),
+        (["Ich arbeite als Tontechniker in einem Studio"], "Was ist mein Beruf?"),
+        (["No como carne desde hace años"], "¿Qué no como?"),
+    ],
+)
+async def test_a_question_finds_its_memory_by_meaning(settings_factory, memories, query):
+    async with connect(settings_factory(embedder=USE)) as (client, _):
+        for text in [*DISTRACTORS, *memories]:
+            await call(client, "remember", content=text)
+        found = await call(client, "recall", query=query, limit=len(memories))
+    assert {hit["content"] for hit in found["results"]} == set(memories), query
+
+
+@pytest.mark.parametrize(
+    "memory, query",
+    [
+        ("I live in Lisbon now.", "Wo wohne ich?"),
+        ("Ich arbeite als Tontechniker in einem Studio", "What do I do for a living?"),
+        ("我对花生过敏", "What am I allergic to?"),
+        ("I'm allergic to peanuts", "我对什么过敏？"),
+    ],
+)
+async def test_a_question_in_one_language_finds_a_memory_in_another(settings_factory, memory, query):
+    async with connect(settings_factory(embedder=USE)) as (client, _):
+        for text in [*DISTRACTORS, memory]:
+            await call(client, "remember", content=text)
+        found = await call(client, "recall", query=query, limit=1)
+    assert [hit["content"] for hit in found["results"]] == [memory], query
+
+
+async def test_status_names_the_model(settings_factory):
+    async with connect(settings_factory(embedder=USE)) as (client, _):
+        await call(client, "remember", content="Ich wohne in Köln")
+        status = json.loads((await client.read_resource("engrain://status")).contents[0].text)
+    assert status["embedder"]["id"] == "use:multilingual-v3" and status["embedder"]["dim"] == 512
+
+
+async def test_auto_turns_to_the_multilingual_model_when_most_memories_are_not_english(
+    settings_factory, fresh_database_url
+):
+    """`auto` serves the English model until most memories are in another language; then the packaged
+    multilingual model, offline, and every memory is embedded again with it (the reindex path)."""
+    settings = settings_factory(embedder="auto", fetch_models=False, database_url=fresh_database_url)
+    async with connect(settings) as (client, app):
+        await call(client, "remember", content="I like green tea")
+        first = json.loads((await client.read_resource("engrain://status")).contents[0].text)["embedder"]["id"]
+        for i in range(24):
+            await call(client, "remember", content=f"我第{i + 1}次去北京出差，住在同一家酒店")
+        await call(client, "remember", content="我每周四去游泳")
+        await app.languages.check()  # what a stored memory starts in the background, at most once a minute
+        await app.drain()
+        status = json.loads((await client.read_resource("engrain://status")).contents[0].text)["embedder"]
+        found = await call(client, "recall", query="我平时做什么运动？", limit=1)
+        models = await scalar(
+            app, "SELECT array_agg(DISTINCT embedder) FROM memories WHERE user_id = :u", u=app.settings.user
+        )
+    assert first != "use:multilingual-v3" and status["id"] == "use:multilingual-v3"
+    assert status["message"] == f"switched from {first}"
+    assert [hit["content"] for hit in found["results"]] == ["我每周四去游泳"]
+    assert models == ["use:multilingual-v3"]  # every memory embedded again
