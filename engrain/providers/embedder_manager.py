@@ -4,7 +4,7 @@
 after start-up and only calls that need a vector wait for it. With `auto`, the best
 model already on this machine serves first; a better one (fastembed bge-small) is
 fetched in the background, and when it arrives `on_switch` lets the app re-embed
-older rows. When most memories are not in English (`prefer_multilingual`), the better
+older rows. When a quarter of the memories or more are not in English (`prefer_multilingual`), the better
 one is a multilingual model instead.
 """
 
@@ -200,7 +200,7 @@ class EmbedderManager:
             await self.on_switch(better)
 
     async def prefer_multilingual(self) -> None:
-        """Most memories are not in English: with `auto`, serve the multilingual model from now on, from
+        """Many memories are not in English: with `auto`, serve the multilingual model from now on, from
         the local cache or fetched in the background (offline: what serves keeps serving)."""
         if self.spec.kind != "auto" or self.multilingual:
             return
@@ -221,11 +221,11 @@ class EmbedderManager:
             return
         if not (self.settings.fetch_models and await run_in_daemon_thread(model_hub_reachable)):
             self.message = (
-                f"most memories are not in English; {target.model} is unavailable (offline): using {current.id}"
+                f"many memories are not in English; {target.model} is unavailable (offline): using {current.id}"
             )
             log.info("%s", self.message)
             return
-        log.info("most memories are not in English: fetching %s in the background", target.model)
+        log.info("many memories are not in English: fetching %s in the background", target.model)
         await self._fetch(target, current)
 
     async def ready(self) -> emb.Embedder:

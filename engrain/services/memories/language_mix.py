@@ -1,7 +1,9 @@
 """Which languages the memories are in, for the choice of embedding model.
 
-`auto` serves an English model unless most memories are not in English: then a multilingual one
-(see providers/embedder_manager.py). The mix is read when the database opens and, after a memory
+`auto` serves an English model unless a good share of the memories is in another language — most of
+them, or a quarter for someone who writes in two languages and asks in either — then a multilingual one
+(see providers/embedder_manager.py): the English model's vectors of other languages are noise, and a
+question in one language cannot reach a memory in the other. The mix is read when the database opens and, after a memory
 in another language is stored, at most once a minute (one query over the newest memories).
 """
 
@@ -18,7 +20,7 @@ if TYPE_CHECKING:
 
 SAMPLE = 1000  # the newest live memories read
 MIN_MEMORIES = 20  # fewer say nothing about a user's languages
-MULTILINGUAL_SHARE = 0.5  # "mostly not English"
+MULTILINGUAL_SHARE = 0.25  # a quarter not in English: mostly another language, or two mixed
 CHECK_SECONDS = 60.0
 
 
