@@ -88,3 +88,21 @@ async def test_auto_turns_to_the_multilingual_model_when_most_memories_are_not_e
     assert status["message"] == f"switched from {first}"
     assert [hit["content"] for hit in found["results"]] == ["我每周四去游泳"]
     assert models == ["use:multilingual-v3"]  # every memory embedded again
+
+
+@pytest.mark.parametrize(
+    "memory, query",
+    [
+        ("我跟二丫说了这件事", "二丫怎么样了？"),  # jieba merges the name with the verb: 二丫说
+        ("我们周五晚上和小雨去撸串了", "撸串"),  # jieba cuts the colloquial word in two: 撸 + 串
+    ],
+)
+async def test_a_name_or_colloquial_word_jieba_cuts_wrongly_still_matches_whole(settings_factory, memory, query):
+    """Character pairs of what jieba did not know (text/fulltext.chinese_words): with the hash embedder the
+    words decide, and every word of the question is found in the memory."""
+    async with connect(settings_factory(embedder="hash")) as (client, _):
+        for text in ["我二月去了一趟山里", "我喜欢吃烤串", "我跟同事说了这个计划", memory]:
+            await call(client, "remember", content=text)
+        found = await call(client, "recall", query=query, limit=1, explain=True)
+    hit = found["results"][0]
+    assert hit["content"] == memory and hit["breakdown"]["lexical"] == 1.0, hit["breakdown"]

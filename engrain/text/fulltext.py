@@ -78,20 +78,34 @@ def _jieba() -> Any:
     return _segmenter
 
 
+def _content(word: str) -> bool:
+    return (
+        bool(word)
+        and _tags.get(word) not in _FUNCTION_TAGS
+        and word not in _FUNCTION_VERBS
+        and any(ch.isalnum() for ch in word)
+    )
+
+
 def chinese_words(text: str) -> list[str]:
-    """The content words of a Chinese text (Latin words kept whole), in order."""
-    segmenter = _jieba()
-    words: list[str] = []
-    for word in segmenter.cut_for_search(text):
-        word = word.strip()
-        if (
-            word
-            and _tags.get(word) not in _FUNCTION_TAGS
-            and word not in _FUNCTION_VERBS
-            and any(ch.isalnum() for ch in word)
-        ):
-            words.append(word)
-    return words
+    """The content words of a Chinese text (Latin words kept whole), in order, then the character pairs of
+    what jieba did not know: a run of content words of one character each (撸串 cut as 撸 + 串) and a
+    word of three characters or more that is no dictionary word (二丫说, a name merged with a verb). A
+    name or a colloquial word jieba splits wrongly then still matches as a pair; pairs across known
+    words would be noise ("去游" of 去游泳), so there are none."""
+    tokens = [w.strip() for w in _jieba().cut_for_search(text)]
+    words = [w for w in tokens if _content(w)]
+    pairs: list[str] = []
+    run: list[str] = []
+    for token in [*tokens, ""]:
+        if len(token) == 1 and _CJK_RUN.fullmatch(token) and _content(token):
+            run.append(token)
+            continue
+        pairs += ["".join(run[i : i + 2]) for i in range(len(run) - 1)]
+        run = []
+        if len(token) >= 3 and _CJK_RUN.fullmatch(token) and token not in _tags:
+            pairs += [token[i : i + 2] for i in range(len(token) - 1)]
+    return words + [p for p in dict.fromkeys(pairs) if p not in words]
 
 
 def bigram_words(text: str) -> list[str]:
