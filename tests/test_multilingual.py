@@ -85,7 +85,7 @@ async def test_auto_turns_to_the_multilingual_model_when_most_memories_are_not_e
             app, "SELECT array_agg(DISTINCT embedder) FROM memories WHERE user_id = :u", u=app.settings.user
         )
     assert first != "use:multilingual-v3" and status["id"] == "use:multilingual-v3"
-    assert status["message"] == f"switched from {first}"
+    assert status["message"] == f"switched from {first}: many memories are not in English"
     assert [hit["content"] for hit in found["results"]] == ["我每周四去游泳"]
     assert models == ["use:multilingual-v3"]  # every memory embedded again
 
@@ -106,3 +106,25 @@ async def test_a_name_or_colloquial_word_jieba_cuts_wrongly_still_matches_whole(
         found = await call(client, "recall", query=query, limit=1, explain=True)
     hit = found["results"][0]
     assert hit["content"] == memory and hit["breakdown"]["lexical"] == 1.0, hit["breakdown"]
+
+
+async def test_a_new_user_who_writes_chinese_is_answered_by_meaning_from_the_start(
+    settings_factory, fresh_database_url
+):
+    """On a fresh install with `auto`, the issue's first question returned nothing: the English model does not
+    know Chinese and the words differ. A second memory not in English switches to the multilingual model."""
+    settings = settings_factory(embedder="auto", fetch_models=False, database_url=fresh_database_url)
+    async with connect(settings) as (client, app):
+        for text in ["我每周四去游泳", "我周末常常去爬山"]:
+            await call(client, "remember", content=text)
+        await app.drain()  # the switch runs in the background, after the second memory
+        found = await call(client, "recall", query="我平时做什么运动？", limit=2)
+    assert {hit["content"] for hit in found["results"]} == {"我每周四去游泳", "我周末常常去爬山"}
+
+
+def test_one_foreign_sentence_among_an_english_users_first_memories_switches_nothing():
+    from engrain.services.memories.language_mix import wants_multilingual
+
+    assert not wants_multilingual(3, 1 / 3)  # one German sentence of three
+    assert wants_multilingual(2, 1.0)  # a new user writing Chinese
+    assert not wants_multilingual(40, 0.2) and wants_multilingual(40, 0.3)  # the share, once there are enough

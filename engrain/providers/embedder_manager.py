@@ -26,6 +26,7 @@ from engrain.errors import Unavailable
 from engrain.providers import embeddings as emb
 
 log = logging.getLogger(__name__)
+MULTILINGUAL_REASON = ": many memories are not in English"  # the rule: services/memories/language_mix.py
 T = TypeVar("T")
 MAX_BATCH = 256
 QUERY_CACHE_SIZE = 1024
@@ -183,7 +184,7 @@ class EmbedderManager:
             log.debug("fastembed %s is not cached locally", spec.model)
             return None
 
-    async def _fetch(self, spec: emb.EmbedderSpec, fallback: emb.Embedder) -> None:
+    async def _fetch(self, spec: emb.EmbedderSpec, fallback: emb.Embedder, why: str = "") -> None:
         """Load `spec` (downloading it if it must; blocking work in a thread), then serve it and let the app
         re-embed."""
         try:
@@ -195,7 +196,7 @@ class EmbedderManager:
         if spec != self._auto_target():  # the aim changed while it downloaded
             log.info("fetched %s, but %s is preferred now", spec.model, self._auto_target().model)
             return
-        self._use(better, f"switched from {fallback.id}")
+        self._use(better, f"switched from {fallback.id}{why}")
         if self.on_switch is not None:
             await self.on_switch(better)
 
@@ -210,12 +211,12 @@ class EmbedderManager:
         if current is None or current.id in (f"fastembed:{target.model}", emb.UniversalSentenceEncoder.id):
             return
         if target.kind == "use":  # packaged: loads from the wheel, offline
-            await self._fetch(target, current)
+            await self._fetch(target, current, MULTILINGUAL_REASON)
             return
         if not emb.fastembed_installed():
             return
         if (cached := await self._cached(target)) is not None:
-            self._use(cached, f"switched from {current.id}")
+            self._use(cached, f"switched from {current.id}{MULTILINGUAL_REASON}")
             if self.on_switch is not None:
                 await self.on_switch(cached)
             return

@@ -19,21 +19,34 @@ if TYPE_CHECKING:
     from engrain.services.runtime import Runtime
 
 SAMPLE = 1000  # the newest live memories read
-MIN_MEMORIES = 20  # fewer say nothing about a user's languages
+MIN_MEMORIES = 20  # from this many on, the share decides
+# Below it, a new user who writes in another language from the start: this many memories not in English
+# (and the share) switch at once, so their first questions are answered by meaning; one foreign sentence
+# among an English user's first memories does not.
+EARLY_FOREIGN = 2
 MULTILINGUAL_SHARE = 0.25  # a quarter not in English: mostly another language, or two mixed
 CHECK_SECONDS = 60.0
+
+
+def wants_multilingual(count: int, share: float) -> bool:
+    """Whether `count` newest memories, `share` of them not in English, call for the multilingual model."""
+    if share <= MULTILINGUAL_SHARE:
+        return False
+    return count >= MIN_MEMORIES or round(count * share) >= EARLY_FOREIGN
 
 
 class LanguageMix:
     def __init__(self, runtime: Runtime) -> None:
         self.rt = runtime
         self._next_check = 0.0
+        self._few = True  # the last reading saw fewer than MIN_MEMORIES: read on every foreign memory
 
     def stored(self, langs: list[str]) -> None:
-        """Memories in these languages were stored: read the mix again if one is not English."""
+        """Memories in these languages were stored: read the mix again if one is not English (at most once
+        a minute, except while there are few memories: then a new user's second sentence decides)."""
         if self.rt.embeddings.multilingual or all(lang == ENGLISH for lang in langs):
             return
-        if time.monotonic() >= self._next_check:
+        if self._few or time.monotonic() >= self._next_check:
             self._next_check = time.monotonic() + CHECK_SECONDS
             self.rt.spawn(self.check())
 
@@ -41,5 +54,6 @@ class LanguageMix:
         db = await self.rt.database()
         async with db.sessions() as s:
             count, share = await stats_repo.language_mix(s, self.rt.clock(), SAMPLE)
-        if count >= MIN_MEMORIES and share > MULTILINGUAL_SHARE:
+        self._few = count < MIN_MEMORIES
+        if wants_multilingual(count, share):
             await self.rt.embeddings.prefer_multilingual()

@@ -163,7 +163,10 @@ class MemoryWriter:
         model, vector = await self.rt.embeddings.embed_one(request.content)
         async with db.transaction(session) as s:
             old_id = await ids.resolve(s, user_id, "supersedes", request.supersedes) if request.supersedes else None
-            return await self._write(s, user_id, item, old_id, model, vector, now)
+            result = await self._write(s, user_id, item, old_id, model, vector, now)
+        if result.status == "created":  # once committed (or in the caller's transaction): the mix may read it
+            self.languages.stored([item.lang])
+        return result
 
     async def _write(
         self,
@@ -201,7 +204,6 @@ class MemoryWriter:
             same_text, _ = await repo.probe(s, user_id, ns, kind, digest, model.id, model.dim, vector, now)
             assert same_text is not None
             return await self._duplicate(s, user_id, same_text, old_id, now)
-        self.languages.stored([item.lang])
         if old_id is not None:
             await self._supersede(s, user_id, old_id, memory.id, now)
         replaced = await self._fill_slot(s, user_id, memory, now)
