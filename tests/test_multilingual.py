@@ -128,3 +128,24 @@ def test_one_foreign_sentence_among_an_english_users_first_memories_switches_not
     assert not wants_multilingual(3, 1 / 3)  # one German sentence of three
     assert wants_multilingual(2, 1.0)  # a new user writing Chinese
     assert not wants_multilingual(40, 0.2) and wants_multilingual(40, 0.3)  # the share, once there are enough
+
+
+@pytest.mark.parametrize(
+    "memory, query",
+    [
+        ("Ich arbeite als Tontechniker in einem Studio", "Meine Arbeit im Studio"),  # arbeite ~ Arbeit: stemmed
+        ("Ich arbeite als Tontechniker in einem Studio", "Bin ich Techniker?"),  # a compound: the hash's n-grams
+        ("No como carne desde hace años", "¿Comí carne?"),  # como ~ comí
+        ("J'ai mangé des crêpes à Rennes", "Quand est-ce que j'ai mangé des crêpes ?"),
+        ("Nous avons déménagé à Lyon", "Quand avons-nous déménagé ?"),
+        ("我每周四去游泳", "我什么时候去游泳？"),
+    ],
+)
+async def test_with_the_hash_embedder_a_question_finds_its_memory_by_word(settings_factory, memory, query):
+    """With no model at all, each language's full-text configuration stems the words (German, Spanish,
+    French Snowball; jieba for Chinese) and the hash embedder's character n-grams reach into compounds."""
+    async with connect(settings_factory(embedder="hash")) as (client, _):
+        for text in [*DISTRACTORS, memory]:
+            await call(client, "remember", content=text)
+        found = await call(client, "recall", query=query, limit=1)
+    assert [hit["content"] for hit in found["results"]] == [memory], query
