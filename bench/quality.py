@@ -53,7 +53,16 @@ from engrain.text.quoting import inline
 
 KS = (1, 5, 10, 20)
 DEFAULT_DATA = Path(__file__).parent / "data" / "synthetic_locomo.json"
-CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+# 6 is ours, not LoCoMo's: a single-hop question that shares no word with its evidence (the Chinese set's
+# paraphrases, as held-out conversations ask them), reported apart so the LoCoMo categories stay comparable.
+CATEGORY_NAMES = {
+    1: "multi-hop",
+    2: "temporal",
+    3: "open-domain",
+    4: "single-hop",
+    5: "adversarial",
+    6: "single-hop paraphrase",
+}
 _TOKEN = re.compile(r"\w+")
 
 

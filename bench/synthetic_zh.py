@@ -304,6 +304,13 @@ def questions(p: tuple, other: tuple, t: dict[str, str]) -> list[dict]:
         q(f"{other[0]}的{pet}叫什么名字？", "没提到", ["pet"], 5),
         q(f"{other[0]}是什么时候搬到{city}的？", "没提到", ["move"], 5),
         q(f"{other[0]}觉得{instrument}课怎么样？", "没提到", ["instrument"], 5),
+        # Single-hop questions that share no word with their evidence (category 6: see bench/quality.py).
+        q(f"{name}家里有什么小动物？", pet, ["pet"], 6),
+        q(f"{name}靠什么谋生？", job, ["job"], 6),
+        q(f"{name}现在定居在哪儿？", city, ["move"], 6),
+        q(f"{name}平常用什么代步？", car, ["car"], 6),
+        q(f"{name}有哪些忌口？", "对过敏的东西忌口", ["allergy"], 6),
+        q(f"{name}闲暇时练什么？", instrument, ["instrument"], 6),
     ]
 
 
