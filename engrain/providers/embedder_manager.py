@@ -162,6 +162,11 @@ class EmbedderManager:
                 local = await run_in_daemon_thread(lambda: emb.load(spec, models))
             except Exception as exc:
                 log.warning("packaged sentence-transformers model failed to load: %s", exc)
+        if local is None and emb.use_installed():  # the default install's model: every language, offline
+            try:
+                local = await run_in_daemon_thread(lambda: emb.load(emb.EmbedderSpec("use", emb.USE_SPEC), models))
+            except Exception as exc:
+                log.warning("packaged multilingual model failed to load: %s", exc)
         fallback = local or emb.HashEmbedder()
         if not (emb.fastembed_installed() and self.settings.fetch_models):
             self._use(fallback, "" if local else "no semantic model installed: using hash")
