@@ -8,6 +8,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engrain.reading.enrich import HABIT_KEY
 from engrain.storage.memories import live
 from engrain.storage.models import Memory
 
@@ -81,7 +82,7 @@ async def habits(session: AsyncSession, user_id: str, now: datetime, limit: int)
         select(Memory)
         .where(
             Memory.user_id == user_id,
-            Memory.metadata_.has_key("recurrence"),
+            Memory.metadata_.has_key(HABIT_KEY),
             Memory.temporality == "current",
             Memory.kind != "trait",
             live(now),

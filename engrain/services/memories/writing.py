@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engrain.errors import InvalidInput, NotFound, QuotaExceeded
 from engrain.reading import inputs
 from engrain.reading.duplicates import PARAPHRASE_THRESHOLD, is_near_duplicate
-from engrain.reading.enrich import DEFAULT_IMPORTANCE, IMPORTANT, content_hash, enrich, mood_of, on_arrival
+from engrain.reading.enrich import DEFAULT_IMPORTANCE, HABIT_KEY, IMPORTANT, content_hash, enrich, mood_of, on_arrival
 from engrain.reading.mood import Mood
 from engrain.reading.slots import Topic, single_valued, slot_of, slot_topic, states_now
 from engrain.services.memories.results import ForgetResult, RememberResult, Replaceable
@@ -310,7 +310,7 @@ class MemoryWriter:
         if info.time_phrase:
             extra["time_phrase"] = info.time_phrase  # read by recall for "when did…" questions
         if info.recurrence:
-            extra["recurrence"] = info.recurrence  # a habit: a rule, never an upcoming plan
+            extra[HABIT_KEY] = info.recurrence  # a habit: a rule, never an upcoming plan
         slot = slot_of(content, lang)
         if slot is not None:  # a later memory of this slot with another value replaces this one
             extra["slot"], extra["slot_value"] = slot.key, slot.normalized

@@ -6,11 +6,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from engrain.reading.enrich import is_habit
 from engrain.reading.slots import PROFILE_ORDER
 from engrain.rules.traits import FORMING_STAGES, Stage
 from engrain.services.memories.views import split_intentions
 from engrain.services.profile.sections import LINE_CHARS, PER_SECTION, PROFILE_TOKENS, SUMMARY_TOKENS, Section, render
-from engrain.services.wording.lines import marks, memory_line, trait_tag
+from engrain.services.wording.lines import marks, memory_line, shown_when, trait_tag
 from engrain.storage import memories as repo
 from engrain.storage import profile as profile_repo
 from engrain.storage import traits as trait_repo
@@ -94,9 +95,9 @@ class ProfileView:
                 if m.id in shown or len(out) >= limit:
                     continue
                 shown.add(m.id)
-                habit = "recurrence" in (m.metadata_ or {})
+                habit = is_habit(m.metadata_)
                 tags = [_slot_tag(m)] if tag else marks(m.kind, m.temporality, m.event_time, at, habit)
-                when = None if habit else (m.event_time or m.told_at)
+                when = shown_when(m.kind, m.event_time, m.told_at, habit)
                 out.append(memory_line(m.content, m.id, when=when, tz=tz, tags=tags, limit=LINE_CHARS))
             return out
 

@@ -17,6 +17,7 @@ from engrain.errors import EngrainError, InvalidInput, Unavailable
 from engrain.providers.embeddings import Embedder
 from engrain.reading import inputs
 from engrain.reading.dates import read_query_time
+from engrain.reading.enrich import is_habit
 from engrain.reading.slots import asked_slot
 from engrain.services.recall.focus import FocusedQuery, QueryFocus
 from engrain.services.recall.refreshing import RefreshingCache
@@ -75,7 +76,7 @@ def _hit(row: RecallRow) -> RecallHit:
         told_at=row.told_at,
         created_at=row.created_at,
         temporality=row.temporality,
-        habit=row.metadata.get("recurrence") is not None,
+        habit=is_habit(row.metadata),
         stage=row.stage,
         namespace=row.namespace,
         category=row.category,

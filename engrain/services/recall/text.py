@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, tzinfo
 
 from engrain.services.recall.results import RecallHit, RecallResult
-from engrain.services.wording.lines import marks, memory_line
+from engrain.services.wording.lines import marks, memory_line, shown_when
 from engrain.text.quoting import DATA_NOTICE, inline
 
 # The text's budget when the call names none (max_tokens): whole memories first, a long one cut to what
@@ -40,7 +40,7 @@ def _line(hit: RecallHit, now: datetime, tz: tzinfo | None, limit: int) -> str:
     tags = marks(hit.kind, hit.temporality, hit.event_time, now, hit.habit, hit.stage)
     if hit.source == "linked" and hit.relation:
         tags.append(f"linked: {hit.relation}")
-    when = None if hit.habit or hit.kind == "trait" else (hit.event_time or hit.told_at)
+    when = shown_when(hit.kind, hit.event_time, hit.told_at, hit.habit)
     return memory_line(hit.content, hit.id, when=when, tz=tz, tags=tags, limit=limit)
 
 

@@ -8,8 +8,8 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 
 from engrain.providers.llm import Prompt
-from engrain.reading.enrich import DEFAULT_IMPORTANCE
-from engrain.services.wording.lines import marks, trait_tag
+from engrain.reading.enrich import DEFAULT_IMPORTANCE, is_habit
+from engrain.services.wording.lines import marks, shown_when, trait_tag
 from engrain.storage.models import Memory
 from engrain.text.quoting import DATA_NOTICE, inline, quoted
 
@@ -64,8 +64,9 @@ def memory_lines(
     hints = replaces or {}
     lines: list[str] = []
     for alias, m in memories:
-        habit = "recurrence" in (m.metadata_ or {})
-        tags = [(m.event_time or m.told_at).date().isoformat()] if not habit else []
+        habit = is_habit(m.metadata_)
+        when = shown_when(m.kind, m.event_time, m.told_at, habit)
+        tags = [when.date().isoformat()] if when is not None else []
         tags += marks(m.kind, m.temporality, m.event_time, now, habit) or [m.kind]
         tags += [f"importance {m.importance}"] if m.importance != DEFAULT_IMPORTANCE else []
         hint = f" (may replace [{hints[m.id]}])" if m.id in hints else ""

@@ -33,6 +33,12 @@ def marks(
     return ["procedure"] if kind == "procedural" else []
 
 
+def shown_when(kind: str, event_time: datetime | None, told_at: datetime, habit: bool) -> datetime | None:
+    """The date a line shows: when the thing happened, else when the user told it (never when it was stored:
+    an import is months late); a habit (a rule) and a trait (a conclusion) show none."""
+    return None if habit or kind == "trait" else (event_time or told_at)
+
+
 def trait_tag(stage: str | None, confidence: float | None) -> str:
     """A trait's bracket: its stage and confidence, "forming: " before a stage not yet confirmed."""
     forming = "forming: " if stage in FORMING_STAGES else ""
