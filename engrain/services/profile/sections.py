@@ -40,15 +40,15 @@ def render(head: list[str], sections: list[Section], budget_tokens: int, tail: l
         if not section.lines:
             continue
         title = f"## {section.title}"
-        shown: list[str] = []
+        opened = False  # the title is written with the section's first line that fits
         for line in section.lines:
-            if len(line) + 1 + (0 if shown else len(title) + 2) > left:
+            if len(line) + 1 + (0 if opened else len(title) + 2) > left:
                 left_out += 1
                 continue
-            if not shown:
+            if not opened:
                 out += ["", title]
                 left -= len(title) + 2
-            shown.append(line)
+                opened = True
             out.append(line)
             left -= len(line) + 1
     if left_out:

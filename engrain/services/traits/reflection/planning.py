@@ -73,7 +73,7 @@ class Plan:
 async def _replaceable(s: AsyncSession, user_id: str, memories: list[Memory], now: datetime) -> list[Memory]:
     """The live memories that new ones may replace (`metadata.may_replace`, set where the slot rules were
     unsure): shown beside them, so that the model can settle it with an update."""
-    ids = [uuid.UUID(m.metadata_["may_replace"]) for m in memories if "may_replace" in (m.metadata_ or {})]
+    ids = [target for m in memories if (target := _may_replace(m)) is not None]
     rows = await repo.get_many(s, user_id, list(dict.fromkeys(ids)))
     return [m for m in rows if m.valid_until is None or m.valid_until > now]
 
