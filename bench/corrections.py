@@ -24,8 +24,7 @@ import anyio
 from mcp import Client
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.homes import scratch_home
-from engrain.config import Settings
+from bench.homes import bench_settings, scratch_home
 from engrain.server.app import create_server
 from engrain.server.state import AppState
 
@@ -72,14 +71,7 @@ def _flags(flagged: list[tuple[bool, bool, bool]]) -> dict[str, Any]:
 
 async def measure(embedder: str, split: str, home: str | None = None) -> dict[str, Any]:
     now = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
-    settings = Settings(
-        home=Path(home or scratch_home("engrain-corrections-")),
-        embedder=embedder,
-        scheduler="off",
-        llm="none",
-        fetch_models=False,
-        timezone="UTC",
-    )
+    settings = bench_settings(home or scratch_home("engrain-corrections-"), embedder)
     app = AppState(settings, clock=lambda: now)
     results: list[tuple[str, bool, bool]] = []
     flagged: list[tuple[bool, bool, bool]] = []  # (a correction, replaced by the rule, flagged as may-replace)

@@ -9,6 +9,10 @@ from __future__ import annotations
 import atexit
 import shutil
 import tempfile
+from pathlib import Path
+from typing import Any
+
+from engrain.config import Settings
 
 
 def scratch_home(prefix: str) -> str:
@@ -17,3 +21,10 @@ def scratch_home(prefix: str) -> str:
     home = tempfile.mkdtemp(prefix=prefix)
     atexit.register(shutil.rmtree, home, ignore_errors=True)
     return home
+
+
+def bench_settings(home: str, embedder: str = "hash", llm: str = "none", **more: Any) -> Settings:
+    """What a benchmark runs with: its own home, no job loop, no model download, times in UTC."""
+    return Settings(
+        home=Path(home), embedder=embedder, scheduler="off", llm=llm, fetch_models=False, timezone="UTC", **more
+    )

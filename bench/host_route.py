@@ -26,8 +26,7 @@ import anyio
 from mcp import Client
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.homes import scratch_home
-from engrain.config import Settings
+from bench.homes import bench_settings, scratch_home
 from engrain.server.app import create_server
 from engrain.server.state import AppState
 
@@ -66,14 +65,7 @@ def _sessions_ten() -> list[tuple[str, list[dict[str, str]], dict[str, Any] | No
 
 async def play(sessions: list[tuple[str, list[dict[str, str]], dict[str, Any] | None]]) -> dict[str, Any]:
     now = [datetime(2026, 11, 23, 12, 0, tzinfo=UTC)]
-    settings = Settings(
-        home=Path(scratch_home("engrain-host-route-")),
-        embedder="hash",
-        scheduler="off",
-        llm="host",
-        fetch_models=False,
-        timezone="UTC",
-    )
+    settings = bench_settings(scratch_home("engrain-host-route-"), llm="host")
     app = AppState(settings, clock=lambda: now[0])
     sizes: dict[str, list[int]] = {k: [] for k in ("extraction_task", "extraction_answer", "reflection_task")}
     sizes["reflection_answer"] = []

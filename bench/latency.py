@@ -35,10 +35,9 @@ from mcp import Client, StdioServerParameters
 from sqlalchemy import text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.homes import scratch_home
+from bench.homes import bench_settings, scratch_home
 from bench.quality import DEFAULT_DATA, Turn, session_turns
 from bench.recall import percentiles
-from engrain.config import Settings
 from engrain.scheduler import jobs
 from engrain.server.state import AppState
 from engrain.services.recall.search import RecallRequest
@@ -138,9 +137,7 @@ async def in_process(app: AppState, asked: list[tuple[str, str]]) -> dict[str, l
 async def one_run(samples: list[dict[str, Any]], embedder: str) -> dict[str, Any]:
     home = scratch_home("engrain-latency-")
     users = [(f"locomo-{s.get('sample_id', i)}", session_turns(s), s) for i, s in enumerate(samples)]
-    settings = Settings(
-        home=Path(home), embedder=embedder, scheduler="off", llm="none", fetch_models=False, timezone="UTC"
-    )
+    settings = bench_settings(home, embedder)
     app = AppState(settings)
     app.start(scheduler_loop=False)
     try:

@@ -20,8 +20,7 @@ from typing import Any
 import anyio
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.homes import scratch_home
-from engrain.config import Settings
+from bench.homes import bench_settings, scratch_home
 from engrain.server.state import AppState
 from engrain.services.memories.writing import RememberRequest
 from engrain.services.profile.sections import PROFILE_TOKENS
@@ -33,14 +32,7 @@ BUDGETS = (100, 150, 250, 400, 600, PROFILE_TOKENS)
 
 async def main() -> None:
     person = json.loads(DATA.read_text(encoding="utf-8"))
-    settings = Settings(
-        home=Path(scratch_home("engrain-profile-")),
-        embedder="hash",
-        scheduler="off",
-        llm="none",
-        fetch_models=False,
-        timezone="UTC",
-    )
+    settings = bench_settings(scratch_home("engrain-profile-"))
     app = AppState(settings, clock=lambda: datetime(2026, 11, 23, 12, 0, tzinfo=UTC))
     app.start(scheduler_loop=False)
     gold, stale = person["gold"]["present"], person["gold"]["absent"]

@@ -40,8 +40,7 @@ import anyio
 from sqlalchemy import text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.homes import scratch_home
-from engrain.config import Settings
+from bench.homes import bench_settings, scratch_home
 from engrain.scheduler import jobs
 from engrain.server.state import AppState
 from engrain.services.memories.writing import RememberRequest
@@ -151,15 +150,7 @@ async def evaluate(
     import numpy as np
     from rank_bm25 import BM25Okapi
 
-    settings = Settings(
-        home=Path(home or scratch_home("engrain-quality-")),
-        embedder=embedder,
-        scheduler="off",
-        llm="none",
-        fetch_models=False,
-        timezone="UTC",
-        database_url=database_url,
-    )
+    settings = bench_settings(home or scratch_home("engrain-quality-"), embedder, database_url=database_url)
     app = AppState(settings)
     app.start(scheduler_loop=False)
     systems = {"engrain": Scores(), "bm25": Scores(), "vector": Scores()}

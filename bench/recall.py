@@ -24,8 +24,7 @@ from mcp import Client
 from sqlalchemy import text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.homes import scratch_home
-from engrain.config import Settings
+from bench.homes import bench_settings, scratch_home
 from engrain.server.app import create_server
 from engrain.server.state import AppState
 from engrain.services.memories.writing import RememberRequest
@@ -242,15 +241,7 @@ async def explain(app: AppState, user: str, q: str) -> dict[str, bool]:
 async def run_size(size: int, embedder: str, queries: int, singles: int) -> dict:
     rng = random.Random(size)
     home = scratch_home("engrain-bench-recall-")
-    settings = Settings(
-        home=Path(home),
-        embedder=embedder,
-        scheduler="off",
-        llm="none",
-        fetch_models=False,
-        user="bench",
-        timezone="UTC",
-    )
+    settings = bench_settings(home, embedder, user="bench")
     app = AppState(settings)
     server = create_server(app)
     result: dict = {"memories": size, "embedder": embedder}
