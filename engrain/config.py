@@ -74,7 +74,8 @@ class Settings(BaseSettings):
     timezone: str | None = Field(default=None, description="IANA zone for relative dates; default local.")
     embedder: str = Field(
         default="auto",
-        description="auto | hash | fastembed:<m> | sentence-transformers:<m> | openai-compatible:<base_url>:<model>",
+        description="auto | hash | use-multilingual | fastembed:<m> | sentence-transformers:<m>"
+        " | openai-compatible:<base_url>:<model>",
     )
     embedder_api_key: str | None = Field(default=None, description="Bearer key for openai-compatible.")
     llm: str = Field(

@@ -166,6 +166,36 @@ async def test_the_language_migration_gives_existing_rows_their_language(fresh_d
     assert found == ["我上周三去了北京出差"]
 
 
+async def test_the_pairs_migration_reindexes_old_chinese_rows(fresh_database_url):
+    """A Chinese row indexed before 0012 by jieba's words alone (二丫 cut wrongly) gains the character pairs
+    a new row has, so the name matches in an old memory too; other rows are left as they are."""
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from engrain.text.fulltext import form
+
+    content = "二丫说她下个月去杭州"
+    words_only = "二丫 说 下个月 杭州"  # the form an older engrain wrote: no pairs
+    engine = create_async_engine(async_url(fresh_database_url))
+    try:
+        async with engine.begin() as conn:
+            await conn.run_sync(lambda c: _alembic_upgrade(c, "0011"))
+            for text_, lang, search in ((content, "zh", words_only), ("I love sushi", "en", None)):
+                await conn.execute(
+                    text(
+                        "INSERT INTO memories (id, user_id, namespace, kind, content, content_hash, importance, tags,"
+                        " temporality, pinned, access_count, metadata, lang, search_text) VALUES (gen_random_uuid(),"
+                        " 'u', 'default', 'fact', :c, md5(:c), 5, '{}', 'current', false, 0, '{}', :l, :s)"
+                    ),
+                    {"c": text_, "l": lang, "s": search},
+                )
+            await conn.run_sync(_alembic_upgrade)
+            rows = dict((await conn.execute(text("SELECT content, search_text FROM memories"))).all())
+    finally:
+        await engine.dispose()
+    assert rows == {content: form(content, "zh").search_text, "I love sushi": None}
+    assert rows[content] != words_only
+
+
 def _row(user: str, content: str, embedder: str | None) -> Memory:
     now = datetime.now(UTC)
     return Memory(
