@@ -28,6 +28,7 @@ WRITABLE_KINDS = ("fact", "episodic", "procedural")
 ForgetReason = Literal["user_request", "incorrect", "outdated", "duplicate", "private", "other"]
 FORGET_REASONS: tuple[str, ...] = get_args(ForgetReason)
 ALL_KINDS = (*WRITABLE_KINDS, "trait")
+TEMPORALITIES = ("current", "historical", "prospective")
 _NAMESPACE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]*$")
 
 

@@ -1,11 +1,19 @@
-"""engrain://profile: who the user is, meant to be attached as context (services/profile)."""
+"""engrain://profile: who the user is, meant to be attached as context (services/profile); and the same as it
+stood on a past date."""
 
 from __future__ import annotations
 
-from mcp.server.mcpserver import MCPServer
+from urllib.parse import unquote
 
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError
+
+from engrain.errors import InvalidInput
 from engrain.services.profile.view import ProfileView
 from engrain.tools.common import Caller
+
+# Clients that render MCP Apps show this view with the profile (resources/app_view.py).
+PROFILE_APP = {"ui": {"resourceUri": "ui://engrain/profile"}}
 
 
 def register(server: MCPServer, profile_view: ProfileView, caller: Caller) -> None:
@@ -16,6 +24,20 @@ def register(server: MCPServer, profile_view: ProfileView, caller: Caller) -> No
         description="Who the user is: their facts (home, work, people, pets, key dates), traits by stage with the "
         "forming ones apart, plans ahead in the user's time, habits, and what was told lately. Meant to be "
         "attached as context.",
+        meta=PROFILE_APP,
     )
     async def profile() -> str:
         return await profile_view.profile(caller())
+
+    @server.resource(
+        "engrain://profile/as-of/{date}",
+        name="profile-as-of",
+        mime_type="text/markdown",
+        description="The profile as it stood on a date (2026-03-01, or a phrase such as 'last month'): what was "
+        "stored by then and still valid then, traits at their stage of then.",
+    )
+    async def profile_as_of(date: str) -> str:
+        try:
+            return await profile_view.profile(caller(), as_of=unquote(date))
+        except InvalidInput as exc:
+            raise ResourceError(str(exc)) from exc

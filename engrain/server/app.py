@@ -24,7 +24,7 @@ from engrain.resources import status as status_resource
 from engrain.resources import traits as trait_resources
 from engrain.server import guide, schemas
 from engrain.server.state import AppState
-from engrain.tools import forget, ingest, link, recall, reflect, remember, review, traits
+from engrain.tools import forget, ingest, link, pin, recall, reflect, remember, review, traits
 from engrain.tools.common import describe_invalid_arguments
 
 log = logging.getLogger(__name__)
@@ -133,6 +133,7 @@ def create_server(app: AppState, *, one_user: bool = True, **options: Any) -> En
     review.register(server, app.trait_review, caller)
     link.register(server, app.links, caller)
     forget.register(server, app.memories, caller)
+    pin.register(server, app.memories, caller)
     ingest.register(server, app.ingest, app.host_tasks, app.routes, caller)
     memory_resources.register(server, app.memory_views, caller)
     trait_resources.register(server, app.traits, caller)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple, TypedDict, cast
 
-from sqlalchemy import Table, or_, select, text, update
+from sqlalchemy import Table, and_, or_, select, text, update
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -35,6 +35,12 @@ SERVER_FORGET_REASONS = (REPLACED_BY_FORGOTTEN, FADED_AWAY, REPLACED_BY_EXTRACTI
 def live(now: datetime) -> Any:
     """Rows that are still valid at `now` (not superseded, archived or expired)."""
     return or_(Memory.valid_until.is_(None), Memory.valid_until > now)
+
+
+def known(now: datetime) -> Any:
+    """Rows stored by `now` and still valid then: what was known at a moment (the profile as of a past date);
+    at the present moment the same rows as `live`."""
+    return and_(live(now), Memory.created_at <= now)
 
 
 async def get(session: AsyncSession, user_id: str, memory_id: uuid.UUID, *, for_update: bool = False) -> Memory | None:
@@ -294,6 +300,15 @@ async def end_validity(
     )
 
 
+async def set_pinned(session: AsyncSession, user_id: str, memory_id: uuid.UUID, pinned: bool, now: datetime) -> bool:
+    """Pin or unpin a live memory; False when it already was (nothing written)."""
+    result = await session.execute(
+        update(Memory)
+        .where(Memory.user_id == user_id, Memory.id == memory_id, Memory.pinned.is_not(pinned), live(now))
+        .values(pinned=pinned, updated_at=now)
+    )
+    return bool(getattr(result, "rowcount", 0))
+
 async def slot_holders(
     session: AsyncSession, user_id: str, slot: str, now: datetime
 ) -> list[tuple[uuid.UUID, str, datetime]]:
@@ -439,7 +454,7 @@ async def dissolve_unsupported(
 async def recent(session: AsyncSession, user_id: str, now: datetime, limit: int) -> list[Memory]:
     stmt = (
         select(Memory)
-        .where(Memory.user_id == user_id, Memory.kind != "trait", live(now))
+        .where(Memory.user_id == user_id, Memory.kind != "trait", known(now))
         .order_by(Memory.created_at.desc(), Memory.id)
         .limit(limit)
     )
@@ -449,7 +464,7 @@ async def recent(session: AsyncSession, user_id: str, now: datetime, limit: int)
 async def pinned(session: AsyncSession, user_id: str, now: datetime) -> list[Memory]:
     stmt = (
         select(Memory)
-        .where(Memory.user_id == user_id, Memory.pinned.is_(True), Memory.kind != "trait", live(now))
+        .where(Memory.user_id == user_id, Memory.pinned.is_(True), Memory.kind != "trait", known(now))
         .order_by(Memory.importance.desc(), Memory.created_at)
     )
     return list((await session.execute(stmt)).scalars())
@@ -459,7 +474,7 @@ async def intentions(session: AsyncSession, user_id: str, now: datetime) -> list
     """Live prospective memories, soonest first (undated ones last)."""
     stmt = (
         select(Memory)
-        .where(Memory.user_id == user_id, Memory.temporality == "prospective", live(now))
+        .where(Memory.user_id == user_id, Memory.temporality == "prospective", known(now))
         .order_by(Memory.event_time.asc().nulls_last(), Memory.created_at)
     )
     return list((await session.execute(stmt)).scalars())

@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.reading.enrich import HABIT_KEY
-from engrain.storage.memories import live
+from engrain.storage.memories import known
 from engrain.storage.models import Memory
 
 # What ingest_conversation stores a conversation's summary as: a recap of memories listed on their own.
@@ -27,7 +27,7 @@ async def slot_facts(session: AsyncSession, user_id: str, now: datetime) -> list
     corrected single-valued slot has one live value left, a many-valued one (the people named) has each."""
     stmt = (
         select(Memory)
-        .where(Memory.user_id == user_id, Memory.metadata_.has_key("slot"), Memory.kind != "trait", live(now))
+        .where(Memory.user_id == user_id, Memory.metadata_.has_key("slot"), Memory.kind != "trait", known(now))
         .distinct(_SLOT, _SLOT_VALUE)
         .order_by(_SLOT, _SLOT_VALUE, Memory.told_at.desc(), Memory.id)
     )
@@ -46,7 +46,7 @@ async def about_people(session: AsyncSession, user_id: str, now: datetime, limit
             Memory.temporality != "prospective",
             ~Memory.metadata_.has_key("slot"),
             ~Memory.content.startswith(SUMMARY_PREFIX),
-            live(now),
+            known(now),
         )
         .order_by(Memory.importance.desc(), Memory.told_at.desc(), Memory.id)
         .limit(limit)
@@ -68,7 +68,7 @@ async def key_dates(
             Memory.temporality == "historical",
             Memory.importance >= min_importance,
             ~Memory.content.startswith(SUMMARY_PREFIX),
-            live(now),
+            known(now),
         )
         .order_by(Memory.event_time.desc(), Memory.id)
         .limit(limit)
@@ -85,7 +85,7 @@ async def habits(session: AsyncSession, user_id: str, now: datetime, limit: int)
             Memory.metadata_.has_key(HABIT_KEY),
             Memory.temporality == "current",
             Memory.kind != "trait",
-            live(now),
+            known(now),
         )
         .order_by(Memory.told_at.desc(), Memory.id)
         .limit(limit)

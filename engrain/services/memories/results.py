@@ -145,12 +145,34 @@ class HistoryEntry(BaseModel):
     old_content: str | None
     new_content: str | None
     reason: str | None
+    stage: str | None = None  # a trait's stage after this change
+    confidence: float | None = None  # a trait's confidence after this change
 
     @classmethod
     def of(cls, h: MemoryHistory) -> HistoryEntry:
         return cls(
-            action=h.action, at=h.at.isoformat(), old_content=h.old_content, new_content=h.new_content, reason=h.reason
+            action=h.action,
+            at=h.at.isoformat(),
+            old_content=h.old_content,
+            new_content=h.new_content,
+            reason=h.reason,
+            stage=h.stage,
+            confidence=h.confidence,
         )
+
+
+class MemoryRef(BaseModel):
+    """Another memory named from one: its id, words and when it was told."""
+
+    id: str
+    content: str
+    told_at: datetime
+
+
+class PinResult(BaseModel):
+    id: str
+    pinned: bool
+    changed: bool = Field(description="False when the memory already was so.")
 
 
 class MemoryDetail(MemoryView):
@@ -158,6 +180,10 @@ class MemoryDetail(MemoryView):
 
     links: list[LinkView]
     history: list[HistoryEntry]
+    superseded_by: str | None = Field(default=None, description="The memory that replaced this one, if any.")
+    supersedes: list[MemoryRef] = Field(
+        default_factory=list[MemoryRef], description="The earlier memories this one replaced, newest first."
+    )
 
 
 class PlansInPeriod(BaseModel):

@@ -10,8 +10,16 @@ from engrain.errors import InvalidInput, NotFound
 from engrain.reading import inputs
 from engrain.reading.dates import period_ahead
 from engrain.services.memories import plans_text
-from engrain.services.memories.results import HistoryEntry, LinkView, MemoryDetail, MemoryView, PlansInPeriod
+from engrain.services.memories.results import (
+    HistoryEntry,
+    LinkView,
+    MemoryDetail,
+    MemoryRef,
+    MemoryView,
+    PlansInPeriod,
+)
 from engrain.services.wording import short_ids as ids
+from engrain.storage import browse
 from engrain.storage import links as link_repo
 from engrain.storage import memories as repo
 from engrain.storage.models import Memory
@@ -43,10 +51,13 @@ class MemoryViews:
                 raise NotFound("memory_id", mid)
             links = await link_repo.links_of(s, user_id, mid)
             hist = await repo.history(s, user_id, mid)
+            older = await browse.replaced_by(s, user_id, mid)
         return MemoryDetail(
             **MemoryView.of(m).model_dump(),
             links=[LinkView.of(link) for link in links],
             history=[HistoryEntry.of(h) for h in hist],
+            superseded_by=str(m.superseded_by) if m.superseded_by else None,
+            supersedes=[MemoryRef(id=str(o.id), content=o.content, told_at=o.told_at) for o in older],
         )
 
     async def recent(self, user_id: str, limit: int = 20) -> list[MemoryView]:

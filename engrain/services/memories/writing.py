@@ -22,7 +22,7 @@ from engrain.reading.duplicates import PARAPHRASE_THRESHOLD, is_near_duplicate
 from engrain.reading.enrich import DEFAULT_IMPORTANCE, HABIT_KEY, IMPORTANT, content_hash, enrich, mood_of, on_arrival
 from engrain.reading.mood import Mood
 from engrain.reading.slots import Topic, single_valued, slot_of, slot_topic, states_now
-from engrain.services.memories.results import ForgetResult, RememberResult, Replaceable
+from engrain.services.memories.results import ForgetResult, PinResult, RememberResult, Replaceable
 from engrain.services.wording import short_ids as ids
 from engrain.storage import memories as repo
 from engrain.storage import stats as stats_repo
@@ -301,7 +301,7 @@ class MemoryWriter:
         if request.procedure_steps:
             info.procedure_steps, info.kind = request.procedure_steps, "procedural"
         if request.temporality is not None:
-            info.temporality = inputs.kind("temporality", request.temporality, ("current", "historical", "prospective"))
+            info.temporality = inputs.kind("temporality", request.temporality, inputs.TEMPORALITIES)
         extra: dict[str, Any] = dict(request.metadata or {})
         if info.procedure_steps:
             extra["procedure_steps"] = info.procedure_steps
@@ -458,6 +458,21 @@ class MemoryWriter:
             at=now,
         )
         return _result(keep, "merged")
+
+    async def pin(self, user_id: str, memory_id: str, pinned: bool = True) -> PinResult:
+        """Pin a memory (it never fades, and the profile lists it) or unpin it; the change is in its
+        history. Pinning a memory that is already pinned changes nothing."""
+        inputs.memory_ref("memory_id", memory_id)
+        now = self.rt.clock()
+        async with (await self.rt.database()).sessions.begin() as s:
+            mid = await ids.resolve(s, user_id, "memory_id", memory_id)
+            m = await repo.get(s, user_id, mid)
+            if m is None or m.kind == "trait":
+                raise NotFound("memory_id", mid)
+            changed = await repo.set_pinned(s, user_id, mid, pinned, now)
+            if changed:
+                await repo.add_history(s, mid, user_id, "pin" if pinned else "unpin", at=now)
+        return PinResult(id=str(mid), pinned=pinned, changed=changed)
 
     async def forget(self, user_id: str, memory_id: str, reason: str | None = None) -> ForgetResult:
         """Delete a memory with its links and vector, and every copy of its words: its history, and the

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from engrain.reading import inputs
 from engrain.reading.enrich import is_habit
 from engrain.reading.slots import PROFILE_ORDER
 from engrain.rules.traits import FORMING_STAGES, Stage
@@ -50,9 +51,12 @@ class ProfileView:
         self.rt = runtime
         self.due = due
 
-    async def profile(self, user_id: str, budget: int = PROFILE_TOKENS) -> str:
-        """Markdown for engrain://profile, within `budget` tokens (bench/profile_coverage.py measures other budgets)."""
-        sections, at = await self._sections(user_id)
+    async def profile(self, user_id: str, budget: int = PROFILE_TOKENS, as_of: str | None = None) -> str:
+        """Markdown for engrain://profile, within `budget` tokens (bench/profile_coverage.py measures other budgets).
+        `as_of` (a date or a phrase, in the user's zone): the profile as it stood then — the memories stored by
+        then and still valid then, the traits at their stage and wording of then (time travel)."""
+        then = inputs.when("as_of", as_of, self.rt.clock(), self.rt.settings.tz) if as_of else None
+        sections, at = await self._sections(user_id, then)
         head = [
             f"# What engrain knows about {inline(user_id, 200)}",
             "",
@@ -61,7 +65,7 @@ class ProfileView:
         ]
         if not any(s.lines for s in sections):
             head += ["", "Nothing known yet: remember facts about the user, and reflect to build traits."]
-        return render(head, sections, budget, await self._due(user_id))
+        return render(head, sections, budget, [] if then else await self._due(user_id))
 
     async def summary(self, user_id: str) -> str:
         """The same sections within SUMMARY_TOKENS, for the server instructions ("" when nothing is known)."""
@@ -74,14 +78,25 @@ class ProfileView:
         note = await self.due.read(user_id)
         return [note] if note else []
 
-    async def _sections(self, user_id: str) -> tuple[list[Section], datetime]:
-        now, tz = self.rt.clock(), self.rt.settings.tz
+    async def _sections(self, user_id: str, then: datetime | None = None) -> tuple[list[Section], datetime]:
+        now, tz = then or self.rt.clock(), self.rt.settings.tz
+        stages = (Stage.CORE, Stage.ESTABLISHED, *FORMING_STAGES)
         async with (await self.rt.database()).sessions() as s:
-            at = await user_now(s, user_id, now)
+            at = now if then else await user_now(s, user_id, now)
             facts = sorted(await profile_repo.slot_facts(s, user_id, now), key=_fact_order)
             people = await profile_repo.about_people(s, user_id, now, PER_SECTION)
             dates = await profile_repo.key_dates(s, user_id, now, KEY_DATE_IMPORTANCE, PER_SECTION)
-            traits = await trait_repo.active_traits(s, user_id, stages=(Stage.CORE, Stage.ESTABLISHED, *FORMING_STAGES))
+            traits = (
+                [
+                    (t, st, conf, words)
+                    for t, st, conf, words in await trait_repo.traits_as_of(s, user_id, now, stages=stages)
+                ]
+                if then
+                else [
+                    (t, t.trait_stage, t.trait_confidence, t.content)
+                    for t in await trait_repo.active_traits(s, user_id, stages=stages)
+                ]
+            )
             plans = await repo.intentions(s, user_id, now)
             habits = await profile_repo.habits(s, user_id, now, PER_SECTION)
             pinned = await repo.pinned(s, user_id, now)
@@ -103,16 +118,9 @@ class ProfileView:
 
         def trait_lines(stages: tuple[str, ...]) -> list[str]:
             return [
-                memory_line(
-                    t.content,
-                    t.id,
-                    when=None,
-                    tz=None,
-                    tags=[trait_tag(t.trait_stage, t.trait_confidence)],
-                    limit=LINE_CHARS,
-                )
-                for t in traits
-                if t.trait_stage in stages
+                memory_line(words, t.id, when=None, tz=None, tags=[trait_tag(stage, conf)], limit=LINE_CHARS)
+                for t, stage, conf, words in traits
+                if stage in stages
             ][:PER_SECTION]
 
         upcoming, overdue = split_intentions(plans, at)
