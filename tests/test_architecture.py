@@ -1,6 +1,6 @@
 """The folder layout is the architecture: dependencies point downward.
 
-server (composition, transports) → tools, resources → scheduler → services → storage, providers → text, rules.
+server (composition, transports) → tools, resources, web (the local page) → scheduler → services → storage, providers → text, rules.
 `metrics`, `logs`, `config`, `errors` and `native` sit beside them and anyone may import them. Every import
 counts, also those under TYPE_CHECKING: a type from a layer above is a dependency on it.
 """
@@ -28,6 +28,8 @@ FORBIDDEN = {
     # may use the edge helpers of tools/common.py (errors, the Caller type); tools never import resources.
     "tools": {"server", "resources"},
     "resources": {"server"},
+    # The local page is an edge like tools and resources: it receives the services it uses.
+    "web": {"server", "tools", "resources", "scheduler"},
 }
 # Leaf modules anyone may import: they import no layer of engrain but the leaves and rules/ (which
 # imports nothing of engrain: config.py takes the retention profiles from rules/retention.py).

@@ -82,7 +82,22 @@ class EmbedderStatus(TypedDict):
     dim: int | None
     state: str
     message: str | None
+    languages: str | None  # what recall matches by meaning: "meaning in en", "words only"…
     stale_rows: NotRequired[dict[str, int]]
+
+
+# The languages a status names when it says which ones a model reads by meaning.
+PROBED_LANGUAGES = ("en", "zh", "de", "es", "fr", "ja", "ko")
+
+
+def coverage(model: emb.Embedder) -> str:
+    """What recall can match by meaning with `model`, in a few words."""
+    if not model.semantic:
+        return "words only (no model of meaning), in any language"
+    covered = [lang for lang in PROBED_LANGUAGES if model.covers(lang)]
+    if len(covered) == len(PROBED_LANGUAGES):
+        return "meaning in many languages, across languages"
+    return "meaning in " + ", ".join(covered) + "; other languages by words"
 
 
 class EmbedderManager:
@@ -248,6 +263,7 @@ class EmbedderManager:
             dim=self.current.dim if self.current else None,
             state=self.state,
             message=self.message,
+            languages=coverage(self.current) if self.current else None,
         )
 
     # ---- embedding -------------------------------------------------------------------

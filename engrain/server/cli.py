@@ -1,4 +1,4 @@
-"""The `engrain` command line: serve, worker, jobs run, status, export, import, reindex."""
+"""The `engrain` command line: serve, ui, worker, jobs run, status, export, import, reindex."""
 
 from __future__ import annotations
 
@@ -42,6 +42,15 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
     except TokenError as exc:
         print(f"engrain: {exc}", file=sys.stderr)
         return 2
+    return 0
+
+
+def ui(args: argparse.Namespace, settings: Settings) -> int:
+    from engrain.server.state import AppState
+    from engrain.server.ui import serve_ui
+
+    sys.setswitchinterval(SWITCH_INTERVAL)
+    serve_ui(AppState(settings), args.user or settings.user, args.port, open_browser=not args.no_browser)
     return 0
 
 
@@ -215,6 +224,13 @@ def main(argv: list[str] | None = None) -> None:
     serve_cmd.add_argument("--host", default="127.0.0.1", help="HTTP/SSE: address to bind (default loopback)")
     serve_cmd.add_argument("--port", type=int, default=8765, help="HTTP/SSE: port (default 8765)")
     serve_cmd.set_defaults(func=serve)
+    ui_cmd = commands.add_parser(
+        "ui", help="open a local page of what engrain knows about the user", parents=[logging_options]
+    )
+    ui_cmd.add_argument("--port", type=int, default=8766, help="port on 127.0.0.1 (default 8766)")
+    ui_cmd.add_argument("--user", help="whose memories (default ENGRAIN_USER, else the OS user)")
+    ui_cmd.add_argument("--no-browser", action="store_true", help="print the sign-in address; open no browser")
+    ui_cmd.set_defaults(func=ui)
     commands.add_parser(
         "worker", help="run the scheduled jobs only (no MCP server)", parents=[logging_options]
     ).set_defaults(func=worker)

@@ -28,6 +28,8 @@ from engrain.server.app import create_server
 from engrain.server.connections import guarded_protocol, limits_for
 from engrain.server.state import AppState
 from engrain.server.tokens import StaticTokenVerifier, bearer_token
+from engrain.server.ui import mounted_ui
+from engrain.web.sessions import Sessions
 
 log = logging.getLogger(__name__)
 Transport = Literal["http", "sse"]
@@ -119,6 +121,8 @@ def build_app(app: AppState, transport: Transport, host: str, port: int) -> Star
         routes=[
             Route("/healthz", healthz, methods=["GET"]),
             Route("/metrics", metrics_endpoint, methods=["GET"]),
+            # The page (engrain/web): each user signs in with their bearer token and sees only their own data.
+            mounted_ui(app, Sessions(), signin=verifier.user_of),
             Mount("/", app=mcp_app),
         ],
         lifespan=lifespan,

@@ -19,6 +19,7 @@ from engrain.reading.dates import load_date_reader
 from engrain.scheduler.jobs import JobContext
 from engrain.scheduler.runner import Scheduler
 from engrain.server.process import ProcessLifecycle
+from engrain.services.memories.browsing import MemoryBrowser
 from engrain.services.memories.ingest import ConversationIngest
 from engrain.services.memories.language_mix import LanguageMix
 from engrain.services.memories.links import MemoryLinks
@@ -67,6 +68,7 @@ class AppState:
         self.languages = LanguageMix(runtime)
         self.memories = MemoryWriter(runtime, self.languages)
         self.memory_views = MemoryViews(runtime)
+        self.browser = MemoryBrowser(runtime)
         self.reembedding = Reembedding(runtime)
         self.recall = RecallSearch(runtime)
         self.links = MemoryLinks(runtime)

@@ -75,4 +75,3 @@ async def replaced_by(session: AsyncSession, user_id: str, memory_id: uuid.UUID)
         .order_by(Memory.told_at.desc(), Memory.id)
     )
     return list(rows.scalars())
-

@@ -309,6 +309,7 @@ async def set_pinned(session: AsyncSession, user_id: str, memory_id: uuid.UUID, 
     )
     return bool(getattr(result, "rowcount", 0))
 
+
 async def slot_holders(
     session: AsyncSession, user_id: str, slot: str, now: datetime
 ) -> list[tuple[uuid.UUID, str, datetime]]:

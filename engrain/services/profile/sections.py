@@ -9,7 +9,11 @@ LINE_CHARS, a short id. When the budget runs out, the rest is counted, never cut
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
+from datetime import datetime, tzinfo
+
+from engrain.services.wording.lines import memory_line
 
 # The profile's budget, in tokens (about four characters each, as recall counts them). Chosen by measurement
 # (bench/profile_coverage.py, a ten-session person's ten key facts): 7 fit in 250 tokens, 8 in 400, all 10 in 508;
@@ -24,24 +28,39 @@ PER_SECTION = 8
 _LEFT_OUT = "({} more not shown here: recall finds them, get_user_traits lists every trait)"
 
 
+@dataclass(frozen=True)
+class Item:
+    """One memory or trait of a section: what the model reads as a memory line, and the page as a row."""
+
+    id: uuid.UUID
+    content: str
+    when: datetime | None  # the date the line shows (services/wording/lines.shown_when)
+    tags: list[str]  # "home", "plan", "core, 0.91"…
+    trait: bool = False
+
+
 @dataclass
 class Section:
     title: str
-    lines: list[str] = field(default_factory=list[str])
+    items: list[Item] = field(default_factory=list[Item])
 
 
-def render(head: list[str], sections: list[Section], budget_tokens: int, tail: list[str]) -> str:
+def item_line(item: Item, tz: tzinfo | None) -> str:
+    return memory_line(item.content, item.id, when=item.when, tz=tz, tags=item.tags, limit=LINE_CHARS)
+
+
+def render(head: list[str], sections: list[Section], budget_tokens: int, tail: list[str], tz: tzinfo | None) -> str:
     """`head`, then each non-empty section with as many of its lines as the budget holds, then a count of
     what did not fit, then `tail` (the line that says a reflection is due); all of it within the budget."""
     left = 4 * budget_tokens - sum(len(x) + 1 for x in head) - sum(len(x) + 2 for x in tail) - len(_LEFT_OUT) - 8
     out = list(head)
     left_out = 0
     for section in sections:
-        if not section.lines:
+        if not section.items:
             continue
         title = f"## {section.title}"
         opened = False  # the title is written with the section's first line that fits
-        for line in section.lines:
+        for line in (item_line(item, tz) for item in section.items):
             if len(line) + 1 + (0 if opened else len(title) + 2) > left:
                 left_out += 1
                 continue

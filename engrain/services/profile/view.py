@@ -3,6 +3,7 @@ session and written as memory lines under a token budget (sections.py)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -11,8 +12,8 @@ from engrain.reading.enrich import is_habit
 from engrain.reading.slots import PROFILE_ORDER
 from engrain.rules.traits import FORMING_STAGES, Stage
 from engrain.services.memories.views import split_intentions
-from engrain.services.profile.sections import LINE_CHARS, PER_SECTION, PROFILE_TOKENS, SUMMARY_TOKENS, Section, render
-from engrain.services.wording.lines import marks, memory_line, shown_when, trait_tag
+from engrain.services.profile.sections import PER_SECTION, PROFILE_TOKENS, SUMMARY_TOKENS, Item, Section, render
+from engrain.services.wording.lines import marks, shown_when, trait_tag
 from engrain.storage import memories as repo
 from engrain.storage import profile as profile_repo
 from engrain.storage import traits as trait_repo
@@ -44,6 +45,18 @@ def _fact_order(m: Memory) -> tuple[int, str, str]:
     return (0 if whose == "user" else 1, whose, f"{rank:02d}{what}")
 
 
+@dataclass(frozen=True)
+class ProfileSections:
+    sections: list[Section]
+    at: datetime  # the user's now, or the moment travelled to
+    due: list[str]  # the reflection-due line, if one is due
+    past: bool  # a profile as of a past moment
+
+    @property
+    def known(self) -> bool:
+        return any(s.items for s in self.sections)
+
+
 class ProfileView:
     """Receives the runtime (clock, zone, database) and the reflection-due reader for the closing line."""
 
@@ -53,33 +66,39 @@ class ProfileView:
 
     async def profile(self, user_id: str, budget: int = PROFILE_TOKENS, as_of: str | None = None) -> str:
         """Markdown for engrain://profile, within `budget` tokens (bench/profile_coverage.py measures other budgets).
-        `as_of` (a date or a phrase, in the user's zone): the profile as it stood then — the memories stored by
-        then and still valid then, the traits at their stage and wording of then (time travel)."""
-        then = inputs.when("as_of", as_of, self.rt.clock(), self.rt.settings.tz) if as_of else None
-        sections, at = await self._sections(user_id, then)
+        `as_of`: the profile as it stood then (see `sections`)."""
+        page = await self.sections(user_id, as_of)
         head = [
             f"# What engrain knows about {inline(user_id, 200)}",
             "",
             DATA_NOTICE,
-            f"As of {at.date().isoformat()} in the user's time.",
+            f"As of {page.at.date().isoformat()} in the user's time.",
         ]
-        if not any(s.lines for s in sections):
+        if not page.known:
             head += ["", "Nothing known yet: remember facts about the user, and reflect to build traits."]
-        return render(head, sections, budget, [] if then else await self._due(user_id))
+        return render(head, page.sections, budget, page.due, self.rt.settings.tz)
 
     async def summary(self, user_id: str) -> str:
         """The same sections within SUMMARY_TOKENS, for the server instructions ("" when nothing is known)."""
-        sections, _ = await self._sections(user_id)
-        if not any(s.lines for s in sections):
+        page = await self.sections(user_id)
+        if not page.known:
             return ""
-        return render([], sections, SUMMARY_TOKENS, await self._due(user_id)).strip()
+        return render([], page.sections, SUMMARY_TOKENS, page.due, self.rt.settings.tz).strip()
+
+    async def sections(self, user_id: str, as_of: str | None = None) -> ProfileSections:
+        """The profile's sections, for the text above and for the local page. `as_of` (a date or a phrase, in
+        the user's zone): as it stood then — the memories stored by then and still valid then, the traits at
+        their stage and wording of then (time travel; no reflection-due line)."""
+        then = inputs.when("as_of", as_of, self.rt.clock(), self.rt.settings.tz) if as_of else None
+        sections, at = await self._sections(user_id, then)
+        return ProfileSections(sections, at, [] if then else await self._due(user_id), then is not None)
 
     async def _due(self, user_id: str) -> list[str]:
         note = await self.due.read(user_id)
         return [note] if note else []
 
     async def _sections(self, user_id: str, then: datetime | None = None) -> tuple[list[Section], datetime]:
-        now, tz = then or self.rt.clock(), self.rt.settings.tz
+        now = then or self.rt.clock()
         stages = (Stage.CORE, Stage.ESTABLISHED, *FORMING_STAGES)
         async with (await self.rt.database()).sessions() as s:
             at = now if then else await user_now(s, user_id, now)
@@ -104,40 +123,39 @@ class ProfileView:
 
         shown: set[object] = set()
 
-        def lines(rows: list[Memory], tag: bool = False, limit: int = PER_SECTION) -> list[str]:
-            out: list[str] = []
+        def items(rows: list[Memory], tag: bool = False, limit: int = PER_SECTION) -> list[Item]:
+            out: list[Item] = []
             for m in rows:
                 if m.id in shown or len(out) >= limit:
                     continue
                 shown.add(m.id)
                 habit = is_habit(m.metadata_)
                 tags = [_slot_tag(m)] if tag else marks(m.kind, m.temporality, m.event_time, at, habit)
-                when = shown_when(m.kind, m.event_time, m.told_at, habit)
-                out.append(memory_line(m.content, m.id, when=when, tz=tz, tags=tags, limit=LINE_CHARS))
+                out.append(Item(m.id, m.content, shown_when(m.kind, m.event_time, m.told_at, habit), tags))
             return out
 
-        def trait_lines(stages: tuple[str, ...]) -> list[str]:
+        def trait_items(stages: tuple[str, ...]) -> list[Item]:
             return [
-                memory_line(words, t.id, when=None, tz=None, tags=[trait_tag(stage, conf)], limit=LINE_CHARS)
+                Item(t.id, words, None, [trait_tag(stage, conf)], trait=True)
                 for t, stage, conf, words in traits
                 if stage in stages
             ][:PER_SECTION]
 
         upcoming, overdue = split_intentions(plans, at)
         own = [m for m in facts if str(m.metadata_["slot"]).startswith("user:")]
-        about, others = lines(own, tag=True), lines([m for m in facts if m not in own], tag=True)
-        milestones = lines(dates)  # before the people: a milestone about them ("we adopted") is a key date
+        about, others = items(own, tag=True), items([m for m in facts if m not in own], tag=True)
+        milestones = items(dates)  # before the people: a milestone about them ("we adopted") is a key date
         sections = [
             Section("About them", about),
-            Section("People and pets", others + lines(people)),
+            Section("People and pets", others + items(people)),
             Section("Key dates", milestones),
-            Section("Core traits", trait_lines((Stage.CORE,))),
-            Section("Established traits", trait_lines((Stage.ESTABLISHED,))),
-            Section("Forming traits (tentative, not yet confirmed)", trait_lines(FORMING_STAGES)),
-            Section("Upcoming plans", lines(upcoming)),
-            Section("Overdue plans", lines(overdue)),
-            Section("Habits", lines(habits)),
-            Section("Pinned", lines(pinned)),
-            Section("Lately told", lines([m for m in lately if not summary(m)], limit=LATELY)),
+            Section("Core traits", trait_items((Stage.CORE,))),
+            Section("Established traits", trait_items((Stage.ESTABLISHED,))),
+            Section("Forming traits (tentative, not yet confirmed)", trait_items(FORMING_STAGES)),
+            Section("Upcoming plans", items(upcoming)),
+            Section("Overdue plans", items(overdue)),
+            Section("Habits", items(habits)),
+            Section("Pinned", items(pinned)),
+            Section("Lately told", items([m for m in lately if not summary(m)], limit=LATELY)),
         ]
         return sections, at

@@ -1,0 +1,82 @@
+"""Who is signed in to the page: one-time login tokens, session cookies and their CSRF tokens.
+
+`engrain ui` prints a URL that carries a login token. Opening it exchanges the token (once, within
+LOGIN_TTL) for a session cookie and redirects to a URL without it, so the token never stays in the address
+bar, the history or a Referer. Over HTTP a user signs in with their bearer token instead. Each session has
+its own CSRF token, which every form posts back. Sessions live in this process only: restarting the page
+signs everyone out, which is what a local tool should do.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+COOKIE = "engrain_session"
+LOGIN_TTL = 600.0  # seconds a one-time login URL stays valid
+SESSION_TTL = 12 * 3600.0  # seconds a session lasts without use
+MAX_SESSIONS = 1000  # the oldest go first beyond this
+
+
+@dataclass
+class Session:
+    user: str
+    csrf: str
+    expires: float
+
+
+class Sessions:
+    """The page's sessions and pending login tokens, in memory. `clock` is monotonic seconds (tests pass their own)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self._logins: dict[str, tuple[str, float]] = {}  # token → (user, expires)
+        self._sessions: dict[str, Session] = {}
+
+    def login_token(self, user: str) -> str:
+        """A token that signs `user` in once, within LOGIN_TTL."""
+        token = secrets.token_urlsafe(32)
+        self._logins[token] = (user, self.clock() + LOGIN_TTL)
+        return token
+
+    def redeem(self, token: str) -> str | None:
+        """A new session id for a valid login token (which is used up), else None."""
+        found = self._logins.pop(token, None)
+        if found is None or found[1] < self.clock():
+            return None
+        return self.open(found[0])
+
+    def open(self, user: str) -> str:
+        """A new session for `user`; its id goes in the cookie."""
+        now = self.clock()
+        for sid in [sid for sid, s in self._sessions.items() if s.expires < now]:
+            del self._sessions[sid]
+        while len(self._sessions) >= MAX_SESSIONS:
+            del self._sessions[next(iter(self._sessions))]
+        sid = secrets.token_urlsafe(32)
+        self._sessions[sid] = Session(user, secrets.token_urlsafe(24), now + SESSION_TTL)
+        return sid
+
+    def get(self, sid: str | None) -> Session | None:
+        """The live session of a cookie value (its lifetime renewed), else None."""
+        session = self._sessions.get(sid) if sid else None
+        if session is None:
+            return None
+        now = self.clock()
+        if session.expires < now:
+            del self._sessions[sid or ""]
+            return None
+        session.expires = now + SESSION_TTL
+        return session
+
+    def close(self, sid: str | None) -> None:
+        if sid:
+            self._sessions.pop(sid, None)
+
+
+def same_token(given: str | None, expected: str) -> bool:
+    """Compare secrets in constant time."""
+    return given is not None and hmac.compare_digest(given.encode(), expected.encode())
