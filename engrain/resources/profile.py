@@ -10,10 +10,7 @@ from mcp.server.mcpserver.exceptions import ResourceError
 
 from engrain.errors import InvalidInput
 from engrain.services.profile.view import ProfileView
-from engrain.tools.common import Caller
-
-# Clients that render MCP Apps show this view with the profile (resources/app_view.py).
-PROFILE_APP = {"ui": {"resourceUri": "ui://engrain/profile"}}
+from engrain.tools.common import PROFILE_APP_META, Caller
 
 
 def register(server: MCPServer, profile_view: ProfileView, caller: Caller) -> None:
@@ -24,7 +21,7 @@ def register(server: MCPServer, profile_view: ProfileView, caller: Caller) -> No
         description="Who the user is: their facts (home, work, people, pets, key dates), traits by stage with the "
         "forming ones apart, plans ahead in the user's time, habits, and what was told lately. Meant to be "
         "attached as context.",
-        meta=PROFILE_APP,
+        meta=PROFILE_APP_META,  # clients that render MCP Apps may show the view (resources/apps_view.py)
     )
     async def profile() -> str:
         return await profile_view.profile(caller())

@@ -22,6 +22,7 @@ from engrain.resources import memories as memory_resources
 from engrain.resources import profile as profile_resource
 from engrain.resources import status as status_resource
 from engrain.resources import traits as trait_resources
+from engrain.resources.apps_view import profile_app
 from engrain.server import guide, schemas
 from engrain.server.state import AppState
 from engrain.tools import forget, ingest, link, pin, recall, reflect, remember, review, traits
@@ -122,6 +123,7 @@ def create_server(app: AppState, *, one_user: bool = True, **options: Any) -> En
         version=__version__,
         instructions=guide.INSTRUCTIONS,
         lifespan=lifespan,
+        extensions=[profile_app()],
         **options,
     )
     # Each tool and resource receives the services it uses and who is calling, never the application state.

@@ -25,6 +25,9 @@ P = ParamSpec("P")
 # handed this at registration, never the application state (the server decides identity).
 Caller = Callable[[], str]
 R = TypeVar("R")
+# The MCP App view of the traits and profile (resources/apps_view.py): the tools and resources that show it name it.
+PROFILE_APP_URI = "ui://engrain/profile"
+PROFILE_APP_META = {"ui": {"resourceUri": PROFILE_APP_URI}}
 _ERROR_KINDS: dict[type[EngrainError], str] = {
     InvalidInput: "invalid",
     NotFound: "not_found",

@@ -13,7 +13,7 @@ from engrain.services.traits.results import TraitList
 from engrain.services.traits.views import TraitViews
 from engrain.services.wording.lines import memory_line, trait_tag
 from engrain.text.quoting import DATA_NOTICE
-from engrain.tools.common import Caller, plural, structured, tool_errors
+from engrain.tools.common import PROFILE_APP_META, Caller, plural, structured, tool_errors
 
 DESCRIPTION = (
     "List the traits engrain has learned about the user (behaviors, preferences, core values), strongest "
@@ -29,6 +29,7 @@ def register(server: MCPServer, traits: TraitViews, caller: Caller) -> None:
         title="Get user traits",
         description=DESCRIPTION,
         annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True),
+        meta=PROFILE_APP_META,
     )
     @tool_errors
     async def get_user_traits(
