@@ -1,6 +1,7 @@
 """The folder layout is the architecture: dependencies point downward.
 
-server (composition, transports) → tools, resources, web (the local page) → scheduler → services → storage, providers → text, rules.
+server (composition, transports) → tools, resources, web (the local page) → scheduler → services → storage,
+providers → text, rules.
 `metrics`, `logs`, `config`, `errors` and `native` sit beside them and anyone may import them. Every import
 counts, also those under TYPE_CHECKING: a type from a layer above is a dependency on it.
 """

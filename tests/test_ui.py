@@ -4,17 +4,23 @@ the database afterwards), the hostile corpus as inert text, and forms without th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import signal
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 
+import anyio
 import httpx
 import pytest
 
 from engrain.web.sessions import Sessions
 from tests.browser import browser, collect_dialogs, page_server
-from tests.conftest import Clock, call, connect, scalar
+from tests.conftest import Clock, call, connect, engrain_env, scalar
+from tests.http_server import free_port, http_client, http_server
 from tests.scripted import ScriptedLLM, alias, answer
 
 pytestmark = pytest.mark.anyio
@@ -160,7 +166,10 @@ async def test_sign_in_profile_search_trait_and_every_action(settings_factory):
             await page.get_by_label("Link to (id)").fill(sister[:8])
             await page.get_by_role("button", name="Link").click()
             assert "Linked" in await page.locator("p.notice").inner_text()
-            linked = "SELECT count(*) FROM memory_links WHERE user_id = :u AND source_id = CAST(:a AS uuid) AND target_id = CAST(:b AS uuid)"
+            linked = (
+                "SELECT count(*) FROM memory_links WHERE user_id = :u"
+                " AND source_id = CAST(:a AS uuid) AND target_id = CAST(:b AS uuid)"
+            )
             assert await scalar(app, linked, u=user, a=porto, b=sister) == 1
 
             # Forget: the confirmation names what is erased (the earlier wording too), then it is gone.
@@ -169,7 +178,7 @@ async def test_sign_in_profile_search_trait_and_every_action(settings_factory):
             assert "I live in Porto" in confirm and "I live in Lisbon" in confirm and "earlier wording" in confirm
             await page.get_by_role("button", name="Forget for good").click()
             assert "Forgotten" in await page.locator("p.notice").inner_text()
-            gone = "SELECT count(*) FROM memories WHERE user_id = :u AND content IN ('I live in Porto', 'I live in Lisbon')"
+            gone = "SELECT count(*) FROM memories WHERE user_id = :u AND content LIKE 'I live in %'"
             assert await scalar(app, gone, u=user) == 0
 
             # Status and export.
@@ -286,3 +295,83 @@ async def test_bad_filters_are_named_and_dates_follow_the_reader(settings_factor
             assert await page.evaluate("document.activeElement.id") == "q"
             width = await page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
             assert width[0] <= width[1]  # a phone-width window scrolls down, not sideways
+
+
+def _url_printed(process: subprocess.Popen[str]) -> str:
+    for line in process.stdout or []:
+        found = re.search(r"open (http://\S+)", line)
+        if found:
+            return found.group(1)
+    raise AssertionError("engrain ui printed no address")
+
+
+async def test_engrain_ui_command_prints_a_url_that_signs_in(settings_factory, tmp_path):
+    settings = settings_factory()
+    async with connect(settings) as (client, _):
+        await call(client, "remember", content="I live in Lisbon")
+    port = free_port()
+    env = engrain_env(tmp_path / "home", ENGRAIN_DATABASE_URL=settings.database_url or "", ENGRAIN_USER=settings.user)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "engrain", "ui", "--no-browser", "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        url = await anyio.to_thread.run_sync(_url_printed, process)
+        assert url.startswith(f"http://127.0.0.1:{port}/ui/login?token=")
+        async with httpx.AsyncClient() as http:
+            for _ in range(300):
+                with contextlib.suppress(httpx.HTTPError):
+                    if (await http.get(f"http://127.0.0.1:{port}/ui/signin")).status_code == 200:
+                        break
+                await anyio.sleep(0.1)
+        async with browser() as b:
+            page = await b.new_page()
+            await page.goto(url)
+            assert page.url == f"http://127.0.0.1:{port}/ui/"
+            assert "I live in Lisbon" in await page.locator("main").inner_text()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) in (0, 128 + signal.SIGTERM)
+
+
+async def test_over_http_each_user_signs_in_with_their_token_and_sees_only_their_own(pg_url, tmp_path):
+    tag = uuid.uuid4().hex[:8]
+    alice, bob = f"alice-{tag}", f"bob-{tag}"
+    tokens = {f"token-alice-{tag}": alice, f"token-bob-{tag}": bob}
+    with http_server(pg_url, tmp_path / "home", tokens) as running:
+        async with (
+            http_client(running.mcp, f"token-alice-{tag}") as a,
+            http_client(running.mcp, f"token-bob-{tag}") as b_,
+        ):
+            await call(a, "remember", content="Alice lives in Lisbon")
+            oslo = await call(b_, "remember", content="Bob lives in Oslo")
+        async with browser() as b:
+            page = await b.new_page()
+            await page.goto(f"{running.url}/ui/")
+            assert page.url.endswith("/ui/signin")
+            await page.get_by_label(re.compile("access token")).fill("not-a-token")
+            await page.get_by_role("button", name="Sign in").click()
+            assert "not known" in await page.locator("p.error").inner_text()
+            await page.get_by_label(re.compile("access token")).fill(f"token-alice-{tag}")
+            await page.get_by_role("button", name="Sign in").click()
+            assert page.url == f"{running.url}/ui/"
+            profile = await page.locator("main").inner_text()
+            assert "Alice lives in Lisbon" in profile and "Oslo" not in profile
+            await page.goto(f"{running.url}/ui/memories?q=Oslo")
+            assert "Oslo" not in await page.locator("ul.results").inner_text()
+            response = await page.goto(f"{running.url}/ui/memories/{oslo['id']}")
+            assert response is not None and response.status == 404
+            assert "Oslo" not in await page.content()
+            # Alice's session cannot act on Bob's memory either, with a valid token of her own.
+            csrf = await page.locator("input[name=csrf]").first.get_attribute("value")
+            forged = await page.request.post(
+                f"{running.url}/ui/memories/{oslo['id']}/forget",
+                form={"csrf": csrf or ""},
+                headers={"Origin": running.url},
+            )
+            assert forged.status == 404
+        async with http_client(running.mcp, f"token-bob-{tag}") as b_:
+            assert [h["content"] for h in (await call(b_, "recall", query="Oslo"))["results"]] == ["Bob lives in Oslo"]
