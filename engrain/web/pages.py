@@ -219,6 +219,8 @@ class Pages:
         points = [
             (datetime.fromisoformat(h.at), h.confidence, h.action) for h in detail.history if h.confidence is not None
         ]
+        if detail.confidence is not None and detail.stage != Stage.DISSOLVED:
+            points.append((self.clock(), detail.confidence, "now: decayed since its last change, if unconfirmed"))
         return self.render(
             request,
             "trait.html",
