@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 
 import anyio
@@ -375,3 +376,37 @@ async def test_over_http_each_user_signs_in_with_their_token_and_sees_only_their
             assert forged.status == 404
         async with http_client(running.mcp, f"token-bob-{tag}") as b_:
             assert [h["content"] for h in (await call(b_, "recall", query="Oslo"))["results"]] == ["Bob lives in Oslo"]
+
+
+async def test_time_travel_and_filters(settings_factory):
+    clock = Clock(datetime(2026, 11, 2, 12, tzinfo=UTC))
+    async with connect(settings_factory(), clock) as (client, app):
+        berlin = await call(client, "remember", content="I live in Berlin")
+        await call(client, "remember", content="Next Friday I have a dentist appointment")
+        await call(client, "remember", content="Deploy steps: build, test, ship", kind="procedural", namespace="work")
+        clock.now = datetime(2026, 11, 20, 12, tzinfo=UTC)
+        await call(client, "remember", content="I live in Lisbon now", supersedes=berlin["id"])
+        sessions = Sessions()
+        async with page_server(app, sessions) as base, browser() as b:
+            page = await b.new_page()
+            await sign_in(page, base, sessions, app.settings.user)
+            now = await page.locator("main").inner_text()
+            assert "I live in Lisbon now" in now and "I live in Berlin" not in now
+            await page.get_by_label("As of").fill("2026-11-10")
+            await page.get_by_role("button", name="Show").click()
+            assert page.url.endswith("/ui/?as_of=2026-11-10")
+            then = await page.locator("main").inner_text()
+            assert "Profile as of" in then and "I live in Berlin" in then and "Lisbon" not in then
+
+            await page.goto(f"{base}/ui/memories")
+            await page.get_by_label("Kind").select_option("procedural")
+            await page.get_by_role("button", name="Search").click()  # the filters submit with the search form
+            assert await page.locator("main ul.items bdi.text").all_inner_texts() == ["Deploy steps: build, test, ship"]
+            await page.goto(f"{base}/ui/memories?temporality=prospective")
+            assert await page.locator("main ul.items bdi.text").all_inner_texts() == [
+                "Next Friday I have a dentist appointment"
+            ]
+            await page.goto(f"{base}/ui/memories?namespace=work")
+            assert await page.locator("main ul.items bdi.text").count() == 1
+            await page.goto(f"{base}/ui/memories?since=2026-11-15")
+            assert await page.locator("main ul.items bdi.text").all_inner_texts() == ["I live in Lisbon now"]
