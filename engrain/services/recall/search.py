@@ -168,7 +168,7 @@ class RecallSearch:
         async with db.sessions.begin() as s:
             return await word_rarity(s)
 
-    async def _embed_query(
+    async def _embed_cached(
         self, user_id: str, query: str, lang: str
     ) -> tuple[FocusedQuery, Embedder | None, list[float] | None]:
         """The query's vector (of its focused text, for a semantic model); without a model, none:
@@ -186,7 +186,7 @@ class RecallSearch:
         if model.semantic:
             focused = await self.focus.focus(user_id, query)
         try:
-            model, vector = await self.rt.embeddings.embed_query(focused.text)
+            model, vector = await self.rt.embeddings.embed_cached(focused.text)
         except Exception as exc:  # a model that fails now (a remote one, say) leaves full text to answer
             log.warning("recall without vectors: %s", exc)
             return focused, None, None
@@ -227,7 +227,7 @@ class RecallSearch:
         await load_for(query)
         words = query_form(query)
         when = read_query_time(query, now, settings.tz, words.lang)
-        focused, model, vector = await self._embed_query(user_id, query, words.lang)
+        focused, model, vector = await self._embed_cached(user_id, query, words.lang)
         embedder_id, dim = (model.id, model.dim) if model is not None else ("", 0)
         statement = RecallQuery(
             user_id=user_id,
