@@ -8,6 +8,10 @@ must be 0). Talks only to 127.0.0.1, and stops on its own.
 
     python bench/load.py                      # 16 clients, 30 s
     python bench/load.py --clients 32 --seconds 60
+    python bench/load.py --reflecting 2         # and 2 more clients answering reflection tasks meanwhile
+
+Throughput and the overall percentiles count the remember/recall clients' calls; the reflecting clients'
+rounds (a task asked and answered) are reported apart, under "reflect".
 """
 
 from __future__ import annotations
@@ -29,6 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.homes import scratch_home
 from bench.recall import memory, percentiles, query
 from tests.http_server import http_client, http_server
+
+# A reflection answer with every key and nothing in it: what a calling model sends when it finds nothing new.
+EMPTY_ANSWER = {k: [] for k in ("new_trends", "new_behaviors", "reinforcements", "contradictions", "upgrades", "links")}
 
 
 async def run(args: argparse.Namespace) -> dict:
@@ -70,12 +77,32 @@ async def run(args: argparse.Namespace) -> dict:
                     latencies[tool].append(time.perf_counter() - t0)
                     errors[tool] += int(failed)
 
+        async def reflector(n: int) -> None:
+            """A client that digests its user's memories the whole time, as a calling model answering the host
+            route's reflection tasks would (an empty answer: the server's planning and applying still run)."""
+            async with http_client(server.mcp, token_list[n % len(token_list)]) as client:
+                while time.perf_counter() < deadline:
+                    t0 = time.perf_counter()
+                    try:
+                        asked = await client.call_tool("reflect", {"force": True})
+                        task = (asked.structured_content or {}).get("task_id")
+                        failed = asked.is_error
+                        if task and not failed:
+                            done = await client.call_tool("reflect", {"task_id": task, "answer": EMPTY_ANSWER})
+                            failed = done.is_error
+                    except Exception:
+                        failed = True
+                    latencies["reflect"].append(time.perf_counter() - t0)
+                    errors["reflect"] += int(failed)
+
         started = time.perf_counter()
         async with anyio.create_task_group() as tg:
             for n in range(args.clients):
                 tg.start_soon(worker, n)
+            for n in range(args.reflecting):
+                tg.start_soon(reflector, n)
         elapsed = time.perf_counter() - started
-    every = [x for samples in latencies.values() for x in samples]
+    every = [x for tool, samples in latencies.items() if tool != "reflect" for x in samples]
     return {
         "date": datetime.now(UTC).date().isoformat(),
         "clients": args.clients,
@@ -84,6 +111,7 @@ async def run(args: argparse.Namespace) -> dict:
         "embedder": args.embedder,
         "preloaded_per_user": args.preload,
         "remember_share": args.remember_share,
+        "reflecting_clients": args.reflecting,
         "calls": len(every),
         "throughput_per_s": round(len(every) / elapsed, 1),
         "overall": percentiles(every),
@@ -100,6 +128,9 @@ def main() -> None:
     parser.add_argument("--preload", type=int, default=250, help="memories stored per user before measuring")
     parser.add_argument("--remember-share", type=float, default=0.3, help="fraction of calls that are remember")
     parser.add_argument("--embedder", default="hash")
+    parser.add_argument(
+        "--reflecting", type=int, default=0, help="more clients that answer reflection tasks all the time"
+    )
     print(json.dumps(anyio.run(run, parser.parse_args()), indent=2))
 
 

@@ -156,17 +156,7 @@ class MemoryWriter:
         if request.supersedes:
             inputs.memory_ref("supersedes", request.supersedes)
         await fulltext.load_for(request.content)
-        # Embed before the transaction, so that the duplicate check, the near-duplicate search and the insert
-        # share one (one connection, one commit), and while the text is read: reading it (dates, mood,
-        # language) and embedding it are CPU work in worker threads, which keeps the event loop, and so every
-        # other user's calls, free, and lets the two run side by side on two cores.
-        embedding = asyncio.ensure_future(self.rt.embeddings.embed_cached(request.content))
-        try:
-            item = await to_thread(self._prepare, request, now, source)
-        except BaseException:
-            embedding.cancel()
-            raise
-        model, vector = await embedding
+        item, (model, vector) = await self._read_and_embed(request, now, source)
         db = await self.rt.database()
         async with db.transaction(session) as s:
             old_id = await ids.resolve(s, user_id, "supersedes", request.supersedes) if request.supersedes else None
@@ -174,6 +164,27 @@ class MemoryWriter:
         if result.status == "created":  # once committed (or in the caller's transaction): the mix may read it
             self.languages.stored([item.lang])
         return result
+
+    async def _read_and_embed(
+        self, request: RememberRequest, now: datetime, source: str | None
+    ) -> tuple[Prepared, tuple[Embedder, list[float]]]:
+        """Read the text (dates, mood, language: CPU work in a worker thread, which keeps the event loop, and so
+        every other user's calls, free) and embed it, before the transaction, so that the duplicate check, the
+        near-duplicate search and the insert share one. A model that runs in a worker thread of its own embeds
+        while the text is read, the two side by side on two cores (one-at-a-time `remember` over stdio with the
+        packaged MiniLM: 98.7 -> 115.3 /s); a cheap one (hash) runs on the event loop, where overlapping it
+        with the reading thread only adds switching (16 HTTP clients: 6% fewer calls a second), so it follows."""
+        current = self.rt.embeddings.current
+        if current is not None and current.cheap:
+            item = await to_thread(self._prepare, request, now, source)
+            return item, await self.rt.embeddings.embed_cached(request.content)
+        embedding = asyncio.ensure_future(self.rt.embeddings.embed_cached(request.content))
+        try:
+            item = await to_thread(self._prepare, request, now, source)
+        except BaseException:
+            embedding.cancel()
+            raise
+        return item, await embedding
 
     async def _write(
         self,
