@@ -6,7 +6,7 @@ through the real write path — `remember_many`, 1,000 memories a batch, 3 batch
 and one of 200,000: 1,000,000 in all), timing the ingest as it goes. Then, as a running server's
 autovacuum leaves it (VACUUM ANALYZE), it measures for one small user and for the big one: recall in the
 service layer and through an in-process MCP client (p50/p95), after the rows are aged over a year of
-use (one UPDATE, timed); one `expiry`, `decay` and `digest` pass over
+use (one UPDATE, timed); two `expiry`, `decay` and `digest` passes (the year's backlog, then steady state) over
 the whole database through the scheduler, as the server runs them; the database's size; the time to build
 the embedder's HNSW index afresh (it is dropped for the aging UPDATE and built again after it, with
 maintenance_work_mem 1GB); and this process's RSS (the server's, the database apart).
@@ -163,13 +163,17 @@ async def scale(args: argparse.Namespace) -> dict[str, Any]:
             "small_user": {"memories": args.per_user, **await recall_figures(app, "user-0000", queries)},
             "big_user": {"memories": args.big, **await recall_figures(app, BIG, queries)},
         }
-        jobs: dict[str, float] = {}
-        for job in ("expiry", "decay", "digest"):
-            t0 = time.perf_counter()
-            [run] = await app.scheduler.run_many((job,), dry_run=False)
-            jobs[f"{job}_s"] = round(time.perf_counter() - t0, 2)
-            jobs[f"{job}_status"] = run.status  # type: ignore[assignment]
-        report["jobs"] = jobs
+        # The first pass works off the year's backlog at once; a server runs the jobs every interval, so the
+        # second pass, right after, is what each pass costs in steady state (the scan, few changes).
+        for label in ("jobs_first_pass", "jobs_next_pass"):
+            jobs: dict[str, Any] = {}
+            for job in ("expiry", "decay", "digest"):
+                t0 = time.perf_counter()
+                [run] = await app.scheduler.run_many((job,), dry_run=False)
+                jobs[f"{job}_s"] = round(time.perf_counter() - t0, 2)
+                jobs[f"{job}_status"] = run.status
+                jobs[f"{job}_stats"] = run.stats
+            report[label] = jobs
         async with db.engine.connect() as conn:
             report["database"] = {
                 "size": await conn.scalar(text("SELECT pg_size_pretty(pg_database_size(current_database()))")),
