@@ -7,8 +7,6 @@ the page runs the job loop like any server process, and stops on Ctrl-C or SIGTE
 
 from __future__ import annotations
 
-import logging
-import sys
 import webbrowser
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
@@ -24,10 +22,9 @@ from starlette.routing import Mount, Route
 from engrain.server.state import AppState
 from engrain.services.memories.portability import export_jsonl
 from engrain.web.app import build_ui
-from engrain.web.pages import PageServices, SignIn
+from engrain.web.pages import Pages, PageServices, SignIn
 from engrain.web.sessions import Sessions
 
-log = logging.getLogger(__name__)
 BASE = "/ui"
 LOCAL_HOSTS = ["127.0.0.1", "localhost"]
 
@@ -52,8 +49,8 @@ def page_services(app: AppState) -> PageServices:
 
 def mounted_ui(app: AppState, sessions: Sessions, signin: SignIn | None = None) -> Mount:
     """The page at /ui, for the local command and the HTTP server alike."""
-    ui = build_ui(page_services(app), sessions, base=BASE, zone=app.settings.tz, clock=app.clock, signin=signin)
-    return Mount(BASE, app=ui)
+    pages = Pages(page_services(app), sessions, base=BASE, zone=app.settings.tz, clock=app.clock, signin=signin)
+    return Mount(BASE, app=build_ui(pages))
 
 
 def local_app(app: AppState, sessions: Sessions) -> Starlette:
@@ -88,4 +85,3 @@ def serve_ui(app: AppState, user: str, port: int, open_browser: bool) -> None:
     if open_browser:
         webbrowser.open(url)
     uvicorn.run(local_app(app, sessions), host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    sys.stdout.flush()

@@ -7,8 +7,6 @@ Every response carries a Content-Security-Policy that allows scripts and styles 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import datetime, tzinfo
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -17,8 +15,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from engrain.web.pages import Pages, PageServices, SignIn, action, screen
-from engrain.web.sessions import Sessions
+from engrain.web.pages import Pages, action, screen
 
 STATIC = Path(__file__).parent / "static"
 CSP = (
@@ -54,17 +51,8 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
-def build_ui(
-    services: PageServices,
-    sessions: Sessions,
-    *,
-    base: str,
-    zone: tzinfo | None,
-    clock: Callable[[], datetime],
-    signin: SignIn | None = None,
-) -> Starlette:
-    """The page, to be mounted at `base` ("/ui"). `signin`: a bearer token → its user (the HTTP server)."""
-    pages = Pages(services, sessions, base=base, zone=zone, clock=clock, signin=signin)
+def build_ui(pages: Pages) -> Starlette:
+    """The page's routes over `pages`' handlers, to be mounted at `pages.base` ("/ui")."""
     routes = [
         Route("/", screen(pages, Pages.profile), methods=["GET"]),
         Route("/traits", screen(pages, Pages.traits), methods=["GET"]),

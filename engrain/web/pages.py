@@ -88,14 +88,12 @@ class Pages:
         clock: Callable[[], datetime],
         signin: SignIn | None = None,
     ) -> None:
-        self.s, self.sessions, self.base, self.zone, self.clock, self.signin_with = (
-            services,
-            sessions,
-            base,
-            zone,
-            clock,
-            signin,
-        )
+        self.s = services
+        self.sessions = sessions
+        self.base = base
+        self.zone = zone
+        self.clock = clock
+        self.signin_with = signin
         self.templates = Environment(
             loader=PackageLoader("engrain.web", "templates"),
             autoescape=select_autoescape(default=True, default_for_string=True),
@@ -151,34 +149,27 @@ class Pages:
         """GET /login?token=…: the one-time URL of `engrain ui`. The token is used up and never stays in the URL."""
         sid = self.sessions.redeem(request.query_params.get("token", ""))
         if sid is None:
-            return self.render(
-                request,
-                "signin.html",
-                None,
-                401,
-                title="Sign in",
-                token_signin=self.signin_with is not None,
-                error="That sign-in address was used already or has expired.",
-            )
+            return self._signin_form(request, "That sign-in address was used already or has expired.")
         return self._signed_in(sid)
 
+    def _signin_form(self, request: Request, error: str | None = None) -> HTMLResponse:
+        """The sign-in page: a token field over HTTP, the way to a new one-time URL for `engrain ui`; with
+        `error`, a 401 that says why the last attempt failed."""
+        status = 200 if error is None else 401
+        token_signin = self.signin_with is not None
+        return self.render(
+            request, "signin.html", None, status, title="Sign in", token_signin=token_signin, error=error
+        )
+
     async def signin_page(self, request: Request) -> Response:
-        return self.render(request, "signin.html", None, title="Sign in", token_signin=self.signin_with is not None)
+        return self._signin_form(request)
 
     async def signin(self, request: Request) -> Response:
         """POST /signin (HTTP server): a user's bearer token opens a session for that user, and only that user."""
         token = (await request.form()).get("token")
         user = self.signin_with(token) if self.signin_with and isinstance(token, str) and token else None
         if user is None:
-            return self.render(
-                request,
-                "signin.html",
-                None,
-                401,
-                title="Sign in",
-                token_signin=self.signin_with is not None,
-                error="That token is not known to this server.",
-            )
+            return self._signin_form(request, "That token is not known to this server.")
         return self._signed_in(self.sessions.open(user))
 
     async def signout(self, request: Request, session: Session, form: FormData) -> Response:
@@ -243,9 +234,11 @@ class Pages:
             until=form["until"],
             page=int(q["page"]) if q.get("page", "").isdigit() else 1,
         )
-        listing = await self.s.browser.page(session.user, browse)  # checks every filter, and feeds the chart
+        searching = bool(form["q"].strip())
+        # Checks every filter and feeds the chart; the page of memories only when there is no search to show.
+        listing = await self.s.browser.page(session.user, browse, listing=not searching)
         hits = None
-        if form["q"].strip():
+        if searching:
             result = await self.s.recall.recall(
                 session.user,
                 RecallRequest(

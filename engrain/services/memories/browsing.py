@@ -54,12 +54,16 @@ class MemoryBrowser:
             until=inputs.when("until", r.until, now, tz) if r.until else None,
         )
 
-    async def page(self, user_id: str, request: BrowseRequest) -> BrowsePage:
+    async def page(self, user_id: str, request: BrowseRequest, *, listing: bool = True) -> BrowsePage:
+        """The memories `request` selects, a page of them, with the weekly counts and the user's namespaces;
+        `listing=False` (a search shows recall's hits instead): the counts and namespaces only."""
         now = self.rt.clock()
         f = self._filter(request, now)
         page = inputs.int_range("page", request.page, 1, 1_000_000)
         async with (await self.rt.database()).sessions() as s:
-            rows, total = await browse.memories(s, user_id, now, f, PAGE_SIZE, (page - 1) * PAGE_SIZE)
+            rows, total = (
+                await browse.memories(s, user_id, now, f, PAGE_SIZE, (page - 1) * PAGE_SIZE) if listing else ([], 0)
+            )
             weeks = await browse.weekly(s, user_id, now, f)
             names = await browse.namespaces(s, user_id, now)
         return BrowsePage(

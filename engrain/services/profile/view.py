@@ -106,10 +106,7 @@ class ProfileView:
             people = await profile_repo.about_people(s, user_id, now, PER_SECTION)
             dates = await profile_repo.key_dates(s, user_id, now, KEY_DATE_IMPORTANCE, PER_SECTION)
             traits = (
-                [
-                    (t, st, conf, words)
-                    for t, st, conf, words in await trait_repo.traits_as_of(s, user_id, now, stages=stages)
-                ]
+                await trait_repo.traits_as_of(s, user_id, now, stages=stages)
                 if then
                 else [
                     (t, t.trait_stage, t.trait_confidence, t.content)
