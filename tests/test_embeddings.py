@@ -92,7 +92,7 @@ async def test_server_with_openai_compatible_embedder(settings_factory, fake_api
     async with connect(settings) as (client, app):
         out = await call(client, "remember", content="Keeps bees in the garden")
         assert (
-            await scalar(app, "SELECT embedder FROM memories WHERE user_id = :u", u=app.settings.user)
+            await scalar(app, "SELECT embedder FROM memory_vectors WHERE user_id = :u", u=app.settings.user)
             == "openai-compatible:fake-embed"
         )
         found = await call(client, "recall", query="bees garden")
@@ -125,8 +125,9 @@ async def test_unloadable_model_is_reported_and_recall_still_answers_by_text(set
         # Memories stored earlier by another model are still found by full text.
         await execute(
             app,
-            "INSERT INTO memories (id, user_id, kind, content, content_hash, embedder) "
-            "VALUES (gen_random_uuid(), :u, 'fact', 'Grows chillies on the windowsill', 'h', 'old')",
+            "WITH added AS (INSERT INTO memories (id, user_id, kind, content, content_hash) "
+            "VALUES (gen_random_uuid(), :u, 'fact', 'Grows chillies on the windowsill', 'h') RETURNING user_id, id) "
+            "INSERT INTO memory_vectors SELECT user_id, id, 'old', '[0.1, 0.2, 0.3]' FROM added",
             u=app.settings.user,
         )
         found = await call(client, "recall", query="chillies windowsill")

@@ -84,7 +84,7 @@ async def test_auto_turns_to_the_multilingual_model_when_most_memories_are_not_e
         status = json.loads((await client.read_resource("engrain://status")).contents[0].text)["embedder"]
         found = await call(client, "recall", query="我平时做什么运动？", limit=1)
         models = await scalar(
-            app, "SELECT array_agg(DISTINCT embedder) FROM memories WHERE user_id = :u", u=app.settings.user
+            app, "SELECT array_agg(DISTINCT embedder) FROM memory_vectors WHERE user_id = :u", u=app.settings.user
         )
     assert first != "use:multilingual-v3" and status["id"] == "use:multilingual-v3"
     assert status["message"] == f"switched from {first}: many memories are not in English"

@@ -34,10 +34,12 @@ async def twin(app, template_id: str, content: str, **columns) -> str:
     sets = ", ".join(f"{k} = :{k}" for k in columns)
     await execute(
         app,
-        "INSERT INTO memories (id, user_id, namespace, kind, content, content_hash, embedding, embedder, "
+        "WITH added AS (INSERT INTO memories (id, user_id, namespace, kind, content, content_hash, "
         "importance, temporality, created_at, told_at, updated_at) "
-        "SELECT :new, user_id, namespace, kind, :content, md5(:content), embedding, embedder, importance, "
-        "temporality, created_at, told_at, updated_at FROM memories WHERE id = :tid",
+        "SELECT :new, user_id, namespace, kind, :content, md5(:content), importance, "
+        "temporality, created_at, told_at, updated_at FROM memories WHERE id = :tid RETURNING user_id, id) "
+        "INSERT INTO memory_vectors SELECT a.user_id, a.id, v.embedder, v.embedding FROM added a "
+        "JOIN memory_vectors v ON v.user_id = a.user_id AND v.id = :tid",
         new=new_id,
         content=content,
         tid=uuid.UUID(template_id),
@@ -340,7 +342,7 @@ async def test_recall_counts_accesses(clocked):
 async def test_rows_of_another_embedder_fall_back_to_full_text(clocked):
     client, app = clocked
     out = await call(client, "remember", content="The boat is moored in Kiel harbour")
-    await set_columns(app, out["id"], embedder="old-model-v0")
+    await execute(app, "UPDATE memory_vectors SET embedder = 'old-model-v0' WHERE id = :id", id=uuid.UUID(out["id"]))
     hits = await by_id(client, "Kiel harbour")
     assert hits[out["id"]]["breakdown"]["vector"] == 0.0
     assert hits[out["id"]]["breakdown"]["text"] is True

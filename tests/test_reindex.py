@@ -24,7 +24,7 @@ async def test_interrupted_reindex_resumes_and_recall_works_meanwhile(
         places = ["Oslo", "Lima", "Hanoi", "Dakar", "Quito", "Perth", "Cork", "Fez", "Bonn", "Nara"]
         for place in places:
             await call(client, "remember", content=f"The lighthouse keeper wrote to {place} about whales")
-        await execute(app, "UPDATE memories SET embedder = 'retired-model' WHERE user_id = :u", u=settings.user)
+        await execute(app, "UPDATE memory_vectors SET embedder = 'retired-model' WHERE user_id = :u", u=settings.user)
         assert await app.reembedding.count_stale() == 10
 
         class Interrupted(Exception):
@@ -41,7 +41,8 @@ async def test_interrupted_reindex_resumes_and_recall_works_meanwhile(
         assert await app.reembedding.count_stale() == 6  # the first batch of 4 stayed done
         assert await app.reembedding.reembed_stale() == 6
         assert (
-            await scalar(app, "SELECT count(DISTINCT embedder) FROM memories WHERE user_id = :u", u=settings.user) == 1
+            await scalar(app, "SELECT count(DISTINCT embedder) FROM memory_vectors WHERE user_id = :u", u=settings.user)
+            == 1
         )
         found = await call(client, "recall", explain=True, query="lighthouse keeper")
         assert all(h["breakdown"]["vector"] > 0 for h in found["results"])
@@ -51,7 +52,7 @@ async def test_reindex_command(settings_factory, fresh_database_url, tmp_path):
     settings = settings_factory(database_url=fresh_database_url)
     async with connect(settings) as (client, app):
         await call(client, "remember", content="Fed the sourdough starter")
-        await execute(app, "UPDATE memories SET embedder = 'retired-model'")
+        await execute(app, "UPDATE memory_vectors SET embedder = 'retired-model'")
     env = engrain_env(tmp_path, ENGRAIN_DATABASE_URL=fresh_database_url)
     done = subprocess.run(
         [sys.executable, "-m", "engrain", "reindex"], env=env, capture_output=True, text=True, timeout=120, check=False

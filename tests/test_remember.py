@@ -18,7 +18,7 @@ async def test_creates_with_inferred_fields(session):
     assert out["status"] == "created"
     assert out["kind"] == "fact" and out["temporality"] == "current" and out["importance"] == 5
     assert out["category"] == "preference"
-    row = await scalar(app, "SELECT embedder FROM memories WHERE id = :id", id=uuid.UUID(out["id"]))
+    row = await scalar(app, "SELECT embedder FROM memory_vectors WHERE id = :id", id=uuid.UUID(out["id"]))
     assert row == "hash-v2-384"
 
 

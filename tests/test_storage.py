@@ -93,15 +93,18 @@ async def test_recall_statement_can_use_hnsw_and_gin_indexes(session):
     # Enough rows of this user that filtering by user alone is unselective, with real statistics.
     await execute(
         app,
-        "INSERT INTO memories (id, user_id, kind, content, content_hash, embedder, embedding) "
-        "SELECT gen_random_uuid(), :u, 'fact', 'filler memory ' || g, md5('filler' || g), :e, "
-        "(SELECT array_agg(random() - 0.5)::vector FROM generate_series(1, :dim) d WHERE g > 0) "
-        "FROM generate_series(1, 3000) g",
+        "WITH added AS (INSERT INTO memories (id, user_id, kind, content, content_hash) "
+        "SELECT gen_random_uuid(), :u, 'fact', 'filler memory ' || g, md5('filler' || g) "
+        "FROM generate_series(1, 3000) g RETURNING user_id, id) "
+        "INSERT INTO memory_vectors (user_id, id, embedder, embedding) SELECT user_id, id, :e, "
+        "(SELECT array_agg(random() - 0.5)::vector FROM generate_series(1, :dim) d WHERE a.id IS NOT NULL) "
+        "FROM added a",
         u=app.settings.user,
         e=model.id,
         dim=model.dim,
     )
     await execute(app, "ANALYZE memories")
+    await execute(app, "ANALYZE memory_vectors")
     sql, params = RecallQuery(
         user_id=app.settings.user,
         query=query_form("xylophone"),
@@ -196,7 +199,58 @@ async def test_the_pairs_migration_reindexes_old_chinese_rows(fresh_database_url
     assert rows[content] != words_only
 
 
-def _row(user: str, content: str, embedder: str | None) -> Memory:
+async def test_the_vectors_migration_moves_stored_vectors_and_their_index(fresh_database_url):
+    """Vectors stored inline before 0013 move to memory_vectors with their embedder, the old per-embedder
+    index on memories goes and the new one is built; a row without a vector gets none."""
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    engine = create_async_engine(async_url(fresh_database_url))
+    try:
+        async with engine.begin() as conn:
+            await conn.run_sync(lambda c: _alembic_upgrade(c, "0012"))
+            for content, embedder, vector in (("I love sushi", "test:a", "[1,0,0]"), ("no vector yet", None, None)):
+                await conn.execute(
+                    text(
+                        "INSERT INTO memories (id, user_id, namespace, kind, content, content_hash, importance, tags,"
+                        " temporality, pinned, access_count, metadata, embedder, embedding) VALUES"
+                        " (gen_random_uuid(), 'u', 'default', 'fact', :c, md5(:c), 5, '{}', 'current', false, 0,"
+                        " '{}', :e, CAST(:v AS vector))"
+                    ),
+                    {"c": content, "e": embedder, "v": vector},
+                )
+            await conn.execute(
+                text(
+                    "CREATE INDEX ix_memories_hnsw_test_a_0 ON memories USING hnsw ((embedding::vector(3))"
+                    " vector_cosine_ops) WHERE embedder = 'test:a'"
+                )
+            )
+            await conn.run_sync(_alembic_upgrade)
+            moved = (
+                await conn.execute(
+                    text(
+                        "SELECT m.content, v.embedder, v.embedding::text FROM memory_vectors v"
+                        " JOIN memories m ON m.user_id = v.user_id AND m.id = v.id"
+                    )
+                )
+            ).all()
+            indexes = set(
+                (await conn.execute(text("SELECT indexname FROM pg_indexes WHERE indexname LIKE '%hnsw%'"))).scalars()
+            )
+            columns = set(
+                (
+                    await conn.execute(
+                        text("SELECT column_name FROM information_schema.columns WHERE table_name = 'memories'")
+                    )
+                ).scalars()
+            )
+    finally:
+        await engine.dispose()
+    assert [tuple(r) for r in moved] == [("I love sushi", "test:a", "[1,0,0]")]
+    assert indexes == {vector_index_name("test:a")}
+    assert not {"embedding", "embedder"} & columns
+
+
+def _row(user: str, content: str) -> Memory:
     now = datetime.now(UTC)
     return Memory(
         id=uuid.uuid4(),
@@ -205,7 +259,6 @@ def _row(user: str, content: str, embedder: str | None) -> Memory:
         kind="fact",
         content=content,
         content_hash=content_hash(content),
-        embedder=embedder,
         importance=5,
         category="general",
         tags=[],
@@ -232,11 +285,11 @@ async def test_the_first_write_of_an_embedder_creates_its_vector_index(fresh_dat
     try:
         with pytest.raises(RuntimeError):
             async with db.sessions.begin() as s:
-                await repo.insert(s, _row("u1", "rolled back", "test:a"), [0.1] * 8)
+                await repo.insert(s, _row("u1", "rolled back"), repo.Vector("test:a", [0.1] * 8))
                 raise RuntimeError("the write fails after its insert")
         assert not await exists("test:a")
         async with db.sessions.begin() as s:
-            await repo.insert(s, _row("u1", "kept", "test:a"), [0.1] * 8)
+            await repo.insert(s, _row("u1", "kept"), repo.Vector("test:a", [0.1] * 8))
         assert await exists("test:a")
 
         both = anyio.Event()
@@ -245,20 +298,20 @@ async def test_the_first_write_of_an_embedder_creates_its_vector_index(fresh_dat
         async def first_writer(user: str) -> None:
             nonlocal arrived
             async with db.sessions.begin() as s:
-                await repo.insert(s, _row(user, "a row lock first", None), None)
+                await repo.insert(s, _row(user, "a row lock first"), repo.Vector("test:a", [0.1] * 8))
                 arrived += 1
                 if arrived == 2:
                     both.set()
                 await both.wait()
-                await repo.insert(s, _row(user, "then a vector of a new embedder", "test:b"), [0.2] * 8)
+                await repo.insert(s, _row(user, "then a vector of a new embedder"), repo.Vector("test:b", [0.2] * 8))
 
         with anyio.fail_after(30):
             async with anyio.create_task_group() as tg:
                 tg.start_soon(first_writer, "u2")
                 tg.start_soon(first_writer, "u3")
         async with db.sessions.begin() as s:
-            stored = await s.scalar(text("SELECT count(*) FROM memories WHERE embedder = 'test:b'"))
-            await repo.insert(s, _row("u4", "a later write", "test:b"), [0.3] * 8)
+            stored = await s.scalar(text("SELECT count(*) FROM memory_vectors WHERE embedder = 'test:b'"))
+            await repo.insert(s, _row("u4", "a later write"), repo.Vector("test:b", [0.3] * 8))
         assert stored == 2
         assert await exists("test:b")
         assert "the vector index for test:b is left to a later write" in caplog.text  # they did contend

@@ -11,13 +11,13 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple, TypedDict, cast
 
-from sqlalchemy import Table, and_, or_, select, text, update
+from sqlalchemy import Column, Table, and_, exists, or_, select, text, update
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.rules.traits import Stage
-from engrain.storage.models import Memory, MemoryHistory
+from engrain.storage.models import Memory, MemoryHistory, MemoryVector
 from engrain.storage.sqltext import sql_literal, vector_literal
 from engrain.storage.traits import SampleRow, sample_sql
 from engrain.storage.vector_index import ensure_vector_index
@@ -35,6 +35,13 @@ SERVER_FORGET_REASONS = (REPLACED_BY_FORGOTTEN, FADED_AWAY, REPLACED_BY_EXTRACTI
 def live(now: datetime) -> Any:
     """Rows that are still valid at `now` (not superseded, archived or expired)."""
     return or_(Memory.valid_until.is_(None), Memory.valid_until > now)
+
+
+def stale_vector(embedder_id: str) -> Any:
+    """Rows with no vector of `embedder_id` (none at all, or another model's): what a re-embedding redoes."""
+    return ~exists().where(
+        MemoryVector.user_id == Memory.user_id, MemoryVector.id == Memory.id, MemoryVector.embedder == embedder_id
+    )
 
 
 def known(now: datetime) -> Any:
@@ -130,11 +137,12 @@ async def probe(
                 AND content_hash = :h AND valid_until IS NULL) AS same_text,
                n.id, n.sim, n.content, n.content_hash, n.event_time
         FROM (SELECT 1) AS one LEFT JOIN LATERAL (
-            SELECT id, 1 - (embedding::vector({int(dim)}) <=> {cast_vector}) AS sim, content, content_hash, event_time
-            FROM memories
-            WHERE embedder = {sql_literal(embedder_id)} AND user_id = :user AND namespace = :ns AND kind = :kind
-              AND (valid_until IS NULL OR valid_until > :now)
-            ORDER BY embedding::vector({int(dim)}) <=> {cast_vector}
+            SELECT m.id, 1 - (v.embedding::vector({int(dim)}) <=> {cast_vector}) AS sim, m.content, m.content_hash,
+                   m.event_time
+            FROM memory_vectors v JOIN memories m ON m.user_id = v.user_id AND m.id = v.id
+            WHERE v.embedder = {sql_literal(embedder_id)} AND v.user_id = :user AND m.namespace = :ns
+              AND m.kind = :kind AND (m.valid_until IS NULL OR m.valid_until > :now)
+            ORDER BY v.embedding::vector({int(dim)}) <=> {cast_vector}
             LIMIT 1
         ) AS n ON true
         """
@@ -154,20 +162,31 @@ def _with_text_form(memory: Memory) -> Memory:
     return memory
 
 
-async def insert(session: AsyncSession, memory: Memory, vector: list[float] | None) -> Memory:
+class Vector(NamedTuple):
+    """A memory's vector and the id of the model that made it (stored in `memory_vectors`)."""
+
+    embedder: str
+    values: Sequence[float]
+
+
+async def insert(session: AsyncSession, memory: Memory, vector: Vector | None) -> Memory:
+    """One new row (the ORM's way: callers go on changing it in the same transaction) and its vector."""
     _with_text_form(memory)
-    if vector is not None and memory.embedder is not None:
-        await ensure_vector_index(session, memory.embedder, len(vector))
-    memory.embedding = vector
     session.add(memory)
     await session.flush()
+    await _insert_vectors(session, [(memory.user_id, memory.id, vector)])
     return memory
 
 
 # The tables behind the models, for Core executemany (several times faster than flushing ORM objects).
 _MEMORIES = cast(Table, Memory.__table__)
+_VECTORS = cast(Table, MemoryVector.__table__)
 _HISTORY = cast(Table, MemoryHistory.__table__)
-_COLUMNS = [(attr.key, attr.columns[0].name) for attr in sa_inspect(Memory).column_attrs if attr.key != "tsv"]
+_COLUMNS = [
+    (attr.key, column.name)
+    for attr in sa_inspect(Memory).column_attrs
+    if isinstance(column := attr.columns[0], Column) and column.table is _MEMORIES and attr.key != "tsv"
+]
 
 
 def _column_values(memory: Memory) -> dict[str, Any]:
@@ -175,13 +194,27 @@ def _column_values(memory: Memory) -> dict[str, Any]:
     return {column: getattr(memory, key) for key, column in _COLUMNS}
 
 
-async def insert_many(session: AsyncSession, memories: Sequence[Memory], now: datetime) -> set[uuid.UUID]:
-    """Insert rows (skipping any a concurrent writer already stored as live) and the 'create' history of
-    those inserted; returns their ids. A Core executemany: several times faster than flushing ORM objects."""
+async def _insert_vectors(session: AsyncSession, rows: Sequence[tuple[str, uuid.UUID, Vector | None]]) -> None:
+    """Store the vectors of new rows (each embedder's HNSW index first, when it is the first to be stored)."""
+    stored = [(user_id, memory_id, v) for user_id, memory_id, v in rows if v is not None]
+    if not stored:
+        return
+    for embedder_id, dim in {(v.embedder, len(v.values)) for _, _, v in stored}:
+        await ensure_vector_index(session, embedder_id, dim)
+    await session.execute(
+        pg_insert(_VECTORS),
+        [{"user_id": u, "id": i, "embedder": v.embedder, "embedding": list(v.values)} for u, i, v in stored],
+    )
+
+
+async def insert_many(
+    session: AsyncSession, memories: Sequence[Memory], vectors: Sequence[Vector | None], now: datetime
+) -> set[uuid.UUID]:
+    """Insert rows (skipping any a concurrent writer already stored as live), the vectors of those
+    inserted (`vectors[i]` is `memories[i]`'s) and their 'create' history; returns their ids. A Core
+    executemany: several times faster than flushing ORM objects."""
     if not memories:
         return set()
-    for embedder_id, dim in {(m.embedder, len(m.embedding)) for m in memories if m.embedder and m.embedding}:
-        await ensure_vector_index(session, embedder_id, dim)
     stmt = (
         pg_insert(_MEMORIES)
         .on_conflict_do_nothing(
@@ -191,6 +224,9 @@ async def insert_many(session: AsyncSession, memories: Sequence[Memory], now: da
     )
     result = await session.execute(stmt, [_column_values(_with_text_form(m)) for m in memories])
     inserted = set(result.scalars().all())
+    await _insert_vectors(
+        session, [(m.user_id, m.id, v) for m, v in zip(memories, vectors, strict=True) if m.id in inserted]
+    )
     history = [
         {
             "memory_id": m.id,
@@ -334,14 +370,16 @@ async def supersede(
     retired."""
     rows = await session.execute(
         text("""
-        WITH old AS (SELECT id, kind, embedder, embedding FROM memories WHERE id = :old AND user_id = :u),
+        WITH old AS (SELECT m.id, m.kind, v.embedder, v.embedding FROM memories m
+                     LEFT JOIN memory_vectors v ON v.user_id = m.user_id AND v.id = m.id
+                     WHERE m.id = :old AND m.user_id = :u),
         retired AS (
             SELECT o.id FROM old o
             UNION
-            SELECT m.id FROM memories m JOIN old o ON m.kind = o.kind AND m.embedder = o.embedder
-            WHERE m.user_id = :u AND m.id NOT IN (o.id, :new) AND m.embedding IS NOT NULL
-              AND o.embedding IS NOT NULL AND (m.valid_until IS NULL OR m.valid_until > :now)
-              AND 1 - (m.embedding <=> o.embedding) >= :paraphrase),
+            SELECT m.id FROM memories m JOIN memory_vectors v ON v.user_id = m.user_id AND v.id = m.id
+            JOIN old o ON m.kind = o.kind AND v.embedder = o.embedder
+            WHERE m.user_id = :u AND m.id NOT IN (o.id, :new) AND (m.valid_until IS NULL OR m.valid_until > :now)
+              AND 1 - (v.embedding <=> o.embedding) >= :paraphrase),
         upd AS (UPDATE memories m SET valid_until = :now, updated_at = :now, superseded_by = :new
                 FROM retired r WHERE m.id = r.id AND m.user_id = :u RETURNING m.id),
         hist AS (INSERT INTO memory_history (memory_id, user_id, action, reason, at)
@@ -502,10 +540,11 @@ async def plans_between(
 async def stale_embeddings(
     session: AsyncSession, embedder_id: str, limit: int
 ) -> list[tuple[tuple[str, uuid.UUID], str]]:
-    """A batch of rows (any user) whose vector was not made by `embedder_id`: ((user, id), content)."""
+    """A batch of rows (any user) whose vector was not made by `embedder_id` (or that have none):
+    ((user, id), content)."""
     rows = await session.execute(
         select(Memory.user_id, Memory.id, Memory.content)
-        .where(Memory.embedder.is_distinct_from(embedder_id))
+        .where(stale_vector(embedder_id))
         .order_by(Memory.user_id, Memory.id)
         .limit(limit)
     )
@@ -518,15 +557,16 @@ async def set_embeddings(
     keys: Sequence[tuple[str, uuid.UUID]],
     vectors: Sequence[Sequence[float]],
 ) -> None:
-    """Store many vectors, each for its (user, id), in one statement."""
+    """Store many vectors, each for its (user, id), in one statement (replacing another model's)."""
     if not keys:
         return
     await ensure_vector_index(session, embedder_id, len(vectors[0]))
     await session.execute(
         text(
-            "UPDATE memories m SET embedding = CAST(v.vec AS vector), embedder = :e "
+            "INSERT INTO memory_vectors (user_id, id, embedder, embedding) "
+            "SELECT v.user_id, v.id, :e, CAST(v.vec AS vector) "
             "FROM unnest(CAST(:users AS text[]), CAST(:ids AS uuid[]), CAST(:vecs AS text[])) AS v(user_id, id, vec) "
-            "WHERE m.user_id = v.user_id AND m.id = v.id"
+            "ON CONFLICT (user_id, id) DO UPDATE SET embedder = excluded.embedder, embedding = excluded.embedding"
         ),
         {
             "e": embedder_id,

@@ -25,7 +25,6 @@ MEMORY_COLUMNS = (
     "kind",
     "content",
     "content_hash",
-    "embedder",
     "importance",
     "category",
     "tags",
@@ -71,8 +70,9 @@ _TIMES = {
 EXPORTS: dict[str, str] = {
     "user_state": "SELECT user_id, last_reflected_at, last_reflected_id, timezone, settings, updated_at "
     "FROM user_state WHERE user_id = ANY(:users) ORDER BY user_id",
-    "memory": f"SELECT {', '.join(MEMORY_COLUMNS)}, embedding::text AS embedding FROM memories "
-    "WHERE user_id = ANY(:users) ORDER BY user_id, created_at, id",
+    "memory": f"SELECT {', '.join('m.' + c for c in MEMORY_COLUMNS)}, v.embedder, v.embedding::text AS embedding "
+    "FROM memories m LEFT JOIN memory_vectors v ON v.user_id = m.user_id AND v.id = m.id "
+    "WHERE m.user_id = ANY(:users) ORDER BY m.user_id, m.created_at, m.id",
     "reflection_cycle": "SELECT id, user_id, trigger_type, trigger_value, status, stats, error, started_at, "
     "finished_at FROM reflection_cycles WHERE user_id = ANY(:users) "
     "ORDER BY user_id, started_at, id",
@@ -145,12 +145,17 @@ async def import_batch(conn: AsyncConnection, kind: str, rows: Sequence[dict[str
         cols = [c for c in MEMORY_COLUMNS if c != "trait_parent_id"]  # see link_parents
         for p in params:  # a column the file lacks is empty (NOT NULL ones are then refused by the database)
             p.setdefault("told_at", p.get("created_at"))  # files written before told times: told when stored
-            for c in (*cols, "embedding"):
+            for c in (*cols, "embedder", "embedding"):
                 p.setdefault(c, None)
         values = ", ".join(f"CAST(:{c} AS jsonb)" if c in _JSONB else f":{c}" for c in cols)
+        # The vector goes with the row it belongs to (none when the row was there already).
         sql = (
-            f"INSERT INTO memories ({', '.join(cols)}, embedding) VALUES ({values}, CAST(:embedding AS vector)) "
-            "ON CONFLICT DO NOTHING RETURNING 1"
+            f"WITH added AS (INSERT INTO memories ({', '.join(cols)}) VALUES ({values}) "
+            "ON CONFLICT DO NOTHING RETURNING user_id, id), "
+            "vector AS (INSERT INTO memory_vectors (user_id, id, embedder, embedding) "
+            "SELECT user_id, id, CAST(:embedder AS text), CAST(:embedding AS vector) FROM added "
+            "WHERE CAST(:embedder AS text) IS NOT NULL AND CAST(:embedding AS vector) IS NOT NULL) "
+            "SELECT 1 FROM added"
         )
     elif kind == "user_state":
         for p in params:  # files written before the watermark carried an id
@@ -209,12 +214,7 @@ async def import_batch(conn: AsyncConnection, kind: str, rows: Sequence[dict[str
 
 async def index_vectors(conn: AsyncConnection) -> None:
     """Give every embedder among the stored vectors its HNSW index, as a write would."""
-    rows = await conn.execute(
-        text(
-            "SELECT DISTINCT embedder, vector_dims(embedding) FROM memories "
-            "WHERE embedder IS NOT NULL AND embedding IS NOT NULL ORDER BY 1"
-        )
-    )
+    rows = await conn.execute(text("SELECT DISTINCT embedder, vector_dims(embedding) FROM memory_vectors ORDER BY 1"))
     for embedder_id, dim in rows.all():
         await ensure_vector_index(conn, embedder_id, int(dim))
 

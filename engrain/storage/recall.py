@@ -157,14 +157,14 @@ _FILLS_SLOT = "m.metadata ->> 'slot' = :slot"
 
 
 def _score_columns(dim: int | None, emb: str, temporal: str, slot: str = "0.0") -> str:
-    """The breakdown terms of one row `m` against the query vector :qv and tsquery `q.tsq`.
-    Without a query vector (`dim` None) the vector term is 0 for every row."""
+    """The breakdown terms of one row `m` (with its vector row `v`, see `_vector_of`) against the query
+    vector :qv and tsquery `q.tsq`. Without a query vector (`dim` None) the vector term is 0 for every row."""
     if dim is None:
         vector = "0.0::float8"
     else:
         # A zero vector (text with nothing to embed) has no direction: its cosine is NaN, counted as 0.
         vector = (
-            f"CASE WHEN m.embedder = {emb} THEN greatest(0.0, coalesce(nullif(1 - (m.embedding::vector({dim})"
+            f"CASE WHEN v.embedder = {emb} THEN greatest(0.0, coalesce(nullif(1 - (v.embedding::vector({dim})"
             f" <=> CAST(:qv AS vector({dim}))), 'NaN'::float8), 0.0)) ELSE 0.0 END"
         )
     return f"""
@@ -186,13 +186,20 @@ def _score(bridge: str = "0.0") -> str:
     return score_sql(bridge)
 
 
+def _vector_of(with_vector: bool) -> str:
+    """The join giving memory `m` its vector row `v` (none without a query vector: nothing compares it)."""
+    if not with_vector:
+        return ""
+    return " LEFT JOIN memory_vectors v ON v.user_id = m.user_id AND v.id = m.id"
+
+
 def _embedding_of(alias: str, with_vector: bool, dim: int, emb: str) -> str:
     """The row's vector when it is of the query's embedder (else NULL: never compared)."""
     if not with_vector:
         return "NULL::vector"
     return (
-        f"(SELECT m.embedding::vector({int(dim)}) FROM memories m"
-        f" WHERE m.user_id = :user AND m.id = {alias}.id AND m.embedder = {emb})"
+        f"(SELECT v.embedding::vector({int(dim)}) FROM memory_vectors v"
+        f" WHERE v.user_id = :user AND v.id = {alias}.id AND v.embedder = {emb})"
     )
 
 
@@ -235,9 +242,9 @@ def recall_sql(
     where = _where(f)
     vector_cte = (
         f"""vec AS (
-        SELECT m.id FROM memories m
-        WHERE m.embedder = {emb} AND {where}
-        ORDER BY m.embedding::vector({int(dim)}) <=> CAST(:qv AS vector({int(dim)}))
+        SELECT m.id FROM memory_vectors v JOIN memories m ON m.user_id = v.user_id AND m.id = v.id
+        WHERE v.embedder = {emb} AND v.user_id = :user AND {where}
+        ORDER BY v.embedding::vector({int(dim)}) <=> CAST(:qv AS vector({int(dim)}))
         LIMIT :pool
     ),"""
         if with_vector
@@ -286,7 +293,7 @@ def recall_sql(
              UNION SELECT id FROM slotted),
     terms AS (
         SELECT {_ROW_COLUMNS}, m.tsv, {score_cols}
-        FROM cand JOIN memories m ON m.user_id = :user AND m.id = cand.id CROSS JOIN q
+        FROM cand JOIN memories m ON m.user_id = :user AND m.id = cand.id{_vector_of(with_vector)} CROSS JOIN q
     ),
     -- Two-turn questions: the best few hits (seeds) name things the question does not (the dog's name,
     -- the city); a candidate sharing such a rarer word with a seed other than itself is bridged to it.
@@ -335,7 +342,7 @@ def recall_sql(
         SELECT x.*, {_score()} AS score, 'linked'::text AS source, e.linked_from, e.relation
         FROM expansion e JOIN LATERAL (
             SELECT {_ROW_COLUMNS}, {score_cols}, 0.0::float8 AS bridge, 0.0::float8 AS redundancy
-            FROM memories m CROSS JOIN q WHERE m.user_id = :user AND m.id = e.id
+            FROM memories m{_vector_of(with_vector)} CROSS JOIN q WHERE m.user_id = :user AND m.id = e.id
         ) x ON true
         ORDER BY e.from_score DESC, x.id
     ),

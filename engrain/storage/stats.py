@@ -9,8 +9,8 @@ from typing import TypedDict
 from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from engrain.storage.memories import live
-from engrain.storage.models import Memory
+from engrain.storage.memories import live, stale_vector
+from engrain.storage.models import Memory, MemoryVector
 
 
 async def count_live(session: AsyncSession, user_id: str, now: datetime, *, cap: int) -> int:
@@ -49,9 +49,9 @@ async def counts(session: AsyncSession, user_id: str, now: datetime) -> Counts:
     )
     inactive = await session.scalar(select(func.count()).where(Memory.user_id == user_id, Memory.valid_until <= now))
     embedders = await session.execute(
-        select(Memory.embedder, func.count())
-        .where(Memory.user_id == user_id, Memory.embedder.is_not(None))
-        .group_by(Memory.embedder)
+        select(MemoryVector.embedder, func.count())
+        .where(MemoryVector.user_id == user_id)
+        .group_by(MemoryVector.embedder)
     )
     stages = await session.execute(
         select(Memory.trait_stage, func.count())
@@ -62,7 +62,7 @@ async def counts(session: AsyncSession, user_id: str, now: datetime) -> Counts:
         by_kind={k: n for k, n in by_kind.all()},
         traits_by_stage={k: n for k, n in stages.all() if k is not None},
         inactive=int(inactive or 0),
-        by_embedder={e: n for e, n in embedders.all() if e is not None},
+        by_embedder={e: n for e, n in embedders.all()},
     )
 
 
@@ -79,12 +79,7 @@ async def database_size(session: AsyncSession) -> DatabaseSize:
 
 
 async def count_stale(session: AsyncSession, embedder_id: str) -> int:
-    return int(
-        await session.scalar(
-            select(func.count()).select_from(Memory).where(Memory.embedder.is_distinct_from(embedder_id))
-        )
-        or 0
-    )
+    return int(await session.scalar(select(func.count()).select_from(Memory).where(stale_vector(embedder_id))) or 0)
 
 
 async def language_mix(session: AsyncSession, now: datetime, sample: int) -> tuple[int, float]:

@@ -1,8 +1,8 @@
 """Each embedder's HNSW index, created by the first write that stores that embedder's vectors.
 
-Vectors are stored untyped (`vector`), so that any embedder and dimension fits the same column;
-each embedder gets a partial expression index cast to its dimension, which the recall statement
-uses by filtering on `embedder` and casting the same way.
+Vectors live in `memory_vectors` (storage/models.py says why), untyped (`vector`), so that any
+embedder and dimension fits the same column; each embedder gets a partial expression index cast to
+its dimension, which the recall statement uses by filtering on `embedder` and casting the same way.
 
 The index is created inside the writer's own transaction, never on another connection: a
 `CREATE INDEX` elsewhere would wait for this transaction's row locks while this transaction waited
@@ -35,7 +35,16 @@ def vector_index_name(embedder_id: str) -> str:
     """A stable, valid (≤ 63 chars) index name for one embedder's HNSW index."""
     slug = re.sub(r"[^a-z0-9]+", "_", embedder_id.lower()).strip("_")[:30]
     digest = hashlib.sha1(embedder_id.encode()).hexdigest()[:8]
-    return f"ix_memories_hnsw_{slug}_{digest}"
+    return f"ix_memory_vectors_hnsw_{slug}_{digest}"
+
+
+def vector_index_ddl(embedder_id: str, dim: int) -> str:
+    """The statement creating `embedder_id`'s HNSW index (also run by migration 0013 for stored vectors)."""
+    return (
+        f"CREATE INDEX IF NOT EXISTS {vector_index_name(embedder_id)} ON memory_vectors USING hnsw "
+        f"((embedding::vector({int(dim)})) vector_cosine_ops) WITH (m = 16, ef_construction = 32) "
+        f"WHERE embedder = {sql_literal(embedder_id)}"
+    )
 
 
 async def _database_of(conn: AsyncSession | AsyncConnection) -> str:
@@ -60,13 +69,7 @@ async def ensure_vector_index(conn: AsyncSession | AsyncConnection, embedder_id:
             # lock that writers queue behind, so two creators at once would block each other's inserts.
             await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": advisory_key(f"engrain:index:{name}")})
             if not await conn.scalar(text("SELECT to_regclass(:n) IS NOT NULL"), {"n": name}):  # else made meanwhile
-                await conn.execute(
-                    text(
-                        f"CREATE INDEX IF NOT EXISTS {name} ON memories USING hnsw "
-                        f"((embedding::vector({int(dim)})) vector_cosine_ops) WITH (m = 16, ef_construction = 32) "
-                        f"WHERE embedder = {sql_literal(embedder_id)}"
-                    )
-                )
+                await conn.execute(text(vector_index_ddl(embedder_id, dim)))
     except DBAPIError as exc:  # a lock timeout, a deadlock or a name taken by another first writer
         log.info("the vector index for %s is left to a later write: %s", embedder_id, str(exc.orig).splitlines()[0])
         return

@@ -62,7 +62,7 @@ class Prepared:
     lang: str  # detected once, for enrichment and the full-text form
     topic: Topic | None = None  # a single-valued slot it speaks of without filling it (reading/slots.slot_topic)
 
-    def row(self, user_id: str, embedder_id: str, vector: list[float], now: datetime) -> Memory:
+    def row(self, user_id: str, now: datetime) -> Memory:
         return Memory(
             id=uuid.uuid4(),
             user_id=user_id,
@@ -70,8 +70,6 @@ class Prepared:
             kind=self.kind,
             content=self.content,
             content_hash=self.digest,
-            embedding=vector,
-            embedder=embedder_id,
             importance=self.importance_given or DEFAULT_IMPORTANCE,
             category=self.category,
             tags=self.tags,
@@ -213,11 +211,11 @@ class MemoryWriter:
                 s, user_id, near.id, content, item.importance_given, clean_tags, now, near.similarity
             )
         await self._check_quota(s, user_id, 1, now)
-        memory = item.row(user_id, model.id, vector, now)
+        memory = item.row(user_id, now)
         maybe = await self._may_replace(s, user_id, item, now) if old_id is None else None
         if maybe is not None:  # reflection shows the pair to the model, which settles it (an update)
             memory.metadata_ = {**(memory.metadata_ or {}), "may_replace": str(maybe.id)}
-        if not await repo.insert_many(s, [memory], now):
+        if not await repo.insert_many(s, [memory], [repo.Vector(model.id, vector)], now):
             # A concurrent remember of the same text was stored since the probe: report its row.
             same_text, _ = await repo.probe(s, user_id, ns, kind, digest, model.id, model.dim, vector, now)
             assert same_text is not None
@@ -385,14 +383,11 @@ class MemoryWriter:
             if key not in existing:
                 fresh.setdefault(key, p)
         model, vectors = await self.rt.embeddings.embed([p.content for p in fresh.values()]) if fresh else (None, [])
-        rows = (
-            {key: p.row(user_id, model.id, vec, now) for (key, p), vec in zip(fresh.items(), vectors, strict=True)}
-            if model is not None
-            else {}
-        )
+        rows = {key: p.row(user_id, now) for key, p in fresh.items()} if model is not None else {}
+        stored_vectors = [repo.Vector(model.id, vec) for vec in vectors] if model is not None else []
         async with db.sessions.begin() as s:
             await self._check_quota(s, user_id, len(rows), now)
-            inserted = await repo.insert_many(s, list(rows.values()), now)
+            inserted = await repo.insert_many(s, list(rows.values()), stored_vectors, now)
             lost = [key for key, row in rows.items() if row.id not in inserted]
             if lost:  # a concurrent batch stored these texts first: they are duplicates of its rows
                 existing |= await repo.live_by_hashes(s, user_id, [digest for _, _, digest in lost])

@@ -134,7 +134,6 @@ class TraitReview:
             kind="fact",
             content=text,
             content_hash=digest,
-            embedder=embedder_id,
             importance=7,
             category="trait",
             tags=["review"],
@@ -147,6 +146,6 @@ class TraitReview:
             metadata_={},
             access_count=0,
         )
-        await repo.insert(s, memory, vector)
+        await repo.insert(s, memory, repo.Vector(embedder_id, vector))
         await repo.add_history(s, memory.id, user_id, "create", new=text, reason="trait endorsed by the user", at=now)
         return memory

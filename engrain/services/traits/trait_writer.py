@@ -184,7 +184,6 @@ class TraitWriter:
             kind="trait",
             content=content,
             content_hash=content_hash(content),
-            embedder=embedder_id,
             importance=DEFAULT_IMPORTANCE,
             category="trait",
             tags=[],
@@ -204,7 +203,7 @@ class TraitWriter:
             trait_first_observed=first,
             trait_last_reinforced=last,
         )
-        await repo.insert(self.s, trait, vector)
+        await repo.insert(self.s, trait, repo.Vector(embedder_id, vector) if embedder_id and vector else None)
         await self._history(
             trait, "create", f"new {subtype} ({stage}, confidence {trait.trait_confidence:.2f}){note}", new=content
         )
@@ -314,7 +313,6 @@ class TraitWriter:
         if new_content in self.embed:
             embedder_id, _, vector = self.embed[new_content]
             await repo.set_embeddings(self.s, embedder_id, [(self.user_id, trait.id)], [vector])
-            trait.embedder = embedder_id
         await self._history(trait, "modify", reason, old=old, new=new_content)
         self.stats.updated.add(trait.id)
 
