@@ -110,7 +110,10 @@ async def recall_figures(app: AppState, user: str, queries: list[str]) -> dict[s
         service.append(time.perf_counter() - t0)
     # Another server on the same database speaking for `user` (its own pool; the embedded Postgres is this one's).
     url = (await app.database()).engine.url.render_as_string(hide_password=False)
-    speaker = AppState(app.settings.model_copy(update={"user": user, "database_url": url}), app.clock)
+    # Its scheduler is off: the jobs are timed on their own below.
+    speaker = AppState(
+        app.settings.model_copy(update={"user": user, "database_url": url, "scheduler": "off"}), app.clock
+    )
     through_mcp = []
     async with Client(create_server(speaker)) as client:
         await client.call_tool("recall", {"query": "warm-up"})

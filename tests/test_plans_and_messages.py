@@ -138,3 +138,28 @@ async def test_rule_ingestion_keeps_whole_statements_and_procedures(settings_fac
     routine = next(m for m in stored if m["content"].startswith("My morning routine"))
     assert routine["kind"] == "procedural"
     assert routine["procedure_steps"] == ["I make coffee", "I check my email", "I go for a run"]
+
+
+async def test_the_profile_shows_the_soonest_and_oldest_of_many_plans(settings_factory):
+    """With more plans than a section shows, the profile reads only what it shows: the soonest upcoming
+    plans in date order and the oldest overdue ones, whatever order they were told in."""
+    places = [
+        "aquarium", "bakery", "cathedral", "dentist", "embassy", "florist", "garage", "harbour", "island",
+        "jeweller", "kindergarten", "library", "market", "notary", "observatory", "pharmacy", "quarry", "riverbank",
+        "stadium", "tailor", "university", "vineyard", "warehouse", "zoo", "airport", "bookshop", "cinema", "dairy",
+        "estate", "fjord", "gallery", "hospital", "inn", "jetty",
+    ]  # fmt: skip
+    order = [(i * 7) % len(places) for i in range(len(places))]  # 34 plans, 17 on each side, told out of order
+    async with connect(settings_factory(), Clock(SUNDAY)) as (client, _):
+        for i in order:
+            ahead = i % 2 == 0
+            day = f"2027-01-{1 + i // 2:02d}" if ahead else f"2026-10-{1 + i // 2:02d}"
+            await call(client, "remember", content=f"I plan to go to the {places[i]}.", event_time=day)
+        profile = await read_text(client, "engrain://profile")
+
+    def shown(title: str) -> list[str]:
+        section = profile.split(f"## {title}\n", 1)[1].split("\n\n", 1)[0]
+        return re.findall(r"go to the (\w+)\.", section)
+
+    assert shown("Upcoming plans") == [places[i] for i in range(0, len(places), 2)][:8]
+    assert shown("Overdue plans") == [places[i] for i in range(1, len(places), 2)][:8]

@@ -519,6 +519,23 @@ async def intentions(session: AsyncSession, user_id: str, now: datetime) -> list
     return list((await session.execute(stmt)).scalars())
 
 
+async def plans_around(
+    session: AsyncSession, user_id: str, now: datetime, at: datetime, limit: int
+) -> tuple[list[Memory], list[Memory]]:
+    """The first `limit` plans known at `now` on each side of the user's moment `at`: (upcoming, soonest
+    first and undated last; overdue, oldest first) — what a profile shows, read through the plans' index
+    however many plans there are, where `intentions` reads them all."""
+    plans = select(Memory).where(Memory.user_id == user_id, Memory.temporality == "prospective", known(now))
+    upcoming = plans.where(or_(Memory.event_time.is_(None), Memory.event_time >= at)).order_by(
+        Memory.event_time.asc().nulls_last(), Memory.created_at
+    )
+    overdue = plans.where(Memory.event_time < at).order_by(Memory.event_time, Memory.created_at)
+    return (
+        list((await session.execute(upcoming.limit(limit))).scalars()),
+        list((await session.execute(overdue.limit(limit))).scalars()),
+    )
+
+
 async def plans_between(
     session: AsyncSession, user_id: str, start: datetime, end: datetime, now: datetime
 ) -> list[Memory]:

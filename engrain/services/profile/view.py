@@ -11,7 +11,6 @@ from engrain.reading import inputs
 from engrain.reading.enrich import is_habit
 from engrain.reading.slots import PROFILE_ORDER
 from engrain.rules.traits import FORMING_STAGES, Stage
-from engrain.services.memories.views import split_intentions
 from engrain.services.profile.sections import PER_SECTION, PROFILE_TOKENS, SUMMARY_TOKENS, Item, Section, render
 from engrain.services.wording.lines import marks, shown_when, trait_tag
 from engrain.storage import memories as repo
@@ -113,7 +112,8 @@ class ProfileView:
                     for t in await trait_repo.active_traits(s, user_id, stages=stages)
                 ]
             )
-            plans = await repo.intentions(s, user_id, now)
+            # Twice a section's worth: a plan already shown among the key dates is not shown again.
+            upcoming, overdue = await repo.plans_around(s, user_id, now, at, 2 * PER_SECTION)
             habits = await profile_repo.habits(s, user_id, now, PER_SECTION)
             pinned = await repo.pinned(s, user_id, now)
             lately = await repo.recent(s, user_id, now, LATELY + 3 * PER_SECTION)
@@ -138,7 +138,6 @@ class ProfileView:
                 if stage in stages
             ][:PER_SECTION]
 
-        upcoming, overdue = split_intentions(plans, at)
         own = [m for m in facts if str(m.metadata_["slot"]).startswith("user:")]
         about, others = items(own, tag=True), items([m for m in facts if m not in own], tag=True)
         milestones = items(dates)  # before the people: a milestone about them ("we adopted") is a key date
