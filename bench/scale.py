@@ -42,6 +42,7 @@ from engrain.server.app import create_server
 from engrain.server.state import AppState
 from engrain.services.memories.writing import RememberRequest
 from engrain.services.recall.search import RecallRequest
+from engrain.storage.recall import ef_search
 from engrain.storage.vector_index import vector_index_name
 
 BATCH = 1000
@@ -98,6 +99,24 @@ async def ingest(app: AppState, plan: list[tuple[str, int]], progress: bool) -> 
         "seconds": round(elapsed, 1),
         "per_second": round(total / elapsed),
         "per_second_by_tenth": tenths,
+    }
+
+
+async def recall_plan(app: AppState, user: str, q: str, path: str | None) -> dict[str, Any]:
+    """How the database runs one recall statement of `user`: whether its vector candidates come from the
+    HNSW index, and the statement's own execution time (EXPLAIN ANALYZE on a recall connection); the
+    whole plan is written to `path` when given."""
+    prepared = await app.recall.prepare(user, RecallRequest(q, track_access=False))
+    sql, params = prepared.statement.statement()
+    async with (await app.database()).reader.connect() as conn:
+        await conn.execute(text("SELECT set_config('hnsw.ef_search', :ef, false)"), {"ef": str(ef_search(50))})
+        plan = "\n".join((await conn.execute(text("EXPLAIN (ANALYZE, BUFFERS) " + sql), params)).scalars())
+    if path is not None:
+        Path(path).write_text(plan)
+    executed = [line for line in plan.splitlines() if line.startswith("Execution Time")]
+    return {
+        "hnsw_index_used": vector_index_name(prepared.statement.embedder_id) in plan,
+        "execution": executed[0].split(":", 1)[1].strip() if executed else None,
     }
 
 
@@ -159,6 +178,7 @@ async def scale(args: argparse.Namespace) -> dict[str, Any]:
             "small_user": {"memories": args.per_user, **await recall_figures(app, "user-0000", queries)},
             "big_user": {"memories": args.big, **await recall_figures(app, BIG, queries)},
         }
+        report["recall"]["big_user"]["plan"] = await recall_plan(app, BIG, queries[0], args.explain)
         # The first pass works off the year's backlog at once; a server runs the jobs every interval, so the
         # second pass, right after, is what each pass costs in steady state (the scan, few changes).
         for label in ("jobs_first_pass", "jobs_next_pass"):
@@ -197,6 +217,7 @@ def main() -> None:
     parser.add_argument("--embedder", default="hash")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--progress", action="store_true", help="a line on stderr per tenth of the ingest")
+    parser.add_argument("--explain", help="write the big user's recall plan (EXPLAIN ANALYZE) to this file")
     print(json.dumps(anyio.run(scale, parser.parse_args()), indent=2))
 
 
