@@ -317,3 +317,14 @@ async def test_the_first_write_of_an_embedder_creates_its_vector_index(fresh_dat
         assert "the vector index for test:b is left to a later write" in caplog.text  # they did contend
     finally:
         await db.close()
+
+
+async def test_recall_connections_plan_each_recall_for_its_user(session):
+    """A generic plan (a prepared statement's, after five runs) is made for the average user; recall's
+    connections plan every statement for its own user, with HNSW scans that fill the pool."""
+    _, app = session
+    db = await app.database()
+    async with db.reader.connect() as conn:
+        mode = await conn.scalar(text("SELECT current_setting('plan_cache_mode')"))
+        scan = await conn.scalar(text("SELECT current_setting('hnsw.iterative_scan')"))
+    assert (mode, scan) == ("force_custom_plan", "relaxed_order")
