@@ -20,6 +20,10 @@ async def test_creates_with_inferred_fields(session):
     assert out["category"] == "preference"
     row = await scalar(app, "SELECT embedder FROM memory_vectors WHERE id = :id", id=uuid.UUID(out["id"]))
     assert row == "hash-v2-384"
+    told = await scalar(
+        app, "SELECT action || ': ' || new_content FROM memory_history WHERE memory_id = :id", id=uuid.UUID(out["id"])
+    )
+    assert told == "create: I adore sushi, especially salmon nigiri"
 
 
 async def test_relative_dates_resolve_against_the_clock(settings_factory):
@@ -257,3 +261,27 @@ async def test_concurrent_batches_with_the_same_texts_store_each_once(session):
     assert await _count(app) == 200
     ids = {r.id for batch in results for r in batch}
     assert len(ids) == 200 and sum(r.status == "created" for batch in results for r in batch) == 200
+
+
+async def test_one_text_told_at_once_by_several_calls_is_stored_once(session):
+    """Several `remember`s of one text at the same moment: one row, one vector, one 'create' in its history;
+    the others are told it is a duplicate (a writer that lost the race to the unique index writes nothing)."""
+    import anyio
+
+    from engrain.services.memories.writing import RememberRequest
+
+    _, app = session
+    statuses: list[str] = []
+
+    async def tell() -> None:
+        out = await app.memories.remember(app.settings.user, RememberRequest(content="I keep bees on the roof"))
+        statuses.append(out.status)
+
+    async with anyio.create_task_group() as tg:
+        for _ in range(8):
+            tg.start_soon(tell)
+    assert sorted(statuses) == ["created"] + ["duplicate"] * 7
+    assert await _count(app) == 1
+    assert await scalar(app, "SELECT count(*) FROM memory_vectors WHERE user_id = :u", u=app.settings.user) == 1
+    creates = "SELECT count(*) FROM memory_history WHERE user_id = :u AND action = 'create'"
+    assert await scalar(app, creates, u=app.settings.user) == 1

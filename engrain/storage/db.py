@@ -21,6 +21,10 @@ from engrain.storage.recall import recall_connection_settings
 log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+# The settings of the write connections, sent when each opens: the duplicate probe's HNSW scan
+# (storage/memories.probe) goes on until a row passes its filters. Set per connection, not per probe, it
+# costs a one-at-a-time `remember` no round trip (a `set_config` statement before each probe did).
+WRITE_CONNECTION_SETTINGS = {"hnsw.iterative_scan": "relaxed_order"}
 # Any fixed 64-bit key: serialises migrations across processes.
 _MIGRATION_LOCK = 0x656E677261696E01
 
@@ -80,7 +84,13 @@ class Database:
             url = await anyio.to_thread.run_sync(start_embedded, settings.pgdata, settings.pg_shared_buffers)
         else:
             url = async_url(settings.database_url)
-        engine = create_async_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+        engine = create_async_engine(
+            url,
+            pool_pre_ping=True,
+            pool_size=10,
+            max_overflow=10,
+            connect_args={"server_settings": WRITE_CONNECTION_SETTINGS},
+        )
         reader = create_async_engine(
             url,
             pool_pre_ping=True,

@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple, TypedDict, cast
 
-from sqlalchemy import Column, Table, and_, exists, or_, select, text, update
+from sqlalchemy import Column, Table, and_, exists, literal, or_, select, text, update
 from sqlalchemy import inspect as sa_inspect
+from sqlalchemy.dialects.postgresql import Insert
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -127,9 +128,8 @@ async def probe(
     """What a new text would meet, in one statement: the live row with the same text (the one the
     unique index would collide with), and the most similar live memory of the same kind and embedder.
 
-    The HNSW scan is iterative: without it, the index hands back its ef_search nearest rows of every
-    user and kind, and when none of them passes the filters the look-up finds nothing."""
-    await session.execute(text("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)"))
+    The HNSW scan is iterative (storage/db.WRITE_CONNECTION_SETTINGS): without it, the index hands back its ef_search
+    nearest rows of every user and kind, and when none of them passes the filters the look-up finds nothing."""
     cast_vector = f"CAST(:v AS vector({int(dim)}))"
     stmt = text(
         f"""
@@ -207,21 +207,24 @@ async def _insert_vectors(session: AsyncSession, rows: Sequence[tuple[str, uuid.
     )
 
 
+def _insert_rows() -> Insert:
+    """INSERT of new rows that skips one a concurrent writer already stored as live (same text, kind, namespace)."""
+    return pg_insert(_MEMORIES).on_conflict_do_nothing(
+        index_elements=["user_id", "namespace", "kind", "content_hash"], index_where=text("valid_until IS NULL")
+    )
+
+
 async def insert_many(
     session: AsyncSession, memories: Sequence[Memory], vectors: Sequence[Vector | None], now: datetime
 ) -> set[uuid.UUID]:
     """Insert rows (skipping any a concurrent writer already stored as live), the vectors of those
     inserted (`vectors[i]` is `memories[i]`'s) and their 'create' history; returns their ids. A Core
-    executemany: several times faster than flushing ORM objects."""
+    executemany: several times faster than flushing ORM objects; one memory is one statement."""
     if not memories:
         return set()
-    stmt = (
-        pg_insert(_MEMORIES)
-        .on_conflict_do_nothing(
-            index_elements=["user_id", "namespace", "kind", "content_hash"], index_where=text("valid_until IS NULL")
-        )
-        .returning(_MEMORIES.c.id)
-    )
+    if len(memories) == 1:
+        return await _insert_one(session, memories[0], vectors[0], now)
+    stmt = _insert_rows().returning(_MEMORIES.c.id)
     result = await session.execute(stmt, [_column_values(_with_text_form(m)) for m in memories])
     inserted = set(result.scalars().all())
     await _insert_vectors(
@@ -243,6 +246,32 @@ async def insert_many(
     if history:
         await session.execute(pg_insert(_HISTORY), history)
     return inserted
+
+
+async def _insert_one(session: AsyncSession, memory: Memory, vector: Vector | None, now: datetime) -> set[uuid.UUID]:
+    """The row, its vector and its 'create' history in one statement (data-modifying CTEs): a
+    one-at-a-time `remember` pays one round trip and one plan where three statements paid three."""
+    if vector is not None:
+        await ensure_vector_index(session, vector.embedder, len(vector.values))
+    row = (
+        _insert_rows()
+        .values(_column_values(_with_text_form(memory)))
+        .returning(_MEMORIES.c.id, _MEMORIES.c.user_id)
+        .cte("new_row")
+    )
+    history = pg_insert(_HISTORY).from_select(
+        ["memory_id", "user_id", "action", "new_content", "at"],
+        select(row.c.id, row.c.user_id, literal("create"), literal(memory.content), literal(now, _HISTORY.c.at.type)),
+    )
+    stmt = select(row.c.id).add_cte(history.cte("new_history"))
+    if vector is not None:
+        vector_row = select(
+            row.c.user_id, row.c.id, literal(vector.embedder), literal(list(vector.values), _VECTORS.c.embedding.type)
+        )
+        stmt = stmt.add_cte(
+            pg_insert(_VECTORS).from_select(["user_id", "id", "embedder", "embedding"], vector_row).cte("new_vector")
+        )
+    return set((await session.execute(stmt)).scalars().all())
 
 
 async def live_by_hashes(
