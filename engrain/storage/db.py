@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from engrain.config import Settings
 from engrain.storage.embedded import start_embedded
-from engrain.storage.recall import recall_connection_settings
+from engrain.storage.recall import ITERATIVE_SCAN, recall_connection_settings
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +24,7 @@ MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 # The settings of the write connections, sent when each opens: the duplicate probe's HNSW scan
 # (storage/memories.probe) goes on until a row passes its filters. Set per connection, not per probe, it
 # costs a one-at-a-time `remember` no round trip (a `set_config` statement before each probe did).
-WRITE_CONNECTION_SETTINGS = {"hnsw.iterative_scan": "relaxed_order"}
+WRITE_CONNECTION_SETTINGS = ITERATIVE_SCAN
 # Any fixed 64-bit key: serialises migrations across processes.
 _MIGRATION_LOCK = 0x656E677261696E01
 

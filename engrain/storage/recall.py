@@ -430,6 +430,12 @@ def _clause(sql: str) -> TextClause:
     return text(sql)
 
 
+# HNSW scans that go on until enough rows pass the statement's filters (relaxed order: the caller sorts);
+# without it the index hands back its ef_search nearest rows of every user, and a filtered look-up can
+# come back short or empty. Recall's connections and the write connections (the duplicate probe) set it.
+ITERATIVE_SCAN = {"hnsw.iterative_scan": "relaxed_order"}
+
+
 def recall_connection_settings(timeout_ms: int) -> dict[str, str]:
     """The settings of the connections recall runs on (storage/db.Database.reader), sent when each
     opens: a timeout for the one statement, and HNSW scans that go on until the candidate pool is
@@ -444,7 +450,7 @@ def recall_connection_settings(timeout_ms: int) -> dict[str, str]:
     (2.2 → 3.8 ms p50). At a million memories the same made the big user's recall 338 ms."""
     return {
         "statement_timeout": str(int(timeout_ms)),
-        "hnsw.iterative_scan": "relaxed_order",
+        **ITERATIVE_SCAN,
         "plan_cache_mode": "force_custom_plan",
     }
 
