@@ -5,19 +5,21 @@ from __future__ import annotations
 import logging
 import uuid
 from datetime import UTC, datetime
+from typing import Any
 
 import anyio
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 
 from engrain.reading.enrich import content_hash
+from engrain.services.memories.writing import RememberRequest
 from engrain.storage import memories as repo
 from engrain.storage.db import Database, _alembic_upgrade, async_url
 from engrain.storage.models import Memory
 from engrain.storage.recall import RecallFilter, RecallQuery
 from engrain.storage.vector_index import vector_index_name
 from engrain.text.fulltext import query_form
-from tests.conftest import call, execute
+from tests.conftest import call, connect, execute
 
 pytestmark = pytest.mark.anyio
 
@@ -129,6 +131,88 @@ async def test_recall_statement_can_use_hnsw_and_gin_indexes(session):
     # A sequential scan may still be cheapest here; forbid plan shapes to prove the indexes match the query.
     assert f"Index Scan using {vector_index_name(model.id)}" in await plan("enable_seqscan")
     assert "Bitmap Index Scan on ix_memories_tsv" in await plan("enable_seqscan", "enable_indexscan")
+
+
+def rows_read(node: dict[str, Any]) -> float:
+    """The rows a plan (EXPLAIN ANALYZE, JSON) read from the user tables, and compared in joins, over all loops."""
+    loops = node.get("Actual Loops", 1)
+    own = node.get("Rows Removed by Join Filter", 0)
+    if node.get("Relation Name") in ("memories", "memory_vectors"):
+        own += node.get("Actual Rows", 0) + node.get("Rows Removed by Filter", 0)
+    return own * loops + sum(rows_read(child) for child in node.get("Plans", []))
+
+
+async def users_in_statistics(app) -> str:
+    """The most common `user_id` values of memories as ANALYZE last saw them (empty before any)."""
+    db = await app.database()
+    async with db.engine.connect() as conn:
+        found = await conn.scalar(
+            text("SELECT most_common_vals::text FROM pg_stats WHERE tablename = 'memories' AND attname = 'user_id'")
+        )
+    return found or ""
+
+
+async def test_a_user_the_statistics_do_not_list_is_read_by_key(settings_factory, fresh_database_url):
+    """A user who joined after the last ANALYZE, when the statistics list every earlier user, is estimated
+    at one row. The duplicate probe of a remember and the recall statement must still look each memory up
+    by its key: a join planned on that estimate read every row of the user's for each of their vectors
+    (storage/sqltext.memory_behind), rows read growing with the square of the user's memories."""
+    async with connect(settings_factory(database_url=fresh_database_url)) as (client, app):
+        db = await app.database()
+        for table in ("memories", "memory_vectors"):
+            await execute(app, f"ALTER TABLE {table} SET (autovacuum_enabled = off)")  # no ANALYZE mid-test
+        earlier = [RememberRequest(content=f"An earlier user's note {i} about the garden") for i in range(100)]
+        await app.memories.remember_many("earlier-user", earlier)
+        await app.drain()
+        await execute(app, "ANALYZE memories")
+        await execute(app, "ANALYZE memory_vectors")
+        sent: dict[str, tuple[str, Any]] = {}
+
+        def keep(_conn: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
+            if "same_text" in statement:
+                sent["probe"] = (statement, parameters)
+            elif "vec AS" in statement:
+                sent["recall"] = (statement, parameters)
+
+        told = 300
+        items = [{"content": f"I planted tomato number {i} in the garden bed by the fence"} for i in range(told)]
+        # Held as autovacuum holds a table it works on: the refresh after the import gives up at once.
+        async with db.engine.begin() as holder:
+            await holder.execute(text("LOCK TABLE memories, memory_vectors IN SHARE UPDATE EXCLUSIVE MODE"))
+            await call(client, "remember_many", items=items)
+            for engine in (db.engine, db.reader):
+                event.listen(engine.sync_engine, "before_cursor_execute", keep)
+            await call(client, "remember", content="I planted basil next to the tomatoes")
+            await call(client, "recall", query="what did I plant in the garden")
+            await app.drain()
+        assert set(sent) == {"probe", "recall"}
+        assert "earlier-user" in await users_in_statistics(app)
+        assert app.settings.user not in await users_in_statistics(app)  # the case under test
+        async with db.reader.connect() as conn:
+            for name, (statement, parameters) in sent.items():
+                plan = await conn.exec_driver_sql("EXPLAIN (ANALYZE, FORMAT JSON) " + statement, parameters)
+                read = rows_read(plan.scalar()[0]["Plan"])
+                # In proportion to the user's memories (a few passes over them), not to their square (>45,000).
+                assert read < 12 * told, (name, read)
+
+
+async def test_an_import_brings_the_statistics_up_to_date(settings_factory, fresh_database_url):
+    """Right after a large batch, the tables are analyzed if autovacuum would analyze them (storage/analyze.py),
+    instead of at its next round up to a minute later: the new user's statements are planned on their size."""
+    async with connect(settings_factory(database_url=fresh_database_url)) as (client, app):
+        for table in ("memories", "memory_vectors"):
+            await execute(app, f"ALTER TABLE {table} SET (autovacuum_enabled = off)")  # only engrain analyzes
+        assert app.settings.user not in await users_in_statistics(app)
+        items = [{"content": f"I planted tomato number {i} in the garden bed by the fence"} for i in range(150)]
+        await call(client, "remember_many", items=items)
+        await app.drain()
+        assert app.settings.user in await users_in_statistics(app)
+        db = await app.database()
+        async with db.engine.connect() as conn:
+            analyzed = await conn.execute(
+                text("SELECT relname FROM pg_stat_user_tables WHERE last_analyze IS NOT NULL ORDER BY relname")
+            )
+            assert {"memories", "memory_vectors"} <= set(analyzed.scalars())
 
 
 async def test_the_language_migration_gives_existing_rows_their_language(fresh_database_url):

@@ -12,9 +12,11 @@ from pathlib import Path
 import anyio
 from sqlalchemy import text
 from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 from engrain.config import Settings
+from engrain.storage.analyze import analyze_if_changed
 from engrain.storage.embedded import start_embedded
 from engrain.storage.recall import ITERATIVE_SCAN, recall_connection_settings
 
@@ -22,9 +24,11 @@ log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 # The settings of the write connections, sent when each opens: the duplicate probe's HNSW scan
-# (storage/memories.probe) goes on until a row passes its filters. Set per connection, not per probe, it
-# costs a one-at-a-time `remember` no round trip (a `set_config` statement before each probe did).
-WRITE_CONNECTION_SETTINGS = ITERATIVE_SCAN
+# (storage/memories.probe) goes on until a row passes its filters, and every statement is planned for its
+# own user, as recall's are (storage/recall.recall_connection_settings says why): a generic plan costed for
+# the average user reads a large user's vectors one by one instead of by the index. Set per connection,
+# not per probe, they cost a one-at-a-time `remember` no round trip (a `set_config` before each probe did).
+WRITE_CONNECTION_SETTINGS = {**ITERATIVE_SCAN, "plan_cache_mode": "force_custom_plan"}
 # Any fixed 64-bit key: serialises migrations across processes.
 _MIGRATION_LOCK = 0x656E677261696E01
 
@@ -67,9 +71,28 @@ class Database:
     url: str
     embedded: bool
     sessions: async_sessionmaker[AsyncSession] = field(init=False)
+    _analyzing: bool = field(default=False, init=False)
 
     def __post_init__(self) -> None:
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+
+    async def refresh_statistics(self) -> None:
+        """ANALYZE the tables recall and the duplicate probe are planned on, if they changed enough
+        (storage/analyze.py); one refresh at a time, a call during one returns at once.
+        Writers call it after storing many rows: a user imported into a new database, or among users
+        who are all in the statistics, is otherwise planned as one row until autovacuum comes."""
+        if self._analyzing:
+            return
+        self._analyzing = True
+        try:
+            async with self.engine.begin() as conn:
+                analyzed = await analyze_if_changed(conn)
+            if analyzed:
+                log.debug("analyzed %s", ", ".join(analyzed))
+        except DBAPIError as exc:  # autovacuum holds the table (lock_timeout): its ANALYZE will do
+            log.debug("statistics not refreshed: %s", exc.orig)
+        finally:
+            self._analyzing = False
 
     def transaction(self, session: AsyncSession | None = None) -> AbstractAsyncContextManager[AsyncSession]:
         """The caller's open transaction when one is given (a whole ingestion is one), else a new one that

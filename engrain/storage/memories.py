@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.rules.traits import Stage
 from engrain.storage.models import Memory, MemoryHistory, MemoryVector
-from engrain.storage.sqltext import sql_literal, vector_literal
+from engrain.storage.sqltext import memory_behind, sql_literal, vector_literal
 from engrain.storage.traits import SampleRow, sample_sql
 from engrain.storage.vector_index import ensure_vector_index
 from engrain.text import fulltext
@@ -114,6 +114,10 @@ async def nearest_live(
     return (await probe(session, user_id, namespace, kind, None, embedder_id, dim, vector, now))[1]
 
 
+# A live memory of the probe's namespace and kind (the look-up behind each of the user's vectors).
+_SAME_KIND_LIVE = "m.namespace = :ns AND m.kind = :kind AND (m.valid_until IS NULL OR m.valid_until > :now)"
+
+
 async def probe(
     session: AsyncSession,
     user_id: str,
@@ -137,11 +141,10 @@ async def probe(
                 AND content_hash = :h AND valid_until IS NULL) AS same_text,
                n.id, n.sim, n.content, n.content_hash, n.event_time
         FROM (SELECT 1) AS one LEFT JOIN LATERAL (
-            SELECT m.id, 1 - (v.embedding::vector({int(dim)}) <=> {cast_vector}) AS sim, m.content, m.content_hash,
+            SELECT v.id, 1 - (v.embedding::vector({int(dim)}) <=> {cast_vector}) AS sim, m.content, m.content_hash,
                    m.event_time
-            FROM memory_vectors v JOIN memories m ON m.user_id = v.user_id AND m.id = v.id
-            WHERE v.embedder = {sql_literal(embedder_id)} AND v.user_id = :user AND m.namespace = :ns
-              AND m.kind = :kind AND (m.valid_until IS NULL OR m.valid_until > :now)
+            FROM memory_vectors v{memory_behind("v", "m.content, m.content_hash, m.event_time", _SAME_KIND_LIVE)}
+            WHERE v.embedder = {sql_literal(embedder_id)} AND v.user_id = :user
             ORDER BY v.embedding::vector({int(dim)}) <=> {cast_vector}
             LIMIT 1
         ) AS n ON true
@@ -390,6 +393,12 @@ async def slot_holders(
     return [(r.id, r.value, r.told_at) for r in rows]
 
 
+# A live memory of the replaced one's kind, other than it and its replacement, behind a vector row `v`.
+_LIVE_PARAPHRASE = memory_behind(
+    "v", "m.id", "m.kind = o.kind AND m.id NOT IN (o.id, :new) AND (m.valid_until IS NULL OR m.valid_until > :now)"
+)
+
+
 async def supersede(
     session: AsyncSession, user_id: str, old_id: uuid.UUID, new_id: uuid.UUID, now: datetime, paraphrase: float
 ) -> list[uuid.UUID]:
@@ -398,17 +407,16 @@ async def supersede(
     replaced, "I live in Berlin, Germany" must not outrank the new fact. One statement; returns the ids
     retired."""
     rows = await session.execute(
-        text("""
+        text(f"""
         WITH old AS (SELECT m.id, m.kind, v.embedder, v.embedding FROM memories m
                      LEFT JOIN memory_vectors v ON v.user_id = m.user_id AND v.id = m.id
                      WHERE m.id = :old AND m.user_id = :u),
         retired AS (
             SELECT o.id FROM old o
             UNION
-            SELECT m.id FROM memories m JOIN memory_vectors v ON v.user_id = m.user_id AND v.id = m.id
-            JOIN old o ON m.kind = o.kind AND v.embedder = o.embedder
-            WHERE m.user_id = :u AND m.id NOT IN (o.id, :new) AND (m.valid_until IS NULL OR m.valid_until > :now)
-              AND 1 - (v.embedding <=> o.embedding) >= :paraphrase),
+            SELECT m.id FROM old o JOIN memory_vectors v ON v.user_id = :u AND v.embedder = o.embedder
+            {_LIVE_PARAPHRASE}
+            WHERE 1 - (v.embedding <=> o.embedding) >= :paraphrase),
         upd AS (UPDATE memories m SET valid_until = :now, updated_at = :now, superseded_by = :new
                 FROM retired r WHERE m.id = r.id AND m.user_id = :u RETURNING m.id),
         hist AS (INSERT INTO memory_history (memory_id, user_id, action, reason, at)

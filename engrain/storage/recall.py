@@ -32,7 +32,7 @@ from engrain.rules.recall import (
     temporal_sql,
 )
 from engrain.rules.traits import RECALLED_STAGES, recall_boost_sql
-from engrain.storage.sqltext import safe_exp, sql_literal, vector_literal
+from engrain.storage.sqltext import memory_behind, safe_exp, sql_literal, vector_literal
 from engrain.storage.timeline import user_now_sql
 from engrain.text.fulltext import QueryForm
 
@@ -100,12 +100,14 @@ class RecallFilter:
     as_of: bool = False  # time travel: :now is the moment asked about; only what existed then
 
 
-def _where(f: RecallFilter, alias: str = "m") -> str:
+def _where(f: RecallFilter, alias: str = "m", of_user: bool = True) -> str:
     """Live, visible rows of the user matching the filters (only the filters in use are emitted,
-    so each combination gets its own well-planned statement)."""
+    so each combination gets its own well-planned statement). `of_user=False` leaves out the user: the
+    look-up behind a vector row (storage/sqltext.memory_behind) takes it from that row, and the constant
+    would let the planner scan the user's rows for each vector, as that function's docstring says."""
     m = alias
-    parts = [
-        f"{m}.user_id = :user",
+    parts = [f"{m}.user_id = :user"] if of_user else []
+    parts += [
         f"({m}.valid_until IS NULL OR {m}.valid_until > :now)",
         f"({m}.kind <> 'trait' OR {m}.trait_stage IN ({_RECALLED}))" if f.include_traits else f"{m}.kind <> 'trait'",
     ]
@@ -157,16 +159,19 @@ _FILLS_SLOT = "m.metadata ->> 'slot' = :slot"
 
 
 def _score_columns(dim: int | None, emb: str, temporal: str, slot: str = "0.0") -> str:
-    """The breakdown terms of one row `m` (with its vector row `v`, see `_vector_of`) against the query
-    vector :qv and tsquery `q.tsq`. Without a query vector (`dim` None) the vector term is 0 for every row."""
+    """The breakdown terms of one row `m` against the query vector :qv and tsquery `q.tsq`. Without a query
+    vector (`dim` None) the vector term is 0 for every row. The row's vector is looked up by its key, as a
+    subquery and not a join, for the reason storage/sqltext.memory_behind gives."""
     if dim is None:
         vector = "0.0::float8"
     else:
         # A zero vector (text with nothing to embed) has no direction: its cosine is NaN, counted as 0.
-        vector = (
-            f"CASE WHEN v.embedder = {emb} THEN greatest(0.0, coalesce(nullif(1 - (v.embedding::vector({dim})"
-            f" <=> CAST(:qv AS vector({dim}))), 'NaN'::float8), 0.0)) ELSE 0.0 END"
+        similarity = (
+            f"(SELECT 1 - (v.embedding::vector({dim}) <=> CAST(:qv AS vector({dim}))) FROM memory_vectors v"
+            f" WHERE v.user_id = m.user_id AND v.id = m.id AND v.embedder = {emb})"
         )
+        # No vector of the query's embedder: 0.
+        vector = f"greatest(0.0, coalesce(nullif({similarity}, 'NaN'::float8), 0.0))"
     return f"""
         {vector} AS vector,
         coalesce(m.tsv @@ q.tsq, false) AS text,
@@ -184,13 +189,6 @@ def _score(bridge: str = "0.0") -> str:
     """docs/SPEC.md §6 with the base kept exactly (min(1, vector + bump)); the lexical and temporal
     evidence is added after the cap, so that two strong candidates never tie at 1 (rules/recall.py)."""
     return score_sql(bridge)
-
-
-def _vector_of(with_vector: bool) -> str:
-    """The join giving memory `m` its vector row `v` (none without a query vector: nothing compares it)."""
-    if not with_vector:
-        return ""
-    return " LEFT JOIN memory_vectors v ON v.user_id = m.user_id AND v.id = m.id"
 
 
 def _embedding_of(alias: str, with_vector: bool, dim: int, emb: str) -> str:
@@ -242,8 +240,8 @@ def recall_sql(
     where = _where(f)
     vector_cte = (
         f"""vec AS (
-        SELECT m.id FROM memory_vectors v JOIN memories m ON m.user_id = v.user_id AND m.id = v.id
-        WHERE v.embedder = {emb} AND v.user_id = :user AND {where}
+        SELECT v.id FROM memory_vectors v{memory_behind("v", "m.id", _where(f, of_user=False))}
+        WHERE v.embedder = {emb} AND v.user_id = :user
         ORDER BY v.embedding::vector({int(dim)}) <=> CAST(:qv AS vector({int(dim)}))
         LIMIT :pool
     ),"""
@@ -289,11 +287,13 @@ def recall_sql(
     ),
     {plans_cte}
     {slotted_cte}
-    cand AS (SELECT id FROM vec UNION SELECT id FROM txt UNION SELECT id FROM any_txt UNION SELECT id FROM plans
-             UNION SELECT id FROM slotted),
+    -- The user as a column, and MATERIALIZED so that it stays one (not folded into a constant): memory_behind.
+    cand AS MATERIALIZED (SELECT CAST(:user AS text) AS user_id, id
+             FROM (SELECT id FROM vec UNION SELECT id FROM txt UNION SELECT id FROM any_txt UNION SELECT id FROM plans
+                   UNION SELECT id FROM slotted) AS found),
     terms AS (
         SELECT {_ROW_COLUMNS}, m.tsv, {score_cols}
-        FROM cand JOIN memories m ON m.user_id = :user AND m.id = cand.id{_vector_of(with_vector)} CROSS JOIN q
+        FROM cand{memory_behind("cand", "m.*")} CROSS JOIN q
     ),
     -- Two-turn questions: the best few hits (seeds) name things the question does not (the dog's name,
     -- the city); a candidate sharing such a rarer word with a seed other than itself is bridged to it.
@@ -330,11 +330,11 @@ def recall_sql(
         ORDER BY score DESC, id LIMIT :limit
     ),
     hop AS (
-        SELECT DISTINCT ON (l.target_id) l.target_id AS id, l.source_id AS linked_from, l.relation,
+        SELECT DISTINCT ON (l.target_id) l.user_id, l.target_id AS id, l.source_id AS linked_from, l.relation,
                top.score AS from_score
         FROM top JOIN memory_links l ON l.user_id = :user AND l.source_id = top.id
-        JOIN memories m ON m.user_id = :user AND m.id = l.target_id
-        WHERE l.user_id = :user AND {where} AND l.target_id NOT IN (SELECT id FROM top){link_time}
+        {memory_behind("l", "1", _where(f, of_user=False), id_column="target_id")}
+        WHERE l.target_id NOT IN (SELECT id FROM top){link_time}
         ORDER BY l.target_id, top.score DESC, l.relation
     ),
     expansion AS (SELECT * FROM hop ORDER BY from_score DESC, id LIMIT {LINK_EXPANSION}),
@@ -342,7 +342,7 @@ def recall_sql(
         SELECT x.*, {_score()} AS score, 'linked'::text AS source, e.linked_from, e.relation
         FROM expansion e JOIN LATERAL (
             SELECT {_ROW_COLUMNS}, {score_cols}, 0.0::float8 AS bridge, 0.0::float8 AS redundancy
-            FROM memories m{_vector_of(with_vector)} CROSS JOIN q WHERE m.user_id = :user AND m.id = e.id
+            FROM q{memory_behind("e", "m.*")}
         ) x ON true
         ORDER BY e.from_score DESC, x.id
     ),

@@ -20,3 +20,22 @@ def safe_exp(exponent: str) -> str:
     """exp() in SQL that returns 0 instead of raising: PostgreSQL reports float underflow as an error
     (exp(-746) and below), which a 60-year-old memory or a long-idle one would otherwise hit."""
     return f"exp(greatest(-700.0, {exponent}))"
+
+
+def memory_behind(row: str, columns: str, where: str | None = None, id_column: str = "id") -> str:
+    """A LATERAL look-up of the memory row `m` that row `row` points at by its `user_id` and `id_column` (one
+    primary-key probe a row): for statements that walk the user's vectors (in HNSW order for a large user)
+    or links or candidates and keep the memories that pass `where`. Neither `where` nor `row` may give the user
+    as a constant (the row's `user_id` column carries it), or the planner is back to the estimate below.
+
+    OFFSET 0 keeps PostgreSQL from folding the look-up into a join (a subquery with OFFSET is never pulled
+    up). A join is planned from the estimate of the user's rows, and a user the column statistics do not
+    list (one who joined or grew since the last ANALYZE, among up to ~100 users who are all listed) is
+    estimated at one row; the planner then ties a join that reads every row of the user's for each vector
+    with the key look-up, and picks it. Measured with 2,400 memories of a user told after the last
+    ANALYZE: recall 246 ms and remember 328 ms p50 that way, 9.8 and 6.0 ms once analyzed."""
+    passes = f" AND {where}" if where else ""
+    return (
+        f" CROSS JOIN LATERAL (SELECT {columns} FROM memories m"
+        f" WHERE m.user_id = {row}.user_id AND m.id = {row}.{id_column}{passes} OFFSET 0) AS m"
+    )

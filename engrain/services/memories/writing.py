@@ -25,6 +25,7 @@ from engrain.reading.mood import Mood
 from engrain.reading.slots import Topic, single_valued, slot_of, slot_topic, states_now
 from engrain.services.memories.results import ForgetResult, PinResult, RememberResult, Replaceable
 from engrain.services.wording import short_ids as ids
+from engrain.storage import analyze
 from engrain.storage import memories as repo
 from engrain.storage import stats as stats_repo
 from engrain.storage.models import Memory
@@ -35,11 +36,15 @@ if TYPE_CHECKING:
     from engrain.providers.embeddings import Embedder
     from engrain.services.memories.language_mix import LanguageMix
     from engrain.services.runtime import Runtime
+    from engrain.storage.db import Database
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 MAX_BATCH = 5_000
+# New rows between two checks of the planner's statistics (storage/db.Database.refresh_statistics): a batch
+# of this many is checked right after it commits; one-at-a-time writes, every this many.
+STATISTICS_CHECK_ROWS = 100
 
 
 @dataclass
@@ -135,6 +140,15 @@ class MemoryWriter:
     def __init__(self, runtime: Runtime, languages: LanguageMix) -> None:
         self.rt = runtime
         self.languages = languages
+        self._unchecked_rows = 0
+
+    def _stored(self, db: Database, rows: int) -> None:
+        """Count new rows, and after every STATISTICS_CHECK_ROWS have the statistics refreshed in the
+        background if they need it (the acknowledgement does not wait for an ANALYZE)."""
+        self._unchecked_rows += rows
+        if self._unchecked_rows >= STATISTICS_CHECK_ROWS:
+            self._unchecked_rows = 0
+            self.rt.spawn(db.refresh_statistics())
 
     async def remember(
         self,
@@ -161,6 +175,7 @@ class MemoryWriter:
             result = await self._write(s, user_id, item, old_id, model, vector, now)
         if result.status == "created":  # once committed (or in the caller's transaction): the mix may read it
             self.languages.stored([item.lang])
+            self._stored(db, 1)
         return result
 
     async def _read_and_embed(
@@ -373,7 +388,7 @@ class MemoryWriter:
         return await self._store_batch(await self.rt.database(), user_id, prepared, now)
 
     async def _store_batch(
-        self, db: Any, user_id: str, prepared: list[Prepared], now: datetime
+        self, db: Database, user_id: str, prepared: list[Prepared], now: datetime
     ) -> list[RememberResult]:
         async with db.sessions() as s:
             existing = await repo.live_by_hashes(s, user_id, [p.digest for p in prepared])
@@ -388,6 +403,8 @@ class MemoryWriter:
         async with db.sessions.begin() as s:
             await self._check_quota(s, user_id, len(rows), now)
             inserted = await repo.insert_many(s, list(rows.values()), stored_vectors, now)
+            if len(rows) >= STATISTICS_CHECK_ROWS:  # checked right after the commit: it must see this batch
+                await analyze.count_changes_at_commit(s)
             lost = [key for key, row in rows.items() if row.id not in inserted]
             if lost:  # a concurrent batch stored these texts first: they are duplicates of its rows
                 existing |= await repo.live_by_hashes(s, user_id, [digest for _, _, digest in lost])
@@ -408,6 +425,7 @@ class MemoryWriter:
                     for winner, loser in (await self._fill_slot(s, user_id, row, now)).items():
                         replaced.setdefault(winner, loser)
         self.languages.stored([p.lang for p in fresh.values()])
+        self._stored(db, len(rows))
         out: list[RememberResult] = []
         for p in prepared:
             key = (p.namespace, p.kind, p.digest)
