@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.rules.traits import Stage
 from engrain.storage.models import Memory, MemoryHistory, MemoryVector
-from engrain.storage.sqltext import memory_behind, sql_literal, vector_literal
+from engrain.storage.sqltext import memory_behind, memory_passes, sql_literal, vector_literal
 from engrain.storage.traits import SampleRow, sample_sql
 from engrain.storage.vector_index import ensure_vector_index
 from engrain.text import fulltext
@@ -394,8 +394,8 @@ async def slot_holders(
 
 
 # A live memory of the replaced one's kind, other than it and its replacement, behind a vector row `v`.
-_LIVE_PARAPHRASE = memory_behind(
-    "v", "m.id", "m.kind = o.kind AND m.id NOT IN (o.id, :new) AND (m.valid_until IS NULL OR m.valid_until > :now)"
+_LIVE_PARAPHRASE = memory_passes(
+    "v", "m.kind = o.kind AND m.id NOT IN (o.id, :new) AND (m.valid_until IS NULL OR m.valid_until > :now)"
 )
 
 
@@ -414,9 +414,8 @@ async def supersede(
         retired AS (
             SELECT o.id FROM old o
             UNION
-            SELECT m.id FROM old o JOIN memory_vectors v ON v.user_id = :u AND v.embedder = o.embedder
-            {_LIVE_PARAPHRASE}
-            WHERE 1 - (v.embedding <=> o.embedding) >= :paraphrase),
+            SELECT v.id FROM old o JOIN memory_vectors v ON v.user_id = :u AND v.embedder = o.embedder
+            WHERE 1 - (v.embedding <=> o.embedding) >= :paraphrase AND {_LIVE_PARAPHRASE}),
         upd AS (UPDATE memories m SET valid_until = :now, updated_at = :now, superseded_by = :new
                 FROM retired r WHERE m.id = r.id AND m.user_id = :u RETURNING m.id),
         hist AS (INSERT INTO memory_history (memory_id, user_id, action, reason, at)

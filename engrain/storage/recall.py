@@ -32,7 +32,7 @@ from engrain.rules.recall import (
     temporal_sql,
 )
 from engrain.rules.traits import RECALLED_STAGES, recall_boost_sql
-from engrain.storage.sqltext import memory_behind, safe_exp, sql_literal, vector_literal
+from engrain.storage.sqltext import memory_behind, memory_passes, safe_exp, sql_literal, vector_literal
 from engrain.storage.timeline import user_now_sql
 from engrain.text.fulltext import QueryForm
 
@@ -103,7 +103,7 @@ class RecallFilter:
 def _where(f: RecallFilter, alias: str = "m", of_user: bool = True) -> str:
     """Live, visible rows of the user matching the filters (only the filters in use are emitted,
     so each combination gets its own well-planned statement). `of_user=False` leaves out the user: the
-    look-up behind a vector row (storage/sqltext.memory_behind) takes it from that row, and the constant
+    look-up behind a vector row (storage/sqltext.memory_passes) takes it from that row, and the constant
     would let the planner scan the user's rows for each vector, as that function's docstring says."""
     m = alias
     parts = [f"{m}.user_id = :user"] if of_user else []
@@ -240,8 +240,9 @@ def recall_sql(
     where = _where(f)
     vector_cte = (
         f"""vec AS (
-        SELECT v.id FROM memory_vectors v{memory_behind("v", "m.id", _where(f, of_user=False))}
+        SELECT v.id FROM memory_vectors v
         WHERE v.embedder = {emb} AND v.user_id = :user
+          AND {memory_passes("v", _where(f, of_user=False))}
         ORDER BY v.embedding::vector({int(dim)}) <=> CAST(:qv AS vector({int(dim)}))
         LIMIT :pool
     ),"""
@@ -333,8 +334,8 @@ def recall_sql(
         SELECT DISTINCT ON (l.target_id) l.user_id, l.target_id AS id, l.source_id AS linked_from, l.relation,
                top.score AS from_score
         FROM top JOIN memory_links l ON l.user_id = :user AND l.source_id = top.id
-        {memory_behind("l", "1", _where(f, of_user=False), id_column="target_id")}
         WHERE l.target_id NOT IN (SELECT id FROM top){link_time}
+          AND {memory_passes("l", _where(f, of_user=False), id_column="target_id")}
         ORDER BY l.target_id, top.score DESC, l.relation
     ),
     expansion AS (SELECT * FROM hop ORDER BY from_score DESC, id LIMIT {LINK_EXPANSION}),

@@ -32,10 +32,20 @@ def memory_behind(row: str, columns: str, where: str | None = None, id_column: s
     up). A join is planned from the estimate of the user's rows, and a user the column statistics do not
     list (one who joined or grew since the last ANALYZE, among up to ~100 users who are all listed) is
     estimated at one row; the planner then ties a join that reads every row of the user's for each vector
-    with the key look-up, and picks it. Measured with 2,400 memories of a user told after the last
-    ANALYZE: recall 246 ms and remember 328 ms p50 that way, 9.8 and 6.0 ms once analyzed."""
+    with the key look-up, and picks it. Measured with 2,500 memories of a user told after the last
+    ANALYZE (bench/unknown_user.py --hold): recall 205 ms and remember 265 ms p50 that way, 12.9 and 11.9 ms
+    by key."""
+    return f" CROSS JOIN LATERAL (SELECT {columns} FROM memories m WHERE {_keyed(row, id_column, where)}) AS m"
+
+
+def memory_passes(row: str, where: str, id_column: str = "id") -> str:
+    """Whether the memory `m` behind row `row` passes `where`: the test of memory_behind, as a filter (a
+    subplan run for each row, never folded into a join, for the reason memory_behind gives). The planner
+    costs it as a filter that keeps a share of the rows, so a small user's vectors are still read in full
+    and sorted, where the LATERAL form made that look dear and sent the user to the approximate HNSW scan."""
+    return f"EXISTS (SELECT FROM memories m WHERE {_keyed(row, id_column, where)})"
+
+
+def _keyed(row: str, id_column: str, where: str | None) -> str:
     passes = f" AND {where}" if where else ""
-    return (
-        f" CROSS JOIN LATERAL (SELECT {columns} FROM memories m"
-        f" WHERE m.user_id = {row}.user_id AND m.id = {row}.{id_column}{passes} OFFSET 0) AS m"
-    )
+    return f"m.user_id = {row}.user_id AND m.id = {row}.{id_column}{passes} OFFSET 0"
