@@ -33,7 +33,7 @@ def memory_behind(row: str, columns: str, where: str | None = None, id_column: s
     list (one who joined or grew since the last ANALYZE, among up to ~100 users who are all listed) is
     estimated at one row; the planner then ties a join that reads every row of the user's for each vector
     with the key look-up, and picks it. Measured with 2,500 memories of a user told after the last
-    ANALYZE (bench/unknown_user.py --hold): recall 205 ms and remember 265 ms p50 that way, 12.9 and 11.9 ms
+    ANALYZE (bench/unknown_user.py --hold): recall 205 ms and remember 265 ms p50 that way, 10.6 and 7.7 ms
     by key."""
     return f" CROSS JOIN LATERAL (SELECT {columns} FROM memories m WHERE {_keyed(row, id_column, where)}) AS m"
 
