@@ -17,7 +17,8 @@ median is a cache hit. The model's time for one short text, uncached, is measure
 text uncached, `remember_embed_one`, and the reading of the text, `remember_read`);
 `remember_protocol_p50_ms` is what stdio adds to the service's median. Last, other users import the
 same turns with `remember_many`, 100 at a time (`remember_many_per_s_stdio`). Each figure is the median
-of `--runs` runs on a fresh database.
+of `--runs` runs on a fresh database; each run also lists how the database ran one question of each user
+(`recall_plans`: whether the HNSW index served it, and the statement's execution time).
 
     python bench/latency.py                                   # the packaged MiniLM, 3 runs
     python bench/latency.py --embedder hash
@@ -44,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.homes import bench_settings, scratch_home
 from bench.quality import DEFAULT_DATA, Turn, session_turns
 from bench.recall import percentiles
+from bench.scale import recall_plan
 from engrain.reading.enrich import enrich
 from engrain.scheduler import jobs
 from engrain.server.state import AppState
@@ -236,6 +238,8 @@ async def one_run(samples: list[dict[str, Any]], embedder: str) -> dict[str, Any
         for user, _, _ in users:
             recalls += await ask(home, embedder, user, [q for u, q in asked if u == user], sizes)
         parts = await in_process(app, asked)
+        # How the database ran one question of each user (EXPLAIN ANALYZE): which plans a run's recalls got.
+        plans = [await recall_plan(app, user, next(q for u, q in asked if u == user), None) for user, _, _ in users]
         writes = await remember_parts(app, [(f"{user}-in-process", t) for user, turns, _ in users for t in turns])
         # Last, so that the recall figures are of the one-at-a-time users alone: other users import the
         # same turns in batches.
@@ -253,15 +257,18 @@ async def one_run(samples: list[dict[str, Any]], embedder: str) -> dict[str, Any
         "remember_many_per_s_stdio": round(sum(len(turns) for _, turns, _ in users) / sum(batches), 1),
         "recall_mcp": percentiles(recalls),
         "recall_result_size": {k: statistics.median(x[k] for x in sizes) for k in sizes[0]},
+        "recall_plans": plans,
         **{f"recall_{name}": percentiles(samples) for name, samples in parts.items()},
         **{f"remember_{name}": percentiles(samples) for name, samples in writes.items()},
     }
 
 
 def median_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """The median of each figure across runs (nested percentiles included)."""
+    """The median of each figure across runs (nested percentiles included; lists stay with their run)."""
     out: dict[str, Any] = {}
     for key, value in runs[0].items():
+        if isinstance(value, list):
+            continue
         if isinstance(value, dict):
             out[key] = {k: statistics.median(r[key][k] for r in runs) for k in value}
         else:
