@@ -1,4 +1,5 @@
-"""The two places we put values into SQL text instead of bind parameters, and why."""
+"""Fragments of SQL text built in Python, and why: the two places we put values into the text instead of
+bind parameters, and the key look-ups of a memory that no stale statistics can turn into a scan."""
 
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ def safe_exp(exponent: str) -> str:
     return f"exp(greatest(-700.0, {exponent}))"
 
 
-def memory_behind(row: str, columns: str, where: str | None = None, id_column: str = "id") -> str:
-    """A LATERAL look-up of the memory row `m` that row `row` points at by its `user_id` and `id_column` (one
+def memory_behind(row: str, columns: str, where: str | None = None) -> str:
+    """A LATERAL look-up of the memory row `m` that row `row` points at by its `user_id` and `id` (one
     primary-key probe a row): for statements that walk the user's vectors (in HNSW order for a large user)
     or links or candidates and keep the memories that pass `where`. Neither `where` nor `row` may give the user
     as a constant (the row's `user_id` column carries it), or the planner is back to the estimate below.
@@ -35,14 +36,15 @@ def memory_behind(row: str, columns: str, where: str | None = None, id_column: s
     with the key look-up, and picks it. Measured with 2,500 memories of a user told after the last
     ANALYZE (bench/unknown_user.py --hold): recall 205 ms and remember 265 ms p50 that way, 10.6 and 7.7 ms
     by key."""
-    return f" CROSS JOIN LATERAL (SELECT {columns} FROM memories m WHERE {_keyed(row, id_column, where)}) AS m"
+    return f" CROSS JOIN LATERAL (SELECT {columns} FROM memories m WHERE {_keyed(row, 'id', where)}) AS m"
 
 
 def memory_passes(row: str, where: str, id_column: str = "id") -> str:
-    """Whether the memory `m` behind row `row` passes `where`: the test of memory_behind, as a filter (a
-    subplan run for each row, never folded into a join, for the reason memory_behind gives). The planner
-    costs it as a filter that keeps a share of the rows, so a small user's vectors are still read in full
-    and sorted, where the LATERAL form made that look dear and sent the user to the approximate HNSW scan."""
+    """Whether the memory `m` that row `row` points at (by `user_id` and `id_column`) passes `where`: the
+    test of memory_behind, as a filter (a subplan run for each row, never folded into a join, for the
+    reason memory_behind gives). The planner costs it as a filter that keeps a share of the rows, so a
+    small user's vectors are still read in full and sorted, where the LATERAL form made that look dear and
+    sent the user to the approximate HNSW scan."""
     return f"EXISTS (SELECT FROM memories m WHERE {_keyed(row, id_column, where)})"
 
 
