@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import random
 import sys
 import time
@@ -30,7 +28,7 @@ from sqlalchemy import text
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.homes import bench_settings, scratch_home
 from bench.recall import memory
-from bench.scale import BATCH, BIG, ingest
+from bench.scale import BATCH, BIG, ingest, machine
 from engrain.reading.enrich import enrich
 from engrain.server.state import AppState
 from engrain.storage.vector_index import vector_index_name
@@ -92,8 +90,7 @@ def main() -> None:
     parser.add_argument("--progress", action="store_true")
     args = parser.parse_args()
     report = anyio.run(run, args)
-    machine = {"cpus": os.cpu_count(), "python": platform.python_version()}
-    print(json.dumps({"embedder": args.embedder, "machine": machine, **report}, indent=2))
+    print(json.dumps({"embedder": args.embedder, "machine": machine(), **report}, indent=2))
 
 
 if __name__ == "__main__":

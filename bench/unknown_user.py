@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
 import sys
 import time
@@ -35,6 +33,7 @@ from sqlalchemy import text
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.homes import bench_settings, scratch_home
 from bench.quality import DEFAULT_DATA, session_turns
+from bench.scale import machine
 from engrain.server.state import AppState
 from engrain.services.memories.writing import RememberRequest
 from engrain.services.recall.search import RecallRequest
@@ -115,7 +114,7 @@ def main() -> None:
                 "database": args.database,
                 "hold": args.hold,
                 "embedder": args.embedder,
-                "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+                "machine": machine(),
                 **report,
             },
             indent=2,

@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from engrain.config import Settings
 from engrain.storage.analyze import analyze_if_changed
 from engrain.storage.embedded import start_embedded
-from engrain.storage.recall import ITERATIVE_SCAN, recall_connection_settings
+from engrain.storage.recall import ITERATIVE_SCAN, PLANNED_PER_USER, recall_connection_settings
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +28,7 @@ MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 # own user, as recall's are (storage/recall.recall_connection_settings says why): a generic plan costed for
 # the average user reads a large user's vectors one by one instead of by the index. Set per connection,
 # not per probe, they cost a one-at-a-time `remember` no round trip (a `set_config` before each probe did).
-WRITE_CONNECTION_SETTINGS = {**ITERATIVE_SCAN, "plan_cache_mode": "force_custom_plan"}
+WRITE_CONNECTION_SETTINGS = {**ITERATIVE_SCAN, **PLANNED_PER_USER}
 # Any fixed 64-bit key: serialises migrations across processes.
 _MIGRATION_LOCK = 0x656E677261696E01
 

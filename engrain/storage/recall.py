@@ -166,10 +166,7 @@ def _score_columns(dim: int | None, emb: str, temporal: str, slot: str = "0.0") 
         vector = "0.0::float8"
     else:
         # A zero vector (text with nothing to embed) has no direction: its cosine is NaN, counted as 0.
-        similarity = (
-            f"(SELECT 1 - (v.embedding::vector({dim}) <=> CAST(:qv AS vector({dim}))) FROM memory_vectors v"
-            f" WHERE v.user_id = m.user_id AND v.id = m.id AND v.embedder = {emb})"
-        )
+        similarity = f"1 - ({_embedding_of('m', True, dim, emb)} <=> CAST(:qv AS vector({dim})))"
         # No vector of the query's embedder: 0.
         vector = f"greatest(0.0, coalesce(nullif({similarity}, 'NaN'::float8), 0.0))"
     return f"""
@@ -238,11 +235,12 @@ def recall_sql(
     ahead = ahead and window
     emb = sql_literal(embedder_id)
     where = _where(f)
+    keyed = _where(f, of_user=False)  # behind a vector or link row, which gives the user (memory_passes)
     vector_cte = (
         f"""vec AS (
         SELECT v.id FROM memory_vectors v
         WHERE v.embedder = {emb} AND v.user_id = :user
-          AND {memory_passes("v", _where(f, of_user=False))}
+          AND {memory_passes("v", keyed)}
         ORDER BY v.embedding::vector({int(dim)}) <=> CAST(:qv AS vector({int(dim)}))
         LIMIT :pool
     ),"""
@@ -335,7 +333,7 @@ def recall_sql(
                top.score AS from_score
         FROM top JOIN memory_links l ON l.user_id = :user AND l.source_id = top.id
         WHERE l.target_id NOT IN (SELECT id FROM top){link_time}
-          AND {memory_passes("l", _where(f, of_user=False), id_column="target_id")}
+          AND {memory_passes("l", keyed, id_column="target_id")}
         ORDER BY l.target_id, top.score DESC, l.relation
     ),
     expansion AS (SELECT * FROM hop ORDER BY from_score DESC, id LIMIT {LINK_EXPANSION}),
@@ -435,6 +433,9 @@ def _clause(sql: str) -> TextClause:
 # without it the index hands back its ef_search nearest rows of every user, and a filtered look-up can
 # come back short or empty. Recall's connections and the write connections (the duplicate probe) set it.
 ITERATIVE_SCAN = {"hnsw.iterative_scan": "relaxed_order"}
+# Every statement planned for its own user (recall_connection_settings says why); recall's connections and
+# the write connections set it.
+PLANNED_PER_USER = {"plan_cache_mode": "force_custom_plan"}
 
 
 def recall_connection_settings(timeout_ms: int) -> dict[str, str]:
@@ -452,7 +453,7 @@ def recall_connection_settings(timeout_ms: int) -> dict[str, str]:
     return {
         "statement_timeout": str(int(timeout_ms)),
         **ITERATIVE_SCAN,
-        "plan_cache_mode": "force_custom_plan",
+        **PLANNED_PER_USER,
     }
 
 
