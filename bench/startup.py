@@ -3,7 +3,8 @@
 Each run uses a new, empty ENGRAIN_HOME, so it includes the embedded database's first
 start (initdb) happening in the background. Measures, from the moment the process is
 spawned: `initialize` done, `tools/list` done, and the first `remember` done (which has
-to wait for the database and the model).
+to wait for the database and the model); then the server process's RSS (its database apart),
+which on a machine's first start includes whatever making the model's ONNX export left behind.
 
     python bench/startup.py [--runs 3] [--embedder auto]
 """
@@ -19,10 +20,18 @@ import time
 from pathlib import Path
 
 import anyio
+import psutil
 from mcp import Client, StdioServerParameters
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.homes import scratch_home
+
+
+def server_rss_mb() -> float:
+    """The RSS of the `engrain serve` process this benchmark spawned, in MB."""
+    servers = [p for p in psutil.Process().children() if p.cmdline()[1:4] == ["-m", "engrain", "serve"]]
+    assert len(servers) == 1, servers
+    return round(servers[0].memory_info().rss / 2**20, 1)
 
 
 async def one_run(embedder: str) -> dict[str, float]:
@@ -37,10 +46,12 @@ async def one_run(embedder: str) -> dict[str, float]:
         listed = time.perf_counter()
         await client.call_tool("remember", {"content": "Benchmark start-up memory"})
         remembered = time.perf_counter()
+        rss = server_rss_mb()
     return {
         "initialize_s": round(initialized - start, 3),
         "tools_list_s": round(listed - start, 3),
         "first_remember_s": round(remembered - start, 3),
+        "server_rss_mb": rss,
     }
 
 

@@ -8,9 +8,11 @@ import logging
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
+import psutil
 import pytest
 
 from engrain.providers import onnx_model
@@ -93,6 +95,55 @@ def test_a_process_with_the_export_never_imports_torch(packaged, shared_model_di
     kind, torch_loaded, vectors = json.loads(out.stdout)
     assert kind == "OnnxSentenceEmbedder" and torch_loaded is False
     assert np.abs(np.asarray(vectors) - np.asarray(packaged.embed(TEXTS[:2]))).max() <= 1e-6
+
+
+def test_the_export_is_made_in_a_child_process_so_the_server_never_imports_torch(tmp_path: Path):
+    """The first start on a machine makes the export: torch and transformers load in a child process that
+    exits, not in the server, which keeps only ONNX Runtime (and its memory) for its lifetime."""
+    script = (
+        "import json, logging, sys\n"
+        "from pathlib import Path\n"
+        "from engrain.providers.embeddings import EmbedderSpec, load\n"
+        "logging.basicConfig(level=logging.INFO)\n"
+        f"model = load(EmbedderSpec('sentence-transformers', {PACKAGED_ST_MODEL!r}), Path({str(tmp_path)!r}))\n"
+        "print(json.dumps([type(model).__name__, 'torch' in sys.modules, 'transformers' in sys.modules]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=True)
+    assert json.loads(out.stdout) == ["OnnxSentenceEmbedder", False, False]
+    exported = tmp_path / "onnx" / PACKAGED_ST_MODEL
+    assert json.loads((exported / onnx_model.RECORD_FILE).read_text())["max_abs_difference"] <= onnx_model.TOLERANCE
+    assert "checked against torch" in out.stderr
+    assert [p.name for p in exported.parent.iterdir()] == [PACKAGED_ST_MODEL]  # no scratch left
+
+
+def test_an_export_ends_with_the_process_that_asked_for_it(tmp_path: Path):
+    """A server killed (kill -9) while its model is being exported leaves no exporting process and no
+    half-written files behind."""
+    target = tmp_path / "onnx" / "minilm"
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from engrain.providers import onnx_model\n"
+        "from engrain.providers.embeddings import PACKAGED_ST_MODEL, model_directory\n"
+        "onnx_model.ensure_export(model_directory(PACKAGED_ST_MODEL), Path(sys.argv[1]))\n"
+    )
+    server = subprocess.Popen([sys.executable, "-c", script, str(target)])
+    try:
+        deadline = time.monotonic() + 60
+        while not any(tmp_path.joinpath("onnx").glob(".minilm.*")):  # the child is writing its export
+            assert server.poll() is None and time.monotonic() < deadline, "no export began"
+            time.sleep(0.05)
+        children = psutil.Process(server.pid).children()
+        source = str(model_directory(PACKAGED_ST_MODEL))
+        assert [c.cmdline()[1:4] for c in children] == [["-m", "engrain.providers.onnx_model", source]]
+        server.kill()
+        server.wait()
+        _, alive = psutil.wait_procs(children, timeout=10)
+        assert not alive
+    finally:
+        server.kill()
+    assert not any(tmp_path.joinpath("onnx").glob(".minilm.*"))
+    assert not (target / onnx_model.MODEL_FILE).exists()
 
 
 def test_a_model_the_export_does_not_cover_runs_in_torch(tmp_path: Path, caplog):

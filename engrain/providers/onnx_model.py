@@ -4,7 +4,10 @@ Why: one short text takes the packaged MiniLM about 5–8 ms in torch on two cor
 ONNX Runtime, and a process that only runs the exported graph never imports torch (a faster start,
 less memory). The graph is exported at first use from the model's own weights into the model cache,
 and kept only when its vectors equal torch's to `TOLERANCE` on `PROBES`: the two are then the same
-embedder (the same id), and nothing stored needs re-embedding.
+embedder (the same id), and nothing stored needs re-embedding. The export runs in a child process
+(`python -m engrain.providers.onnx_model SOURCE TARGET`): torch and transformers, once imported, stay in
+a process for its lifetime (a server that made the export itself kept 857 MB of RSS, against 407 MB;
+bench/startup.py), so the server itself never imports them, even on the first start.
 
 Only the plain shape is exported: a transformer whose token vectors are mean-pooled (then, optionally,
 normalized, which engrain does anyway); that is the packaged MiniLM and most sentence-transformers
@@ -26,6 +29,10 @@ import json
 import logging
 import os
 import shutil
+import subprocess
+import sys
+import threading
+import time
 import uuid
 import warnings
 from collections.abc import Generator
@@ -59,6 +66,9 @@ TOKENIZER_FILES = ("tokenizer.json",)
 MODEL_FILE = "model.onnx"
 BATCH = 64  # texts per run; a batch is padded to its longest text, so texts are sorted by length first
 RECORD_FILE = "export.json"  # written last: an export without a matching record is not used
+EXPORT_TIMEOUT_S = 600  # the child's export takes ~5-10 s here; past this it is given up (the model runs in torch)
+PARENT_CHECK_S = 0.2  # how often the exporting child checks that the process that started it still runs
+NOT_EXPORTABLE_EXIT = 3  # the child's exit status for NotExportable; its reason is its last line on stderr
 
 
 class NotExportable(Exception):
@@ -112,12 +122,30 @@ def cached(source: Path, target: Path) -> bool:
 
 
 def ensure_export(source: Path, target: Path) -> Path:
-    """The checked ONNX export of the model in `source`, kept in `target`; made now when missing.
-    Two processes exporting at once each write their own files and rename them into place."""
+    """The checked ONNX export of the model in `source`, kept in `target`; made now, by a child process,
+    when missing. Two processes exporting at once each write their own files and rename them into place."""
     check_plain(source)
     if cached(source, target):
         return target
     log.info("exporting %s to ONNX (once; about 5 s)", source.name if source.name != "model" else source.parent.name)
+    command = [sys.executable, "-m", __name__, str(source), str(target)]
+    try:
+        child = subprocess.run(command, capture_output=True, text=True, timeout=EXPORT_TIMEOUT_S, check=False)
+    except subprocess.TimeoutExpired:
+        raise NotExportable(f"the ONNX export took over {EXPORT_TIMEOUT_S} s") from None
+    if child.returncode != 0 or not cached(source, target):
+        said = child.stderr.strip().splitlines()
+        reason = said[-1] if said else f"exit status {child.returncode}"
+        if child.returncode == NOT_EXPORTABLE_EXIT:
+            raise NotExportable(reason)
+        raise NotExportable(f"the ONNX export failed: {reason}")
+    difference = json.loads((target / RECORD_FILE).read_text())["max_abs_difference"]
+    log.info("ONNX export checked against torch (largest difference %.1e)", difference)
+    return target
+
+
+def _export_checked(source: Path, target: Path) -> None:
+    """Export, check against torch and publish into `target`: the child process's work."""
     with _scratch_beside(target) as scratch:
         try:
             _export(source, scratch / MODEL_FILE)
@@ -131,8 +159,6 @@ def ensure_export(source: Path, target: Path) -> Path:
         if difference > TOLERANCE:
             raise NotExportable(f"the ONNX export differs from torch by {difference:.2e} (> {TOLERANCE:g})")
         _publish(scratch, target, {"made_from": _fingerprint(source), "max_abs_difference": difference, "opset": OPSET})
-    log.info("ONNX export checked against torch (largest difference %.1e)", difference)
-    return target
 
 
 def ensure_int8(source: Path, exported: Path, target: Path) -> Path:
@@ -183,16 +209,22 @@ class _QuietQuantizer(logging.Filter):
         return "quantization" not in Path(record.pathname).parts
 
 
+# The scratch directories this process is writing: an exporting child whose parent died removes them.
+_scratches: set[Path] = set()
+
+
 @contextmanager
 def _scratch_beside(target: Path) -> Generator[Path, None, None]:
     """A private directory next to `target`, removed afterwards: files are written there, then renamed."""
     target.mkdir(parents=True, exist_ok=True)
     scratch = target.parent / f".{target.name}.{uuid.uuid4().hex[:8]}"
     scratch.mkdir()
+    _scratches.add(scratch)
     try:
         yield scratch
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+        _scratches.discard(scratch)
 
 
 def _publish(scratch: Path, target: Path, record: dict[str, Any]) -> None:
@@ -321,3 +353,34 @@ class OnnxRunner:
                 out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
             out[chunk] = vectors
         return out
+
+
+def _exit_with_parent() -> None:
+    """End this process, its half-written files removed, as soon as the process that started it is gone
+    (killed, or stopped while the model loaded): an export nobody waits for must not outlive the server."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_S)
+        for scratch in list(_scratches):
+            shutil.rmtree(scratch, ignore_errors=True)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="engrain-export-parent", daemon=True).start()
+
+
+def main(argv: list[str]) -> int:
+    """`python -m engrain.providers.onnx_model SOURCE TARGET`: export the model in SOURCE into TARGET."""
+    _exit_with_parent()
+    source, target = Path(argv[0]), Path(argv[1])
+    try:
+        _export_checked(source, target)
+    except NotExportable as exc:
+        print(" ".join(str(exc).split()), file=sys.stderr)  # one line: the parent reads the last
+        return NOT_EXPORTABLE_EXIT
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from collections.abc import AsyncGenerator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 from engrain.config import Settings
-from engrain.storage.analyze import analyze_if_changed
+from engrain.storage.analyze import REFRESH_QUIET_FACTOR, analyze_if_changed
 from engrain.storage.embedded import start_embedded
 from engrain.storage.recall import ITERATIVE_SCAN, PLANNED_PER_USER, recall_connection_settings
 
@@ -72,23 +73,29 @@ class Database:
     embedded: bool
     sessions: async_sessionmaker[AsyncSession] = field(init=False)
     _analyzing: bool = field(default=False, init=False)
+    _quiet_until: float = field(default=0.0, init=False)  # time.monotonic(): no refresh before it
 
     def __post_init__(self) -> None:
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
 
     async def refresh_statistics(self) -> None:
         """ANALYZE the tables recall and the duplicate probe are planned on, if they changed enough
-        (storage/analyze.py); one refresh at a time, a call during one returns at once.
+        (storage/analyze.py); one refresh at a time, a call during one returns at once, and after an ANALYZE
+        that took t seconds calls return at once for REFRESH_QUIET_FACTOR × t (a bulk import into a large
+        database would otherwise spend a core on ANALYZE after every tenth it grew).
         Writers call it after storing many rows: a user imported into a new database, or among users
         who are all in the statistics, is otherwise planned as one row until autovacuum comes."""
-        if self._analyzing:
+        if self._analyzing or time.monotonic() < self._quiet_until:
             return
         self._analyzing = True
         try:
+            started = time.monotonic()
             async with self.engine.begin() as conn:
                 analyzed = await analyze_if_changed(conn)
             if analyzed:
-                log.debug("analyzed %s", ", ".join(analyzed))
+                took = time.monotonic() - started
+                self._quiet_until = started + took * (1 + REFRESH_QUIET_FACTOR)
+                log.debug("analyzed %s in %.0f ms", ", ".join(analyzed), took * 1000)
         except DBAPIError as exc:  # autovacuum holds the table (lock_timeout): its ANALYZE will do
             log.debug("statistics not refreshed: %s", exc.orig)
         finally:

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, NamedTuple, TypedDict, cast
 
 from sqlalchemy import Column, Table, and_, exists, literal, or_, select, text, update
+from sqlalchemy import cast as sql_cast
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.dialects.postgresql import Insert
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -198,16 +199,13 @@ def _column_values(memory: Memory) -> dict[str, Any]:
 
 
 async def _insert_vectors(session: AsyncSession, rows: Sequence[tuple[str, uuid.UUID, Vector | None]]) -> None:
-    """Store the vectors of new rows (each embedder's HNSW index first, when it is the first to be stored)."""
-    stored = [(user_id, memory_id, v) for user_id, memory_id, v in rows if v is not None]
-    if not stored:
-        return
-    for embedder_id, dim in {(v.embedder, len(v.values)) for _, _, v in stored}:
-        await ensure_vector_index(session, embedder_id, dim)
-    await session.execute(
-        pg_insert(_VECTORS),
-        [{"user_id": u, "id": i, "embedder": v.embedder, "embedding": list(v.values)} for u, i, v in stored],
-    )
+    """Store the vectors of new rows, one statement per embedder (set_embeddings)."""
+    by_embedder: dict[str, list[tuple[tuple[str, uuid.UUID], Sequence[float]]]] = {}
+    for user_id, memory_id, v in rows:
+        if v is not None:
+            by_embedder.setdefault(v.embedder, []).append(((user_id, memory_id), v.values))
+    for embedder_id, stored in by_embedder.items():
+        await set_embeddings(session, embedder_id, [key for key, _ in stored], [values for _, values in stored])
 
 
 def _insert_rows() -> Insert:
@@ -268,9 +266,8 @@ async def _insert_one(session: AsyncSession, memory: Memory, vector: Vector | No
     )
     stmt = select(row.c.id).add_cte(history.cte("new_history"))
     if vector is not None:
-        vector_row = select(
-            row.c.user_id, row.c.id, literal(vector.embedder), literal(list(vector.values), _VECTORS.c.embedding.type)
-        )
+        embedding = sql_cast(literal(vector_literal(vector.values)), _VECTORS.c.embedding.type)
+        vector_row = select(row.c.user_id, row.c.id, literal(vector.embedder), embedding)
         stmt = stmt.add_cte(
             pg_insert(_VECTORS).from_select(["user_id", "id", "embedder", "embedding"], vector_row).cte("new_vector")
         )
