@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import psutil
@@ -83,36 +84,36 @@ def test_the_export_is_recorded_and_a_changed_model_is_exported_again(packaged, 
     assert not onnx_model.cached(source, copy)
 
 
-def test_a_process_with_the_export_never_imports_torch(packaged, shared_model_dir: Path):
-    script = (
-        "import json, sys\n"
-        "from pathlib import Path\n"
-        "from engrain.providers.embeddings import EmbedderSpec, load\n"
-        f"model = load(EmbedderSpec('sentence-transformers', {PACKAGED_ST_MODEL!r}), Path({str(shared_model_dir)!r}))\n"
-        f"print(json.dumps([type(model).__name__, 'torch' in sys.modules, model.embed({TEXTS[:2]!r})]))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
-    kind, torch_loaded, vectors = json.loads(out.stdout)
-    assert kind == "OnnxSentenceEmbedder" and torch_loaded is False
-    assert np.abs(np.asarray(vectors) - np.asarray(packaged.embed(TEXTS[:2]))).max() <= 1e-6
-
-
-def test_the_export_is_made_in_a_child_process_so_the_server_never_imports_torch(tmp_path: Path):
-    """The first start on a machine makes the export: torch and transformers load in a child process that
-    exits, not in the server, which keeps only ONNX Runtime (and its memory) for its lifetime."""
+def _load_in_a_new_process(models_dir: Path) -> tuple[dict[str, Any], str]:
+    """Load the packaged model in a new Python process, as a server does: what it loaded (its class, whether
+    torch or transformers came into the process, two vectors) and what it logged."""
     script = (
         "import json, logging, sys\n"
         "from pathlib import Path\n"
         "from engrain.providers.embeddings import EmbedderSpec, load\n"
         "logging.basicConfig(level=logging.INFO)\n"
-        f"model = load(EmbedderSpec('sentence-transformers', {PACKAGED_ST_MODEL!r}), Path({str(tmp_path)!r}))\n"
-        "print(json.dumps([type(model).__name__, 'torch' in sys.modules, 'transformers' in sys.modules]))\n"
+        f"model = load(EmbedderSpec('sentence-transformers', {PACKAGED_ST_MODEL!r}), Path({str(models_dir)!r}))\n"
+        "print(json.dumps({'kind': type(model).__name__, 'torch': 'torch' in sys.modules,"
+        f" 'transformers': 'transformers' in sys.modules, 'vectors': model.embed({TEXTS[:2]!r})}}))\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=True)
-    assert json.loads(out.stdout) == ["OnnxSentenceEmbedder", False, False]
+    return json.loads(out.stdout), out.stderr
+
+
+def test_a_process_with_the_export_never_imports_torch(packaged, shared_model_dir: Path):
+    loaded, _ = _load_in_a_new_process(shared_model_dir)
+    assert (loaded["kind"], loaded["torch"]) == ("OnnxSentenceEmbedder", False)
+    assert np.abs(np.asarray(loaded["vectors"]) - np.asarray(packaged.embed(TEXTS[:2]))).max() <= 1e-6
+
+
+def test_the_export_is_made_in_a_child_process_so_the_server_never_imports_torch(tmp_path: Path):
+    """The first start on a machine makes the export: torch and transformers load in a child process that
+    exits, not in the server, which keeps only ONNX Runtime (and its memory) for its lifetime."""
+    loaded, logged = _load_in_a_new_process(tmp_path)
+    assert (loaded["kind"], loaded["torch"], loaded["transformers"]) == ("OnnxSentenceEmbedder", False, False)
     exported = tmp_path / "onnx" / PACKAGED_ST_MODEL
     assert json.loads((exported / onnx_model.RECORD_FILE).read_text())["max_abs_difference"] <= onnx_model.TOLERANCE
-    assert "checked against torch" in out.stderr
+    assert "checked against torch" in logged
     assert [p.name for p in exported.parent.iterdir()] == [PACKAGED_ST_MODEL]  # no scratch left
 
 
