@@ -22,6 +22,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from engrain.rules import retention
 from engrain.rules.retention import ProfileName
 
+# What ENGRAIN_REDACT replaces before a text is stored (reading/redaction.py): credentials, also contact details, or
+# nothing.
+RedactMode = Literal["secrets", "secrets+contact", "off"]
 _SECRET_FIELDS = {"database_url", "tokens", "llm_api_key", "embedder_api_key"}  # never echoed in an error
 _POSTGRES_SCHEME = re.compile(r"^postgres(?:ql)?(?:\+[a-z0-9_]+)?$")
 
@@ -146,6 +149,11 @@ class Settings(BaseSettings):
         default=None, ge=1, description="Quota of live memories per user (traits not counted); unset: no quota."
     )
     llm_timeout: float = Field(default=60.0, gt=0, description="Seconds before an LLM call is abandoned.")
+    redact: RedactMode = Field(
+        default="secrets",
+        description="What is replaced by a placeholder before a text is stored: secrets (keys, tokens, "
+        "passwords, card numbers, IBANs), secrets+contact (also e-mail addresses and phone numbers), or off.",
+    )
 
     @field_validator("timezone")
     @classmethod

@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 
 from engrain.errors import InvalidInput
 from engrain.reading import languages
@@ -132,6 +132,24 @@ _SEASON = re.compile(
 )
 # Where dateparser looks for the first date: windows around the first cues of a date, never the whole text.
 MAX_DATE_WINDOWS, WINDOW_BEFORE, WINDOW_AFTER = 3, 40, 100
+# The dates a person can mean (docs/SPEC.md §5): an event from the year 1000 to 2999, a told time from 1900 to
+# now. Outside them a date is a slip ("0001-01-01", "December 9999"): refused as an argument, no date when read
+# in a text. Python and PostgreSQL hold wider ranges, but at their edges a shift of time zone leaves Python's
+# (year 0, year 10000) and asyncpg stores the year 1 as -infinity.
+EARLIEST_EVENT = datetime(1000, 1, 1, tzinfo=UTC)
+LATEST_EVENT = datetime(3000, 1, 1, tzinfo=UTC)  # exclusive
+EARLIEST_TOLD = datetime(1900, 1, 1, tzinfo=UTC)
+EVENT_RANGE = f"{EARLIEST_EVENT.year}-01-01 to {LATEST_EVENT.year - 1}-12-31"
+
+
+def meant(when: datetime | None) -> datetime | None:
+    """`when` if it is a date a person can mean, else None (a naive time is taken as UTC)."""
+    if when is None:
+        return None
+    aware = when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+    return aware if EARLIEST_EVENT <= aware < LATEST_EVENT else None
+
+
 _DATEPARSER_SETTINGS = {
     "RETURN_AS_TIMEZONE_AWARE": False,
     "PREFER_DAY_OF_MONTH": "first",  # "in March 2025" is March 1st, not March <today's day>
@@ -253,7 +271,18 @@ def find_event_time(
     content: str, now: datetime, tz: tzinfo | None, lang: str = ENGLISH
 ) -> tuple[datetime | None, str | None]:
     """The first explicit or relative date in `content` (written in `lang`), resolved against `now`
-    in `tz`; an ambiguous one points the way the statement's mood at that date does."""
+    in `tz`; an ambiguous one points the way the statement's mood at that date does. A date no person
+    means ("December 9999") is no date."""
+    try:
+        when, phrase = _find_event_time(content, now, tz, lang)
+    except (OverflowError, ValueError):  # a date at the edge of what Python holds
+        return None, None
+    return (when, phrase) if meant(when) is not None else (None, None)
+
+
+def _find_event_time(
+    content: str, now: datetime, tz: tzinfo | None, lang: str = ENGLISH
+) -> tuple[datetime | None, str | None]:
     if lang != ENGLISH:
         return _find_in(lang, content, local(now, tz))
     cue = _DATE_GATE.search(content)
@@ -416,25 +445,37 @@ def parse_when(field: str, value: str, now: datetime, tz: tzinfo | None, *, pref
         season = _season(value, local_now)
         parsed = season[0] if season is not None else None
         if parsed is None:
-            import dateparser  # deferred off the start-up path
-
-            parsed = dateparser.parse(
-                value,
-                languages=["en"],
-                settings={
-                    **_DATEPARSER_SETTINGS,
-                    "RELATIVE_BASE": local_now.replace(tzinfo=None),
-                    "PREFER_DATES_FROM": "past" if prefer_past else "future",
-                },
-            )
-        if parsed is None and (lang := detect(value)) != ENGLISH:  # "上周三", "la semana pasada"
-            parsed = _find_in(lang, value, local_now)[0]
+            parsed = _phrase(value, local_now, prefer_past)
         if parsed is None:
             raise InvalidInput(
                 field, f"{value!r} is neither an ISO date nor a date phrase like 'last week' or 'last summer'"
             ) from None
+    if meant(parsed) is None:
+        raise InvalidInput(field, f"{value!r} is outside the dates engrain keeps ({EVENT_RANGE})")
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=local_now.tzinfo)
+    return parsed
+
+
+def _phrase(value: str, local_now: datetime, prefer_past: bool) -> datetime | None:
+    """A date phrase in any language dateparser or a language module reads; None when it reads none (or only
+    one past the end of Python's calendar)."""
+    import dateparser  # deferred off the start-up path
+
+    try:
+        parsed = dateparser.parse(
+            value,
+            languages=["en"],
+            settings={
+                **_DATEPARSER_SETTINGS,
+                "RELATIVE_BASE": local_now.replace(tzinfo=None),
+                "PREFER_DATES_FROM": "past" if prefer_past else "future",
+            },
+        )
+        if parsed is None and (lang := detect(value)) != ENGLISH:  # "上周三", "la semana pasada"
+            parsed = _find_in(lang, value, local_now)[0]
+    except (OverflowError, ValueError):
+        return None
     return parsed
 
 
@@ -517,9 +558,14 @@ def _ahead(
     today = local_now.replace(hour=0, minute=0, second=0, microsecond=0)
     if window is None:
         return today, today + timedelta(days=AHEAD_DAYS)
-    if window[1] <= today + timedelta(days=1):
-        return None
-    if phrase and when is not None and _WEEK.search(phrase.lower()):  # a week ahead: its own Monday to Sunday
+    # A week is its own Monday to Sunday, still ahead on its Sunday ("这周" on a Thursday was once over: its
+    # window was four days around its Monday); another period has a day of slack at each end (`_period`), so
+    # it is over once it ends by tomorrow.
+    if phrase and when is not None and _WEEK.search(phrase.lower()):
         monday = when.replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=when.weekday())
-        window = (monday, monday + timedelta(days=7))
+        window, end_of_slack = (monday, monday + timedelta(days=7)), today
+    else:
+        end_of_slack = today + timedelta(days=1)
+    if window[1] <= end_of_slack:
+        return None
     return max(window[0], today), window[1]

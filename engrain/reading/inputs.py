@@ -6,12 +6,13 @@ Checks run before anything is written, so a rejected call leaves no trace.
 from __future__ import annotations
 
 import re
+import unicodedata
 import uuid
 from datetime import datetime, timedelta, tzinfo
 from typing import Literal, get_args
 
 from engrain.errors import InvalidInput
-from engrain.reading.dates import parse_when
+from engrain.reading.dates import EARLIEST_TOLD, parse_when
 
 MAX_CONTENT_CHARS = 8_000
 MAX_QUERY_CHARS = 2_000
@@ -33,12 +34,15 @@ _NAMESPACE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]*$")
 
 
 def text_field(field: str, value: object, max_chars: int, *, allow_empty: bool = False) -> str:
-    """Trimmed text without NUL bytes and within `max_chars`."""
+    """Trimmed text without NUL bytes and within `max_chars`, in Unicode's composed form (NFC): "nächste"
+    typed as "a" plus a combining diaeresis (macOS file names, some keyboards) reads as the same word."""
     if not isinstance(value, str):
         raise InvalidInput(field, f"must be a string, got {type(value).__name__}")
     if "\x00" in value:
         raise InvalidInput(field, "contains a NUL byte (\\x00), which cannot be stored")
-    value = value.strip()
+    if len(value) > 4 * max_chars:  # refused before any work is spent on it
+        raise InvalidInput(field, f"is {len(value):,} characters long; the limit is {max_chars:,}")
+    value = unicodedata.normalize("NFC", value).strip()
     if not value and not allow_empty:
         raise InvalidInput(field, "must not be empty")
     if len(value) > max_chars:
@@ -124,6 +128,10 @@ def said_at(field: str, value: str, now: datetime, tz: tzinfo | None) -> datetim
     told = when(field, value, now, tz, prefer_past=True)
     if told > now + TOLD_AHEAD:
         raise InvalidInput(field, f"{told.isoformat()} is in the future; give when the user said it")
+    if told < EARLIEST_TOLD:
+        raise InvalidInput(
+            field, f"{told.date().isoformat()} is before {EARLIEST_TOLD.year}; give when the user said it"
+        )
     return min(told, now)
 
 

@@ -112,7 +112,12 @@ def export(args: argparse.Namespace, settings: Settings) -> int:
 
     async def work(app: Any) -> int:
         count = await export_jsonl(
-            app.database, sys.stdout, user=args.user, vectors=not args.no_vectors, progress=sys.stderr.isatty()
+            app.database,
+            sys.stdout,
+            user=args.user,
+            vectors=not args.no_vectors,
+            progress=sys.stderr.isatty(),
+            mode=settings.redact,
         )
         sys.stdout.flush()
         if sys.stderr.isatty():
@@ -128,11 +133,36 @@ def import_(args: argparse.Namespace, settings: Settings) -> int:
 
     async def work(app: Any) -> int:
         try:
-            with open(args.file, encoding="utf-8") if args.file != "-" else sys.stdin as lines:
-                _print(await import_jsonl(app.database, lines, progress=sys.stderr.isatty()))
+            # Bytes: a line that is not UTF-8 is refused with its number, not with a traceback.
+            with open(args.file, "rb") if args.file != "-" else sys.stdin.buffer as lines:
+                stats = await import_jsonl(app.database, lines, progress=sys.stderr.isatty(), mode=settings.redact)
         except (EngrainError, OSError) as exc:
             print(f"engrain import: {exc}", file=sys.stderr)
             return 1
+        if stats.get("redacted"):  # those rows lost the vectors made from their secrets: make them again
+            await app.embeddings.ready()
+            stats["reembedded"] = {"memories": await app.reembedding.reembed_stale()}
+        _print(stats)
+        return 0
+
+    return _with_app(settings, work)
+
+
+def redact(args: argparse.Namespace, settings: Settings) -> int:
+    """Find the secrets in rows stored before they were redacted (or under a looser ENGRAIN_REDACT), and with
+    --apply rewrite them (texts, history, vectors)."""
+    from tqdm import tqdm
+
+    async def work(app: Any) -> int:
+        if args.apply:
+            await app.embeddings.ready()
+        with tqdm(disable=not sys.stderr.isatty(), unit=" memories", desc="redact") as bar:
+
+            async def advance(n: int) -> None:
+                bar.update(n)
+
+            report = await app.stored_secrets.run(apply=args.apply, user_id=args.user, on_batch=advance)
+        _print(report.model_dump())
         return 0
 
     return _with_app(settings, work)
@@ -251,6 +281,14 @@ def main(argv: list[str] | None = None) -> None:
     import_cmd = commands.add_parser("import", help="add what an export file holds (idempotent)")
     import_cmd.add_argument("file", help="a file from `engrain export`, or - for stdin")
     import_cmd.set_defaults(func=import_)
+    redact_cmd = commands.add_parser(
+        "redact", help="find secrets in stored rows (--dry-run, the default) or replace them (--apply)"
+    )
+    how = redact_cmd.add_mutually_exclusive_group()
+    how.add_argument("--dry-run", action="store_true", help="report what would change; change nothing (default)")
+    how.add_argument("--apply", action="store_true", help="rewrite the rows, their history and their vectors")
+    redact_cmd.add_argument("--user", help="only this user (default: every user)")
+    redact_cmd.set_defaults(func=redact)
     commands.add_parser(
         "reindex", help="re-embed every memory the current embedder did not make (resumable)"
     ).set_defaults(func=reindex)

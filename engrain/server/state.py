@@ -23,6 +23,7 @@ from engrain.services.memories.browsing import MemoryBrowser
 from engrain.services.memories.ingest import ConversationIngest
 from engrain.services.memories.language_mix import LanguageMix
 from engrain.services.memories.links import MemoryLinks
+from engrain.services.memories.redacting import StoredSecrets
 from engrain.services.memories.reembedding import Reembedding
 from engrain.services.memories.views import MemoryViews
 from engrain.services.memories.writing import MemoryWriter
@@ -70,6 +71,7 @@ class AppState:
         self.memory_views = MemoryViews(runtime)
         self.browser = MemoryBrowser(runtime)
         self.reembedding = Reembedding(runtime)
+        self.stored_secrets = StoredSecrets(runtime)
         self.recall = RecallSearch(runtime)
         self.links = MemoryLinks(runtime)
         self.reflection = Reflection(runtime, ReflectionPlanner(runtime, self.recall), ReflectionApplier(runtime))
@@ -99,8 +101,12 @@ class AppState:
 
     def _on_database_open(self) -> None:
         """Work that wants the open database, or that should be done before the first text needs it: the
-        language mix check, and the language identifier and date reader loaded in worker threads."""
+        language mix check, the language identifier and date reader loaded in worker threads, and in a
+        process that serves (not a one-off command such as `engrain redact --dry-run`) the redaction of
+        rows stored before the current rules."""
         self.process.spawn(self.languages.check())
+        if self.process.holders:
+            self.process.spawn(self.stored_secrets.run_once())
         self.process.spawn(anyio.to_thread.run_sync(load_identifier))
         self.process.spawn(anyio.to_thread.run_sync(load_date_reader))
 

@@ -41,6 +41,14 @@ async def last_runs(session: AsyncSession, *, scheduled_only: bool = False) -> d
     return {run.job: _run_row(run) for run in (await session.execute(stmt)).scalars()}
 
 
+async def completed_stats(session: AsyncSession, job: str) -> list[dict[str, Any]]:
+    """The stats of every completed run of `job` over all users (what a once-per-version job looks for)."""
+    rows = await session.execute(
+        select(JobRun.stats).where(JobRun.job == job, JobRun.status == "completed", JobRun.user_id.is_(None))
+    )
+    return [dict(stats or {}) for stats in rows.scalars()]
+
+
 async def start_run(session: AsyncSession, job: str, user_id: str | None, now: datetime) -> int:
     run = JobRun(job=job, user_id=user_id, status="running", started_at=now, stats={})
     session.add(run)

@@ -50,7 +50,7 @@ MEMORY_COLUMNS = (
     "trait_last_reinforced",
     "trait_parent_id",
 )
-_TIMES = {
+TIMES = {  # the time columns of every exported row
     "event_time",
     "created_at",
     "told_at",
@@ -129,7 +129,7 @@ _JSONB = {"metadata", "settings", "stats"}
 
 def _bind(name: str, value: Any) -> Any:
     """A file value as a statement parameter: ISO strings back to times, jsonb fields as JSON text."""
-    if name in _TIMES and isinstance(value, str):
+    if name in TIMES and isinstance(value, str):
         return datetime.fromisoformat(value)
     if name in _JSONB:
         return json.dumps(value if value is not None else {})

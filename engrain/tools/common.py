@@ -116,6 +116,14 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun[:-1] + 'ies' if noun.endswith('y') and noun[-2:-1] not in 'aeiou' else noun + 's'}"
 
 
+def redaction_line(kinds: dict[str, int] | None) -> str:
+    """The line that says which secrets were replaced before storing ("" when none were)."""
+    if not kinds:
+        return ""
+    named = ", ".join(f"{n} × {kind}" if n > 1 else kind for kind, n in kinds.items())
+    return f"\nSecrets are never stored: replaced by placeholders ({named})."
+
+
 def shorten(text: str, width: int = 80) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"

@@ -15,7 +15,7 @@ from engrain.services.memories.ingest import MAX_MESSAGES, ConversationIngest, I
 from engrain.services.memories.results import IngestResult
 from engrain.services.prompting.routes import ModelRoutes
 from engrain.services.traits.host_tasks import HostTasks
-from engrain.tools.common import Caller, answers_a_task, plural, structured, tool_errors
+from engrain.tools.common import Caller, answers_a_task, plural, redaction_line, structured, tool_errors
 from engrain.tools.sampling import client_samples, result_text, to_sample
 
 DESCRIPTION = (
@@ -83,5 +83,5 @@ def summarize(result: IngestResult) -> CallToolResult:
     text = (
         f"ingested {plural(len(result.created), 'new memory')} ({result.method}), "
         f"{len(result.duplicates)} already known" + (", with a summary" if result.summary_id else "")
-    )
+    ) + redaction_line(result.redacted)
     return structured(f"{text}\n\n{result.task}" if result.task else text, result)

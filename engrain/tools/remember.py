@@ -12,7 +12,7 @@ from engrain.services.memories.results import RememberManyResult, RememberResult
 from engrain.services.memories.writing import MAX_BATCH, MemoryWriter, RememberRequest
 from engrain.services.traits.reflection.due import ReflectionDue
 from engrain.text.quoting import inline
-from engrain.tools.common import Caller, plural, structured, tool_errors, with_note
+from engrain.tools.common import Caller, plural, redaction_line, structured, tool_errors, with_note
 
 DESCRIPTION = (
     "Store something worth knowing about the user for later sessions. Call it when the user states something "
@@ -97,7 +97,7 @@ def register(server: MCPServer, memories: MemoryWriter, due: ReflectionDue, call
         replaced = f", replaces {inputs.short_id(result.superseded)}" if result.superseded else ""
         summary = (
             f"{result.status}: {inputs.short_id(result.id)} ({result.kind}, {result.temporality}{when}{replaced})"
-            f" — «{inline(content, 80)}»"
+            f" — «{inline(result.content or content, 80)}»{redaction_line(result.redacted)}"
         )
         if (maybe := result.may_replace) is not None:
             short = inputs.short_id(maybe.id)
@@ -121,4 +121,5 @@ def register(server: MCPServer, memories: MemoryWriter, due: ReflectionDue, call
         results = await memories.remember_many(user, [RememberRequest(**item.model_dump()) for item in items])
         result = RememberManyResult.of(results)
         summary = f"{plural(result.created, 'memory')} stored, {plural(result.duplicates, 'duplicate')} recognised"
+        summary += redaction_line(result.redacted)
         return structured(with_note(summary, await due.note(user)), result)

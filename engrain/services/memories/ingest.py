@@ -10,11 +10,13 @@ dedup and validation are the same as for a client's own calls.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Literal
 
+import anyio
 from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -23,8 +25,10 @@ from engrain.providers.llm import Prompt
 from engrain.reading import inputs, languages
 from engrain.reading.enrich import procedure_steps
 from engrain.reading.mood import sentences
+from engrain.reading.redaction import redact
 from engrain.reading.slots import slot_of
 from engrain.services.memories.extraction import ExtractedMemory, Extraction
+from engrain.services.memories.redacting import merged
 from engrain.services.memories.results import IngestResult, RememberResult
 from engrain.services.memories.writing import RememberRequest
 from engrain.storage.profile import SUMMARY_PREFIX
@@ -100,6 +104,7 @@ class Conversation:
     request: IngestRequest
     told: list[datetime]
     dated: bool
+    redacted: dict[str, int] | None = None  # secrets replaced in the messages before anything read them
 
     @property
     def messages(self) -> list[Message]:
@@ -274,9 +279,11 @@ class ConversationIngest:
         self.links = links
 
     def read(self, request: IngestRequest) -> Conversation:
-        """Check the messages and resolve each one's told time: its own `said_at`, else the conversation's,
-        else now (every one of them named in an error, and none in the future)."""
+        """Check the messages, replace the secrets in them (before any model or rule reads them), and resolve
+        each one's told time: its own `said_at`, else the conversation's, else now (every one of them named in
+        an error, and none in the future). CPU work that grows with the conversation: call it off the loop."""
         validate_messages(request.messages)
+        request, redacted = self._redacted(request)
         now, tz = self.rt.clock(), self.rt.settings.tz
         session = inputs.said_at("said_at", request.said_at, now, tz) if request.said_at else now
         told = [
@@ -284,7 +291,19 @@ class ConversationIngest:
             for i, m in enumerate(request.messages)
         ]
         dated = request.said_at is not None or any(m.said_at for m in request.messages)
-        return Conversation(request, told, dated)
+        return Conversation(request, told, dated, redacted)
+
+    def _redacted(self, request: IngestRequest) -> tuple[IngestRequest, dict[str, int] | None]:
+        mode = self.rt.settings.redact
+        kinds: Counter[str] = Counter()
+        messages: list[Message] = []
+        for m in request.messages:
+            done = redact(m.content, mode)
+            kinds.update(done.kinds)
+            messages.append(m.model_copy(update={"content": done.text}) if done.kinds else m)
+        if not kinds:
+            return request, None
+        return request.model_copy(update={"messages": messages}), dict(sorted(kinds.items()))
 
     def prompt(self, conversation: Conversation) -> Prompt:
         return extraction_prompt(conversation, self.rt.settings.tz)
@@ -305,7 +324,7 @@ class ConversationIngest:
         """Extract on `route` (services/prompting): the direct provider is asked here, the client's
         `sampled` answer was asked by the tool's resolver, and on the host route `host` stores the user's own
         statements and hands the calling model a task. Whatever model fails, the rules keep the conversation."""
-        conversation = self.read(request)
+        conversation = await anyio.to_thread.run_sync(self.read, request)
         if route.kind == "host":
             return await host(user_id, conversation)
         prompt = self.prompt(conversation)
@@ -327,10 +346,13 @@ class ConversationIngest:
                 ExtractedMemory(content=text, said_at=conversation.told[i].isoformat())
                 for text, i in rule_statements(conversation.messages)
             ]
-            return await self.store(user_id, statements, None, session_id, "rules", llm_name, conversation.latest)
-        return await self.store(
-            user_id, extracted.memories, extracted.summary, session_id, "llm", llm_name, conversation.latest
-        )
+            result = await self.store(user_id, statements, None, session_id, "rules", llm_name, conversation.latest)
+        else:
+            result = await self.store(
+                user_id, extracted.memories, extracted.summary, session_id, "llm", llm_name, conversation.latest
+            )
+        result.redacted = merged(conversation.redacted, result.redacted)
+        return result
 
     async def store(
         self,
@@ -351,6 +373,7 @@ class ConversationIngest:
             source = inputs.text_field("session_id", session_id, 200) if session_id else None
             created: list[str] = []
             duplicates: list[str] = []
+            redacted: list[dict[str, int] | None] = []
             for item in items[:MAX_EXTRACTED]:
                 steps = [x.strip()[:500] for x in item.procedure_steps or [] if x.strip()][:30]
                 request = RememberRequest(**item.model_dump(exclude={"procedure_steps", "message"}))
@@ -358,6 +381,7 @@ class ConversationIngest:
                 request.said_at = request.said_at or told.isoformat()
                 result = await self._remember_leniently(user_id, request, source, s, told)
                 (duplicates if result.status == "duplicate" else created).append(result.id)
+                redacted.append(result.redacted)
             summary_id = None
             if summary and summary.strip() and "\x00" not in summary:
                 text = SUMMARY_PREFIX + " ".join(summary.split())[:1000]
@@ -367,13 +391,19 @@ class ConversationIngest:
                 )
                 result = await self.memories.remember(user_id, request, source=source, session=s)
                 summary_id = result.id
+                redacted.append(result.redacted)
                 for memory_id in dict.fromkeys([*created, *duplicates]):
                     if memory_id != summary_id:
                         await self.links.link(
                             user_id, summary_id, memory_id, SUMMARY_RELATION, created_by="ingest", session=s
                         )
             return IngestResult(
-                created=created, duplicates=duplicates, summary_id=summary_id, method=method, llm=llm_name
+                created=created,
+                duplicates=duplicates,
+                summary_id=summary_id,
+                method=method,
+                llm=llm_name,
+                redacted=merged(*redacted),
             )
 
     async def _remember_leniently(

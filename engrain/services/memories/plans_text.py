@@ -3,7 +3,7 @@ them: one memory line per plan (services/wording/lines.py), upcoming apart from 
 
 from __future__ import annotations
 
-from datetime import datetime, tzinfo
+from datetime import datetime, timedelta, tzinfo
 
 from engrain.reading.enrich import is_habit
 from engrain.services.memories.results import MemoryView, PlansInPeriod
@@ -36,6 +36,8 @@ def render_period(plans: PlansInPeriod, at: datetime, tz: tzinfo | None) -> str:
     def day(t: datetime) -> str:
         return (t.astimezone(tz) if tz else t.astimezone()).date().isoformat()
 
-    lines = [f"# Plans for «{inline(plans.period, 80)}»: {day(plans.start)} to {day(plans.end)}", "", DATA_NOTICE, ""]
+    # The period's end is exclusive (next Monday's midnight); the heading names its last day (Sunday).
+    last = day(plans.end - timedelta(microseconds=1))
+    lines = [f"# Plans for «{inline(plans.period, 80)}»: {day(plans.start)} to {last}", "", DATA_NOTICE, ""]
     lines += [plan_line(p, at, tz) for p in plans.upcoming] or ["No plans in that period."]
     return "\n".join(lines) + "\n"

@@ -9,14 +9,20 @@ bytes. Importing is idempotent (see storage/portability.py).
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
+from engrain.config import RedactMode
 from engrain.errors import InvalidInput
 from engrain.reading import inputs
+from engrain.reading.dates import EARLIEST_EVENT, EARLIEST_TOLD, EVENT_RANGE, LATEST_EVENT
+from engrain.reading.enrich import content_hash
+from engrain.reading.redaction import redact, redact_value
 from engrain.storage import portability as store
 from engrain.storage.memories import SERVER_FORGET_REASONS as SERVER_REASONS
 
@@ -41,9 +47,16 @@ def _bar(total: int | None, enabled: bool, what: str) -> Any:
 
 
 async def export_jsonl(
-    database: OpenDatabase, out: TextIO, *, user: str | None = None, vectors: bool = True, progress: bool = False
+    database: OpenDatabase,
+    out: TextIO,
+    *,
+    user: str | None = None,
+    vectors: bool = True,
+    progress: bool = False,
+    mode: RedactMode = "secrets",
 ) -> int:
-    """Write the header and every row; return the number of rows."""
+    """Write the header and every row; return the number of rows. A text stored before its secrets were
+    redacted leaves without them (and without the vector made from it), whether or not `engrain redact` ran."""
     db = await database()
     written = 0
     async with db.engine.connect() as conn, conn.begin():  # one snapshot for the whole file
@@ -53,20 +66,30 @@ async def export_jsonl(
         out.write(_line({"type": "header", "format": FORMAT, "version": VERSION, "vectors": vectors}))
         with _bar(total, progress, "export") as bar:
             async for item in store.export_rows(conn, user_ids, vectors):
+                _screen(item, mode, Counter())
                 out.write(_line(item))
                 written += 1
                 bar.update(1)
     return written
 
 
-def _parse(lines: Iterable[str]) -> Iterable[tuple[int, dict[str, Any]]]:
+def _parse(lines: Iterable[str | bytes]) -> Iterable[tuple[int, dict[str, Any]]]:
     for n, raw in enumerate(lines, start=1):
+        if isinstance(raw, bytes):
+            try:
+                raw = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InvalidInput(
+                    f"line {n}", f"not UTF-8 (byte {raw[exc.start]:#04x} at column {exc.start + 1})"
+                ) from None
         if not raw.strip():
             continue
         try:
             parsed: Any = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise InvalidInput(f"line {n}", f"not JSON ({exc.msg})") from None
+        except RecursionError:
+            raise InvalidInput(f"line {n}", "nested too deeply to be a row of an export") from None
         item = cast(dict[str, Any], parsed) if isinstance(parsed, dict) else {}
         if "type" not in item:
             raise InvalidInput(f"line {n}", "expected an object with a 'type'")
@@ -110,15 +133,26 @@ def _check(n: int, item: dict[str, Any]) -> None:
 
         inputs.text_field("user_id", given("user_id"), inputs.MAX_USER_CHARS)
         kind = item["type"]
+        _check_times(item)
         if kind == "memory":
             inputs.memory_id("id", given("id"))
             inputs.text_field("content", given("content"), inputs.MAX_CONTENT_CHARS)
             inputs.kind("kind", given("kind"), inputs.ALL_KINDS)
             inputs.namespace(given("namespace"))
             inputs.int_range("importance", given("importance"), 1, 10)
+            if item.get("temporality") is not None:
+                inputs.kind("temporality", item["temporality"], inputs.TEMPORALITIES)
             if item.get("category") is not None:
                 inputs.text_field("category", item["category"], inputs.MAX_CATEGORY_CHARS)
+            if item.get("source") is not None:
+                inputs.text_field("source", item["source"], 200)
+            if not isinstance(item.get("tags") or [], list):
+                raise InvalidInput("tags", "must be a list of strings")
             inputs.tags(item.get("tags") or [])
+            if item.get("metadata") is not None and not isinstance(item["metadata"], dict):
+                raise InvalidInput("metadata", f"must be a JSON object, got {type(item['metadata']).__name__}")
+            if not isinstance(item.get("pinned", False), bool):
+                raise InvalidInput("pinned", "must be true or false")
         elif kind == "history" and item.get("action") == "forget" and item.get("reason") not in SERVER_REASONS:
             item["reason"] = (
                 inputs.FORGET_REASONS[0] if item.get("reason") not in inputs.FORGET_REASONS else item["reason"]
@@ -129,14 +163,64 @@ def _check(n: int, item: dict[str, Any]) -> None:
         raise InvalidInput(where, f"malformed {item.get('type')} row ({type(exc).__name__}: {exc})") from None
 
 
+_TOLD_TIMES = {"told_at"}
+_EVENT_TIMES = {"event_time"}
+
+
+def _check_times(item: dict[str, Any]) -> None:
+    """Every time of a row is an ISO time a person can mean: an event from the year 1000 to 2999, a told
+    time from 1900 to now (the checks `remember` applies), any other within the events' range."""
+    for name in store.TIMES:
+        value = item.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            raise InvalidInput(name, "must be an ISO 8601 time")
+        try:
+            when = datetime.fromisoformat(value)
+        except ValueError:
+            raise InvalidInput(name, f"{value[:40]!r} is not an ISO 8601 time") from None
+        aware = when if when.tzinfo is not None else when.replace(tzinfo=EARLIEST_EVENT.tzinfo)
+        low = EARLIEST_TOLD if name in _TOLD_TIMES else EARLIEST_EVENT
+        if not low <= aware < LATEST_EVENT:
+            window = f"{EARLIEST_TOLD.year} to now" if name in _TOLD_TIMES else EVENT_RANGE
+            raise InvalidInput(name, f"{value[:40]!r} is outside the dates engrain keeps ({window})")
+
+
+def _screen(item: dict[str, Any], mode: RedactMode, kinds: Counter[str]) -> None:
+    """Secrets out of a row's texts (content, tags, metadata, a history row's words); a memory whose content
+    changed gets its new content hash and loses the vector made from the old one (reindex makes it again)."""
+    if mode == "off":
+        return
+    if item["type"] == "memory":
+        found: Counter[str] = Counter()
+        done = redact(item["content"], mode)
+        found.update(done.kinds)
+        for name in ("tags", "metadata", "category"):
+            if item.get(name) is not None:
+                item[name] = redact_value(item[name], mode, found)
+        if done.kinds:
+            item["content"], item["content_hash"] = done.text, content_hash(done.text)
+            item["embedding"], item["embedder"] = None, None
+        kinds.update(found)
+    elif item["type"] == "history":
+        for name in ("old_content", "new_content"):
+            if isinstance(item.get(name), str):
+                done = redact(item[name], mode)
+                item[name] = done.text
+                kinds.update(done.kinds)
+
+
 async def import_jsonl(
-    database: OpenDatabase, lines: Iterable[str], *, progress: bool = False
+    database: OpenDatabase, lines: Iterable[str | bytes], *, progress: bool = False, mode: RedactMode = "secrets"
 ) -> dict[str, dict[str, int]]:
-    """Add what the file holds and the database lacks; return rows read and added per type. The whole
-    file is one transaction: a line that fails its checks, or that the database refuses, is reported with
-    its number and field, and nothing of the file is written."""
+    """Add what the file holds and the database lacks; return rows read and added per type, and the secrets
+    replaced before anything was written (`redacted`: kind → count). The whole file is one transaction: a
+    line that fails its checks, or that the database refuses, is reported with its number and field, and
+    nothing of the file is written."""
     db = await database()
     stats = {kind: {"read": 0, "added": 0} for kind in ORDER}
+    kinds: Counter[str] = Counter()
     pending: list[tuple[int, dict[str, Any]]] = []
     parents: list[tuple[str, str]] = []
     kind_of_pending: str | None = None
@@ -152,6 +236,7 @@ async def import_jsonl(
         with _bar(None, progress, "import") as bar:
             for n, item in _parse(lines):
                 _check(n, item)
+                _screen(item, mode, kinds)
                 kind = item["type"]
                 if kind != kind_of_pending or len(pending) >= BATCH:
                     await flush()
@@ -165,6 +250,8 @@ async def import_jsonl(
         await store.link_parents(conn, parents)
         if stats["memory"]["added"]:
             await store.index_vectors(conn)
+    if kinds:
+        stats["redacted"] = dict(sorted(kinds.items()))
     return stats
 
 

@@ -9,8 +9,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from engrain.services.memories.redacting import merged
 from engrain.storage.links import Link
 from engrain.storage.models import Memory, MemoryHistory
+
+REDACTED = "Secrets replaced by a placeholder before anything was stored: kind → count."
 
 
 class Replaceable(BaseModel):
@@ -33,17 +36,23 @@ class RememberResult(BaseModel):
     procedure_steps: list[str] | None = None
     superseded: str | None = Field(default=None, description="Id of the memory this one replaced.")
     may_replace: Replaceable | None = None  # described by its model: a field description would split the schema
+    content: str | None = Field(
+        default=None, description="The text as stored, given only when secrets in it were replaced."
+    )
+    redacted: dict[str, int] | None = Field(default=None, description=REDACTED)
 
 
 class RememberManyResult(BaseModel):
     results: list[RememberResult] = Field(description="One per item, in the order given.")
     created: int
     duplicates: int
+    redacted: dict[str, int] | None = Field(default=None, description=REDACTED)
 
     @classmethod
     def of(cls, results: list[RememberResult]) -> RememberManyResult:
         created = sum(r.status == "created" for r in results)
-        return cls(results=results, created=created, duplicates=len(results) - created)
+        redacted = merged(*(r.redacted for r in results))
+        return cls(results=results, created=created, duplicates=len(results) - created, redacted=redacted)
 
 
 class ForgetResult(BaseModel):
@@ -65,6 +74,7 @@ class IngestResult(BaseModel):
     )
     task_id: str | None = None
     task: str | None = None
+    redacted: dict[str, int] | None = Field(default=None, description=REDACTED)
 
 
 class LinkResult(BaseModel):

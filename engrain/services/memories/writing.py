@@ -8,7 +8,8 @@ import asyncio
 import functools
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Generator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -23,6 +24,7 @@ from engrain.reading.duplicates import PARAPHRASE_THRESHOLD, is_near_duplicate
 from engrain.reading.enrich import DEFAULT_IMPORTANCE, HABIT_KEY, IMPORTANT, content_hash, enrich, mood_of, on_arrival
 from engrain.reading.mood import Mood
 from engrain.reading.slots import Topic, single_valued, slot_of, slot_topic, states_now
+from engrain.services.memories.redacting import redact_request, redacted
 from engrain.services.memories.results import ForgetResult, PinResult, RememberResult, Replaceable
 from engrain.services.wording import short_ids as ids
 from engrain.storage import analyze
@@ -66,6 +68,7 @@ class Prepared:
     metadata: dict[str, Any]
     lang: str  # detected once, for enrichment and the full-text form
     topic: Topic | None = None  # a single-valued slot it speaks of without filling it (reading/slots.slot_topic)
+    redacted: dict[str, int] | None = None  # secrets replaced before it was read (kind → count)
 
     def row(self, user_id: str, now: datetime) -> Memory:
         return Memory(
@@ -119,6 +122,13 @@ async def to_thread(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
 
 
+def _told(result: RememberResult, stored: str, kinds: dict[str, int] | None) -> RememberResult:
+    """Say what was redacted, and the text as it was stored, when anything was."""
+    if kinds:
+        result.redacted, result.content = kinds, stored
+    return result
+
+
 def _result(
     m: Memory, status: Literal["created", "duplicate", "merged"], superseded: uuid.UUID | None = None
 ) -> RememberResult:
@@ -134,6 +144,15 @@ def _result(
         procedure_steps=(m.metadata_ or {}).get("procedure_steps"),
         superseded=str(superseded) if superseded else None,
     )
+
+
+@contextmanager
+def _item(i: int) -> Generator[None]:
+    """An error about one item of a batch names it: `items[3].content`."""
+    try:
+        yield
+    except InvalidInput as exc:
+        raise InvalidInput(f"items[{i}].{exc.field}", str(exc).split(": ", 1)[1]) from None
 
 
 class MemoryWriter:
@@ -167,6 +186,8 @@ class MemoryWriter:
         inputs.text_field("content", request.content, inputs.MAX_CONTENT_CHARS)  # before any work is spent on it
         if request.supersedes:
             inputs.memory_ref("supersedes", request.supersedes)
+        # Secrets go first: nothing below (the embedding, the reading, the row, a log line) sees them.
+        request, kinds = await redacted(request, self.rt.settings.redact)
         await fulltext.load_for(request.content)
         item, (model, vector) = await self._read_and_embed(request, now, source)
         db = await self.rt.database()
@@ -176,7 +197,7 @@ class MemoryWriter:
         if result.status == "created":  # once committed (or in the caller's transaction): the mix may read it
             self.languages.stored([item.lang])
             self._stored(db, 1)
-        return result
+        return _told(result, item.content, kinds)
 
     async def _read_and_embed(
         self, request: RememberRequest, now: datetime, source: str | None
@@ -366,13 +387,31 @@ class MemoryWriter:
     def _prepare_batch(self, items: list[RememberRequest], now: datetime, source: str | None) -> list[Prepared]:
         prepared: list[Prepared] = []
         for i, it in enumerate(items):
-            try:
+            with _item(i):
+                it, kinds = redact_request(it, self.rt.settings.redact)
+                item = self._prepare(it, now, source)
+                item.redacted = kinds or None
+                prepared.append(item)
+        return prepared
+
+    @staticmethod
+    def _check_batch(items: list[RememberRequest]) -> None:
+        """The checks that need no reading, on every item before any is read: a batch whose last item is
+        too long is refused at once, not after the reading of all the others."""
+        if len(items) > MAX_BATCH:
+            raise InvalidInput("items", f"{len(items)} memories; the limit is {MAX_BATCH:,} per batch")
+        for i, it in enumerate(items):
+            with _item(i):
+                inputs.text_field("content", it.content, inputs.MAX_CONTENT_CHARS)
                 if it.supersedes is not None:
                     raise InvalidInput("supersedes", "is not taken in a batch; replace a memory with remember")
-                prepared.append(self._prepare(it, now, source))
-            except InvalidInput as exc:
-                raise InvalidInput(f"items[{i}].{exc.field}", str(exc).split(": ", 1)[1]) from None
-        return prepared
+                if it.kind is not None:
+                    inputs.kind("kind", it.kind, inputs.WRITABLE_KINDS)
+                if it.importance is not None:
+                    inputs.int_range("importance", it.importance, 1, 10)
+                if it.namespace is not None:
+                    inputs.namespace(it.namespace)
+                inputs.tags(it.tags or [])
 
     async def remember_many(
         self, user_id: str, items: list[RememberRequest], *, source: str | None = None
@@ -380,8 +419,7 @@ class MemoryWriter:
         """Store a batch in a few statements: one embedding call, one insert, exact dedup (against live
         rows and within the batch). Unlike `remember`, near-duplicates are not merged: that takes one
         vector search per memory, which bulk imports cannot afford. All or nothing."""
-        if len(items) > MAX_BATCH:
-            raise InvalidInput("items", f"{len(items)} memories; the limit is {MAX_BATCH:,} per batch")
+        self._check_batch(items)
         now = self.rt.clock()
         # Enrichment is CPU work (dateparser): a thread lets it overlap the database work of another batch.
         prepared = await anyio.to_thread.run_sync(self._prepare_batch, items, now, source)
@@ -430,26 +468,21 @@ class MemoryWriter:
         for p in prepared:
             key = (p.namespace, p.kind, p.digest)
             if key in existing:
-                out.append(
-                    RememberResult(
-                        id=str(existing[key]),
-                        status="duplicate",
-                        kind=p.kind,
-                        temporality=p.temporality,
-                        event_time=p.event_time,
-                        told_at=p.told_at,
-                        importance=p.importance_given or DEFAULT_IMPORTANCE,
-                    )
+                result = RememberResult(
+                    id=str(existing[key]),
+                    status="duplicate",
+                    kind=p.kind,
+                    temporality=p.temporality,
+                    event_time=p.event_time,
+                    told_at=p.told_at,
+                    importance=p.importance_given or DEFAULT_IMPORTANCE,
                 )
             else:
                 created = fresh[key] is p
-                out.append(
-                    _result(
-                        rows[key],
-                        "created" if created else "duplicate",
-                        replaced.get(rows[key].id) if created else None,
-                    )
+                result = _result(
+                    rows[key], "created" if created else "duplicate", replaced.get(rows[key].id) if created else None
                 )
+            out.append(_told(result, p.content, p.redacted))
         return out
 
     async def _supersede(

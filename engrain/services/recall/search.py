@@ -18,6 +18,7 @@ from engrain.providers.embeddings import Embedder
 from engrain.reading import inputs
 from engrain.reading.dates import read_query_time
 from engrain.reading.enrich import is_habit
+from engrain.reading.redaction import redact
 from engrain.reading.slots import asked_slot
 from engrain.services.recall.focus import FocusedQuery, QueryFocus
 from engrain.services.recall.refreshing import RefreshingCache
@@ -273,6 +274,8 @@ class RecallSearch:
         if not prepared.include_links:
             rows = [r for r in rows if r.source == "search"]
         hits = [_hit(r) for r in rows]
+        for hit in hits:  # a row stored before its secrets were redacted is screened on the way out
+            hit.content = redact(hit.content, settings.redact).text
         truncated = False
         if prepared.max_tokens is not None:
             kept: list[RecallHit] = []

@@ -9,12 +9,15 @@ where a list of ids belongs): that is a `ValidationError` whose message names th
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from engrain.config import RedactMode
 from engrain.errors import describe_validation
 from engrain.providers.llm import extract_json
+from engrain.reading.redaction import redact_value
 from engrain.rules.traits import UpgradeTargetName
 
 MAX_TEXT = 500
@@ -137,6 +140,15 @@ class ReviewAnswer(_Item):
 
 
 A = TypeVar("A", bound=BaseModel)
+
+
+def without_secrets(answer: A, mode: RedactMode) -> A:
+    """The answer with secrets replaced in every text it carries (a trait's words are stored like a memory's)."""
+    if mode == "off":
+        return answer
+    kinds: Counter[str] = Counter()
+    cleaned = redact_value(answer.model_dump(), mode, kinds)
+    return type(answer).model_validate(cleaned) if kinds else answer
 
 
 def parse_task_answer(model: type[A], answer: Any, required: tuple[str, ...] = ()) -> A:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from datetime import datetime, tzinfo
 
 from engrain.reading import inputs
+from engrain.reading.dates import meant
 from engrain.rules.traits import FORMING_STAGES
 from engrain.text.quoting import inline
 
@@ -29,7 +30,7 @@ def marks(
     if habit:
         return ["habit"]
     if temporality == "prospective":
-        return ["overdue plan"] if event_time is not None and event_time < now else ["plan"]
+        return ["overdue plan"] if (when := meant(event_time)) is not None and when < now else ["plan"]
     return ["procedure"] if kind == "procedural" else []
 
 
@@ -54,7 +55,9 @@ def memory_line(
     tags: list[str],
     limit: int | None = None,
 ) -> str:
-    """`- [date, marks] «content» (short id)`; `limit` cuts the content (in characters) when a budget runs out."""
+    """`- [date, marks] «content» (short id)`; `limit` cuts the content (in characters) when a budget runs out. A
+    stored date no person means (from before the checks of issue 39) is shown as none, never a failure."""
+    when = meant(when)
     head = [(when.astimezone(tz) if tz else when.astimezone()).date().isoformat()] if when is not None else []
     bracket = ", ".join(head + tags)
     prefix = f"[{bracket}] " if bracket else ""

@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engrain.errors import EngrainError
 from engrain.reading.duplicates import PARAPHRASE_THRESHOLD
 from engrain.rules.traits import Stage
-from engrain.services.traits.answers import MainAnswer, ReviewAnswer
+from engrain.services.traits.answers import MainAnswer, ReviewAnswer, without_secrets
 from engrain.services.traits.reflection.planning import Plan, review_candidates
 from engrain.services.traits.results import ReflectResult
 from engrain.services.traits.trait_writer import TraitWriter
@@ -68,6 +68,8 @@ class ReflectionApplier:
         past memories a model has looked at (no model, a failed one, or a task not answered yet: they
         stay pending for the next reflection that has a model). `finish` runs last in the same
         transaction (a host task records its outcome there)."""
+        main = without_secrets(main, self.rt.settings.redact) if main is not None else None
+        review = without_secrets(review, self.rt.settings.redact) if review is not None else None
         vectors = await self.embed_contents(main, review)
         db = await self.rt.database()
         looked = error is None and (main is not None or not plan.memories)
@@ -129,6 +131,7 @@ class ReflectionApplier:
     ) -> ReflectResult:
         """Apply a contradiction review that came after its cycle (a host task): only the decisions, on
         the traits that were sent for review, in a cycle of its own."""
+        review = without_secrets(review, self.rt.settings.redact)
         vectors = await self.embed_contents(None, review)
         db = await self.rt.database()
         async with db.sessions.begin() as s:

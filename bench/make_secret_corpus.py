@@ -1,0 +1,433 @@
+"""Writes tests/data/secrets.tsv: secrets of many kinds inside natural sentences in five languages, and
+look-alikes that must survive redaction (reading/redaction.py; measured by bench/redaction.py).
+
+Every secret is random but has its kind's real shape (a card number passes Luhn, an IBAN its check digits,
+a JWT decodes), so that no real credential is in the repository. The sentences are written by hand; the
+generator only fills them in. Seeded: running it again writes the same file.
+
+Columns: lang, kind (a look-alike's kind starts with "not:"), split (`dev` may be tuned on, `test` is held
+out), secret (the exact text that must not survive; empty for a look-alike), sentence.
+
+    python bench/make_secret_corpus.py
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import string
+from collections.abc import Callable
+from pathlib import Path
+
+from stdnum import iban, luhn
+
+OUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "secrets.tsv"
+ALNUM = string.ascii_letters + string.digits
+HEX = "0123456789abcdef"
+
+
+def pick(rng: random.Random, chars: str, n: int) -> str:
+    return "".join(rng.choice(chars) for _ in range(n))
+
+
+def with_digit(rng: random.Random, chars: str, n: int) -> str:
+    """A random body that holds a digit (a real key of this length almost always does)."""
+    while True:
+        body = pick(rng, chars, n)
+        if any(c.isdigit() for c in body):
+            return body
+
+
+def card(rng: random.Random) -> str:
+    prefix, length = rng.choice([("4", 16), ("51", 16), ("55", 16), ("2221", 16), ("37", 15), ("6011", 16)])
+    body = prefix + pick(rng, string.digits, length - len(prefix) - 1)
+    number = body + luhn.calc_check_digit(body)
+    groups = [number[i : i + 4] for i in range(0, len(number), 4)] if length == 16 else [number]
+    return rng.choice([" ", "-", ""]).join(groups) if length == 16 else number
+
+
+def an_iban(rng: random.Random) -> str:
+    while True:
+        country, bban = rng.choice(
+            [
+                ("DE", pick(rng, string.digits, 18)),
+                ("GB", "NWBK" + pick(rng, string.digits, 14)),
+                ("NL", "ABNA" + pick(rng, string.digits, 10)),
+                ("CH", pick(rng, string.digits, 17)),
+                ("AT", pick(rng, string.digits, 16)),
+            ]
+        )
+        number = country + iban.calc_check_digits(country + "00" + bban) + bban
+        if iban.is_valid(number):
+            return iban.format(number) if rng.random() < 0.6 else number
+
+
+def jwt(rng: random.Random) -> str:
+    def part(value: dict[str, object]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
+
+    header = part({"alg": "HS256", "typ": "JWT"})
+    claims = part({"sub": pick(rng, string.digits, 8), "name": rng.choice(["Ana", "Wei", "Lukas"]), "iat": 1700000000})
+    return f"{header}.{claims}.{pick(rng, ALNUM + '-_', 43)}"
+
+
+def private_key(rng: random.Random) -> str:
+    kind = rng.choice(["RSA ", "EC ", "OPENSSH ", ""])
+    lines = [pick(rng, ALNUM + "+/", 64) for _ in range(3)]
+    return f"-----BEGIN {kind}PRIVATE KEY-----\n" + "\n".join(lines) + f"\n-----END {kind}PRIVATE KEY-----"
+
+
+# kind → (what the sentence calls it, how one looks)
+SECRETS: dict[str, tuple[str, Callable[[random.Random], str]]] = {
+    "OpenAI API key": ("OpenAI key", lambda r: "sk-proj-" + with_digit(r, ALNUM + "_-", 48)),
+    "Anthropic API key": ("Anthropic key", lambda r: "sk-ant-api03-" + with_digit(r, ALNUM + "_-", 80) + "AA"),
+    "AWS access key": ("AWS access key id", lambda r: "AKIA" + pick(r, string.ascii_uppercase + string.digits, 16)),
+    "GitHub token": ("GitHub token", lambda r: "ghp_" + with_digit(r, ALNUM, 36)),
+    "GitHub fine-grained token": ("GitHub token", lambda r: "github_pat_11" + with_digit(r, ALNUM + "_", 80)),
+    "GitLab token": ("GitLab token", lambda r: "glpat-" + with_digit(r, ALNUM + "_-", 20)),
+    "Slack token": ("Slack bot token", lambda r: f"xoxb-{pick(r, string.digits, 12)}-{pick(r, string.digits, 13)}-{with_digit(r, ALNUM, 24)}"),
+    "Slack webhook": (
+        "Slack webhook",
+        lambda r: f"https://hooks.slack.com/services/T{pick(r, string.ascii_uppercase + string.digits, 8)}/B{pick(r, string.ascii_uppercase + string.digits, 8)}/{with_digit(r, ALNUM, 24)}",
+    ),
+    "Stripe API key": ("Stripe secret key", lambda r: "sk_live_" + with_digit(r, ALNUM, 24)),
+    "Stripe test key": ("Stripe test key", lambda r: "sk_test_" + with_digit(r, ALNUM, 24)),
+    "Google API key": ("Google Maps API key", lambda r: "AIza" + pick(r, ALNUM + "_-", 35)),
+    "Hugging Face token": ("Hugging Face token", lambda r: "hf_" + with_digit(r, ALNUM, 34)),
+    "Twilio API key": ("Twilio key", lambda r: "SK" + with_digit(r, HEX, 32)),
+    "SendGrid API key": ("SendGrid key", lambda r: f"SG.{pick(r, ALNUM + '_-', 22)}.{pick(r, ALNUM + '_-', 43)}"),
+    "Mailchimp API key": ("Mailchimp key", lambda r: with_digit(r, HEX, 32) + "-us" + str(r.randint(1, 21))),
+    "Discord bot token": (
+        "Discord bot token",
+        lambda r: f"M{pick(r, ALNUM, 23)}.{pick(r, ALNUM, 6)}.{with_digit(r, ALNUM + '_-', 27)}",
+    ),
+    "Telegram bot token": ("Telegram bot token", lambda r: f"{r.randint(10**8, 10**9)}:AA{pick(r, ALNUM + '_-', 33)}"),
+    "npm token": ("npm token", lambda r: "npm_" + with_digit(r, ALNUM, 36)),
+    "PyPI token": ("PyPI token", lambda r: "pypi-AgEIcHlwaS5vcmc" + pick(r, ALNUM + "_-", 80)),
+    "JSON web token": ("JWT", jwt),
+    "Groq API key": ("Groq key", lambda r: "gsk_" + with_digit(r, ALNUM, 52)),
+    "DigitalOcean token": ("DigitalOcean token", lambda r: "dop_v1_" + pick(r, HEX, 64)),
+    "Shopify access token": ("Shopify token", lambda r: "shpat_" + pick(r, HEX, 32)),
+    "Databricks token": ("Databricks token", lambda r: "dapi" + pick(r, HEX, 32)),
+    "HashiCorp Vault token": ("Vault token", lambda r: "hvs." + with_digit(r, ALNUM, 24)),
+    "Docker Hub token": ("Docker Hub token", lambda r: "dckr_pat_" + with_digit(r, ALNUM + "_-", 27)),
+    "Notion token": ("Notion integration token", lambda r: "ntn_" + with_digit(r, ALNUM, 46)),
+    "Linear API key": ("Linear API key", lambda r: "lin_api_" + with_digit(r, ALNUM, 40)),
+    "Replicate API token": ("Replicate token", lambda r: "r8_" + with_digit(r, ALNUM, 37)),
+    "Square OAuth secret": ("Square secret", lambda r: "sq0csp-" + pick(r, ALNUM + "_-", 43)),
+    "xAI API key": ("xAI key", lambda r: "xai-" + with_digit(r, ALNUM, 80)),
+    "Perplexity API key": ("Perplexity key", lambda r: "pplx-" + with_digit(r, ALNUM, 48)),
+    "Sentry token": ("Sentry auth token", lambda r: "sntrys_" + with_digit(r, ALNUM, 60)),
+    "Figma token": ("Figma token", lambda r: "figd_" + with_digit(r, ALNUM + "_-", 40)),
+    "Azure storage key": ("Azure storage key", lambda r: pick(r, ALNUM + "+/", 86) + "=="),
+    "card number": ("card number", card),
+    "IBAN": ("IBAN", an_iban),
+}
+
+# Sentences with {name} (what the kind is called) and {s} (the secret), per language.
+TEMPLATES: dict[str, list[str]] = {
+    "en": [
+        "Here's my {name} so I don't lose it: {s}",
+        "My {name} is {s}, please keep it somewhere safe.",
+        "I set up the integration yesterday with the {name} {s} and it worked first try.",
+        "The {name} for the side project is {s}",
+        "Note to self: {name} = {s}",
+        "I rotated the {name} last week; the new one is {s}.",
+        "Can you remember that the {name} we use at work is {s}?",
+        "My partner asked me to store our shared {name}: {s}",
+    ],
+    "de": [
+        "Hier ist mein {name}, damit ich ihn nicht verliere: {s}",
+        "Mein {name} ist {s}, bitte gut aufbewahren.",
+        "Gestern habe ich die Integration mit dem {name} {s} eingerichtet.",
+        "Für das Nebenprojekt nutze ich den {name} {s}",
+        "Merk dir bitte: {name} = {s}",
+    ],
+    "es": [
+        "Aquí está mi {name} para no perderlo: {s}",
+        "Mi {name} es {s}, guárdalo en un sitio seguro.",
+        "Ayer configuré la integración con el {name} {s} y funcionó.",
+        "Para el proyecto personal uso el {name} {s}",
+        "Recuerda que el {name} del trabajo es {s}.",
+    ],
+    "fr": [
+        "Voici ma {name} pour ne pas la perdre : {s}",
+        "Ma {name} est {s}, garde-la en lieu sûr.",
+        "Hier j'ai configuré l'intégration avec la {name} {s} et ça a marché.",
+        "Pour le projet perso j'utilise la {name} {s}",
+        "Souviens-toi que la {name} du boulot est {s}.",
+    ],
+    "zh": [
+        "这是我的{name}，别弄丢了：{s}",
+        "我的{name}是{s}，帮我记一下。",
+        "昨天我用{name} {s} 配好了集成，一次就成功了。",
+        "副业项目用的{name}是 {s}",
+        "备忘：{name} = {s}",
+    ],
+}
+
+# Stated passwords, PINs and codes, and credentials in connection strings, written per language ({s}: the secret).
+STATED: dict[str, list[tuple[str, str, Callable[[random.Random], str]]]] = {
+    "en": [
+        ("password", "My wifi password is {s}.", lambda r: r.choice(["sunshine", "bluebird", "maple"]) + str(r.randint(10, 99))),
+        ("password", "The password for my laptop is {s}, in case I forget it again.", lambda r: "Tr0ub4dor&" + str(r.randint(1, 9))),
+        ("password", "For the record, my Netflix password is \"{s}\".", lambda r: "popcorn-night-" + str(r.randint(100, 999))),
+        ("password", "The wifi at my parents' place: password {s}", lambda r: "Garden" + str(r.randint(1000, 9999))),
+        ("password", "my email login is me@example.com and the password is {s}", lambda r: "Winter" + str(r.randint(2000, 2030)) + "!"),
+        ("PIN", "My bank card PIN is {s}.", lambda r: str(r.randint(1000, 9999))),
+        ("PIN", "The alarm code at home is {s}, don't tell anyone.", lambda r: str(r.randint(1000, 999999))),
+        ("PIN", "The gate code for the building is {s}", lambda r: str(r.randint(1000, 9999))),
+        ("PIN", "My phone's PIN code is {s}.", lambda r: str(r.randint(100000, 999999))),
+        ("password", "Database is at postgres://app:{s}@db.internal:5432/prod", lambda r: with_digit(r, ALNUM, 14)),
+        ("password", "Our Mongo cluster: mongodb+srv://admin:{s}@cluster0.mongodb.net/app", lambda r: with_digit(r, ALNUM, 12)),
+        ("password", "I put DB_PASSWORD={s} in the .env file of the blog.", lambda r: with_digit(r, ALNUM, 16)),
+        ("bearer token", "The API call works with the header Authorization: Bearer {s}", lambda r: with_digit(r, ALNUM, 40)),
+        ("private key", "This is the deploy key for the server:\n{s}", private_key),
+        ("credential", "The AWS secret access key is {s}", lambda r: with_digit(r, ALNUM + "/+", 40)),
+        ("Azure connection string", "Storage: DefaultEndpointsProtocol=https;AccountName=myphotos;AccountKey={s};EndpointSuffix=core.windows.net", lambda r: pick(r, ALNUM + "+/", 86) + "=="),
+    ],
+    "de": [
+        ("password", "Mein WLAN-Passwort ist {s}.", lambda r: "Sonnenblume" + str(r.randint(10, 99))),
+        ("password", "Das Passwort für meinen Laptop lautet {s}", lambda r: "Kaffee" + str(r.randint(100, 999)) + "!"),
+        ("password", "Mein Kennwort fürs Online-Banking ist {s}, das vergesse ich immer.", lambda r: "Berlin" + str(r.randint(1000, 9999))),
+        ("PIN", "Meine PIN ist {s}.", lambda r: str(r.randint(1000, 9999))),
+        ("PIN", "Der Türcode im Büro ist {s}", lambda r: str(r.randint(1000, 99999))),
+        ("password", "Die Datenbank läuft unter postgresql://admin:{s}@localhost/shop", lambda r: with_digit(r, ALNUM, 12)),
+    ],
+    "es": [
+        ("password", "La contraseña del wifi es {s}.", lambda r: "perrito" + str(r.randint(100, 999))),
+        ("password", "Mi contraseña del correo es {s}, no se la digas a nadie.", lambda r: "Playa" + str(r.randint(1000, 9999))),
+        ("password", "La clave del wifi de casa es {s}", lambda r: "mariposa" + str(r.randint(10, 99))),
+        ("PIN", "El PIN de mi tarjeta es {s}.", lambda r: str(r.randint(1000, 9999))),
+        ("PIN", "El código de la puerta es {s}", lambda r: str(r.randint(1000, 99999))),
+        ("password", "La base de datos está en mysql://root:{s}@127.0.0.1:3306/tienda", lambda r: with_digit(r, ALNUM, 12)),
+    ],
+    "fr": [
+        ("password", "Mon mot de passe wifi est {s}.", lambda r: "chocolat" + str(r.randint(10, 99))),
+        ("password", "Le mot de passe de mon ordinateur est {s}, au cas où.", lambda r: "Soleil" + str(r.randint(1000, 9999)) + "!"),
+        ("password", "Mot de passe du compte Netflix : {s}", lambda r: "cinema" + str(r.randint(100, 999))),
+        ("PIN", "Mon code PIN est {s}.", lambda r: str(r.randint(1000, 9999))),
+        ("PIN", "Le code de la porte de l'immeuble est {s}", lambda r: str(r.randint(1000, 99999))),
+        ("password", "La base tourne sur postgres://paul:{s}@db.local/compta", lambda r: with_digit(r, ALNUM, 12)),
+    ],
+    "zh": [
+        ("password", "我家的wifi密码是{s}", lambda r: "sunshine" + str(r.randint(1000, 9999))),
+        ("password", "我的邮箱密码是 {s}，别告诉别人。", lambda r: "Panda" + str(r.randint(100, 999)) + "!"),
+        ("password", "公司电脑的开机密码：{s}", lambda r: "Work" + str(r.randint(1000, 9999))),
+        ("PIN", "我的银行卡PIN码是{s}", lambda r: str(r.randint(100000, 999999))),
+        ("PIN", "门禁密码是{s}，记住了。", lambda r: str(r.randint(1000, 9999))),
+        ("password", "数据库连接串是 postgres://dev:{s}@10.0.0.5/app", lambda r: with_digit(r, ALNUM, 12)),
+    ],
+}
+
+# Look-alikes: (kind, sentence) — numbers and ids that are no secret, and the words of secrets used otherwise.
+LOOK_ALIKES: dict[str, list[tuple[str, str]]] = {
+    "en": [
+        ("words", "I keep my passwords in a notebook, which my brother thinks is crazy."),
+        ("words", "Token rings were before my time, but my dad talks about them."),
+        ("words", "My API keys are all in the team's vault now, nothing on my laptop."),
+        ("order number", "Return label RMA-2024-118823 is in my inbox."),
+        ("version", "The firmware on the router is v1.0.0-rc.2+build.5."),
+        ("date", "The meeting moved to 2024-11-03T14:30:00Z."),
+        ("price", "Flights to Tokyo were ¥128,400 return."),
+        ("phone", "The clinic's fax is +44 20 7946 0958."),
+        ("short id", "My gym membership id is GYM-20931."),
+        ("long number", "My health insurance number is 8027 6000 9123 4."),
+        ("uuid", "The ticket id they gave me is 3f2a9c1e-7b8d-4e5f-9a7b-8c9d0e1f2a3b."),
+        ("uuid", "My Apple device identifier is 6F9619FF-8B86-D011-B42D-00C04FC964FF."),
+        ("git hash", "I reverted commit 9fceb02d0ae598e95dc970b74767f19372d61af8 on the blog repo."),
+        ("git hash", "The fix landed in a1b2c3d, so the bug is gone."),
+        ("order number", "My Amazon order 112-4839201-5523910 arrives Thursday."),
+        ("order number", "Order #A-48213 from the bike shop shipped today."),
+        ("tracking number", "The UPS tracking number is 1Z999AA10123456784."),
+        ("date", "We got married on 2019-06-15 in Porto."),
+        ("date", "My passport expires 08/05/2031."),
+        ("version", "I upgraded the laptop to macOS 14.2.1 and Python 3.11.7."),
+        ("version", "We run Postgres 18.1 with pgvector 0.8.0 in production."),
+        ("price", "The flat costs $1,299.99 a month, utilities included."),
+        ("price", "I paid €2.450,00 for the sofa in 2022."),
+        ("phone", "My dentist's number is +1 415 555 0132."),
+        ("phone", "Call my mum on (617) 555-0199 if I don't answer."),
+        ("short id", "My employee number is 004821."),
+        ("short id", "My frequent flyer number is LH 992 184 557."),
+        ("isbn", "I'm reading ISBN 978-3-16-148410-0, a book about bees."),
+        ("account", "My library card number is 21234001234567."),
+        ("long number", "My loyalty card is 6278 9400 1234 5678 at the grocery store."),
+        ("long number", "The invoice number was 2023-000481-17."),
+        ("url", "My blog is at https://anna.example.com/posts and the repo at https://github.com/anna/blog."),
+        ("email", "My work email is anna.schmidt@example.org."),
+        ("address", "I live at 221B Baker Street, London NW1 6XE."),
+        ("hex", "Our brand colour is #1E90FF and the accent is #FF6347."),
+        ("words", "My password is too weak, I need to change it this weekend."),
+        ("words", "I changed my password yesterday after the phishing email."),
+        ("words", "The key is to start small and stay consistent."),
+        ("words", "My PIN is easy to remember, which is probably bad."),
+        ("words", "The secret to good bread is a long cold proof."),
+        ("words", "I forgot my wifi password again, so I reset the router."),
+        ("words", "The token economy at my kid's school works well."),
+        ("words", "The door code changed last week and nobody told me."),
+        ("words", "Password managers are something I keep meaning to try."),
+        ("sha", "The Docker image digest is sha256:9b2f0a1c8e7d6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a."),
+        ("ip", "My home server is at 192.168.1.42 on port 8080."),
+        ("coordinates", "The cabin is at 46.5197, 6.6323 near Lausanne."),
+        ("licence plate", "My car's plate is KA-MS 1234."),
+        ("serial", "The serial number of my bike frame is WTU123C4567D."),
+        ("social handle", "I'm @anna_codes_42 on most sites."),
+        ("file", "My thesis lives in ~/Documents/thesis/final_v3_REALLY_final.docx."),
+        ("word", "My favourite word is antidisestablishmentarianism."),
+    ],
+    "de": [
+        ("words", "Ich speichere meine Passwörter jetzt im Passwortmanager."),
+        ("order number", "Die Rechnungsnummer ist RE-2024-00481."),
+        ("version", "Der Router läuft mit FRITZ!OS 7.57."),
+        ("phone", "Die Praxis erreichst du unter 089 1234 5678."),
+        ("words", "Der Token für die Garderobe liegt in meiner Jacke."),
+        ("uuid", "Die Vorgangsnummer lautet 550e8400-e29b-41d4-a716-446655440000."),
+        ("git hash", "Der Fehler kam mit Commit 4e1243bd22c66e76c2ba9eddc1f91394e57f9f83."),
+        ("order number", "Meine Bestellung 302-8812734-1190023 kommt morgen."),
+        ("date", "Wir sind am 15.06.2019 nach Hamburg gezogen."),
+        ("version", "Ich nutze Firefox 128.0.3 und Thunderbird 115.12."),
+        ("price", "Die Miete beträgt 1.250,00 € im Monat."),
+        ("phone", "Meine Nummer ist +49 30 12345678."),
+        ("phone", "Ruf mich unter 0170 1234567 an."),
+        ("short id", "Meine Kundennummer ist 48213-77."),
+        ("tax id", "Meine Steuernummer ist 21/815/08150."),
+        ("words", "Mein Passwort ist zu kurz, sagt die Bank."),
+        ("words", "Ich habe mein Passwort gestern geändert."),
+        ("words", "Die PIN ist neu, ich muss sie mir noch merken."),
+        ("words", "Der Schlüssel zum Erfolg ist Geduld."),
+        ("address", "Ich wohne in der Hauptstraße 12, 10115 Berlin."),
+        ("train", "Mein Zug ist der ICE 1234 um 07:45."),
+        ("long number", "Meine Payback-Karte hat die Nummer 3083 1234 5678 9012."),
+        ("url", "Mein Blog liegt unter https://blog.example.de/ueber-mich."),
+        ("serial", "Die Seriennummer meiner Kamera ist 2051843917."),
+        ("hex", "Die Farbe im Logo ist #3A5F0B."),
+        ("words", "Ich habe mein WLAN-Passwort vergessen und den Router zurückgesetzt."),
+        ("sha", "Die Prüfsumme der Datei ist 5d41402abc4b2a76b9719d911017c592."),
+        ("ip", "Das NAS hat die Adresse 10.0.0.17."),
+        ("words", "Das Geheimnis eines guten Kuchens ist kalte Butter."),
+    ],
+    "es": [
+        ("words", "Guardo mis contraseñas en un gestor desde el año pasado."),
+        ("order number", "La factura es la F-2024-00731."),
+        ("version", "El router tiene el firmware 3.4.12."),
+        ("phone", "El teléfono de la clínica es 91 123 45 67."),
+        ("words", "El token del metro se me perdió otra vez."),
+        ("uuid", "El número de incidencia es 123e4567-e89b-12d3-a456-426614174000."),
+        ("git hash", "Revertí el commit 2fd4e1c67a2d28fced849ee1bb76e7391b93eb12 ayer."),
+        ("order number", "Mi pedido 405-1122334-5566778 llega el jueves."),
+        ("date", "Nos casamos el 15/06/2019 en Sevilla."),
+        ("version", "Tengo Android 14.0.2 en el móvil nuevo."),
+        ("price", "El piso cuesta 950,00 € al mes."),
+        ("phone", "Mi número es +34 612 345 678."),
+        ("short id", "Mi número de socio es 77-48213."),
+        ("dni", "El código postal de mi casa es 28013."),
+        ("words", "Mi contraseña es demasiado corta, tengo que cambiarla."),
+        ("words", "Cambié la contraseña ayer después del aviso del banco."),
+        ("words", "La clave del éxito es la constancia."),
+        ("words", "El PIN nuevo todavía no me lo sé."),
+        ("address", "Vivo en la calle Mayor 5, 28013 Madrid."),
+        ("flight", "Mi vuelo es el IB 3456 a las 9:40."),
+        ("long number", "Mi tarjeta de puntos es 6011 0000 0000 0012 3."),
+        ("url", "Mi web es https://maria.example.es/sobre-mi."),
+        ("serial", "El número de serie del portátil es 5CD1234XYZ."),
+        ("hex", "El color de la marca es #FF5733."),
+        ("ip", "La impresora está en 192.168.0.50."),
+        ("words", "Olvidé la contraseña del wifi y reinicié el router."),
+        ("sha", "El hash del archivo es e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855."),
+    ],
+    "fr": [
+        ("words", "Je garde mes mots de passe dans un gestionnaire maintenant."),
+        ("order number", "La facture porte le numéro FA-2024-1182."),
+        ("version", "La box est en version 4.2.18."),
+        ("phone", "Le cabinet répond au 01 23 45 67 89."),
+        ("words", "Le jeton du vestiaire est dans ma poche."),
+        ("uuid", "Le numéro de dossier est 9b2e6f3a-1c4d-4e8f-a7b6-0d5c3e2f1a9b."),
+        ("git hash", "J'ai annulé le commit b6589fc6ab0dc82cf12099d1c2d40ab994e8410c hier."),
+        ("order number", "Ma commande 171-9988776-6655443 arrive jeudi."),
+        ("date", "On s'est mariés le 15/06/2019 à Lyon."),
+        ("version", "J'utilise LibreOffice 24.2.4 au bureau."),
+        ("price", "Le loyer est de 1 150,00 € par mois."),
+        ("phone", "Mon numéro est le +33 6 12 34 56 78."),
+        ("phone", "Appelle-moi au 06 12 34 56 78."),
+        ("short id", "Mon numéro d'adhérent est 004-821."),
+        ("words", "Mon mot de passe est trop court d'après la banque."),
+        ("words", "J'ai changé mon mot de passe hier."),
+        ("words", "La clé du succès, c'est la patience."),
+        ("words", "Mon code PIN est nouveau, je ne le connais pas encore."),
+        ("address", "J'habite au 12 rue de la Paix, 75002 Paris."),
+        ("train", "Mon TGV est le 6204 à 8h07."),
+        ("long number", "Ma carte de fidélité porte le numéro 2990 0012 3456 7890."),
+        ("url", "Mon site est https://luc.example.fr/a-propos."),
+        ("social", "Mon numéro de sécurité sociale commence par 1 85 05."),
+        ("hex", "La couleur du logo est #2E86C1."),
+        ("ip", "Le serveur est sur 172.16.0.3."),
+        ("words", "J'ai oublié le mot de passe du wifi, j'ai réinitialisé la box."),
+        ("sha", "L'empreinte du fichier est da39a3ee5e6b4b0d3255bfef95601890afd80709."),
+    ],
+    "zh": [
+        ("words", "我现在用密码管理器保存所有密码。"),
+        ("order number", "发票号码是 FP20240481。"),
+        ("version", "路由器固件版本是 3.0.2.130。"),
+        ("phone", "诊所电话是 010-8888 6666。"),
+        ("words", "地铁的令牌又丢了。"),
+        ("uuid", "工单号是 7c9e6679-7425-40de-944b-e07fc1f90ae7。"),
+        ("git hash", "我回滚了提交 356a192b7913b04c54574d18c28d46e6395428ab。"),
+        ("order number", "我的淘宝订单号是 3210987654321098。"),
+        ("date", "我们是2019年6月15日在杭州结婚的。"),
+        ("version", "我把手机升级到了 iOS 17.4.1。"),
+        ("price", "房租每月 ¥4,800.00。"),
+        ("phone", "我的手机号是 138 0013 8000。"),
+        ("phone", "我妈妈的电话是 +86 21 6123 4567。"),
+        ("short id", "我的工号是 A10482。"),
+        ("id", "我的会员号是 88-4821-07。"),
+        ("words", "我的密码太简单了，得改一下。"),
+        ("words", "我昨天改了密码。"),
+        ("words", "成功的关键是坚持。"),
+        ("words", "新的PIN码我还没记住。"),
+        ("address", "我住在上海市徐汇区漕溪北路 88 号。"),
+        ("train", "我坐的是 G1234 次高铁，早上 8:05 出发。"),
+        ("long number", "我的积分卡号是 6228 4800 1234 5678 9。"),
+        ("url", "我的博客是 https://wei.example.cn/about。"),
+        ("serial", "笔记本的序列号是 PF3ABCDE。"),
+        ("ip", "家里的 NAS 地址是 192.168.31.10。"),
+        ("words", "我忘了wifi密码，只好重置路由器。"),
+        ("sha", "文件的校验值是 a94a8fe5ccb19ba61c4c0873d391e987982fbbd3。"),
+        ("express", "顺丰单号是 SF1234567890123。"),
+    ],
+}
+
+
+def main() -> None:
+    rng = random.Random(20261127)
+    rows: list[tuple[str, str, str, str, str]] = []
+    kinds = list(SECRETS)
+    n = 0
+    # Each kind in every language, each time with another template: 37 kinds x 5 languages.
+    for lang, templates in TEMPLATES.items():
+        for i, kind in enumerate(kinds):
+            name, make = SECRETS[kind]
+            secret = make(rng)
+            template = templates[(i + n) % len(templates)]
+            rows.append((lang, kind, secret, template.format(name=name, s=secret)))
+        n += 1
+    for lang, stated in STATED.items():
+        for kind, template, make in stated:
+            secret = make(rng)
+            rows.append((lang, kind, secret, template.format(s=secret)))
+    for lang, alikes in LOOK_ALIKES.items():
+        for kind, sentence in alikes:
+            rows.append((lang, "not:" + kind, "", sentence))
+    lines = ["# engrain secret corpus (bench/make_secret_corpus.py; tests/data/README.md): lang, kind, split, secret, sentence"]
+    for i, (lang, kind, secret, sentence) in enumerate(rows):
+        split = "test" if i % 3 == 2 else "dev"  # a third held out
+        escaped = sentence.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t")
+        lines.append("\t".join((lang, kind, split, secret.replace("\n", "\\n"), escaped)))
+    OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    secrets = sum(1 for r in rows if r[2])
+    print(json.dumps({"secrets": secrets, "kinds": len({r[1] for r in rows if r[2]}), "look_alikes": len(rows) - secrets}))
+
+
+if __name__ == "__main__":
+    main()
