@@ -22,9 +22,11 @@ from pathlib import Path
 
 from stdnum import iban, luhn
 
+COLUMNS = ("lang", "kind", "split", "secret", "sentence")
 OUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "secrets.tsv"
 ALNUM = string.ascii_letters + string.digits
 HEX = "0123456789abcdef"
+UPPER_DIGITS = string.ascii_uppercase + string.digits
 
 
 def pick(rng: random.Random, chars: str, n: int) -> str:
@@ -86,10 +88,16 @@ SECRETS: dict[str, tuple[str, Callable[[random.Random], str]]] = {
     "GitHub token": ("GitHub token", lambda r: "ghp_" + with_digit(r, ALNUM, 36)),
     "GitHub fine-grained token": ("GitHub token", lambda r: "github_pat_11" + with_digit(r, ALNUM + "_", 80)),
     "GitLab token": ("GitLab token", lambda r: "glpat-" + with_digit(r, ALNUM + "_-", 20)),
-    "Slack token": ("Slack bot token", lambda r: f"xoxb-{pick(r, string.digits, 12)}-{pick(r, string.digits, 13)}-{with_digit(r, ALNUM, 24)}"),
+    "Slack token": (
+        "Slack bot token",
+        lambda r: f"xoxb-{pick(r, string.digits, 12)}-{pick(r, string.digits, 13)}-{with_digit(r, ALNUM, 24)}",
+    ),
     "Slack webhook": (
         "Slack webhook",
-        lambda r: f"https://hooks.slack.com/services/T{pick(r, string.ascii_uppercase + string.digits, 8)}/B{pick(r, string.ascii_uppercase + string.digits, 8)}/{with_digit(r, ALNUM, 24)}",
+        lambda r: (
+            "https://hooks.slack.com/services/"
+            + f"T{pick(r, UPPER_DIGITS, 8)}/B{pick(r, UPPER_DIGITS, 8)}/{with_digit(r, ALNUM, 24)}"
+        ),
     ),
     "Stripe API key": ("Stripe secret key", lambda r: "sk_live_" + with_digit(r, ALNUM, 24)),
     "Stripe test key": ("Stripe test key", lambda r: "sk_test_" + with_digit(r, ALNUM, 24)),
@@ -170,42 +178,91 @@ TEMPLATES: dict[str, list[str]] = {
 # Stated passwords, PINs and codes, and credentials in connection strings, written per language ({s}: the secret).
 STATED: dict[str, list[tuple[str, str, Callable[[random.Random], str]]]] = {
     "en": [
-        ("password", "My wifi password is {s}.", lambda r: r.choice(["sunshine", "bluebird", "maple"]) + str(r.randint(10, 99))),
-        ("password", "The password for my laptop is {s}, in case I forget it again.", lambda r: "Tr0ub4dor&" + str(r.randint(1, 9))),
-        ("password", "For the record, my Netflix password is \"{s}\".", lambda r: "popcorn-night-" + str(r.randint(100, 999))),
+        (
+            "password",
+            "My wifi password is {s}.",
+            lambda r: r.choice(["sunshine", "bluebird", "maple"]) + str(r.randint(10, 99)),
+        ),
+        (
+            "password",
+            "The password for my laptop is {s}, in case I forget it again.",
+            lambda r: "Tr0ub4dor&" + str(r.randint(1, 9)),
+        ),
+        (
+            "password",
+            'For the record, my Netflix password is "{s}".',
+            lambda r: "popcorn-night-" + str(r.randint(100, 999)),
+        ),
         ("password", "The wifi at my parents' place: password {s}", lambda r: "Garden" + str(r.randint(1000, 9999))),
-        ("password", "my email login is me@example.com and the password is {s}", lambda r: "Winter" + str(r.randint(2000, 2030)) + "!"),
+        (
+            "password",
+            "my email login is me@example.com and the password is {s}",
+            lambda r: "Winter" + str(r.randint(2000, 2030)) + "!",
+        ),
         ("PIN", "My bank card PIN is {s}.", lambda r: str(r.randint(1000, 9999))),
         ("PIN", "The alarm code at home is {s}, don't tell anyone.", lambda r: str(r.randint(1000, 999999))),
         ("PIN", "The gate code for the building is {s}", lambda r: str(r.randint(1000, 9999))),
         ("PIN", "My phone's PIN code is {s}.", lambda r: str(r.randint(100000, 999999))),
         ("password", "Database is at postgres://app:{s}@db.internal:5432/prod", lambda r: with_digit(r, ALNUM, 14)),
-        ("password", "Our Mongo cluster: mongodb+srv://admin:{s}@cluster0.mongodb.net/app", lambda r: with_digit(r, ALNUM, 12)),
+        (
+            "password",
+            "Our Mongo cluster: mongodb+srv://admin:{s}@cluster0.mongodb.net/app",
+            lambda r: with_digit(r, ALNUM, 12),
+        ),
         ("password", "I put DB_PASSWORD={s} in the .env file of the blog.", lambda r: with_digit(r, ALNUM, 16)),
-        ("bearer token", "The API call works with the header Authorization: Bearer {s}", lambda r: with_digit(r, ALNUM, 40)),
+        (
+            "bearer token",
+            "The API call works with the header Authorization: Bearer {s}",
+            lambda r: with_digit(r, ALNUM, 40),
+        ),
         ("private key", "This is the deploy key for the server:\n{s}", private_key),
         ("credential", "The AWS secret access key is {s}", lambda r: with_digit(r, ALNUM + "/+", 40)),
-        ("Azure connection string", "Storage: DefaultEndpointsProtocol=https;AccountName=myphotos;AccountKey={s};EndpointSuffix=core.windows.net", lambda r: pick(r, ALNUM + "+/", 86) + "=="),
+        (
+            "Azure connection string",
+            "Storage: DefaultEndpointsProtocol=https;AccountName=myphotos;AccountKey={s};"
+            "EndpointSuffix=core.windows.net",
+            lambda r: pick(r, ALNUM + "+/", 86) + "==",
+        ),
     ],
     "de": [
         ("password", "Mein WLAN-Passwort ist {s}.", lambda r: "Sonnenblume" + str(r.randint(10, 99))),
         ("password", "Das Passwort für meinen Laptop lautet {s}", lambda r: "Kaffee" + str(r.randint(100, 999)) + "!"),
-        ("password", "Mein Kennwort fürs Online-Banking ist {s}, das vergesse ich immer.", lambda r: "Berlin" + str(r.randint(1000, 9999))),
+        (
+            "password",
+            "Mein Kennwort fürs Online-Banking ist {s}, das vergesse ich immer.",
+            lambda r: "Berlin" + str(r.randint(1000, 9999)),
+        ),
         ("PIN", "Meine PIN ist {s}.", lambda r: str(r.randint(1000, 9999))),
         ("PIN", "Der Türcode im Büro ist {s}", lambda r: str(r.randint(1000, 99999))),
-        ("password", "Die Datenbank läuft unter postgresql://admin:{s}@localhost/shop", lambda r: with_digit(r, ALNUM, 12)),
+        (
+            "password",
+            "Die Datenbank läuft unter postgresql://admin:{s}@localhost/shop",
+            lambda r: with_digit(r, ALNUM, 12),
+        ),
     ],
     "es": [
         ("password", "La contraseña del wifi es {s}.", lambda r: "perrito" + str(r.randint(100, 999))),
-        ("password", "Mi contraseña del correo es {s}, no se la digas a nadie.", lambda r: "Playa" + str(r.randint(1000, 9999))),
+        (
+            "password",
+            "Mi contraseña del correo es {s}, no se la digas a nadie.",
+            lambda r: "Playa" + str(r.randint(1000, 9999)),
+        ),
         ("password", "La clave del wifi de casa es {s}", lambda r: "mariposa" + str(r.randint(10, 99))),
         ("PIN", "El PIN de mi tarjeta es {s}.", lambda r: str(r.randint(1000, 9999))),
         ("PIN", "El código de la puerta es {s}", lambda r: str(r.randint(1000, 99999))),
-        ("password", "La base de datos está en mysql://root:{s}@127.0.0.1:3306/tienda", lambda r: with_digit(r, ALNUM, 12)),
+        (
+            "password",
+            "La base de datos está en mysql://root:{s}@127.0.0.1:3306/tienda",
+            lambda r: with_digit(r, ALNUM, 12),
+        ),
     ],
     "fr": [
         ("password", "Mon mot de passe wifi est {s}.", lambda r: "chocolat" + str(r.randint(10, 99))),
-        ("password", "Le mot de passe de mon ordinateur est {s}, au cas où.", lambda r: "Soleil" + str(r.randint(1000, 9999)) + "!"),
+        (
+            "password",
+            "Le mot de passe de mon ordinateur est {s}, au cas où.",
+            lambda r: "Soleil" + str(r.randint(1000, 9999)) + "!",
+        ),
         ("password", "Mot de passe du compte Netflix : {s}", lambda r: "cinema" + str(r.randint(100, 999))),
         ("PIN", "Mon code PIN est {s}.", lambda r: str(r.randint(1000, 9999))),
         ("PIN", "Le code de la porte de l'immeuble est {s}", lambda r: str(r.randint(1000, 99999))),
@@ -401,17 +458,15 @@ LOOK_ALIKES: dict[str, list[tuple[str, str]]] = {
 
 def main() -> None:
     rng = random.Random(20261127)
-    rows: list[tuple[str, str, str, str, str]] = []
+    rows: list[tuple[str, str, str, str]] = []  # lang, kind, secret, sentence
     kinds = list(SECRETS)
-    n = 0
     # Each kind in every language, each time with another template: 37 kinds x 5 languages.
-    for lang, templates in TEMPLATES.items():
+    for n, (lang, templates) in enumerate(TEMPLATES.items()):
         for i, kind in enumerate(kinds):
             name, make = SECRETS[kind]
             secret = make(rng)
             template = templates[(i + n) % len(templates)]
             rows.append((lang, kind, secret, template.format(name=name, s=secret)))
-        n += 1
     for lang, stated in STATED.items():
         for kind, template, make in stated:
             secret = make(rng)
@@ -419,14 +474,16 @@ def main() -> None:
     for lang, alikes in LOOK_ALIKES.items():
         for kind, sentence in alikes:
             rows.append((lang, "not:" + kind, "", sentence))
-    lines = ["# engrain secret corpus (bench/make_secret_corpus.py; tests/data/README.md): lang, kind, split, secret, sentence"]
+    lines = ["# engrain secret corpus (bench/make_secret_corpus.py; tests/data/README.md): " + ", ".join(COLUMNS)]
     for i, (lang, kind, secret, sentence) in enumerate(rows):
         split = "test" if i % 3 == 2 else "dev"  # a third held out
         escaped = sentence.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t")
         lines.append("\t".join((lang, kind, split, secret.replace("\n", "\\n"), escaped)))
     OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
     secrets = sum(1 for r in rows if r[2])
-    print(json.dumps({"secrets": secrets, "kinds": len({r[1] for r in rows if r[2]}), "look_alikes": len(rows) - secrets}))
+    print(
+        json.dumps({"secrets": secrets, "kinds": len({r[1] for r in rows if r[2]}), "look_alikes": len(rows) - secrets})
+    )
 
 
 if __name__ == "__main__":

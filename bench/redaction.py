@@ -18,9 +18,10 @@ import platform
 import sys
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from engrain.config import RedactMode
 from engrain.reading.redaction import redact
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "secrets.tsv"
@@ -32,19 +33,27 @@ def read_corpus(path: Path = CORPUS) -> list[dict[str, str]]:
         if line.strip() and not line.startswith("#"):
             lang, kind, split, secret, sentence = line.split("\t")
             sentence = sentence.replace("\\n", "\n").replace("\\t", "\t").replace("\\\\", "\\")
-            rows.append({"lang": lang, "kind": kind, "split": split, "secret": secret.replace("\\n", "\n"), "sentence": sentence})
+            rows.append(
+                {
+                    "lang": lang,
+                    "kind": kind,
+                    "split": split,
+                    "secret": secret.replace("\\n", "\n"),
+                    "sentence": sentence,
+                }
+            )
     return rows
 
 
-def judge(row: dict[str, str], mode: str = "secrets") -> tuple[bool | None, int, int]:
+def judge(row: dict[str, str], mode: RedactMode = "secrets") -> tuple[bool | None, int, int]:
     """(found: the secret is gone, or None for a look-alike; right findings; wrong findings)."""
-    done = redact(row["sentence"], mode)  # type: ignore[arg-type]
+    done = redact(row["sentence"], mode)
     secret = row["secret"]
     if not secret:
         return None, 0, done.count
     found = secret not in done.text and not any(part in done.text for part in _pieces(secret))
     # The text around the secret is kept: a placeholder outside it is a wrong finding.
-    before, _, after = row["sentence"].partition(secret)
+    before, _, _after = row["sentence"].partition(secret)
     right = done.count if done.text.startswith(before[: max(0, len(before) - 1)]) else 0
     return found, min(right, 1), done.count - min(right, 1)
 
@@ -54,7 +63,7 @@ def _pieces(secret: str) -> list[str]:
     return [line for line in secret.split("\n") if len(line) >= 12 and "-----" not in line]
 
 
-def measure(rows: list[dict[str, str]], mode: str = "secrets") -> dict[str, Any]:
+def measure(rows: list[dict[str, str]], mode: RedactMode = "secrets") -> dict[str, Any]:
     stats: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     misses: list[dict[str, str]] = []
     for row in rows:
@@ -70,8 +79,14 @@ def measure(rows: list[dict[str, str]], mode: str = "secrets") -> dict[str, Any]
             s["right"] += right
             s["wrong"] += wrong
         if (found is False or wrong) and row["split"] == "dev":
-            misses.append({"lang": row["lang"], "kind": row["kind"], "sentence": row["sentence"][:160],
-                           "redacted": redact(row["sentence"], mode).text[:160]})  # type: ignore[arg-type]
+            misses.append(
+                {
+                    "lang": row["lang"],
+                    "kind": row["kind"],
+                    "sentence": row["sentence"][:160],
+                    "redacted": redact(row["sentence"], mode).text[:160],
+                }
+            )  # type: ignore[arg-type]
     report: dict[str, Any] = {}
     for key, s in sorted(stats.items()):
         findings = s["right"] + s["wrong"]
@@ -91,7 +106,7 @@ def main() -> None:
     parser.add_argument("--split", default="all", choices=["dev", "test", "all"])
     args = parser.parse_args()
     rows = [r for r in read_corpus() if args.split in ("all", r["split"])]
-    out = measure(rows, args.mode)
+    out = measure(rows, cast(RedactMode, args.mode))
     out["corpus"] = {
         "sentences": len(rows),
         "secrets": sum(1 for r in rows if r["secret"]),

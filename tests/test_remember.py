@@ -228,7 +228,12 @@ async def test_remember_many_dedups_and_validates_all_or_nothing(session):
     too_many = await call_error(client, "remember_many", items=[{"content": f"note {i}"} for i in range(5_001)])
     assert "items: 5001 memories; the limit is 5,000 per batch" in too_many
     assert await _count(app) == before
-    assert await call(client, "remember_many", items=[]) == {"results": [], "created": 0, "duplicates": 0, "redacted": None}
+    assert await call(client, "remember_many", items=[]) == {
+        "results": [],
+        "created": 0,
+        "duplicates": 0,
+        "redacted": None,
+    }
 
 
 async def test_remember_many_keeps_internal_metadata(session):

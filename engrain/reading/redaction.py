@@ -284,6 +284,9 @@ class Redaction:
         return sum(self.kinds.values())
 
 
+_PLACEHOLDER = re.compile(r"\[(?:secret|contact): [^\[\]\n]{1,60}+\]")
+
+
 def placeholder(label: str, contact: bool = False) -> str:
     return f"[{'contact' if contact else 'secret'}: {label}]"
 
@@ -411,6 +414,9 @@ def redact(text: str, mode: RedactMode = "secrets") -> Redaction:
     ]
     if mode == "secrets+contact":
         hits += _contact_hits(text)
+    # A placeholder is never redacted again ("[secret: GitHub token]" holds "secret: GitHub").
+    kept = [(m.start(), m.end()) for m in _PLACEHOLDER.finditer(text)] if "[" in text else []
+    hits = [h for h in hits if not any(h.start < end and start < h.end for start, end in kept)]
     if not hits:
         return Redaction(text)
     hits.sort(key=lambda h: (h.start, -h.end))

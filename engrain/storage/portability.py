@@ -192,9 +192,9 @@ async def import_batch(conn: AsyncConnection, kind: str, rows: Sequence[dict[str
             "ON CONFLICT DO NOTHING RETURNING 1"
         )
     elif kind == "history":
-        for p in params:  # files written before history carried trait stages
-            p.setdefault("stage", None)
-            p.setdefault("confidence", None)
+        for p in params:  # files written before history carried trait stages; texts a row does not keep
+            for optional in ("stage", "confidence", "old_content", "new_content", "reason"):
+                p.setdefault(optional, None)
         sql = (
             "INSERT INTO memory_history (memory_id, user_id, action, old_content, new_content, reason, at, "
             "stage, confidence) SELECT CAST(:memory_id AS uuid), :user_id, :action, :old_content, :new_content, "

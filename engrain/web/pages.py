@@ -38,6 +38,7 @@ NOTICES = {
     "endorsed": "Endorsed: it counts as strong evidence.",
     "dismissed": "Dismissed: it will not be inferred again.",
     "edited": "Saved.",
+    "redacted": "Saved, with its secrets replaced by placeholders: engrain never stores a key, token or password.",
     "pinned": "Pinned.",
     "unpinned": "Unpinned.",
     "forgotten": "Forgotten for good.",
@@ -351,7 +352,7 @@ class Pages:
                 said_at=old.told_at.isoformat(),
             ),
         )
-        return self.redirect(f"/memories/{result.id}", "edited")
+        return self.redirect(f"/memories/{result.id}", "redacted" if result.redacted else "edited")
 
     async def pin(self, request: Request, session: Session, form: FormData) -> Response:
         pinned = form.get("pinned") == "1"

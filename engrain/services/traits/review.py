@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engrain.errors import InvalidInput, NotFound
 from engrain.reading import inputs
 from engrain.reading.enrich import content_hash
+from engrain.reading.redaction import redact
 from engrain.rules.traits import Stage
 from engrain.services.traits.results import Action, ReviewResult
 from engrain.services.traits.trait_writer import TraitWriter
@@ -51,6 +52,7 @@ class TraitReview:
             if content is None:
                 raise InvalidInput("content", "edit needs the new wording")
             content = inputs.text_field("content", content, inputs.MAX_CONTENT_CHARS)
+            content = redact(content, self.rt.settings.redact).text  # a trait's words are stored like a memory's
         elif content is not None:
             raise InvalidInput("content", f"only edit takes content, not {action}")
         now = self.rt.clock()
