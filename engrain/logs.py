@@ -10,6 +10,7 @@ import logging
 import os
 import sys
 import warnings
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("engrain_request_id", default=None)
@@ -60,14 +61,34 @@ class JsonFormatter(logging.Formatter):
             "request_id": getattr(record, "request_id", "-"),
         }
         if record.exc_info:
-            entry["exception"] = self.formatException(record.exc_info)
+            entry["exception"] = record.exc_text or self.formatException(record.exc_info)
         return json.dumps(entry, ensure_ascii=False)
 
 
-def configure(level: str, as_json: bool = False) -> None:
+class Scrubbed(logging.Filter):
+    """Every record's words (and its traceback) through `scrub` before they are written: the services log ids
+    and counts, but a library's message or an exception may quote a request, and a secret in it would reach
+    the log. `scrub` is the server's redaction (reading/redaction.py), passed in: this leaf imports no layer."""
+
+    def __init__(self, scrub: Callable[[str], str]) -> None:
+        super().__init__()
+        self.scrub = scrub
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = self.scrub(record.getMessage()), None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = self.scrub(record.exc_text)
+        return True
+
+
+def configure(level: str, as_json: bool = False, scrub: Callable[[str], str] | None = None) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.addFilter(_RequestId())
     handler.addFilter(RepeatsOnce())
+    if scrub is not None:
+        handler.addFilter(Scrubbed(scrub))
     handler.setFormatter(
         JsonFormatter()
         if as_json

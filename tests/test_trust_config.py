@@ -117,3 +117,43 @@ async def test_true_is_not_an_integer(session, tool, args):
     client, _ = session
     error = await call_error(client, tool, **args)
     assert "integer" in error
+
+
+def _inline(users: int) -> str:
+    return ",".join(f"token-{n:02d}-{'x' * 24}:user{n}" for n in range(users))
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        _inline(8),  # the README form `token:user,…` for eight users (over 255 characters)
+        json.dumps({f"token-{n:03d}-{'y' * 24}": f"user{n}" for n in range(10)}),  # JSON of 400 characters
+        json.dumps({f"token-{n:03d}-{'z' * 40}": f"user{n}" for n in range(70)}),  # and of 4,000
+    ],
+)
+def test_an_inline_mapping_is_never_taken_for_a_file_name(setting):
+    """Issue 39: an inline mapping longer than a file name crashed the server at start with `OSError: [Errno
+    36] File name too long: '<the whole setting>'`, every token of every user in the log. Its form now says
+    it is a mapping; the file system is never asked about it."""
+    from engrain.server.tokens import StaticTokenVerifier
+
+    verifier = StaticTokenVerifier.from_setting(setting)
+    first = next(iter(json.loads(setting))) if setting.startswith("{") else setting.split(":")[0]
+    assert verifier.user_of(first) in ("user0", "user00")
+
+
+def test_a_token_file_is_read_and_a_missing_one_is_named_without_its_tokens(tmp_path):
+    tokens = tmp_path / "tokens"
+    tokens.write_text("# team\nalpha-token-0123456789:alice\n")
+    assert parse_tokens(str(tokens)) == {"alpha-token-0123456789": "alice"}
+    with pytest.raises(TokenError, match="does not exist"):
+        parse_tokens(str(tmp_path / "missing"))
+
+
+def test_a_server_refused_for_its_tokens_prints_none_of_them(tmp_path):
+    """Six users inline, one of them with a short token: one line naming the user, no token in it."""
+    setting = _inline(5) + ",short:mallory"
+    done = engrain(tmp_path, "serve", "--transport", "http", "--port", "1", ENGRAIN_TOKENS=setting)
+    assert done.returncode == 2 and "mallory" in done.stderr and "at least 16" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "token-0" not in done.stderr and "short" not in done.stderr.split("'mallory'")[1]

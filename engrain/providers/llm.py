@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
+
+import anyio
 
 from engrain.errors import EngrainError
 from engrain.providers.urls import split_base_url
@@ -109,21 +110,30 @@ class OpenAICompatibleLLM:
             raise LLMError(f"openai-compatible: {exc}") from exc
 
 
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
+MAX_ANSWER_CHARS = 200_000  # a model's answer to one prompt or task; a reflection's is a few kilobytes
 
 
 def extract_json(text: str) -> Any:
     """The JSON value in a model's answer: bare, inside a ``` fence, or the outermost {...} in prose.
 
-    Raises ValueError when there is none."""
+    Linear in the answer: the fences are found by splitting on them (a pattern that searched for them
+    backtracked quadratically: "```json" and 60,000 spaces held the event loop 25 s), and each candidate
+    is parsed once. Raises ValueError when there is none, when the answer is longer than MAX_ANSWER_CHARS,
+    or when its JSON is nested deeper than Python's parser goes."""
+    if len(text) > MAX_ANSWER_CHARS:
+        raise ValueError(f"the answer is {len(text):,} characters; the limit is {MAX_ANSWER_CHARS:,}")
     candidates = [text.strip()]
-    candidates += [m.strip() for m in _FENCE.findall(text)]
+    for fenced in text.split("```")[1::2]:  # what stands between a fence and the next
+        body = fenced.lstrip()
+        candidates.append(body[4:] if body[:4].lower() == "json" else body)
     start, end = text.find("{"), text.rfind("}")
     if 0 <= start < end:
         candidates.append(text[start : end + 1])
     for candidate in candidates:
         try:
             return json.loads(candidate)
+        except RecursionError:
+            raise ValueError("the answer's JSON is nested too deeply") from None
         except ValueError:
             continue
     raise ValueError(f"no JSON object in the model's answer ({text[:80]!r}…)")
@@ -131,15 +141,16 @@ def extract_json(text: str) -> Any:
 
 async def complete_json(llm: LLM, prompt: Prompt, validate: Callable[[Any], T] = lambda value: value) -> T:
     """Ask for JSON of a shape `validate` accepts; when the answer is no JSON, or `validate` refuses it
-    (a ValueError saying what is wrong), ask once more, telling the model what was wrong."""
+    (a ValueError saying what is wrong), ask once more, telling the model what was wrong. Parsing runs in a
+    worker thread: it is linear in the answer, but an answer may be long, and the event loop serves others."""
     answer = await llm.complete(prompt)
     try:
-        value = extract_json(answer)
+        value = await anyio.to_thread.run_sync(extract_json, answer)
     except ValueError:
         problem = "was not valid JSON"
     else:
         try:
-            return validate(value)
+            return await anyio.to_thread.run_sync(validate, value)
         except ValueError as exc:
             problem = f"was not of the shape asked for ({exc})"
     log.info("%s: the answer %s; retrying once", llm.name, problem.split(" (")[0])
@@ -149,7 +160,8 @@ async def complete_json(llm: LLM, prompt: Prompt, validate: Callable[[Any], T] =
         "JSON object of the shape asked for, no prose.",
         prompt.max_tokens,
     )
-    return validate(extract_json(await llm.complete(retry)))
+    again = await llm.complete(retry)
+    return await anyio.to_thread.run_sync(lambda: validate(extract_json(again)))
 
 
 @dataclass(frozen=True)

@@ -234,6 +234,14 @@ def _checked_settings() -> Settings:
     return settings
 
 
+def _scrubber(settings: Settings) -> Callable[[str], str] | None:
+    """What the log passes every record through: the redaction of secrets (none with ENGRAIN_REDACT=off)."""
+    from engrain.reading.redaction import redact
+
+    mode = settings.redact
+    return None if mode == "off" else lambda text: redact(text, mode).text
+
+
 def _refuse(line: str) -> NoReturn:
     print(f"engrain: {line}", file=sys.stderr)
     sys.exit(2)
@@ -294,7 +302,7 @@ def main(argv: list[str] | None = None) -> None:
     ).set_defaults(func=reindex)
     args = parser.parse_args(argv)
     settings = _checked_settings()
-    logs.configure(settings.log_level, as_json=getattr(args, "log_json", False))
+    logs.configure(settings.log_level, as_json=getattr(args, "log_json", False), scrub=_scrubber(settings))
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, _stop_on_signal)
     sys.exit(args.func(args, settings))

@@ -3,6 +3,8 @@
 ENGRAIN_TOKENS is a path to a file, or the mapping itself. Either holds a JSON object
 {"token": "user_id", …} or entries `token:user_id` (also `token=user_id` or
 `token user_id`), separated by commas or new lines; `#` starts a comment in a file.
+Which of the two a setting is, its form says (`_token_file`): the file system is never asked about a
+value that may be the secrets themselves, and no message ever repeats the setting.
 Tokens are kept only as SHA-256 digests, so the look-up does not compare secrets
 character by character.
 """
@@ -37,7 +39,7 @@ def parse_tokens(setting: str | None) -> dict[str, str]:
     if not setting or not setting.strip():
         raise TokenError("ENGRAIN_TOKENS is required over HTTP/SSE: a file or 'token:user_id,…'")
     path = _token_file(setting)
-    text = (path.read_text() if path else setting).strip()
+    text = (_read(path) if path else setting).strip()
     pairs: list[tuple[str, str]] = []
     if text.startswith("{"):
         try:
@@ -84,12 +86,34 @@ def _refuse_shared_tokens(pairs: list[tuple[str, str]]) -> None:
         first.setdefault(token, (n, user))
 
 
+# A path: absolute, from the home directory, relative with a dot, or a Windows drive.
+_PATH = re.compile(r"^(?:[/~]|\.{1,2}[/\\]|[A-Za-z]:[/\\])")
+
+
 def _token_file(setting: str | None) -> Path | None:
-    """The file ENGRAIN_TOKENS names, if it names one (else it holds the mapping itself)."""
-    if not setting or "\n" in setting or len(setting) >= 4096:
+    """The file ENGRAIN_TOKENS names, if it names one; None when it holds the mapping itself. Told by the
+    setting's form alone — JSON, several entries, one `token:user` entry, or a path — never by asking the
+    file system (a mapping is no file name: a long one made `is_file()` fail with the whole setting in the
+    error, every token of every user printed to the log)."""
+    value = (setting or "").strip()
+    if not value or value.startswith("{") or "\n" in value or "," in value:
         return None
-    path = Path(setting).expanduser()
-    return path if path.is_file() else None
+    if _PATH.match(value) or _ENTRY.match(value) is None:
+        return Path(value).expanduser()
+    return None
+
+
+def _read(path: Path) -> str:
+    """The token file's text; an error names what is wrong with it, never its contents."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TokenError(
+            "ENGRAIN_TOKENS names a file that does not exist (give the file's path, or the mapping itself)"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+        raise TokenError(f"ENGRAIN_TOKENS names a file that cannot be read ({reason})") from None
 
 
 def bearer_token(authorization: str | None) -> str | None:
@@ -126,7 +150,7 @@ class StaticTokenVerifier:
     def _stat(self) -> tuple[int, int] | None:
         try:
             info = self._source.stat() if self._source else None
-        except OSError:
+        except OSError:  # gone, or unreadable, while it is being replaced
             return None
         return (info.st_mtime_ns, info.st_size) if info else None
 

@@ -22,7 +22,7 @@ class ExtractedMemory(_Item):
     category: str | None = Field(default=None, max_length=40)
     event_time: str | None = Field(default=None, max_length=100)
     temporality: Literal["current", "historical", "prospective"] | None = None
-    procedure_steps: list[str] | None = None
+    procedure_steps: list[str] | None = Field(default=None, max_length=30)
     said_at: str | None = Field(default=None, max_length=100)  # the time of the message it comes from
     message: int | None = Field(default=None, ge=1)  # or its number (1-based), in a task that numbered them
 

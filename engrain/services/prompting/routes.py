@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Literal, TypedDict, TypeVar
 
+import anyio
+
 from engrain.errors import EngrainError
 from engrain.providers.llm import Ask, LLMChoice, LLMError, Prompt, extract_json
 
@@ -45,7 +47,7 @@ class SampledAnswers:
         text = self._by_prompt.get(prompt.user)
         if text is None:
             raise LLMError("sampling: the client's model was not asked this prompt (the memories changed meanwhile)")
-        return validate(extract_json(text))
+        return await anyio.to_thread.run_sync(lambda: validate(extract_json(text)))  # off the loop: it may be long
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ where a list of ids belongs): that is a `ValidationError` whose message names th
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Literal, TypeVar, cast
+from typing import Annotated, Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -34,11 +34,20 @@ def _text(value: str) -> str:
     return " ".join(value.split())[:MAX_TEXT]
 
 
+# Bounds on an answer (issue 39): a valid answer with 2,000 new traits and 5,000 links held the user's
+# reflection lock for 23 minutes in one transaction. A reflection shows at most 200 memories and 50 traits;
+# these leave room for any honest answer to them and refuse, naming the key, what is larger.
+MAX_IDS = 50  # the ids one item cites
+MAX_NEW = 50  # new trends, behaviors, rewords, upgrades
+MAX_CHANGES = 200  # reinforcements, contradictions, links, updates, decisions
+Ids = Annotated[list[Annotated[str, Field(max_length=64)]], Field(min_length=1, max_length=MAX_IDS)]
+
+
 class _Observed(_Item):
     """A new trait: what it says, the memories it rests on, and where it shows."""
 
     content: str = Field(min_length=1)
-    evidence_ids: list[str] = Field(min_length=1)
+    evidence_ids: Ids
     context: str | None = None
     _clean = field_validator("content")(_text)
 
@@ -52,8 +61,8 @@ class NewBehavior(_Observed):
 
 
 class Reinforcement(_Item):
-    trait_id: str
-    new_evidence_ids: list[str] = Field(min_length=1)
+    trait_id: str = Field(max_length=64)
+    new_evidence_ids: Ids
     quality_grade: Literal["A", "B", "C", "D"] = "D"
 
     @field_validator("quality_grade", mode="before")
@@ -63,14 +72,14 @@ class Reinforcement(_Item):
 
 
 class Contradiction(_Item):
-    trait_id: str
-    contradicting_evidence_ids: list[str] = Field(min_length=1)
+    trait_id: str = Field(max_length=64)
+    contradicting_evidence_ids: Ids
     description: str = ""
     _clean = field_validator("description")(_text)
 
 
 class Upgrade(_Item):
-    from_trait_ids: list[str] = Field(min_length=1)
+    from_trait_ids: Ids
     new_content: str = Field(min_length=1)
     new_subtype: UpgradeTargetName
     reasoning: str = ""
@@ -81,34 +90,34 @@ class Reword(_Item):
     """A trait whose words no longer fit what is known ("researching adoption agencies" once the interviews
     are passed): new words, the same trait — its evidence, stage and history stay."""
 
-    trait_id: str
+    trait_id: str = Field(max_length=64)
     new_content: str = Field(min_length=1)
     reason: str = ""
     _clean = field_validator("new_content", "reason")(_text)
 
 
 class Link(_Item):
-    source_id: str
-    target_id: str
+    source_id: str = Field(max_length=64)
+    target_id: str = Field(max_length=64)
     relation: str = Field(default="related", max_length=40)
 
 
 class Update(_Item):
     """An older fact that a newer memory replaces ("moved from Berlin to Lisbon")."""
 
-    old_id: str
-    new_id: str
+    old_id: str = Field(max_length=64)
+    new_id: str = Field(max_length=64)
 
 
 class MainAnswer(_Item):
-    new_trends: list[NewTrend] = Field(default_factory=list[NewTrend])
-    new_behaviors: list[NewBehavior] = Field(default_factory=list[NewBehavior])
-    reinforcements: list[Reinforcement] = Field(default_factory=list[Reinforcement])
-    contradictions: list[Contradiction] = Field(default_factory=list[Contradiction])
-    upgrades: list[Upgrade] = Field(default_factory=list[Upgrade])
-    links: list[Link] = Field(default_factory=list[Link])
-    updates: list[Update] = Field(default_factory=list[Update])
-    rewords: list[Reword] = Field(default_factory=list[Reword])
+    new_trends: list[NewTrend] = Field(default_factory=list[NewTrend], max_length=MAX_NEW)
+    new_behaviors: list[NewBehavior] = Field(default_factory=list[NewBehavior], max_length=MAX_NEW)
+    reinforcements: list[Reinforcement] = Field(default_factory=list[Reinforcement], max_length=MAX_CHANGES)
+    contradictions: list[Contradiction] = Field(default_factory=list[Contradiction], max_length=MAX_CHANGES)
+    upgrades: list[Upgrade] = Field(default_factory=list[Upgrade], max_length=MAX_NEW)
+    links: list[Link] = Field(default_factory=list[Link], max_length=MAX_CHANGES)
+    updates: list[Update] = Field(default_factory=list[Update], max_length=MAX_CHANGES)
+    rewords: list[Reword] = Field(default_factory=list[Reword], max_length=MAX_NEW)
 
     def trait_texts(self) -> list[str]:
         """Every trait text this answer may create (to embed them in one batch)."""
@@ -121,11 +130,11 @@ class MainAnswer(_Item):
 
 
 class QuestionsAnswer(_Item):
-    questions: list[str] = Field(min_length=1)
+    questions: list[str] = Field(min_length=1, max_length=MAX_NEW)
 
 
 class Decision(_Item):
-    trait_id: str
+    trait_id: str = Field(max_length=64)
     action: Literal["modify", "dissolve"]
     new_content: str | None = None
 
@@ -136,7 +145,7 @@ class Decision(_Item):
 
 
 class ReviewAnswer(_Item):
-    decisions: list[Decision] = Field(default_factory=list[Decision])
+    decisions: list[Decision] = Field(default_factory=list[Decision], max_length=MAX_CHANGES)
 
 
 A = TypeVar("A", bound=BaseModel)

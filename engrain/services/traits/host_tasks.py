@@ -14,11 +14,14 @@ refused as already answered; nothing is applied twice.
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
+import anyio
+from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput, NotFound
@@ -114,6 +117,15 @@ def _told_by_number(extraction: Extraction, told: list[str]) -> None:
         item.said_at = item.said_at or told[item.message - 1]
 
 
+A = TypeVar("A", bound=BaseModel)
+
+
+async def _parsed(model: type[A], answer: Any, required: tuple[str, ...] = ()) -> A:
+    """`parse_task_answer` in a worker thread: linear and bounded (answers.py), yet an answer may be long,
+    and the event loop serves every other user meanwhile."""
+    return await anyio.to_thread.run_sync(functools.partial(parse_task_answer, model, answer, required))
+
+
 def _task_id(value: str) -> uuid.UUID:
     try:
         return uuid.UUID(str(value).strip())
@@ -199,7 +211,7 @@ class HostTasks:
         statements; an answer with a wrong type, kind or temporality is refused and nothing is applied."""
         task = await self._task(user_id, _task_id(task_id), "ingest")
         try:
-            extraction = parse_task_answer(Extraction, answer, required=("memories",))
+            extraction = await _parsed(Extraction, answer, ("memories",))
         except ValueError as exc:
             raise InvalidInput(
                 "answer", f"{exc}; nothing was applied, fix it and call ingest_conversation again"
@@ -275,9 +287,9 @@ class HostTasks:
         task = await self._task(user_id, tid, "reflect")
         try:
             parsed = (
-                parse_task_answer(MainAnswer, answer)
+                await _parsed(MainAnswer, answer)
                 if task.kind == "reflect"
-                else parse_task_answer(ReviewAnswer, answer, required=("decisions",))
+                else await _parsed(ReviewAnswer, answer, ("decisions",))
             )
         except ValueError as exc:
             raise InvalidInput("answer", f"{exc}; nothing was applied, fix it and call reflect again") from None

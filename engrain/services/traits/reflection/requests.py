@@ -13,7 +13,10 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
+
+import anyio
+from pydantic import BaseModel
 
 from engrain.providers.llm import Prompt, extract_json
 from engrain.services.traits.answers import MainAnswer, QuestionsAnswer, parse
@@ -38,6 +41,14 @@ class _Request:
     plan: Plan | None = None
     prompts: dict[int, Prompt] = field(default_factory=dict[int, Prompt])  # by step: what the client's model was asked
     asked_about: Memory | None = None  # the trait the user was asked to confirm
+
+
+A = TypeVar("A", bound=BaseModel)
+
+
+async def _read(model: type[A], answer: str) -> A:
+    """A client's sampled answer as `model`, parsed in a worker thread (the client decides its length)."""
+    return await anyio.to_thread.run_sync(lambda: parse(model, extract_json(answer)))
 
 
 class ReflectRequests:
@@ -80,17 +91,13 @@ class ReflectRequests:
             return planner.first_prompt(plan)
         first = answers[0] or ""
         if step == 1:
-            return (
-                await planner.second_prompt(plan, parse(QuestionsAnswer, extract_json(first)))
-                if plan.two_stage
-                else None
-            )
+            return await planner.second_prompt(plan, await _read(QuestionsAnswer, first)) if plan.two_stage else None
         main = answers[1] if plan.two_stage else first
         if main is None:
             return None
         if plan.two_stage and not plan.evidence:  # a plan of an earlier round: fetch the evidence the model saw
-            await planner.second_prompt(plan, parse(QuestionsAnswer, extract_json(first)))
-        return await planner.review_prompt(plan, parse(MainAnswer, extract_json(main)))
+            await planner.second_prompt(plan, await _read(QuestionsAnswer, first))
+        return await planner.review_prompt(plan, await _read(MainAnswer, main))
 
     async def core_question(self, key: str, user_id: str) -> str | None:
         """The question for the user (elicitation) when a trait is about to become core, else None."""
