@@ -77,6 +77,18 @@ async def get_many(session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID]
     return list(rows.scalars())
 
 
+async def hold(session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID]) -> set[uuid.UUID]:
+    """Which of these memories exist, each held (FOR KEY SHARE) until the transaction ends: a forget of one of
+    them waits for it, so a row that refers to them (a link) never points at a memory deleted meanwhile."""
+    if not ids:
+        return set()
+    rows = await session.execute(
+        text("SELECT id FROM memories WHERE user_id = :u AND id = ANY(CAST(:ids AS uuid[])) FOR KEY SHARE"),
+        {"u": user_id, "ids": list(ids)},
+    )
+    return set(rows.scalars())
+
+
 async def find_live_duplicate(
     session: AsyncSession, user_id: str, namespace: str, kind: str, content_hash: str
 ) -> Memory | None:

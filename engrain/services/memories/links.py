@@ -41,7 +41,7 @@ class MemoryLinks:
             b = await ids.resolve(s, user_id, "target_id", target_id)
             if a == b:
                 raise InvalidInput("target_id", "a memory cannot be linked to itself")
-            found = {m.id for m in await repo.get_many(s, user_id, [a, b])}
+            found = await repo.hold(s, user_id, [a, b])  # a concurrent forget waits, or has already gone
             for field, mid in (("source_id", a), ("target_id", b)):
                 if mid not in found:
                     raise NotFound(field, mid)

@@ -551,4 +551,6 @@ class MemoryWriter:
             if await repo.get(s, user_id, mid) is None:
                 raise NotFound("memory_id", mid)
             erased = await repo.erase_ids(s, user_id, [mid], now, reason)
+            if not erased["deleted"]:  # a concurrent forget of the same memory deleted it first
+                raise NotFound("memory_id", mid)
         return ForgetResult(id=str(mid), deleted=True, traits_dissolved=[str(t) for t in erased["traits_dissolved"]])
