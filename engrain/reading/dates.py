@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from engrain.errors import InvalidInput
 from engrain.reading import languages
 from engrain.reading.calendar_words import FULL_MONTHS, FULL_WEEKDAYS, MONTHS, WEEKDAYS
+from engrain.reading.date_library import library
 from engrain.reading.mood import Mood, mood_at
 from engrain.text.languages import ENGLISH, detect
 
@@ -262,6 +263,7 @@ def _absolute_date(content: str, local_now: datetime, prefer_past: bool) -> tupl
 def load_date_reader() -> None:
     """Import dateparser's search and read one phrase (its modules and language data take most of a second
     the first time): at start-up, in a worker thread, so that no user's first dated memory pays for it."""
+    library()  # imported once, behind one lock (date_library.py)
     from dateparser.search import search_dates
 
     search_dates("two weeks after the 3rd of March", languages=["en"], settings=_DATEPARSER_SETTINGS)
@@ -341,6 +343,7 @@ def _read_by_dateparser(content: str, local_now: datetime, prefer_past: bool) ->
         "RELATIVE_BASE": local_now.replace(tzinfo=None),
         "PREFER_DATES_FROM": "past" if prefer_past else "future",
     }
+    library()  # imported once, behind one lock (date_library.py)
     from dateparser.search import search_dates  # heavy import, deferred off the start-up path
 
     # dateparser reads every candidate of the text it is given (an 8,000-character list of dates costs
@@ -407,6 +410,7 @@ def _english_construct(english: str, local_now: datetime, prefer_past: bool) -> 
         return _weekend(weekend, local_now, prefer_past)[0]
     if (anchored := _ANCHORED.search(english)) is not None:
         return _anchored(anchored, local_now)[0]
+    library()  # imported once, behind one lock (date_library.py)
     import dateparser  # deferred off the start-up path
 
     settings = {**_DATEPARSER_SETTINGS, "RELATIVE_BASE": local_now.replace(tzinfo=None)}
@@ -460,6 +464,7 @@ def parse_when(field: str, value: str, now: datetime, tz: tzinfo | None, *, pref
 def _phrase(value: str, local_now: datetime, prefer_past: bool) -> datetime | None:
     """A date phrase in any language dateparser or a language module reads; None when it reads none (or only
     one past the end of Python's calendar)."""
+    library()  # imported once, behind one lock (date_library.py)
     import dateparser  # deferred off the start-up path
 
     try:

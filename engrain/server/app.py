@@ -100,7 +100,9 @@ def create_server(app: AppState, *, one_user: bool = True, **options: Any) -> En
         try:
             yield app
         finally:
-            if one_user and app.settings.scheduler == "on":
+            # A session that ended before the database opened (a client that closed at once) wrote nothing:
+            # there is nothing to digest, and waiting for the database would only delay the exit.
+            if one_user and app.settings.scheduler == "on" and app.database_if_open() is not None:
                 if app.holders == 1:
                     await app.stop_scheduler_loop()  # so the session's digest does not race a catch-up run
                 await app.scheduler.session_end(app.settings.user)  # bounded by ENGRAIN_SESSION_END_TIMEOUT

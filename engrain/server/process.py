@@ -44,6 +44,7 @@ class ProcessLifecycle:
         self._started = False
         self._holders = 0
         self._db_attempt_at = 0.0
+        self._opening: asyncio.Future[Any] | None = None
         self._scheduler_loop: asyncio.Task[Any] | None = None
 
     def start(self, *, scheduler_loop: bool | None = None) -> None:
@@ -52,7 +53,7 @@ class ProcessLifecycle:
         if self._started:
             return
         self._started = True
-        self.spawn(self._open_database())
+        self._opening = self._spawned(self._open_database())
         self.embeddings.start()
         if scheduler_loop if scheduler_loop is not None else self.settings.scheduler == "on":
             self._scheduler_loop = asyncio.ensure_future(self._job_loop())
@@ -93,7 +94,7 @@ class ProcessLifecycle:
         of several concurrent callers exactly one starts it."""
         previous, self._db = self._db, None
         self._db_ready = asyncio.Event()
-        self.spawn(self._open_database(previous))
+        self._opening = self._spawned(self._open_database(previous))
 
     async def database(self) -> Database:
         """The open database; waits for the first opening. After a failed opening (Postgres down at
@@ -113,7 +114,7 @@ class ProcessLifecycle:
             self._reopen()
             await self._db_ready.wait()
         if self._db is None:
-            raise Unavailable(f"database unavailable: {self._db_error}")
+            raise Unavailable(f"database unavailable: {self._db_error or 'the process is closing'}")
         return self._db
 
     def database_if_open(self) -> Database | None:
@@ -122,7 +123,12 @@ class ProcessLifecycle:
 
     def spawn(self, coro: Awaitable[Any]) -> None:
         """Run work that must not delay the answer (access tracking, re-embedding)."""
-        self.track(asyncio.ensure_future(coro))
+        self._spawned(coro)
+
+    def _spawned(self, coro: Awaitable[Any]) -> asyncio.Future[Any]:
+        task = asyncio.ensure_future(coro)
+        self.track(task)
+        return task
 
     def track(self, task: asyncio.Future[Any]) -> None:
         """Keep a background task referenced until it ends, and log its failure."""
@@ -147,7 +153,11 @@ class ProcessLifecycle:
             self._scheduler_loop = None
 
     async def close(self) -> None:
-        """Stop background work and release the database; `start` may be called again later."""
+        """Stop background work and release the database; `start` may be called again later. A database still
+        opening is abandoned, not awaited: a client that closes at once sees the process gone at once (an
+        embedded postmaster it started meanwhile is stopped by its keeper, storage/embedded.py)."""
+        if self._opening is not None and not self._opening.done():
+            self._opening.cancel()
         await self.stop_scheduler_loop()
         await self.embeddings.close()
         await self.drain()

@@ -111,7 +111,10 @@ class Database:
         """Connect (starting the embedded server if no URL is configured) and migrate."""
         embedded = settings.database_url is None
         if settings.database_url is None:
-            url = await anyio.to_thread.run_sync(start_embedded, settings.pgdata, settings.pg_shared_buffers)
+            # Abandoned, not awaited, when the caller is cancelled (a process closing while the database starts).
+            url = await anyio.to_thread.run_sync(
+                start_embedded, settings.pgdata, settings.pg_shared_buffers, abandon_on_cancel=True
+            )
         else:
             url = async_url(settings.database_url)
         engine = create_async_engine(

