@@ -16,12 +16,13 @@ from typing import Literal
 
 import anyio
 from mcp.server.auth.settings import AuthSettings
-from mcp.server.transport_security import TransportSecuritySettings
+from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from pydantic import AnyHttpUrl
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from engrain import metrics
 from engrain.server.app import create_server
@@ -117,16 +118,37 @@ def build_app(app: AppState, transport: Transport, host: str, port: int) -> Star
         finally:
             await app.release()
 
+    async def to_page(_: Request) -> Response:
+        return RedirectResponse("/ui/", status_code=307)
+
+    page = mounted_ui(app, Sessions(), signin=verifier)
     return Starlette(
         routes=[
             Route("/healthz", healthz, methods=["GET"]),
             Route("/metrics", metrics_endpoint, methods=["GET"]),
-            # The page (engrain/web): each user signs in with their bearer token and sees only their own data.
-            mounted_ui(app, Sessions(), signin=verifier.user_of),
+            # The page (engrain/web): each user signs in with their bearer token and sees only their own data;
+            # its Host and Origin are checked as /mcp's are.
+            Route("/ui", to_page, methods=["GET"]),
+            Mount(page.path, app=HostAndOrigin(page.app, security), routes=None),
             Mount("/", app=mcp_app),
         ],
         lifespan=lifespan,
     )
+
+
+class HostAndOrigin:
+    """The MCP transports' DNS-rebinding check (a Host not allowed: 421; an Origin not allowed: 403) in front of
+    another application: the page over HTTP answers a name like `evil.example` exactly as /mcp does."""
+
+    def __init__(self, app: ASGIApp, security: TransportSecuritySettings) -> None:
+        self.app = app
+        self.check = TransportSecurityMiddleware(security)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and (refused := await self.check.validate_request(Request(scope))) is not None:
+            await refused(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
 
 
 def serve_http(app: AppState, transport: Transport, host: str, port: int) -> None:

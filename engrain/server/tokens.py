@@ -30,8 +30,9 @@ class TokenError(ValueError):
     """ENGRAIN_TOKENS is missing or malformed; the message says what to fix."""
 
 
-def _digest(token: str) -> bytes:
-    return hashlib.sha256(token.encode()).digest()
+def token_digest(token: str) -> bytes:
+    """What a token is kept as: its SHA-256 digest."""
+    return hashlib.sha256(token.strip().encode()).digest()
 
 
 def parse_tokens(setting: str | None) -> dict[str, str]:
@@ -141,7 +142,7 @@ class StaticTokenVerifier:
 
     @staticmethod
     def _digests(tokens: dict[str, str]) -> dict[bytes, str]:
-        return {_digest(token): user for token, user in tokens.items()}
+        return {token_digest(token): user for token, user in tokens.items()}
 
     @classmethod
     def from_setting(cls, setting: str | None) -> StaticTokenVerifier:
@@ -171,7 +172,19 @@ class StaticTokenVerifier:
 
     def user_of(self, token: str) -> str | None:
         self._refresh()
-        return self._users.get(_digest(token.strip()))
+        return self._users.get(token_digest(token))
+
+    def sign_in(self, token: str) -> tuple[str, bytes] | None:
+        """The page's sign-in: the token's user and its digest, which the session keeps to check, at every
+        request, that the token still stands for that user (it may be removed or given to another)."""
+        digest = token_digest(token)
+        self._refresh()
+        user = self._users.get(digest)
+        return (user, digest) if user is not None else None
+
+    def user_of_digest(self, digest: bytes) -> str | None:
+        self._refresh()
+        return self._users.get(digest)
 
     async def verify_token(self, token: str) -> AccessToken | None:
         user = self.user_of(token)

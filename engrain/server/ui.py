@@ -22,7 +22,7 @@ from starlette.routing import Mount, Route
 from engrain.server.state import AppState
 from engrain.services.memories.portability import export_jsonl
 from engrain.web.app import build_ui
-from engrain.web.pages import Pages, PageServices, SignIn
+from engrain.web.pages import Pages, PageServices, TokenSignIn
 from engrain.web.sessions import Sessions
 
 BASE = "/ui"
@@ -47,7 +47,7 @@ def page_services(app: AppState) -> PageServices:
     )
 
 
-def mounted_ui(app: AppState, sessions: Sessions, signin: SignIn | None = None) -> Mount:
+def mounted_ui(app: AppState, sessions: Sessions, signin: TokenSignIn | None = None) -> Mount:
     """The page at /ui, for the local command and the HTTP server alike."""
     pages = Pages(page_services(app), sessions, base=BASE, zone=app.settings.tz, clock=app.clock, signin=signin)
     return Mount(BASE, app=build_ui(pages))

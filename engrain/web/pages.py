@@ -8,7 +8,7 @@ import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 from urllib.parse import urlencode
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -52,7 +52,18 @@ TRAIT_GROUPS = (
     ("Trends (seen lately, not yet a trait)", (Stage.TREND,)),
 )
 Export = Callable[[str, TextIO], Awaitable[int]]
-SignIn = Callable[[str], str | None]
+
+
+class TokenSignIn(Protocol):
+    """The HTTP server's bearer tokens as the page's sign-in uses them (server/tokens.StaticTokenVerifier)."""
+
+    def sign_in(self, token: str) -> tuple[str, bytes] | None:
+        """The token's user and the digest the session keeps, or None for a token not known."""
+        ...
+
+    def user_of_digest(self, digest: bytes) -> str | None:
+        """Whom the token of this digest stands for now (None once it is removed)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -87,7 +98,7 @@ class Pages:
         base: str,
         zone: tzinfo | None,
         clock: Callable[[], datetime],
-        signin: SignIn | None = None,
+        signin: TokenSignIn | None = None,
     ) -> None:
         self.s = services
         self.sessions = sessions
@@ -138,7 +149,17 @@ class Pages:
     # ---- sessions --------------------------------------------------------------------
 
     def session(self, request: Request) -> Session | None:
-        return self.sessions.get(request.cookies.get(COOKIE))
+        """The request's live session. One opened with a bearer token lives only as long as that token stands
+        for its user: once the token is removed from ENGRAIN_TOKENS, or given to someone else, the session is
+        closed at its next request, as MCP refuses the token (the tokens file is read again within seconds)."""
+        sid = request.cookies.get(COOKIE)
+        session = self.sessions.get(sid)
+        if session is not None and session.credential is not None:
+            holder = self.signin_with.user_of_digest(session.credential) if self.signin_with else None
+            if holder != session.user:
+                self.sessions.close(sid)
+                return None
+        return session
 
     def _signed_in(self, sid: str) -> RedirectResponse:
         response = self.redirect("/")
@@ -166,12 +187,17 @@ class Pages:
         return self._signin_form(request)
 
     async def signin(self, request: Request) -> Response:
-        """POST /signin (HTTP server): a user's bearer token opens a session for that user, and only that user."""
+        """POST /signin (HTTP server): a user's bearer token opens a session for that user, and only that user.
+        A form posted from another origin is refused: another site must not sign the browser in as someone else
+        (login CSRF)."""
+        if not self.same_origin(request):
+            return HTMLResponse("Forbidden: cross-origin sign-in.", status_code=403)
         token = (await request.form()).get("token")
-        user = self.signin_with(token) if self.signin_with and isinstance(token, str) and token else None
-        if user is None:
+        held = self.signin_with.sign_in(token) if self.signin_with and isinstance(token, str) and token else None
+        if held is None:
             return self._signin_form(request, "That token is not known to this server.")
-        return self._signed_in(self.sessions.open(user))
+        user, credential = held
+        return self._signed_in(self.sessions.open(user, credential))
 
     async def signout(self, request: Request, session: Session, form: FormData) -> Response:
         self.sessions.close(request.cookies.get(COOKIE))
@@ -179,12 +205,17 @@ class Pages:
         response.delete_cookie(COOKIE, path=self.base or "/")
         return response
 
+    @staticmethod
+    def same_origin(request: Request) -> bool:
+        """A browser's Origin, when it sends one, is this page's own."""
+        origin = request.headers.get("origin")
+        return origin is None or origin == f"{request.url.scheme}://{request.headers.get('host', '')}"
+
     async def form(self, request: Request) -> tuple[Session, FormData]:
         """The session and form of a POST, or Forbidden: the CSRF token must be the session's, and a browser's
         Origin, when it sends one, this page's own."""
         session = self.session(request)
-        origin = request.headers.get("origin")
-        if origin is not None and origin != f"{request.url.scheme}://{request.headers.get('host', '')}":
+        if not self.same_origin(request):
             raise Forbidden("cross-origin form")
         form = await request.form()
         csrf = form.get("csrf")

@@ -2,9 +2,12 @@
 
 `engrain ui` prints a URL that carries a login token. Opening it exchanges the token (once, within
 LOGIN_TTL) for a session cookie and redirects to a URL without it, so the token never stays in the address
-bar, the history or a Referer. Over HTTP a user signs in with their bearer token instead. Each session has
-its own CSRF token, which every form posts back. Sessions live in this process only: restarting the page
-signs everyone out, which is what a local tool should do.
+bar, the history or a Referer. Over HTTP a user signs in with their bearer token instead, and the session
+keeps the token's digest: it lasts only as long as the token stands for that user (pages.Pages.session).
+Each session has its own CSRF token, which every form posts back. A user has at most
+MAX_SESSIONS_PER_USER sessions (their oldest goes first): nobody else's sign-ins can end one of theirs.
+Sessions live in this process only: restarting the page signs everyone out, which is what a local tool
+should do.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from dataclasses import dataclass
 COOKIE = "engrain_session"
 LOGIN_TTL = 600.0  # seconds a one-time login URL stays valid
 SESSION_TTL = 12 * 3600.0  # seconds a session lasts without use
-MAX_SESSIONS = 1000  # the oldest go first beyond this
+MAX_SESSIONS_PER_USER = 20  # a user's oldest session goes first beyond this
 
 
 @dataclass
@@ -26,6 +29,7 @@ class Session:
     user: str
     csrf: str
     expires: float
+    credential: bytes | None = None  # the digest of the bearer token it was opened with (over HTTP)
 
 
 class Sessions:
@@ -49,15 +53,17 @@ class Sessions:
             return None
         return self.open(found[0])
 
-    def open(self, user: str) -> str:
-        """A new session for `user`; its id goes in the cookie."""
+    def open(self, user: str, credential: bytes | None = None) -> str:
+        """A new session for `user` (opened with the token whose digest is `credential`, if any); its id goes in
+        the cookie. Expired sessions go, and this user's oldest beyond MAX_SESSIONS_PER_USER."""
         now = self.clock()
         for sid in [sid for sid, s in self._sessions.items() if s.expires < now]:
             del self._sessions[sid]
-        while len(self._sessions) >= MAX_SESSIONS:
-            del self._sessions[next(iter(self._sessions))]
+        theirs = [sid for sid, s in self._sessions.items() if s.user == user]  # oldest first (insertion order)
+        for sid in theirs[: max(0, len(theirs) - MAX_SESSIONS_PER_USER + 1)]:
+            del self._sessions[sid]
         sid = secrets.token_urlsafe(32)
-        self._sessions[sid] = Session(user, secrets.token_urlsafe(24), now + SESSION_TTL)
+        self._sessions[sid] = Session(user, secrets.token_urlsafe(24), now + SESSION_TTL, credential)
         return sid
 
     def get(self, sid: str | None) -> Session | None:
