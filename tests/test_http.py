@@ -30,7 +30,9 @@ def server(pg_url, tmp_path_factory):
         yield running
 
 
-def test_missing_or_wrong_token_gets_401(server):
+def test_a_missing_token_gets_401_and_a_wrong_one_403_that_says_so(server):
+    """A wrong token gave 401, which MCP clients take as the start of OAuth (the Inspector answered "Interactive
+    OAuth requires a TTY"); this server has none, and advertises none: a wrong token reads as a wrong token."""
     body = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -40,7 +42,10 @@ def test_missing_or_wrong_token_gets_401(server):
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
     assert httpx.post(server.mcp, json=body, headers=headers).status_code == 401
     wrong = httpx.post(server.mcp, json=body, headers=headers | {"Authorization": "Bearer not-a-valid-token-at-all"})
-    assert wrong.status_code == 401 and "Bearer" in wrong.headers["www-authenticate"]
+    assert wrong.status_code == 403 and 'error="invalid_token"' in wrong.headers["www-authenticate"]
+    assert "not known to this server" in wrong.json()["error_description"]
+    assert "resource_metadata" not in wrong.headers["www-authenticate"]
+    assert httpx.get(f"{server.url}/.well-known/oauth-protected-resource/mcp").status_code == 404
     ok = httpx.post(server.mcp, json=body, headers=headers | {"Authorization": f"Bearer {ALICE_TOKEN}"})
     assert ok.status_code == 200
 
@@ -59,7 +64,7 @@ def test_healthz_needs_no_token_and_checks_the_database(server):
 async def test_metrics_behind_the_token(server):
     assert httpx.get(f"{server.url}/metrics").status_code == 401
     assert (
-        httpx.get(f"{server.url}/metrics", headers={"Authorization": "Bearer nope-nope-nope-nope"}).status_code == 401
+        httpx.get(f"{server.url}/metrics", headers={"Authorization": "Bearer nope-nope-nope-nope"}).status_code == 403
     )
     async with http_client(server.mcp, ALICE_TOKEN) as client:
         await call(client, "remember", content="Metrics check: I like green tea")
@@ -165,6 +170,15 @@ def test_inspector_over_http_with_and_without_the_header(server):
     assert {"remember", "recall"} <= {t["name"] for t in json.loads(listed.stdout)["tools"]}
     refused = subprocess.run(cmd, capture_output=True, text=True, timeout=240, check=False)
     assert refused.returncode != 0
+    wrong = subprocess.run(
+        [*cmd, "--header", "Authorization: Bearer not-a-token-of-this-server"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert wrong.returncode != 0 and "not known to this server" in wrong.stdout + wrong.stderr
+    assert "OAuth" not in wrong.stdout + wrong.stderr
 
 
 def test_a_token_removed_from_the_file_stops_working_within_seconds(pg_url, tmp_path):
@@ -188,7 +202,7 @@ def test_a_token_removed_from_the_file_stops_working_within_seconds(pg_url, tmp_
         deadline = time.monotonic() + 5
         while status(revoke) == 200 and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert status(revoke) == 401
+        assert status(revoke) == 403
         assert status(keep) == 200
 
 

@@ -38,6 +38,16 @@ MCP_PATHS = {"http": "/mcp", "sse": "/sse"}
 HEALTH_TIMEOUT = 3.0
 
 
+# A bearer token that is given but not known (KnownTokens, /metrics).
+UNKNOWN_TOKEN = JSONResponse(
+    {
+        "error": "invalid_token",
+        "error_description": "this bearer token is not known to this server "
+        "(check the client's Authorization header and ENGRAIN_TOKENS)",
+    },
+    status_code=403,
+    headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+)
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 WILDCARD_BINDS = ("0.0.0.0", "::", "")
 
@@ -70,12 +80,11 @@ def build_app(app: AppState, transport: Transport, host: str, port: int) -> Star
         app,
         one_user=False,
         token_verifier=verifier,
-        # A resource server with static tokens: the SDK wants an issuer; this server is its own.
-        auth=AuthSettings(
-            issuer_url=AnyHttpUrl(public),
-            resource_server_url=AnyHttpUrl(f"{public}{MCP_PATHS[transport]}"),
-            validate_token_resource=False,
-        ),
+        # Static bearer tokens, nothing else: no OAuth. The SDK wants an issuer; without a resource server URL
+        # it advertises no OAuth metadata (no /.well-known/oauth-protected-resource, no `resource_metadata` in
+        # WWW-Authenticate), so a client given a wrong token reports a wrong token instead of starting an
+        # OAuth flow this server does not support (the Inspector: "Interactive OAuth requires a TTY").
+        auth=AuthSettings(issuer_url=AnyHttpUrl(public), resource_server_url=None, validate_token_resource=False),
     )
     security = transport_security(host, app.settings.allowed_hosts, app.settings.allowed_origins)
     mcp_app = (
@@ -97,12 +106,14 @@ def build_app(app: AppState, transport: Transport, host: str, port: int) -> Star
     async def metrics_endpoint(request: Request) -> Response:
         if not app.settings.metrics_public:
             token = bearer_token(request.headers.get("authorization"))
-            if token is None or verifier.user_of(token) is None:
+            if token is None:
                 return JSONResponse(
                     {"error": "invalid_token", "error_description": "a bearer token is required"},
                     status_code=401,
                     headers={"WWW-Authenticate": 'Bearer realm="engrain"'},
                 )
+            if verifier.user_of(token) is None:
+                return UNKNOWN_TOKEN
         body, content_type = metrics.render()
         return Response(body, media_type=content_type)
 
@@ -130,10 +141,28 @@ def build_app(app: AppState, transport: Transport, host: str, port: int) -> Star
             # its Host and Origin are checked as /mcp's are.
             Route("/ui", to_page, methods=["GET"]),
             Mount(page.path, app=HostAndOrigin(page.app, security), routes=None),
-            Mount("/", app=mcp_app),
+            Mount("/", app=KnownTokens(mcp_app, verifier)),
         ],
         lifespan=lifespan,
     )
+
+
+class KnownTokens:
+    """A bearer token that is given but not known is refused with 403 and says so. The SDK's auth answers 401,
+    which MCP clients take as "start OAuth" (the Inspector: "Interactive OAuth requires a TTY"), and this
+    server has no OAuth: a wrong token must read as a wrong token. A request with no token still gets the
+    SDK's 401."""
+
+    def __init__(self, app: ASGIApp, verifier: StaticTokenVerifier) -> None:
+        self.app, self.verifier = app, verifier
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            token = bearer_token(Request(scope).headers.get("authorization"))
+            if token is not None and self.verifier.user_of(token) is None:
+                await UNKNOWN_TOKEN(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 class HostAndOrigin:
