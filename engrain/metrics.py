@@ -54,12 +54,15 @@ class PoolCollector(Collector):
         gauges = {
             "engrain_db_pool_size": ("Connections the pool keeps.", "size"),
             "engrain_db_pool_checked_out": ("Connections in use.", "checkedout"),
-            "engrain_db_pool_overflow": ("Connections beyond the pool size.", "overflow"),
+            "engrain_db_pool_overflow": ("Connections open beyond the pool size.", "overflow"),
         }
         for name, (doc, method) in gauges.items():
             family = GaugeMetricFamily(name, doc)
             if pool is not None and hasattr(pool, method):
-                family.add_metric([], float(getattr(pool, method)()))
+                # SQLAlchemy counts overflow from minus the pool size (-10 with nothing open): a gauge of
+                # connections beyond the pool starts at 0.
+                value = float(getattr(pool, method)())
+                family.add_metric([], max(0.0, value) if method == "overflow" else value)
             yield family
 
 

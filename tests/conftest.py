@@ -67,6 +67,9 @@ def no_postmaster_outlives_the_suite(tmp_path_factory: pytest.TempPathFactory) -
         return
     import time
 
+    from engrain.storage.embedded import release_embedded
+
+    release_embedded()  # what this process's exit does: give up the homes tests opened in process
     base = tmp_path_factory.getbasetemp()
     deadline = time.monotonic() + 60
     while (left := suite_processes(base)) and time.monotonic() < deadline:

@@ -137,3 +137,26 @@ async def test_where_the_rule_is_unsure_the_result_says_what_it_may_replace_and_
         assert [h["reason"] for h in stale["history"] if h["action"] == "supersede"] == [
             f"superseded by {result['id']}"
         ]
+
+
+async def test_an_imported_history_says_what_an_unsure_statement_may_replace(settings_factory):
+    """Issue 39: the README promised `may_replace` for "I used to work at Google" and "I quit"; `remember_many`
+    never gave it, and "I quit" after a job (not an employer) named nothing."""
+    async with connect(settings_factory(), Clock(NOW)) as (client, _):
+        batch = await call(
+            client,
+            "remember_many",
+            items=[
+                {"content": "I work as a nurse.", "said_at": "2026-03-01"},
+                {"content": "I work at Google.", "said_at": "2026-04-01"},
+                {"content": "I quit.", "said_at": "2026-06-01"},
+                {"content": "I used to work at Google.", "said_at": "2026-07-01"},
+            ],
+        )
+        nurse, google, quit_, used_to = batch["results"]
+        assert quit_["may_replace"]["id"] == google["id"]  # the newest told before it of the job and employer
+        assert used_to["may_replace"] == {"id": google["id"], "content": "I work at Google."}
+        assert nurse["may_replace"] is None
+    async with connect(settings_factory(), Clock(NOW)) as (client, _):
+        job = await call(client, "remember", content="I work as a nurse.")
+        assert (await call(client, "remember", content="I quit."))["may_replace"]["id"] == job["id"]

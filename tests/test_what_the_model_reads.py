@@ -133,9 +133,20 @@ async def test_a_result_says_when_a_reflection_is_due_and_nothing_otherwise(sett
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     clock = Clock(NOW)
     async with connect(settings_factory(llm="host"), clock) as (client, _):
-        first = await client.call_tool("remember", {"content": "I ran 5k before work today"})
-        assert first.content[0].text.endswith(
-            "Reflection due (1 new memory to digest): call reflect when the conversation allows."
+        # Issue 39: the line closed every result from the first memory on, with a count up to 30 s old. It comes
+        # once a reflection is worth a turn (five new memories here), and counts the memory just stored.
+        texts = ["I ran 5k before work today", "I cycle to the office", "I read before bed", "I cook on Sundays"]
+        for text in texts:
+            assert "\n" not in (await client.call_tool("remember", {"content": text})).content[0].text
+        fifth = await client.call_tool("remember", {"content": "I drink green tea in the afternoon"})
+        assert fifth.content[0].text.endswith(
+            "Reflection due (5 new memories to digest): call reflect when the conversation allows."
+        )
+        many = await client.call_tool(
+            "remember_many", {"items": [{"content": "I swim on Fridays"}, {"content": "I garden in spring"}]}
+        )
+        assert many.content[0].text.endswith(
+            "Reflection due (7 new memories to digest): call reflect when the conversation allows."
         )
         out = await call(client, "reflect")
         assert out["status"] == "needs_model"

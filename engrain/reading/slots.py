@@ -197,6 +197,15 @@ class Topic:
     key: str  # as `Slot.key`
     ends: bool  # it says the live value ended ("I quit"), whatever that value was
 
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The slots whose live value it may end: quitting ends the job as much as the employer ("I work as a
+        nurse", then "I quit")."""
+        return ENDED_TOGETHER.get(self.key, (self.key,)) if self.ends else (self.key,)
+
+
+ENDED_TOGETHER = {"user:employer": ("user:employer", "user:job")}
+
 
 def slot_topic(content: str, lang: str = ENGLISH) -> Topic | None:
     """The user's single-valued slot that `content` speaks of without filling it for now: it may end that

@@ -63,6 +63,16 @@ class EngrainServer(MCPServer[AppState]):
         self._lowlevel_server.instructions = text
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        """A call whose arguments name one the tool does not take is refused, naming it: the SDK dropped it
+        silently, so a typo (`limt`) gave an answer to a question the client did not ask."""
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None:
+            taken: dict[str, Any] = tool.parameters.get("properties", {})
+            if unknown := [key for key in arguments if key not in taken]:
+                raise ToolError(
+                    f"Error executing tool {name}: {str(unknown[0])[:60]}: is not an argument of {name}; "
+                    f"it takes {', '.join(taken)}"
+                )
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:

@@ -402,6 +402,17 @@ async def slot_holders(
     return [(r.id, r.value, r.told_at) for r in rows]
 
 
+async def mark_may_replace(session: AsyncSession, user_id: str, memory_id: uuid.UUID, holder: uuid.UUID) -> None:
+    """Note on a stored memory which live memory it may replace (`metadata.may_replace`, read by reflection)."""
+    await session.execute(
+        text(
+            "UPDATE memories SET metadata = coalesce(metadata, '{}'::jsonb) || jsonb_build_object('may_replace', "
+            "CAST(:h AS text)) WHERE user_id = :u AND id = :i"
+        ),
+        {"h": str(holder), "u": user_id, "i": memory_id},
+    )
+
+
 # A live memory of the replaced one's kind, other than it and its replacement, behind a vector row `v`.
 _LIVE_PARAPHRASE = memory_passes(
     "v", "m.kind = o.kind AND m.id NOT IN (o.id, :new) AND (m.valid_until IS NULL OR m.valid_until > :now)"

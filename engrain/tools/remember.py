@@ -5,7 +5,7 @@ from typing import Annotated, Literal
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.resolve import Resolve
 from mcp.types import CallToolResult, ToolAnnotations
-from pydantic import BaseModel, Field, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from engrain.reading import inputs
 from engrain.services.memories.results import RememberManyResult, RememberResult
@@ -47,6 +47,8 @@ SAID_AT = (
 
 class MemoryItem(BaseModel):
     """One memory of a `remember_many` call."""
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt key is refused with its name, never dropped
 
     content: str = Field(description=CONTENT)
     kind: Kind | None = Field(default=None, description=KIND)
@@ -105,7 +107,10 @@ def register(server: MCPServer, memories: MemoryWriter, due: ReflectionDue, call
                 f"\nIt may replace {short} «{inline(maybe.content, 120)}»: if it does, call remember with "
                 f'supersedes="{short}"; otherwise nothing to do (reflect will also ask).'
             )
-        return structured(with_note(summary, await due.note(user)), result)
+        stored = result.status == "created"
+        return structured(
+            with_note(summary, await due.note(user, stored=int(stored), importance=result.importance)), result
+        )
 
     @server.tool(
         name="remember_many",
@@ -122,4 +127,6 @@ def register(server: MCPServer, memories: MemoryWriter, due: ReflectionDue, call
         result = RememberManyResult.of(results)
         summary = f"{plural(result.created, 'memory')} stored, {plural(result.duplicates, 'duplicate')} recognised"
         summary += redaction_line(result.redacted)
-        return structured(with_note(summary, await due.note(user)), result)
+        importance = sum(r.importance for r in result.results if r.status == "created")
+        note = await due.note(user, stored=result.created, importance=importance)
+        return structured(with_note(summary, note), result)

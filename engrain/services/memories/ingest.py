@@ -17,7 +17,7 @@ from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Literal
 
 import anyio
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput
@@ -81,6 +81,8 @@ SYSTEM = (
 
 
 class Message(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelt key ("saidat") is refused with its name, never dropped
+
     role: Literal["user", "assistant", "system"]
     content: str
     said_at: str | None = Field(

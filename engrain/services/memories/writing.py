@@ -272,7 +272,9 @@ class MemoryWriter:
         topic = item.topic
         if topic is None or item.temporality == "prospective":  # a plan ends nothing yet
             return None
-        holders = [h for h in await repo.slot_holders(s, user_id, topic.key, now) if h[2] <= item.told_at]
+        holders = [
+            h for key in topic.keys for h in await repo.slot_holders(s, user_id, key, now) if h[2] <= item.told_at
+        ]
         if not holders:
             return None
         holder, value, _ = max(holders, key=lambda h: h[2])
@@ -456,12 +458,17 @@ class MemoryWriter:
                 }
             )
             await repo.touch(s, user_id, dup_ids, now)
-            # Corrections in an imported history: each slot statement, in told order, replaces the earlier.
+            # Corrections in an imported history: each slot statement, in told order, replaces the earlier; one
+            # the rules cannot settle names what it may replace, as `remember` does.
             replaced: dict[uuid.UUID, uuid.UUID] = {}
-            for row in sorted(rows.values(), key=lambda r: (r.told_at, str(r.id))):
+            maybe: dict[uuid.UUID, Memory] = {}
+            for key, row in sorted(rows.items(), key=lambda kv: (kv[1].told_at, str(kv[1].id))):
                 if "slot" in (row.metadata_ or {}):
                     for winner, loser in (await self._fill_slot(s, user_id, row, now)).items():
                         replaced.setdefault(winner, loser)
+                elif fresh[key].topic is not None and (found := await self._may_replace(s, user_id, fresh[key], now)):
+                    maybe[row.id] = found
+                    await repo.mark_may_replace(s, user_id, row.id, found.id)
         self.languages.stored([p.lang for p in fresh.values()])
         self._stored(db, len(rows))
         out: list[RememberResult] = []
@@ -482,6 +489,8 @@ class MemoryWriter:
                 result = _result(
                     rows[key], "created" if created else "duplicate", replaced.get(rows[key].id) if created else None
                 )
+                if created and (found := maybe.get(rows[key].id)) is not None:
+                    result.may_replace = Replaceable(id=str(found.id), content=found.content)
             out.append(_told(result, p.content, p.redacted))
         return out
 

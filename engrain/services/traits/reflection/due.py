@@ -2,16 +2,24 @@
 result. Claude Desktop and others do not read the server's instructions, so a model learns that memories
 wait to be digested (or that a task waits for it) only from a tool's result.
 
-Read per user at most every DUE_SECONDS, in the background once read (services/recall/refreshing.py):
-remember and recall never wait for it after the first call.
+The line is said only when a reflection is worth a model's time (`worth_asking`): not from the first
+memory on, as when it followed the triggers alone. A user's reflection state is read at most every
+DUE_SECONDS, in the background once read (services/recall/refreshing.py), so remember and recall never wait
+for it after the first call; what this process stored since that reading is added to it, so the count a
+`remember` result gives includes the memory it just stored.
 """
 
 from __future__ import annotations
 
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from engrain.services.recall.refreshing import RefreshingCache
 from engrain.services.traits.reflection import triggers
+from engrain.storage import cycles as cycle_repo
 from engrain.storage import host_tasks as task_repo
 
 if TYPE_CHECKING:
@@ -21,31 +29,64 @@ DUE_SECONDS = 30.0
 USERS_KEPT = 1024
 
 
+@dataclass(frozen=True)
+class _State:
+    """A user's reflection state as read at `read_at` (monotonic seconds, when the reading began)."""
+
+    read_at: float
+    waiting: bool  # a host task waits for the calling model
+    mark: datetime | None  # the watermark's time
+    pending: int  # new memories past it
+    importance: int  # and their importance
+
+
 class ReflectionDue:
     def __init__(self, runtime: Runtime) -> None:
         self.rt = runtime
-        self._notes = RefreshingCache(self._read, runtime.spawn, ttl=DUE_SECONDS, max_entries=USERS_KEPT)
+        self._states = RefreshingCache(self._state, runtime.spawn, ttl=DUE_SECONDS, max_entries=USERS_KEPT)
+        # What this process stored for each user since: (when, memories, importance).
+        self._stored: defaultdict[str, list[tuple[float, int, int]]] = defaultdict(list)
 
-    async def note(self, user_id: str) -> str | None:
-        """One short line for the end of a result, or None when nothing is due."""
-        return await self._notes.get(user_id)
+    async def note(self, user_id: str, *, stored: int = 0, importance: int = 0) -> str | None:
+        """One short line for the end of a result, or None when nothing is worth saying. `stored`: the new
+        memories the calling tool just stored (with their `importance` summed), counted at once."""
+        if stored:
+            self._stored[user_id].append((time.monotonic(), stored, importance))
+        state = await self._states.get(user_id)
+        since = [entry for entry in self._stored.get(user_id, []) if entry[0] >= state.read_at]
+        if since:
+            self._stored[user_id] = since
+        else:
+            self._stored.pop(user_id, None)
+        pending = state.pending + sum(n for _, n, _ in since)
+        importance_since = state.importance + sum(i for _, _, i in since)
+        return _line(state.waiting, state.mark, pending, importance_since, self.rt.clock())
 
     async def read(self, user_id: str) -> str | None:
         """The same line read now, for the profile (read seldom, and expected to be current)."""
-        return await self._read(user_id)
+        state = await self._state(user_id)
+        return _line(state.waiting, state.mark, state.pending, state.importance, self.rt.clock())
 
     def settled(self) -> None:
         """A reflection ran or a task was answered: read again on the next call."""
-        self._notes.forget()
+        self._states.forget()
+        self._stored.clear()
 
-    async def _read(self, user_id: str) -> str | None:
+    async def _state(self, user_id: str) -> _State:
+        began = time.monotonic()
         now = self.rt.clock()
         async with (await self.rt.database()).sessions() as s:
             waiting = await task_repo.open_count(s, user_id, now)
-            trigger = (await triggers.read(s, user_id, now)).trigger
-        if waiting:
-            return "A reflection task waits for you: call reflect to get it."
-        if trigger.triggered:
-            count = f"{trigger.pending} new memor{'y' if trigger.pending == 1 else 'ies'}"
-            return f"Reflection due ({count} to digest): call reflect when the conversation allows."
-        return None
+            mark = await cycle_repo.watermark(s, user_id)
+            pending, importance = await cycle_repo.importance_since(s, user_id, mark)
+        return _State(began, bool(waiting), mark.at if mark else None, pending, importance)
+
+
+def _line(waiting: bool, mark: datetime | None, pending: int, importance: int, now: datetime) -> str | None:
+    if waiting:
+        return "A reflection task waits for you: call reflect to get it."
+    trigger = triggers.decide(mark, pending, importance, now)
+    if triggers.worth_asking(trigger, pending, importance):
+        count = f"{pending} new memor{'y' if pending == 1 else 'ies'}"
+        return f"Reflection due ({count} to digest): call reflect when the conversation allows."
+    return None

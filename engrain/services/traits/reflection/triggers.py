@@ -12,6 +12,10 @@ from engrain.storage import cycles as cycle_repo
 from engrain.storage.cycles import Mark
 
 IMPORTANCE_TRIGGER = 30
+# A model is asked to reflect (the line at the end of a result, reflection/due.py) only when the new memories
+# are worth its time: this many, or their importance past IMPORTANCE_TRIGGER. The scheduler's digest, which
+# costs no conversation, follows the triggers alone.
+WORTH_ASKING_MEMORIES = 5
 SCHEDULED_AFTER = timedelta(hours=24)
 IDEMPOTENCY_WINDOW = timedelta(seconds=60)
 
@@ -50,6 +54,12 @@ async def read(session: AsyncSession, user_id: str, now: datetime) -> Reading:
     trigger = decide(mark.at if mark else None, count, importance, now)
     trigger.pending = count
     return Reading(mark, importance, trigger)
+
+
+def worth_asking(trigger: Trigger, pending: int, importance: int) -> bool:
+    """Should a tool's result ask the calling model to reflect? Only when a reflection is due and has enough to
+    read: one memory is no pattern, and the first one a user tells is not worth a turn of the conversation."""
+    return trigger.triggered and (pending >= WORTH_ASKING_MEMORIES or importance >= IMPORTANCE_TRIGGER)
 
 
 def decide(mark: datetime | None, count: int, importance: int, now: datetime) -> Trigger:
