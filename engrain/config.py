@@ -6,9 +6,11 @@ agree on names and defaults.
 
 from __future__ import annotations
 
+import difflib
 import getpass
 import os
 import re
+from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
@@ -40,6 +42,18 @@ def describe_settings_error(error: ValidationError) -> str:
         shown = f"={given!r}" if echo else ""
         parts.append(f"ENGRAIN_{field.upper()}{shown}: {message}")
     return "; ".join(parts)
+
+
+def unknown_settings(environ: Mapping[str, str]) -> list[str]:
+    """A line for each ENGRAIN_* variable that is no setting ("ENGRAIN_TIMEZON"), with the setting it most
+    likely meant: such a variable was ignored without a word, and the server ran on the default."""
+    known = {f"ENGRAIN_{name.upper()}" for name in Settings.model_fields}
+    lines: list[str] = []
+    for name in sorted(n for n in environ if n.startswith("ENGRAIN_") and n not in known):
+        close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        lines.append(f"{name} is not a setting of engrain{hint}; it is ignored")
+    return lines
 
 
 def _default_user() -> str:

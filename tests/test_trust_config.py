@@ -157,3 +157,17 @@ def test_a_server_refused_for_its_tokens_prints_none_of_them(tmp_path):
     assert done.returncode == 2 and "mallory" in done.stderr and "at least 16" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert "token-0" not in done.stderr and "short" not in done.stderr.split("'mallory'")[1]
+
+
+def test_a_misspelt_setting_is_named_with_the_one_it_meant(pg_url, tmp_path):
+    """ENGRAIN_TIMEZON was ignored without a word; the server ran on the machine's zone."""
+    done = engrain(tmp_path, "status", ENGRAIN_DATABASE_URL=pg_url, ENGRAIN_TIMEZON="Europe/Lisbon")
+    assert done.returncode == 0
+    assert "ENGRAIN_TIMEZON is not a setting of engrain (did you mean ENGRAIN_TIMEZONE?)" in done.stderr
+
+
+def test_engrain_says_its_version(tmp_path):
+    from engrain import __version__
+
+    done = engrain(tmp_path, "--version")
+    assert done.returncode == 0 and done.stdout.strip() == f"engrain {__version__}"

@@ -186,6 +186,8 @@ async def test_sign_in_profile_search_trait_and_every_action(settings_factory):
             await page.get_by_role("link", name="Status").click()
             status = await page.locator("main").inner_text()
             assert "hash" in status and "words only" in status
+            assert "{'" not in status and "'id':" not in status  # issue 39: the last cycle was a raw dict
+            assert "traits formed" in status
             async with page.expect_download() as download:
                 await page.get_by_role("link", name="Export").click()
             lines = Path(await (await download.value).path()).read_text().splitlines()

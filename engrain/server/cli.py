@@ -13,8 +13,8 @@ from typing import Any, NoReturn
 
 import anyio
 
-from engrain import logs
-from engrain.config import Settings
+from engrain import __version__, logs
+from engrain.config import Settings, unknown_settings
 
 JOB_NAMES = ("digest", "expiry", "decay")
 SWITCH_INTERVAL = 0.001
@@ -249,6 +249,7 @@ def _refuse(line: str) -> NoReturn:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="engrain", description="Long-term memory of the user for MCP clients.")
+    parser.add_argument("--version", action="version", version=f"engrain {__version__}")
     logging_options = argparse.ArgumentParser(add_help=False)
     logging_options.add_argument("--log-json", action="store_true", help="log JSON lines to stderr")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -303,6 +304,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     settings = _checked_settings()
     logs.configure(settings.log_level, as_json=getattr(args, "log_json", False), scrub=_scrubber(settings))
+    for line in unknown_settings(os.environ):
+        logging.getLogger("engrain.config").warning(line)
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, _stop_on_signal)
     sys.exit(args.func(args, settings))
