@@ -27,6 +27,7 @@ import atexit
 import json
 import logging
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,9 @@ HANDLES_FILE = ".engrain_handles.json"  # engrain's record of when each of those
 KEEPER_FILE = ".engrain_keeper.json"  # the keeper watching the data dir: its pid and start time
 KEEP_EVERY = 0.5  # seconds between two looks of the keeper
 _started: list[Any] = []  # this process's handles on embedded servers (pgserver PostgresServer objects)
+# pgserver's inter-process lock is one file lock per process, which two threads of one process must not take
+# at once (fasteners: "Unable to release an unaquired lock"); this lock makes them take turns.
+_threads = threading.Lock()
 _INCLUDE = f"include_if_exists = '{TUNING_FILE}'\n"
 
 
@@ -156,14 +160,15 @@ def start_embedded(pgdata: Path, shared_buffers: str) -> str:
     server = get_server(pgdata, cleanup_mode="stop", start=False)
     # Under pgserver's inter-process lock, so initdb, the conf edit and the clean-up after a crash
     # never race another process.
-    with PostgresServer._lock:
+    with _threads, PostgresServer._lock:
         server.ensure_pgdata_inited()
         write_tuning(pgdata, shared_buffers)
         prune_handles(pgdata)
         _clear_stale_locks(pgdata)
         _record_handle(pgdata)
         _ensure_keeper(pgdata)  # before the postmaster starts: a process killed while it starts is covered too
-    server.start()
+    with _threads:
+        server.start()
     if server not in _started:
         _started.append(server)
         atexit.register(release_embedded)  # runs before pgserver's own hook (atexit is last-in, first-out)
@@ -193,11 +198,12 @@ def release_embedded() -> None:
 
     while _started:
         server = _started.pop()
-        with PostgresServer._lock:
+        with _threads, PostgresServer._lock:
             prune_handles(server.pgdata)
         if server._postmaster_info is not None and not _running(server._postmaster_info.process):
             server._postmaster_info = None  # already dead: nothing to stop (the next start clears its pid file)
-        server.cleanup()
+        with _threads:
+            server.cleanup()
 
 
 def _handles(pgdata: Path) -> list[int]:

@@ -344,10 +344,9 @@ class ConversationIngest:
         told at the time of its message."""
         session_id = conversation.request.session_id
         if extracted is None:
-            statements = [
-                ExtractedMemory(content=text, said_at=conversation.told[i].isoformat())
-                for text, i in rule_statements(conversation.messages)
-            ]
+            # Reading every message's sentences is CPU work that grows with the conversation: off the event loop.
+            kept = await anyio.to_thread.run_sync(rule_statements, conversation.messages)
+            statements = [ExtractedMemory(content=text, said_at=conversation.told[i].isoformat()) for text, i in kept]
             result = await self.store(user_id, statements, None, session_id, "rules", llm_name, conversation.latest)
         else:
             result = await self.store(

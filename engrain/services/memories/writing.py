@@ -421,7 +421,7 @@ class MemoryWriter:
         """Store a batch in a few statements: one embedding call, one insert, exact dedup (against live
         rows and within the batch). Unlike `remember`, near-duplicates are not merged: that takes one
         vector search per memory, which bulk imports cannot afford. All or nothing."""
-        self._check_batch(items)
+        await to_thread(self._check_batch, items)  # every item's cheap checks first, off the event loop
         now = self.rt.clock()
         # Enrichment is CPU work (dateparser): a thread lets it overlap the database work of another batch.
         prepared = await anyio.to_thread.run_sync(self._prepare_batch, items, now, source)
@@ -438,7 +438,7 @@ class MemoryWriter:
             if key not in existing:
                 fresh.setdefault(key, p)
         model, vectors = await self.rt.embeddings.embed([p.content for p in fresh.values()]) if fresh else (None, [])
-        rows = {key: p.row(user_id, now) for key, p in fresh.items()} if model is not None else {}
+        rows = await to_thread(lambda: {key: p.row(user_id, now) for key, p in fresh.items()}) if model else {}
         stored_vectors = [repo.Vector(model.id, vec) for vec in vectors] if model is not None else []
         async with db.sessions.begin() as s:
             await self._check_quota(s, user_id, len(rows), now)

@@ -8,15 +8,16 @@ import math
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING
 
+import anyio
 from sqlalchemy.exc import DBAPIError
 
 from engrain.errors import EngrainError, InvalidInput, Unavailable
 from engrain.providers.embeddings import Embedder
 from engrain.reading import inputs
-from engrain.reading.dates import read_query_time
+from engrain.reading.dates import QueryTime, read_query_time
 from engrain.reading.enrich import is_habit
 from engrain.reading.redaction import redact
 from engrain.reading.slots import asked_slot
@@ -33,7 +34,7 @@ from engrain.storage.recall import (
     run_recall,
     word_rarity,
 )
-from engrain.text.fulltext import load_for, query_form
+from engrain.text.fulltext import QueryForm, load_for, query_form
 
 if TYPE_CHECKING:
     from engrain.services.runtime import Runtime
@@ -149,6 +150,21 @@ class PreparedRecall:
     as_of: datetime | None
 
 
+# A query up to this long is read on the event loop (a fraction of a millisecond); a longer one, whose date
+# reading grows with it (2,000 characters of date phrases: over 100 ms), in a worker thread.
+ON_LOOP_QUERY_CHARS = 200
+
+
+async def _read_query(query: str, now: datetime, tz: tzinfo | None) -> tuple[QueryForm, QueryTime]:
+    """The query's words (its full-text form) and its time ("when did…", a period named)."""
+
+    def read() -> tuple[QueryForm, QueryTime]:
+        words = query_form(query)
+        return words, read_query_time(query, now, tz, words.lang)
+
+    return read() if len(query) <= ON_LOOP_QUERY_CHARS else await anyio.to_thread.run_sync(read)
+
+
 class RecallSearch:
     def __init__(self, runtime: Runtime) -> None:
         self.rt = runtime
@@ -226,8 +242,7 @@ class RecallSearch:
             max_tokens = inputs.int_range("max_tokens", max_tokens, 1, 1_000_000)
 
         await load_for(query)
-        words = query_form(query)
-        when = read_query_time(query, now, settings.tz, words.lang)
+        words, when = await _read_query(query, now, settings.tz)
         focused, model, vector = await self._embed_cached(user_id, query, words.lang)
         embedder_id, dim = (model.id, model.dim) if model is not None else ("", 0)
         statement = RecallQuery(
