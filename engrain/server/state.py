@@ -5,6 +5,8 @@ sessions hold the process) is `process.ProcessLifecycle`; this module only wires
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -101,14 +103,25 @@ class AppState:
 
     def _on_database_open(self) -> None:
         """Work that wants the open database, or that should be done before the first text needs it: the
-        language mix check, the language identifier and date reader loaded in worker threads, and in a
-        process that serves (not a one-off command such as `engrain redact --dry-run`) the redaction of
-        rows stored before the current rules."""
+        language mix check, the readers loaded (`_settle`), and in a process that serves (not a one-off command
+        such as `engrain redact --dry-run`) the redaction of rows stored before the current rules."""
         self.process.spawn(self.languages.check())
         if self.process.holders:
             self.process.spawn(self.stored_secrets.run_once())
-        self.process.spawn(anyio.to_thread.run_sync(load_identifier))
-        self.process.spawn(anyio.to_thread.run_sync(load_date_reader))
+        self.process.spawn(self._settle())
+
+    async def _settle(self) -> None:
+        """Load the language identifier and the date reader in worker threads (so that no user's first text
+        pays for them), then freeze what start-up made for the garbage collector: its full collections
+        scanned the models, dictionaries and modules too, and held the event loop, and every user's call, for
+        over 100 ms at a time under a large batch (bench/hostile_input.py). Frozen objects are never scanned."""
+        await anyio.to_thread.run_sync(load_identifier)
+        await anyio.to_thread.run_sync(load_date_reader)
+        with contextlib.suppress(Exception):  # a model that cannot load is reported where it is used
+            await self.embeddings.ready()
+        gc.collect()
+        gc.freeze()
+        log.info("start-up settled: %d objects frozen for the garbage collector", gc.get_freeze_count())
 
     async def _job_loop(self) -> None:
         await self.scheduler.run_forever()

@@ -215,6 +215,9 @@ def _column_values(memory: Memory) -> dict[str, Any]:
 # a larger batch in a worker thread: 2,000 rows' full-text forms (jieba for Chinese) and vector texts held the
 # loop, and every other user's call, for hundreds of milliseconds.
 INLINE_ROWS = 64
+# Rows per INSERT of a batch: SQLAlchemy builds each statement's parameters on the event loop (1,000 rows at once
+# held it for over 100 ms); chunks of this many let other users' calls run in between, at a few round trips more.
+INSERT_CHUNK = 100
 
 
 async def _formed(items: Sequence[Any], form: Callable[[Any], Any]) -> list[Any]:
@@ -251,8 +254,11 @@ async def insert_many(
     if len(memories) == 1:
         return await _insert_one(session, memories[0], vectors[0], now)
     stmt = _insert_rows().returning(_MEMORIES.c.id)
-    result = await session.execute(stmt, await _formed(memories, lambda m: _column_values(_with_text_form(m))))
-    inserted = set(result.scalars().all())
+    values = await _formed(memories, lambda m: _column_values(_with_text_form(m)))
+    inserted: set[uuid.UUID] = set()
+    for start in range(0, len(values), INSERT_CHUNK):  # the event loop serves others between chunks
+        result = await session.execute(stmt, values[start : start + INSERT_CHUNK])
+        inserted.update(result.scalars().all())
     await _insert_vectors(
         session, [(m.user_id, m.id, v) for m, v in zip(memories, vectors, strict=True) if m.id in inserted]
     )
@@ -269,8 +275,8 @@ async def insert_many(
         for m in memories
         if m.id in inserted
     ]
-    if history:
-        await session.execute(pg_insert(_HISTORY), history)
+    for start in range(0, len(history), INSERT_CHUNK):
+        await session.execute(pg_insert(_HISTORY), history[start : start + INSERT_CHUNK])
     return inserted
 
 
