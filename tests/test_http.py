@@ -73,6 +73,8 @@ async def test_metrics_behind_the_token(server):
     assert 'engrain_tool_calls_total{tool="remember"}' in text
     assert 'engrain_tool_errors_total{kind="not_found",tool="forget"}' in text
     assert 'engrain_tool_duration_seconds_bucket{le="0.05",tool="remember"}' in text
+    overflow = next(line for line in text.splitlines() if line.startswith("engrain_db_pool_overflow "))
+    assert float(overflow.split()[1]) >= 0  # issue 39: SQLAlchemy counts it from minus the pool size
     assert "engrain_db_pool_checked_out" in text and "engrain_db_pool_size" in text
 
 

@@ -143,7 +143,7 @@ async def test_every_statement_of_a_users_requests_names_the_user(settings_facto
             await call(client, "remember", content="Took a taxi home from the station")
             await call(client, "reflect", force=True)
             await call(client, "recall", query="How do I get to work?", limit=20)
-            await call(client, "recall", query="When is the dentist?", kind=["episodic"], since="2026-01-01")
+            await call(client, "recall", query="When is the dentist?", kinds=["episodic"], since="2026-01-01")
             await call(client, "link", source_id=a["id"], target_id=b["id"], relation="related")
             traits = await call(client, "get_user_traits", min_stage="trend", include_evidence=True)
             trait_id = traits["traits"][0]["id"]

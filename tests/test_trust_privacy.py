@@ -85,10 +85,14 @@ async def test_forget_keeps_a_category_never_the_users_words(session):
 
 async def test_the_caller_is_resolved_never_an_argument(session):
     """Who is calling is resolved by the server (tools/common.Caller through the SDK's resolvers): no tool
-    lists a user argument, and one sent anyway changes nothing."""
+    lists a user argument, and one sent anyway is refused by name (issue 39: it was dropped silently, as every
+    argument a tool does not take was), nothing stored."""
     client, app = session
     tools = (await client.list_tools()).tools
     assert all("user" not in (t.input_schema.get("properties") or {}) for t in tools)
-    stored = await call(client, "remember", content="My bike is green", user="somebody-else")
+    refused = await call_error(client, "remember", content="My bike is green", user="somebody-else")
+    assert "user: is not an argument of remember" in refused
+    assert await scalar(app, "SELECT count(*) FROM memories WHERE content = 'My bike is green'") == 0
+    stored = await call(client, "remember", content="My bike is green")
     owner = await scalar(app, "SELECT user_id FROM memories WHERE id = :id", id=uuid.UUID(stored["id"]))
     assert owner == app.settings.user
