@@ -387,6 +387,9 @@ class MemoryWriter:
         )
 
     def _prepare_batch(self, items: list[RememberRequest], now: datetime, source: str | None) -> list[Prepared]:
+        """Every item's cheap checks first (a batch whose last item is too long is refused before any is read),
+        then each item's secrets out and its reading. In a worker thread: the reading is CPU work."""
+        self._check_batch(items)
         prepared: list[Prepared] = []
         for i, it in enumerate(items):
             with _item(i):
@@ -421,7 +424,6 @@ class MemoryWriter:
         """Store a batch in a few statements: one embedding call, one insert, exact dedup (against live
         rows and within the batch). Unlike `remember`, near-duplicates are not merged: that takes one
         vector search per memory, which bulk imports cannot afford. All or nothing."""
-        await to_thread(self._check_batch, items)  # every item's cheap checks first, off the event loop
         now = self.rt.clock()
         # Enrichment is CPU work (dateparser): a thread lets it overlap the database work of another batch.
         prepared = await anyio.to_thread.run_sync(self._prepare_batch, items, now, source)
