@@ -13,17 +13,24 @@ import shutil
 import subprocess
 import sys
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 
+import anyio
 import httpx
 import pytest
+from sqlalchemy import text
 from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from bench.redaction import measure, read_corpus
 from engrain.providers.embeddings import HashEmbedder
 from engrain.reading.enrich import content_hash
 from engrain.reading.redaction import redact
 from engrain.services.memories.portability import export_jsonl
+from engrain.services.memories.redacting import JOB
+from engrain.storage.db import advisory_key
 from engrain.web.sessions import Sessions
 from tests.browser import page_server
 from tests.conftest import Clock, call, connect, engrain_env, execute, scalar
@@ -206,30 +213,50 @@ async def _import(app, lines: list[bytes]) -> dict:
     return await import_jsonl(app.database, lines, mode=app.settings.redact)
 
 
+OLD = f"My GitHub token is ghp_{'A1b2C3d4E5' * 3}z9Y8x7"
+OLDER = f"My GitHub token is ghp_{'Q9w8E7r6T5' * 3}k1L2m3"
+
+
+@asynccontextmanager
+async def _redaction_pass_held(pg_url: str) -> AsyncIterator[None]:
+    """Hold the lock of the stored rows' redaction pass, as another serving process running it would: a
+    server started meanwhile cannot know its rows clean, so its recall screens every hit."""
+    engine = create_async_engine(pg_url)
+    async with engine.connect() as conn:
+        assert await conn.scalar(text("SELECT pg_try_advisory_lock(:k)"), {"k": advisory_key(JOB)})
+        try:
+            yield
+        finally:
+            await conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": advisory_key(JOB)})
+    await engine.dispose()
+
+
+async def _store_as_before(client, app) -> tuple[dict, dict]:
+    """Two memories whose texts are then set to what an engrain before redaction stored (history too)."""
+    first = await call(client, "remember", content="A note about my GitHub account")
+    twin = await call(client, "remember", content="We adopted a cat called Miso in May")
+    for memory, old in ((first, OLD), (twin, OLDER)):
+        await execute(
+            app,
+            "UPDATE memories SET content = :c, content_hash = :h WHERE id = CAST(:i AS uuid)",
+            c=old,
+            h=content_hash(old),
+            i=memory["id"],
+        )
+        await execute(
+            app, "UPDATE memory_history SET new_content = :c WHERE memory_id = CAST(:i AS uuid)", c=old, i=memory["id"]
+        )
+    return first, twin
+
+
 async def test_rows_stored_before_are_screened_then_rewritten_by_engrain_redact(settings_factory, pg_url, tmp_path):
-    """A row written before this change (inserted here as it was then): recall and export never show its
-    secret; `engrain redact --dry-run` finds it and changes nothing; `--apply` rewrites the text, its history and
-    its vector, and retires a live twin whose text becomes the same."""
+    """A row written before this change (inserted here as it was then): while the pass has not run, recall and
+    export never show its secret; `engrain redact --dry-run` finds it and changes nothing; `--apply` rewrites the
+    text, its history and its vector, and retires a live twin whose text becomes the same."""
     settings = settings_factory()
-    async with connect(settings, Clock(NOW)) as (client, app):
-        first = await call(client, "remember", content="A note about my GitHub account")
-        twin = await call(client, "remember", content="We adopted a cat called Miso in May")
-        old = f"My GitHub token is ghp_{'A1b2C3d4E5' * 3}z9Y8x7"
-        older = f"My GitHub token is ghp_{'Q9w8E7r6T5' * 3}k1L2m3"
-        for memory, text in ((first, old), (twin, older)):  # as an older engrain stored them
-            await execute(
-                app,
-                "UPDATE memories SET content = :c, content_hash = :h WHERE id = CAST(:i AS uuid)",
-                c=text,
-                h=content_hash(text),
-                i=memory["id"],
-            )
-            await execute(
-                app,
-                "UPDATE memory_history SET new_content = :c WHERE memory_id = CAST(:i AS uuid)",
-                c=text,
-                i=memory["id"],
-            )
+    old = OLD
+    async with _redaction_pass_held(pg_url), connect(settings, Clock(NOW)) as (client, app):
+        first, _ = await _store_as_before(client, app)
         shown = await client.call_tool("recall", {"query": "GitHub token"})
         assert "ghp_" not in shown.content[0].text and "ghp_" not in json.dumps(shown.structured_content)
         assert "⁅secret: GitHub token⁆" in shown.content[0].text  # brackets in quoted text are shown as ⁅…⁆
@@ -279,6 +306,33 @@ def _redact(env: dict[str, str], *args: str) -> dict:
 async def _content(settings, memory_id: str) -> str:
     async with connect(settings) as (_, app):
         return await scalar(app, "SELECT content FROM memories WHERE id = CAST(:i AS uuid)", i=memory_id)
+
+
+async def test_a_serving_process_rewrites_rows_stored_before_once(settings_factory, fresh_database_url):
+    """A server started on a database with rows stored before redaction rewrites them by itself, once (a
+    `redact` job run records it); recall shows no secret before, during or after."""
+    settings = settings_factory(database_url=fresh_database_url)
+    async with _redaction_pass_held(fresh_database_url), connect(settings, Clock(NOW)) as (client, app):
+        await _store_as_before(client, app)
+    async with connect(settings, Clock(NOW)) as (client, app):
+        for _ in range(600):  # the pass runs in the background of the server's start
+            shown = await client.call_tool("recall", {"query": "GitHub token"})
+            assert "ghp_" not in shown.content[0].text and "ghp_" not in json.dumps(shown.structured_content)
+            if not await scalar(app, "SELECT count(*) FROM memories WHERE content LIKE '%ghp_%'"):
+                break
+            await anyio.sleep(0.1)
+        assert await scalar(app, "SELECT count(*) FROM memory_history WHERE new_content LIKE '%ghp_%'") == 0
+        shown = await client.call_tool("recall", {"query": "GitHub token"})
+        assert "⁅secret: GitHub token⁆" in shown.content[0].text
+        runs = "SELECT count(*) FROM job_runs WHERE job = 'redact' AND status = 'completed'"
+        for _ in range(600):  # the run is recorded as it ends, just after the rows are written
+            if await scalar(app, runs):
+                break
+            await anyio.sleep(0.1)
+        assert await scalar(app, runs) == 1
+    async with connect(settings, Clock(NOW)) as (client, app):  # the next start finds it done
+        await call(client, "recall", query="GitHub token")
+        assert await scalar(app, "SELECT count(*) FROM job_runs WHERE job = 'redact'") == 1
 
 
 @pytest.mark.parametrize(

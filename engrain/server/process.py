@@ -41,6 +41,7 @@ class ProcessLifecycle:
         self._db_error: BaseException | None = None
         self._db_ready = asyncio.Event()
         self._tasks: set[asyncio.Future[Any]] = set()
+        self._until_close: set[asyncio.Future[Any]] = set()
         self._started = False
         self._holders = 0
         self._db_attempt_at = 0.0
@@ -125,6 +126,14 @@ class ProcessLifecycle:
         """Run work that must not delay the answer (access tracking, re-embedding)."""
         self._spawned(coro)
 
+    def spawn_until_close(self, coro: Awaitable[Any]) -> None:
+        """Run work that may wait on other processes for as long as they take (the stored rows' redaction
+        pass another server is running): cancelled at close rather than waited for, so that a shutdown never
+        waits on another process."""
+        task = self._spawned(coro)
+        self._until_close.add(task)
+        task.add_done_callback(self._until_close.discard)
+
     def _spawned(self, coro: Awaitable[Any]) -> asyncio.Future[Any]:
         task = asyncio.ensure_future(coro)
         self.track(task)
@@ -159,6 +168,8 @@ class ProcessLifecycle:
         if self._opening is not None and not self._opening.done():
             self._opening.cancel()
         await self.stop_scheduler_loop()
+        for task in list(self._until_close):
+            task.cancel()
         await self.embeddings.close()
         await self.drain()
         if self._db is not None:

@@ -74,7 +74,7 @@ class AppState:
         self.browser = MemoryBrowser(runtime)
         self.reembedding = Reembedding(runtime)
         self.stored_secrets = StoredSecrets(runtime)
-        self.recall = RecallSearch(runtime)
+        self.recall = RecallSearch(runtime, screen=self.stored_secrets.screen)
         self.links = MemoryLinks(runtime)
         self.reflection = Reflection(runtime, ReflectionPlanner(runtime, self.recall), ReflectionApplier(runtime))
         self.traits = TraitViews(runtime)
@@ -107,7 +107,7 @@ class AppState:
         such as `engrain redact --dry-run`) the redaction of rows stored before the current rules."""
         self.process.spawn(self.languages.check())
         if self.process.holders:
-            self.process.spawn(self.stored_secrets.run_once())
+            self.process.spawn_until_close(self.stored_secrets.run_once())
         self.process.spawn(self._settle())
 
     async def _settle(self) -> None:

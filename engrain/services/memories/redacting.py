@@ -26,10 +26,12 @@ from engrain.storage import redaction as repo
 if TYPE_CHECKING:
     from engrain.services.memories.writing import RememberRequest
     from engrain.services.runtime import Runtime
+    from engrain.storage.db import Database
 
 log = logging.getLogger(__name__)
 BATCH = 500
 JOB = "redact"  # its runs are kept in job_runs, with the rules' version and mode they applied
+RECHECK_SECONDS = 5.0  # while another process runs the pass, how often this one looks whether it is done
 
 # Up to this many characters a text is redacted on the event loop (tens of microseconds); a longer one, whose
 # cost grows with it (up to a few milliseconds at the 8,000-character limit), in a worker thread.
@@ -99,6 +101,12 @@ class StoredSecrets:
 
     def __init__(self, runtime: Runtime) -> None:
         self.rt = runtime
+        self._clean = False  # every stored row is known to be redacted under the current rules and mode
+
+    def screen(self, text: str) -> str:
+        """A stored text on its way out (recall): redacted until the pass is known to be done, as it is after.
+        Redacting every hit cost a recall 2.4 ms (LoCoMo, 20 hits), for rows that are clean once the pass ran."""
+        return text if self._clean else redact(text, self.rt.settings.redact).text
 
     async def run(
         self, *, apply: bool, user_id: str | None = None, on_batch: Callable[[int], Awaitable[None]] | None = None
@@ -154,26 +162,39 @@ class StoredSecrets:
         report.reembedded += len(changes)
 
     async def run_once(self) -> None:
-        """At a server's start: the pass, applied, unless it already ran for these rules and this mode (one
-        server at a time; the others go on serving, and recall screens meanwhile)."""
+        """In a serving process: the pass, applied, unless it already ran for these rules and this mode. One
+        process at a time runs it; the others look again every RECHECK_SECONDS until it is done (their
+        recall screens meanwhile), then stop screening."""
         mode = self.rt.settings.redact
         if mode == "off":
+            self._clean = True
             return
         db = await self.rt.database()
-        async with db.try_advisory_lock(JOB) as got:
-            if not got or await self._done(mode):
-                return
-            started = self.rt.clock()
-            async with db.sessions.begin() as s:
-                run_id = await job_repo.start_run(s, JOB, None, started)
-            try:
-                report = await self.run(apply=True)
-            except Exception as exc:
+        while True:
+            async with db.try_advisory_lock(JOB) as got:
+                if got:
+                    if not await self._done(mode):
+                        await self._run_recorded(db)
+                    self._clean = True
+                    return
+            await anyio.sleep(RECHECK_SECONDS)
+
+    async def _run_recorded(self, db: Database) -> None:
+        """The pass, applied, as a `redact` job run (what `_done` looks for)."""
+        started = self.rt.clock()
+        async with db.sessions.begin() as s:
+            run_id = await job_repo.start_run(s, JOB, None, started)
+        try:
+            report = await self.run(apply=True)
+        except BaseException as exc:  # cancelled at close too: the batches written stay, the next start goes on
+            cancelled = isinstance(exc, anyio.get_cancelled_exc_class())
+            error = "cancelled before it finished" if cancelled else type(exc).__name__
+            with anyio.CancelScope(shield=True):  # as the scheduler's runs: even a cancelled one leaves a record
                 async with db.sessions.begin() as s:
-                    await job_repo.finish_run(s, run_id, "failed", {}, type(exc).__name__, self.rt.clock())
-                raise
-            async with db.sessions.begin() as s:
-                await job_repo.finish_run(s, run_id, "completed", report.model_dump(), None, self.rt.clock())
+                    await job_repo.finish_run(s, run_id, "failed", {}, error, self.rt.clock())
+            raise
+        async with db.sessions.begin() as s:
+            await job_repo.finish_run(s, run_id, "completed", report.model_dump(), None, self.rt.clock())
         if report.memories_redacted or report.history_redacted:
             log.info(
                 "redacted secrets in %d stored memories and %d history rows",

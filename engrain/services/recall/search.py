@@ -6,7 +6,7 @@ import asyncio
 import logging
 import math
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING
@@ -166,11 +166,19 @@ async def _read_query(query: str, now: datetime, tz: tzinfo | None) -> tuple[Que
 
 
 class RecallSearch:
-    def __init__(self, runtime: Runtime) -> None:
+    """`screen`: what a hit's text passes through on its way out — the redaction of secrets while rows stored
+    before it may hold some (services/memories/redacting.StoredSecrets.screen; the text as it is once they are
+    rewritten). Without one, every hit is screened."""
+
+    def __init__(self, runtime: Runtime, screen: Callable[[str], str] | None = None) -> None:
         self.rt = runtime
+        self.screen: Callable[[str], str] = screen or self._redacted
         self.accesses = AccessTracker(runtime)
         self.focus = QueryFocus(runtime)
         self.rarity = RefreshingCache(self._read_rarity, runtime.spawn, ttl=RARITY_SECONDS, max_entries=1)
+
+    def _redacted(self, text: str) -> str:
+        return redact(text, self.rt.settings.redact).text
 
     def text_of(self, result: RecallResult, explain: bool, budget: int | None) -> str:
         """The result as the model reads it (services/recall/text.py), in the user's zone; without
@@ -290,7 +298,7 @@ class RecallSearch:
             rows = [r for r in rows if r.source == "search"]
         hits = [_hit(r) for r in rows]
         for hit in hits:  # a row stored before its secrets were redacted is screened on the way out
-            hit.content = redact(hit.content, settings.redact).text
+            hit.content = self.screen(hit.content)
         truncated = False
         if prepared.max_tokens is not None:
             kept: list[RecallHit] = []
