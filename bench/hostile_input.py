@@ -1,7 +1,7 @@
 """Does the costliest input a client or a model may send stall another user? (issue 39)
 
 Two users of one `engrain serve --transport http` process (an embedded database, hash embedder, host route):
-user A recalls in a loop from this process; meanwhile user B, from a thread and event loop of its own, sends one
+user A recalls in a loop from this process; meanwhile user B, from a process of its own, sends one
 kind at a time the costliest input of each kind the server accepts — the longest adversarial text for the
 secret and date readers, a large batch, the longest conversation, host-task answers built to make a parser
 backtrack or recurse, the longest query. Prints, as JSON, A's recall latency alone (baseline) and during each
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import platform
 import socket
@@ -22,6 +23,7 @@ import statistics
 import subprocess
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -144,12 +146,18 @@ async def as_b(url: str, tool: str, args: dict[str, Any]) -> dict[str, Any]:
         return {"error": result.is_error, "said": result.content[0].text[:120]}  # type: ignore[union-attr]
 
 
-def in_thread(work: Any, *args: Any) -> Any:
-    """B is another client: its own thread and event loop, so that only the server is shared."""
-    return anyio.to_thread.run_sync(lambda: anyio.run(work, *args))
+def _run_as_b(work: Any, *args: Any) -> Any:
+    return anyio.run(work, *args)
 
 
-async def measure(url: str, memories: int) -> dict[str, Any]:
+def in_b(b: ProcessPoolExecutor, work: Any, *args: Any) -> Any:
+    """B is another client: its own process, so that only the server is shared (a thread of this process
+    would share its interpreter lock with A, and B's building and reading of 200,000 characters of JSON would
+    count as the server's)."""
+    return anyio.to_thread.run_sync(lambda: b.submit(_run_as_b, work, *args).result())
+
+
+async def measure(url: str, memories: int, b: ProcessPoolExecutor) -> dict[str, Any]:
     async with client(url, "bench-a") as a:
         notes = [{"content": f"Note {n}: I live in Lisbon; on weekends I hike or bake."} for n in range(memories)]
         await a.call_tool("remember_many", {"items": notes})
@@ -165,16 +173,16 @@ async def measure(url: str, memories: int) -> dict[str, Any]:
         report: dict[str, Any] = {"baseline": baseline}
         for tool, args in inputs().values():  # B's first call of each kind loads what it needs, untimed
             small = {k: v[:2] if isinstance(v, list) else v[:200] if isinstance(v, str) else v for k, v in args.items()}
-            await in_thread(as_b, url, tool, small | await in_thread(prepared, url, tool))
+            await in_b(b, as_b, url, tool, small | await in_b(b, prepared, url, tool))
         for kind, (tool, args) in inputs().items():
-            args = args | await in_thread(prepared, url, tool)
+            args = args | await in_b(b, prepared, url, tool)
             during: list[float] = []
             stop = anyio.Event()
             async with anyio.create_task_group() as tg:
                 tg.start_soon(recall_times, a, stop, during)
                 await anyio.sleep(0.2)
                 began = time.perf_counter()
-                outcome = await in_thread(as_b, url, tool, args)
+                outcome = await in_b(b, as_b, url, tool, args)
                 outcome["took_s"] = round(time.perf_counter() - began, 2)
                 await anyio.sleep(0.2)
                 stop.set()
@@ -185,7 +193,8 @@ async def measure(url: str, memories: int) -> dict[str, Any]:
 async def one_run(memories: int) -> dict[str, Any]:
     server, url = start_server(scratch_home("engrain-hostile-"))
     try:
-        return await measure(url, memories)
+        with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as b:
+            return await measure(url, memories, b)
     finally:
         server.terminate()
         server.wait(60)

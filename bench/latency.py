@@ -220,7 +220,9 @@ async def one_run(samples: list[dict[str, Any]], embedder: str) -> dict[str, Any
     users = [(f"locomo-{s.get('sample_id', i)}", session_turns(s), s) for i, s in enumerate(samples)]
     settings = bench_settings(home, embedder)
     app = AppState(settings)
-    app.start(scheduler_loop=False)
+    # Held as a serving process is: its start-up work runs too (the stored rows' redaction pass, after which
+    # recall no longer screens its hits).
+    app.acquire()
     try:
         await app.database()
         remembers: list[float] = []
@@ -247,7 +249,7 @@ async def one_run(samples: list[dict[str, Any]], embedder: str) -> dict[str, Any
         for user, turns, _ in users:
             batches += await import_batches(home, embedder, f"{user}-batched", turns)
     finally:
-        await app.close()
+        await app.release()
     return {
         "memories": len(remembers),
         "questions": len(recalls),
