@@ -77,6 +77,22 @@ def no_postmaster_outlives_the_suite(tmp_path_factory: pytest.TempPathFactory) -
     assert left == [], "still running after the suite:\n" + "\n".join(left)
 
 
+# Every tool the server lists, for the tests that must notice a new one (the surface, stdio, the Inspector and
+# the hostile-input sweep compare with list_tools() for equality).
+TOOLS = (
+    "remember",
+    "remember_many",
+    "recall",
+    "link",
+    "forget",
+    "pin_memory",
+    "get_user_traits",
+    "reflect",
+    "ingest_conversation",
+    "review_trait",
+)
+
+
 @pytest.fixture(scope="session")
 def pg_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     url = os.environ.get("ENGRAIN_TEST_DATABASE_URL")

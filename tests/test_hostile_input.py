@@ -14,7 +14,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import call, connect
+from tests.conftest import TOOLS, call, connect
 
 EXAMPLES_PER_TOOL = 100
 SQL = [
@@ -157,17 +157,8 @@ async def counts(app, user: str) -> dict[str, int]:
     return out
 
 
-TOOLS = [
-    "remember",
-    "remember_many",
-    "recall",
-    "link",
-    "forget",
-    "get_user_traits",
-    "reflect",
-    "ingest_conversation",
-    "review_trait",
-]
+def test_the_sweep_covers_every_tool(world):
+    assert set(world[3]["tools"]) == set(TOOLS)
 
 
 @pytest.mark.parametrize("tool", TOOLS)

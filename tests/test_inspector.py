@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import TOOLS
+
 INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
 pytestmark = pytest.mark.skipif(shutil.which("npx") is None, reason="needs Node's npx")
 
@@ -38,7 +40,7 @@ def inspector(pg_url: str, home: Path, *args: str) -> dict:
 
 def test_inspector_lists_tools_and_round_trips_a_memory(pg_url, tmp_path):
     tools = {t["name"]: t for t in inspector(pg_url, tmp_path, "--method", "tools/list")["tools"]}
-    assert {"remember", "recall", "link", "forget"} <= set(tools)
+    assert set(tools) == set(TOOLS)
     assert all("inputSchema" in t and "outputSchema" in t for t in tools.values())
     stored = inspector(
         pg_url,

@@ -12,7 +12,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.conftest import engrain_env
+from tests.conftest import TOOLS, engrain_env
 from tests.http_server import http_server
 
 pytestmark = pytest.mark.anyio
@@ -29,7 +29,7 @@ async def test_stdio_round_trip(pg_url, tmp_path):
     )  # the shared test database is no place for jobs over all users
     async with Client(params) as client:
         names = {t.name for t in (await client.list_tools()).tools}
-        assert {"remember", "remember_many", "recall", "link", "forget"} <= names
+        assert names == set(TOOLS)
         stored = await client.call_tool("remember", {"content": "Prefers window seats on trains"})
         assert not stored.is_error
         found = await client.call_tool("recall", {"query": "train seat preference"})

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from mcp import Client, MCPError
 
-from tests.conftest import Clock, call, connect, line_ids
+from tests.conftest import TOOLS, Clock, call, call_error, connect, line_ids, scalar
 
 pytestmark = pytest.mark.anyio
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.anyio
 async def test_tools_have_schemas_and_annotations(session):
     client, _ = session
     tools = {t.name: t for t in (await client.list_tools()).tools}
-    assert {"remember", "recall", "reflect", "get_user_traits", "link", "forget", "ingest_conversation"} <= set(tools)
+    assert set(tools) == set(TOOLS)
     for tool in tools.values():
         assert tool.input_schema["type"] == "object"
         assert tool.output_schema and tool.output_schema["type"] == "object"
@@ -129,3 +129,33 @@ async def test_status_reports_database_embedder_and_counts(session):
     assert status["llm"]["provider"] in ("none", "sampling") and status["reflection"]["last_cycle"] is None
     assert set(status["scheduler"]["jobs"]) == {"expiry", "digest", "decay"}
     assert status["scheduler"]["enabled_in_this_server"] is False
+
+
+async def test_pin_memory_keeps_a_memory_in_view_until_unpinned(settings_factory):
+    """pin_memory through MCP: pinned (by full or short id) it is listed under the profile's Pinned and its
+    history says so; pinning again changes nothing; unpinned it leaves the list; a trait, another user's
+    memory or an unknown id is not found."""
+    async with connect(settings_factory()) as (other, _):
+        theirs = await call(other, "remember", content="Somebody else's note")
+    async with connect(settings_factory()) as (client, app):
+        kept = await call(client, "remember", content="My blood type is O negative")
+        pinned = await client.call_tool("pin_memory", {"memory_id": kept["id"][:8]})
+        assert pinned.structured_content == {"id": kept["id"], "pinned": True, "changed": True}
+        assert pinned.content[0].text == f"pinned {kept['id']}"
+        again = await call(client, "pin_memory", memory_id=kept["id"])
+        assert again["changed"] is False
+        profile = (await client.read_resource("engrain://profile")).contents[0].text
+        assert kept["id"][:8] in "".join(line_ids(profile, "Pinned"))
+        assert await scalar(app, "SELECT pinned FROM memories WHERE id = CAST(:i AS uuid)", i=kept["id"]) is True
+        unpinned = await call(client, "pin_memory", memory_id=kept["id"], pinned=False)
+        assert unpinned == {"id": kept["id"], "pinned": False, "changed": True}
+        profile = (await client.read_resource("engrain://profile")).contents[0].text
+        assert kept["id"][:8] not in "".join(line_ids(profile, "Pinned"))
+        history = await scalar(
+            app,
+            "SELECT string_agg(action, ',' ORDER BY at, action) FROM memory_history WHERE memory_id = CAST(:i AS uuid)",
+            i=kept["id"],
+        )
+        assert set(history.split(",")) == {"create", "pin", "unpin"}
+        for missing in (theirs["id"], str(uuid.uuid4())):
+            assert "no memory with id" in await call_error(client, "pin_memory", memory_id=missing)

@@ -11,6 +11,7 @@ one is a multilingual model instead.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import socket
@@ -50,11 +51,11 @@ async def run_in_daemon_thread(fn: Callable[[], T]) -> T:
 
     def target() -> None:
         try:
-            result = fn()
+            outcome: tuple[T | None, BaseException | None] = (fn(), None)
         except BaseException as exc:
-            loop.call_soon_threadsafe(settle, None, exc)
-        else:
-            loop.call_soon_threadsafe(settle, result, None)
+            outcome = (None, exc)
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits for the model any more
+            loop.call_soon_threadsafe(settle, *outcome)
 
     threading.Thread(target=target, name="engrain-model-load", daemon=True).start()
     return await fut
