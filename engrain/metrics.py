@@ -1,12 +1,13 @@
 """Prometheus metrics of a server process (served at /metrics over HTTP).
 
-Per-tool calls, errors and latency (observed by `tools.common.tool_errors`), scheduled job
+Per-tool and per-resource calls, errors and latency (observed by `tools.common`), scheduled job
 runs and durations (observed by the scheduler), and the database pool, read at scrape time.
 One registry per process: everything in the process reports into it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
@@ -21,17 +22,40 @@ if TYPE_CHECKING:
 REGISTRY = CollectorRegistry()
 _LATENCY_BUCKETS = (0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
-TOOL_CALLS = Counter("engrain_tool_calls", "MCP tool calls.", ["tool"], registry=REGISTRY)
-TOOL_ERRORS = Counter(
-    "engrain_tool_errors", "MCP tool calls that answered an error, by kind.", ["tool", "kind"], registry=REGISTRY
-)
-TOOL_LATENCY = Histogram(
-    "engrain_tool_duration_seconds",
-    "Time to answer a tool call.",
-    ["tool"],
-    buckets=_LATENCY_BUCKETS,
-    registry=REGISTRY,
-)
+
+@dataclass(frozen=True)
+class Surface:
+    """Calls, errors by kind and latency of one kind of request (tools, resources), by name."""
+
+    calls: Counter
+    errors: Counter
+    latency: Histogram
+
+    def observe(self, name: str, kind: str, seconds: float) -> None:
+        self.calls.labels(name).inc()
+        self.latency.labels(name).observe(seconds)
+        if kind != "ok":
+            self.errors.labels(name, kind).inc()
+
+
+def _surface(what: str, label: str, noun: str) -> Surface:
+    return Surface(
+        Counter(f"engrain_{what}_calls", f"MCP {noun}.", [label], registry=REGISTRY),
+        Counter(
+            f"engrain_{what}_errors", f"MCP {noun} that answered an error, by kind.", [label, "kind"], registry=REGISTRY
+        ),
+        Histogram(
+            f"engrain_{what}_duration_seconds",
+            f"Time to answer MCP {noun}.",
+            [label],
+            buckets=_LATENCY_BUCKETS,
+            registry=REGISTRY,
+        ),
+    )
+
+
+TOOLS = _surface("tool", "tool", "tool calls")
+RESOURCES = _surface("resource", "resource", "resource reads")
 JOB_RUNS = Counter("engrain_job_runs", "Scheduled job runs, by result.", ["job", "status"], registry=REGISTRY)
 JOB_DURATION = Histogram(
     "engrain_job_duration_seconds",

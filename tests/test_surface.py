@@ -159,3 +159,29 @@ async def test_pin_memory_keeps_a_memory_in_view_until_unpinned(settings_factory
         assert set(history.split(",")) == {"create", "pin", "unpin"}
         for missing in (theirs["id"], str(uuid.uuid4())):
             assert "no memory with id" in await call_error(client, "pin_memory", memory_id=missing)
+
+
+async def test_resource_reads_and_their_errors_are_counted_as_tools_are(session):
+    """Every resource maps its failures once (resource_errors): an unknown id is not found (-32602), a date no
+    person means is invalid, both with their message; reads and errors reach /metrics by resource and kind."""
+    from engrain.metrics import REGISTRY
+
+    client, _ = session
+
+    def sample(name: str, **labels: str) -> float:
+        return REGISTRY.get_sample_value(name, labels) or 0.0
+
+    reads, missing, invalid = (
+        sample("engrain_resource_calls_total", resource="memory"),
+        sample("engrain_resource_errors_total", resource="memory", kind="not_found"),
+        sample("engrain_resource_errors_total", resource="profile_as_of", kind="invalid"),
+    )
+    with pytest.raises(MCPError, match="no memory with id") as unknown:
+        await client.read_resource(f"engrain://memories/{uuid.uuid4()}")
+    assert unknown.value.error.code == -32602
+    with pytest.raises(MCPError, match="as_of"):
+        await client.read_resource("engrain://profile/as-of/0001-01-01")
+    assert sample("engrain_resource_calls_total", resource="memory") == reads + 1
+    assert sample("engrain_resource_errors_total", resource="memory", kind="not_found") == missing + 1
+    assert sample("engrain_resource_errors_total", resource="profile_as_of", kind="invalid") == invalid + 1
+    assert sample("engrain_resource_duration_seconds_count", resource="memory") >= 1

@@ -6,11 +6,9 @@ import json
 from urllib.parse import unquote
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
-from engrain.errors import InvalidInput, NotFound
 from engrain.services.memories.views import MemoryViews
-from engrain.tools.common import Caller
+from engrain.tools.common import Caller, resource_errors
 
 RECENT_LIMIT = 20
 
@@ -22,6 +20,7 @@ def register(server: MCPServer, memory_views: MemoryViews, caller: Caller) -> No
         mime_type="application/json",
         description=f"The {RECENT_LIMIT} newest live memories of the user.",
     )
+    @resource_errors
     async def recent() -> str:
         views = await memory_views.recent(caller(), RECENT_LIMIT)
         return json.dumps([v.model_dump(mode="json") for v in views], ensure_ascii=False)
@@ -32,13 +31,9 @@ def register(server: MCPServer, memory_views: MemoryViews, caller: Caller) -> No
         mime_type="application/json",
         description="One memory with its links and its history.",
     )
+    @resource_errors
     async def memory(memory_id: str) -> str:
-        try:
-            detail = await memory_views.detail(caller(), memory_id)
-        except NotFound as exc:
-            raise ResourceNotFoundError(str(exc)) from exc
-        except InvalidInput as exc:
-            raise ResourceError(str(exc)) from exc
+        detail = await memory_views.detail(caller(), memory_id)
         return json.dumps(detail.model_dump(mode="json"), ensure_ascii=False)
 
     @server.resource(
@@ -48,6 +43,7 @@ def register(server: MCPServer, memory_views: MemoryViews, caller: Caller) -> No
         description="The user's plans and appointments, one line each with its date: upcoming (soonest first) "
         "and overdue, on the user's clock.",
     )
+    @resource_errors
     async def intentions() -> str:
         return await memory_views.intentions(caller())
 
@@ -58,8 +54,6 @@ def register(server: MCPServer, memory_views: MemoryViews, caller: Caller) -> No
         description="Plans and appointments in what is still ahead of a period, whenever they were told: "
         "engrain://intentions/this%20week, /next%20month, /%E8%BF%99%E5%91%A8 (这周), /n%C3%A4chste%20Woche.",
     )
+    @resource_errors
     async def intentions_in(period: str) -> str:
-        try:
-            return await memory_views.intentions_in(caller(), unquote(period))
-        except InvalidInput as exc:
-            raise ResourceError(str(exc)) from exc
+        return await memory_views.intentions_in(caller(), unquote(period))

@@ -6,11 +6,9 @@ from __future__ import annotations
 from urllib.parse import unquote
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError
 
-from engrain.errors import InvalidInput
 from engrain.services.profile.view import ProfileView
-from engrain.tools.common import PROFILE_APP_META, Caller
+from engrain.tools.common import PROFILE_APP_META, Caller, resource_errors
 
 
 def register(server: MCPServer, profile_view: ProfileView, caller: Caller) -> None:
@@ -23,6 +21,7 @@ def register(server: MCPServer, profile_view: ProfileView, caller: Caller) -> No
         "attached as context.",
         meta=PROFILE_APP_META,  # clients that render MCP Apps may show the view (resources/apps_view.py)
     )
+    @resource_errors
     async def profile() -> str:
         return await profile_view.profile(caller())
 
@@ -33,8 +32,6 @@ def register(server: MCPServer, profile_view: ProfileView, caller: Caller) -> No
         description="The profile as it stood on a date (2026-03-01, or a phrase such as 'last month'): what was "
         "stored by then and still valid then, traits at their stage of then.",
     )
+    @resource_errors
     async def profile_as_of(date: str) -> str:
-        try:
-            return await profile_view.profile(caller(), as_of=unquote(date))
-        except InvalidInput as exc:
-            raise ResourceError(str(exc)) from exc
+        return await profile_view.profile(caller(), as_of=unquote(date))

@@ -7,7 +7,7 @@ import json
 from mcp.server.mcpserver import MCPServer
 
 from engrain.services.status_report import StatusReport
-from engrain.tools.common import Caller
+from engrain.tools.common import Caller, resource_errors
 
 
 def register(server: MCPServer, status: StatusReport, caller: Caller) -> None:
@@ -17,6 +17,7 @@ def register(server: MCPServer, status: StatusReport, caller: Caller) -> None:
         mime_type="application/json",
         description="Database, embedder, LLM provider, scheduler and counts.",
     )
+    @resource_errors
     async def read_status() -> str:
         user = caller()
         return json.dumps(await status.report(user, viewer=user), ensure_ascii=False, default=str)

@@ -5,12 +5,10 @@ from __future__ import annotations
 import json
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
-from engrain.errors import InvalidInput, NotFound
 from engrain.rules.traits import Stage
 from engrain.services.traits.views import TraitViews
-from engrain.tools.common import Caller
+from engrain.tools.common import Caller, resource_errors
 
 
 def register(server: MCPServer, trait_views: TraitViews, caller: Caller) -> None:
@@ -20,6 +18,7 @@ def register(server: MCPServer, trait_views: TraitViews, caller: Caller) -> None
         mime_type="application/json",
         description="Every active trait of the user (trend to core), strongest first.",
     )
+    @resource_errors
     async def traits() -> str:
         result = await trait_views.list(caller(), min_stage=Stage.TREND)
         return json.dumps([t.model_dump(mode="json") for t in result.traits], ensure_ascii=False)
@@ -31,11 +30,7 @@ def register(server: MCPServer, trait_views: TraitViews, caller: Caller) -> None
         description="One trait with its supporting and contradicting memories and its history: "
         "why engrain thinks this about the user.",
     )
+    @resource_errors
     async def trait(trait_id: str) -> str:
-        try:
-            detail = await trait_views.detail(caller(), trait_id)
-            return json.dumps(detail.model_dump(mode="json"), ensure_ascii=False)
-        except NotFound as exc:
-            raise ResourceNotFoundError(str(exc)) from exc
-        except InvalidInput as exc:
-            raise ResourceError(str(exc)) from exc
+        detail = await trait_views.detail(caller(), trait_id)
+        return json.dumps(detail.model_dump(mode="json"), ensure_ascii=False)

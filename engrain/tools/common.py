@@ -1,5 +1,5 @@
-"""What every tool shares: turning failures into MCP tool errors, metrics and a log line per call,
-and shaping results."""
+"""What every tool and resource shares: turning failures into MCP tool or resource errors, metrics and a log
+line per call; and shaping tool results."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import ParamSpec, TypeGuard, TypeVar
 
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import DBAPIError
@@ -37,12 +37,14 @@ _ERROR_KINDS: dict[type[EngrainError], str] = {
 }
 
 
-def tool_errors(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
-    """Report EngrainError (bad input, unknown id, timeout, quota) to the client as a tool error with
-    its message; a lost database connection as "database unavailable" (the pool reconnects on the
-    next call); anything else as an internal error whose details only reach the log, under the
-    request id the client is given. Counts and times every call for /metrics."""
-    tool = fn.__name__
+def _answered(
+    fn: Callable[P, Awaitable[R]], failure: Callable[[str, str], Exception], counted: metrics.Surface
+) -> Callable[P, Awaitable[R]]:
+    """`fn` with its failures as the client should see them (`failure(message, kind)`), and every call counted,
+    timed and logged under a request id: EngrainError (bad input, unknown id, timeout, quota) with its message;
+    a lost database connection as "database unavailable" (the pool reconnects on the next call); anything else
+    as an internal error whose details only reach the log, under the request id the client is given."""
+    name = fn.__name__
 
     @functools.wraps(fn)
     async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -54,28 +56,41 @@ def tool_errors(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
             return await fn(*args, **kwargs)
         except EngrainError as exc:
             kind = next(_ERROR_KINDS[c] for c in type(exc).__mro__ if c in _ERROR_KINDS)
-            raise ToolError(str(exc)) from exc
+            raise failure(str(exc), kind) from exc
         except (DBAPIError, OSError) as exc:
             kind = "unavailable"
-            log.warning("%s: database error: %s", tool, exc.__class__.__name__)
-            raise ToolError(
+            log.warning("%s: database error: %s", name, exc.__class__.__name__)
+            message = (
                 f"database unavailable ({exc.__class__.__name__}); the server reconnects on its own, "
                 f"retry shortly (request {rid})"
-            ) from exc
+            )
+            raise failure(message, kind) from exc
         except Exception as exc:
             kind = "internal"
-            log.exception("%s failed", tool)
-            raise ToolError(f"internal error (request {rid}); details are in the server log") from exc
+            log.exception("%s failed", name)
+            raise failure(f"internal error (request {rid}); details are in the server log", kind) from exc
         finally:
             elapsed = time.perf_counter() - started
-            metrics.TOOL_CALLS.labels(tool).inc()
-            metrics.TOOL_LATENCY.labels(tool).observe(elapsed)
-            if kind != "ok":
-                metrics.TOOL_ERRORS.labels(tool, kind).inc()
-            log.info("%s %s in %.1f ms", tool, kind, elapsed * 1000)
+            counted.observe(name, kind, elapsed)
+            log.info("%s %s in %.1f ms", name, kind, elapsed * 1000)
             request_id.reset(token)
 
     return wrapper
+
+
+def tool_errors(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """A tool's failures as tool errors the model reads (`is_error` with the message), counted in /metrics."""
+    return _answered(fn, lambda message, _kind: ToolError(message), metrics.TOOLS)
+
+
+def resource_errors(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """A resource's failures as protocol errors with the message (an unknown id as "not found", -32602),
+    counted in /metrics as the tools' are."""
+
+    def failure(message: str, kind: str) -> Exception:
+        return ResourceNotFoundError(message) if kind == "not_found" else ResourceError(message)
+
+    return _answered(fn, failure, metrics.RESOURCES)
 
 
 def describe_invalid_arguments(error: ValidationError) -> str:
