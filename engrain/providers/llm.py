@@ -117,7 +117,7 @@ def extract_json(text: str) -> Any:
     """The JSON value in a model's answer: bare, inside a ``` fence, or the outermost {...} in prose.
 
     Linear in the answer: the fences are found by splitting on them (a pattern that searched for them
-    backtracked quadratically: "```json" and 60,000 spaces held the event loop 25 s), and each candidate
+    backtracked quadratically: "```json" and 60,000 spaces held the event loop for seconds), and each candidate
     is parsed once. Raises ValueError when there is none, when the answer is longer than MAX_ANSWER_CHARS,
     or when its JSON is nested deeper than Python's parser goes."""
     if len(text) > MAX_ANSWER_CHARS:

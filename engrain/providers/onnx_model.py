@@ -1,8 +1,8 @@
 """A sentence-transformers model exported once to ONNX and run by ONNX Runtime, without torch.
 
-Why: one short text takes the packaged MiniLM about 5–8 ms in torch on two cores and about 2–3 ms in
-ONNX Runtime, and a process that only runs the exported graph never imports torch (a faster start,
-less memory). The graph is exported at first use from the model's own weights into the model cache,
+Why: ONNX Runtime runs the packaged MiniLM two to three times as fast as torch on a short text
+(docs/performance.md), and a process that only runs the exported graph never imports torch (a faster
+start, less memory). The graph is exported at first use from the model's own weights into the model cache,
 and kept only when its vectors equal torch's to `TOLERANCE` on `PROBES`: the two are then the same
 embedder (the same id), and nothing stored needs re-embedding. The export runs in a child process
 (`python -m engrain.providers.onnx_model SOURCE TARGET`): torch and transformers, once imported, stay in
@@ -66,7 +66,7 @@ TOKENIZER_FILES = ("tokenizer.json",)
 MODEL_FILE = "model.onnx"
 BATCH = 64  # texts per run; a batch is padded to its longest text, so texts are sorted by length first
 RECORD_FILE = "export.json"  # written last: an export without a matching record is not used
-EXPORT_TIMEOUT_S = 600  # the child's export takes ~5-10 s here; past this it is given up (the model runs in torch)
+EXPORT_TIMEOUT_S = 600  # the child's export takes seconds; past this it is given up (the model runs in torch)
 PARENT_CHECK_S = 0.2  # how often the exporting child checks that the process that started it still runs
 NOT_EXPORTABLE_EXIT = 3  # the child's exit status for NotExportable; its reason is its last line on stderr
 
@@ -165,8 +165,8 @@ def ensure_int8(source: Path, exported: Path, target: Path) -> Path:
     """An int8 copy of the checked export in `exported`, kept in `target`; made now when missing.
 
     The weights of the matrix products are quantized per output channel (ONNX Runtime's dynamic
-    quantization). On this project's 2-core machine the packaged MiniLM then embeds one short text in
-    2.0 ms instead of 3.1 and batches at 1.8 times the rate. Its vectors are not the export's (their
+    quantization). The packaged MiniLM then embeds a short text and a batch faster still
+    (docs/performance.md). Its vectors are not the export's (their
     cosine to them is about 0.99), so it is a model of its own, with an embedder id of its own; it is
     kept only when every probe's vector, alone and in a batch, keeps a cosine of INT8_MIN_COSINE."""
     if cached(source, target):
@@ -310,11 +310,10 @@ class OnnxRunner:
     vectors, not yet normalized. Safe to call from several threads (ONNX Runtime sessions are)."""
 
     def __init__(self, directory: Path, max_length: int, threads: int = 0) -> None:
-        """`threads` 0: ONNX Runtime's choice, one per physical core (one short text: 3.4 ms on two
-        threads, 6.0 ms on one). The threads sleep when a call ends instead of spinning (ONNX Runtime's
-        default): the model alone is ~0.1 ms slower a text, but spinning threads held both cores the
-        server's event loop, PostgreSQL and the client needed next (bench/latency.py, 3 runs: one-at-a-time
-        `remember` over stdio 84.6 -> 103.7 /s; recall over stdio p95 21.6 -> 15.6 ms)."""
+        """`threads` 0: ONNX Runtime's choice, one per physical core (a short text takes about half as
+        long on two threads as on one). The threads sleep when a call ends instead of spinning (ONNX
+        Runtime's default): the model alone is a little slower a text, but spinning threads held both cores
+        the server's event loop, PostgreSQL and the client needed next (docs/performance.md)."""
         import onnxruntime as ort
         from tokenizers import Tokenizer
 

@@ -29,7 +29,7 @@ _RELATIVE = (
 )
 # A match must contain one of these to count as a date (so "We" or a bare "may" do not).
 _DATE_CUE = re.compile(rf"\d|\b(?:{MONTHS}|{WEEKDAYS}|{_RELATIVE})\b", re.IGNORECASE)
-# Only text with one of these is handed to dateparser (about 1 ms a call): a year, a numeric date, an
+# Only text with one of these is handed to dateparser (costly a call): a year, a numeric date, an
 # ordinal day, a month (a bare "may" only next to a number), a weekday or a relative phrase.
 _DATE_GATE = re.compile(
     rf"\b(?:1[89]\d\d|20\d\d)\b|\b\d{{1,4}}[/.-]\d{{1,2}}(?:[/.-]\d{{1,4}})?\b|\b\d{{1,2}}(?:st|nd|rd|th)\b"
@@ -40,7 +40,7 @@ _MONTH_NUMBER = {
     m: i
     for i, m in enumerate(["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)
 }
-# Absolute dates in their common written forms, read without dateparser (which costs ~1 ms a call):
+# Absolute dates in their common written forms, read without dateparser (costly a call):
 # 2025-03-04 · March 2025 · March 4(th)(, 2025) · 4(th) March 2025 · in 2019.
 _ABSOLUTE = re.compile(
     r"\b(?:on\s+|in\s+)?(?:"

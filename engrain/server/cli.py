@@ -24,7 +24,7 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
     from engrain.server.state import AppState
 
     # Text reading and model calls run in worker threads; the event loop, which answers every other call,
-    # gets the interpreter back after 1 ms of theirs instead of 5.
+    # gets the interpreter back sooner than Python's default lets it.
     sys.setswitchinterval(SWITCH_INTERVAL)
 
     app = AppState(settings)

@@ -114,13 +114,14 @@ class AppState:
         """Load the language identifier and the date reader in worker threads (so that no user's first text
         pays for them), then freeze what start-up made for the garbage collector: its full collections
         scanned the models, dictionaries and modules too, and held the event loop, and every user's call, for
-        over 100 ms at a time under a large batch (bench/hostile_input.py). Frozen objects are never scanned."""
+        a long time under a large batch (bench/hostile_input.py; docs/performance.md). Frozen objects are never
+        scanned."""
         async with anyio.create_task_group() as loading:  # side by side: the first texts need both
             loading.start_soon(anyio.to_thread.run_sync, load_identifier)
             loading.start_soon(anyio.to_thread.run_sync, load_date_reader)
         with contextlib.suppress(Exception):  # a model that cannot load is reported where it is used
             await self.embeddings.ready()
-        gc.freeze()  # no collection first: it held the loop ~115 ms, just as the first calls come in
+        gc.freeze()  # no collection first: a full one holds the loop just as the first calls come in
         log.debug("start-up settled: what it made is frozen for the garbage collector")
 
     async def _job_loop(self) -> None:

@@ -15,8 +15,7 @@ PLANNED_TABLES = ("memories", "memory_vectors")
 ANALYZE_BASE_ROWS = 50
 ANALYZE_SHARE = 0.1
 # After a refresh that analyzed, none for this many times as long as it took: refreshes take at most about a
-# twentieth of one core. A batched import at a tenth of the million (100,000 memories, `hash`) ran 34-36
-# ANALYZEs taking 11 s of its 92-104 s without this (966-1,085 /s against 1,112-1,123 /s with no refresh).
+# twentieth of one core. Without it a large batched import spent a tenth of its time in ANALYZE (docs/performance.md).
 REFRESH_QUIET_FACTOR = 20
 
 

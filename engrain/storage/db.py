@@ -46,7 +46,7 @@ def redact(url: str) -> str:
 
 
 def _alembic_upgrade(conn: Connection, revision: str = "head") -> None:
-    # Imported here: alembic (and mako) cost ~0.1 s, which must not delay `initialize`.
+    # Imported here: alembic (and mako) take a noticeable part of start-up, which must not delay `initialize`.
     from alembic import command
     from alembic.config import Config
 

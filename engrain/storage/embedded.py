@@ -11,7 +11,7 @@ last process using it being gone, and then ends too. No postmaster outlives ever
 
 initdb's defaults are sized for a tiny machine (128 MB of shared buffers): at 100,000
 memories the heap and the HNSW index no longer fit, and every recall copies pages in
-from the OS cache (12 ms instead of 4 ms for a text-candidate scan). engrain's own
+from the OS cache, three times as slow for a text-candidate scan (docs/performance.md). engrain's own
 settings live in `engrain.conf`, included from postgresql.conf, written before the
 postmaster starts so that they take effect on the first start.
 """

@@ -211,12 +211,12 @@ def _column_values(memory: Memory) -> dict[str, Any]:
     return {column: getattr(memory, key) for key, column in _COLUMNS}
 
 
-# Up to this many rows or vectors are put in their statement's form on the event loop (well under a millisecond);
-# a larger batch in a worker thread: 2,000 rows' full-text forms (jieba for Chinese) and vector texts held the
-# loop, and every other user's call, for hundreds of milliseconds.
+# Up to this many rows or vectors are put in their statement's form on the event loop; a larger batch in a
+# worker thread: 2,000 rows' full-text forms (jieba for Chinese) and vector texts held the loop, and every other
+# user's call, for a long time (docs/performance.md).
 INLINE_ROWS = 128
 # Rows per INSERT of a batch: SQLAlchemy builds each statement's parameters on the event loop (1,000 rows at once
-# held it for over 100 ms); chunks of this many let other users' calls run in between, at a few round trips more.
+# held it too long); chunks of this many let other users' calls run in between, at a few round trips more.
 INSERT_CHUNK = 100
 
 

@@ -38,8 +38,8 @@ class MemoryVector(Base):
 
     The row changes all the time (an access counted, an archive, an expiry, a supersede); the vector
     never does. Kept inline, every new row version entered the HNSW graph again (an UPDATE of a row
-    of ~1.6 kB is rarely HOT, and a change of `valid_until` never is): archiving 16,882 of 50,000
-    rows took 12.3 s with the index and 0.34 s without. Here a vector is written once per model."""
+    of ~1.6 kB is rarely HOT, and a change of `valid_until` never is), and archiving took over thirty times as
+    long with the index as without (docs/performance.md). Here a vector is written once per model."""
 
     __tablename__ = "memory_vectors"
     __table_args__ = (ForeignKeyConstraint(["user_id", "id"], ["memories.user_id", "memories.id"], ondelete="CASCADE"),)

@@ -272,7 +272,7 @@ def recall_sql(
     WITH q AS (SELECT {QUERY_TSQUERY} AS tsq),{_user_now(f.as_of)}{_lexeme_ctes(rare)}
     {vector_cte}
     txt AS (  -- the tsquery is written out (not taken from q) so that the GIN index can serve it.
-              -- Candidates match every word: ranking all rows that match any word costs ~100 ms at 100k.
+              -- Candidates match every word: ranking all rows that match any word is slow at 100k rows.
         SELECT m.id FROM memories m
         WHERE m.tsv @@ {QUERY_TSQUERY} AND {where}
         ORDER BY ts_rank_cd(m.tsv, {QUERY_TSQUERY}) DESC
@@ -425,7 +425,7 @@ class RecallQuery:
 @lru_cache(maxsize=256)
 def _clause(sql: str) -> TextClause:
     """The statement as SQLAlchemy text, made once per SQL text: building it scans the 9 kB text for
-    bind parameters (0.4 ms a call)."""
+    bind parameters."""
     return text(sql)
 
 
@@ -443,13 +443,12 @@ def recall_connection_settings(timeout_ms: int) -> dict[str, str]:
     opens: a timeout for the one statement, and HNSW scans that go on until the candidate pool is
     full (relaxed order: the statement sorts by score anyway). Set per connection instead of per
     recall, they cost no round trip: a recall is then one statement outside any transaction block,
-    where BEGIN, SET LOCAL and COMMIT took three round trips (2 ms of 8.5 on this machine).
+    where BEGIN, SET LOCAL and COMMIT took three round trips (docs/performance.md).
 
     Every recall is planned for its own user (`force_custom_plan`): a prepared statement otherwise
     switches to a generic plan after five runs, made for the average user, and one user's size can be
-    far from it. Measured with one user of 200,000 memories and 800 users of 100: the generic plan
-    answered the big user in 330 ms p50, a custom plan in 17 ms; planning costs a small user ~1.6 ms
-    (2.2 → 3.8 ms p50). At a million memories the same made the big user's recall 338 ms."""
+    far from it: with one user of 200,000 memories among 800 small ones, the generic plan answered the big
+    user twenty times slower than a custom plan, which costs a small user little (docs/performance.md)."""
     return {
         "statement_timeout": str(int(timeout_ms)),
         **ITERATIVE_SCAN,

@@ -10,7 +10,7 @@ def vector_literal(vector: Sequence[float]) -> str:
     """pgvector's text form, the one form every vector is sent in (queries, probes, inserts): a string cast
     in SQL, so no driver codec is needed. Nine significant digits give back every float32 exactly (pgvector
     stores float32); pgvector's own SQLAlchemy type writes seventeen, which takes twice as long to format
-    (177 against 80 µs for 512 dimensions) and half as long again to send and parse."""
+    and half as long again to send and parse (docs/performance.md)."""
     return "[" + ",".join([f"{x:.9g}" for x in vector]) + "]"
 
 
@@ -36,9 +36,8 @@ def memory_behind(row: str, columns: str, where: str | None = None) -> str:
     up). A join is planned from the estimate of the user's rows, and a user the column statistics do not
     list (one who joined or grew since the last ANALYZE, among up to ~100 users who are all listed) is
     estimated at one row; the planner then ties a join that reads every row of the user's for each vector
-    with the key look-up, and picks it. Measured with 2,500 memories of a user told after the last
-    ANALYZE (bench/unknown_user.py --hold): recall 205 ms and remember 265 ms p50 that way, 10.6 and 7.7 ms
-    by key."""
+    with the key look-up, and picks it: 19 to 34 times slower than by key for a user told 2,500
+    memories after the last ANALYZE (bench/unknown_user.py --hold; docs/performance.md)."""
     return f" CROSS JOIN LATERAL (SELECT {columns} FROM memories m WHERE {_keyed(row, 'id', where)}) AS m"
 
 

@@ -54,8 +54,8 @@ class TextForm:
 
 
 async def load_for(text: str) -> None:
-    """Load, in a thread, the models preparing `text` needs (py3langid about 0.5 s, jieba about 0.9 s,
-    each once per process), so that the first text in a language never stalls the event loop."""
+    """Load, in a thread, the models preparing `text` needs (py3langid and jieba, each once per process and
+    each a large part of a second), so that the first text in a language never stalls the event loop."""
     if has_cjk(text):
         if _segmenter is None:
             await anyio.to_thread.run_sync(_jieba)
@@ -64,7 +64,7 @@ async def load_for(text: str) -> None:
 
 
 def _jieba() -> Any:
-    """jieba's tokenizer and tag dictionary, loaded once (about 0.9 s) on the first Chinese text."""
+    """jieba's tokenizer and tag dictionary, loaded once on the first Chinese text."""
     global _segmenter, _tags
     with _lock:
         if _segmenter is None:

@@ -4,7 +4,7 @@ the rest.
 Chinese chat is full of names and words in Latin letters ("我和Alice去了Starbucks"), so a text counts
 as CJK by units, not by characters: each Han, kana or Hangul character is one unit and so is each
 Latin word; more than half CJK units makes it CJK. Otherwise py3langid (a naive Bayes model over
-byte n-grams that ships in the package, ~30 µs a text) names the language, first among all 97 it
+byte n-grams that ships in the package, cheap a text) names the language, first among all 97 it
 knows, then, when that is unsure, among the COMMON ones (short texts are often unsure between
 close languages: "La semana pasada fui a Madrid con mi hermana." is Spanish at 0.62 among all and
 0.92 among these). Below LANGID_CONFIDENCE both times, a short text's function words decide when they

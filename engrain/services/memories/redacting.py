@@ -33,8 +33,8 @@ BATCH = 500
 JOB = "redact"  # its runs are kept in job_runs, with the rules' version and mode they applied
 RECHECK_SECONDS = 5.0  # while another process runs the pass, how often this one looks whether it is done
 
-# Up to this many characters a text is redacted on the event loop (tens of microseconds); a longer one, whose
-# cost grows with it (up to a few milliseconds at the 8,000-character limit), in a worker thread.
+# Up to this many characters a text is redacted on the event loop; a longer one, whose cost grows with it, in a
+# worker thread (docs/performance.md).
 ON_LOOP_CHARS = 2_000
 
 
@@ -105,7 +105,8 @@ class StoredSecrets:
 
     def screen(self, text: str) -> str:
         """A stored text on its way out (recall): redacted until the pass is known to be done, as it is after.
-        Redacting every hit cost a recall 2.4 ms (LoCoMo, 20 hits), for rows that are clean once the pass ran."""
+        Redacting every hit is a real part of a recall's time (docs/performance.md), for rows clean once the
+        pass ran."""
         return text if self._clean else redact(text, self.rt.settings.redact).text
 
     async def run(

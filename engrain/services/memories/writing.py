@@ -205,9 +205,8 @@ class MemoryWriter:
         """Read the text (dates, mood, language: CPU work in a worker thread, which keeps the event loop, and so
         every other user's calls, free) and embed it, before the transaction, so that the duplicate check, the
         near-duplicate search and the insert share one. A model that runs in a worker thread of its own embeds
-        while the text is read, the two side by side on two cores (one-at-a-time `remember` over stdio with the
-        packaged MiniLM: 98.7 -> 115.3 /s); a cheap one (hash) runs on the event loop, where overlapping it
-        with the reading thread only adds switching (16 HTTP clients: 6% fewer calls a second), so it follows."""
+        while the text is read, the two side by side on two cores; a cheap one (hash) runs on the event loop,
+        where overlapping it with the reading thread only adds switching, so it follows (docs/performance.md)."""
         current = self.rt.embeddings.current
         if current is not None and current.cheap:
             item = await to_thread(self._prepare, request, now, source)

@@ -151,7 +151,7 @@ class PreparedRecall:
 
 
 # A query up to this long is read on the event loop (a fraction of a millisecond); a longer one, whose date
-# reading grows with it (2,000 characters of date phrases: over 100 ms), in a worker thread.
+# reading grows with it, in a worker thread (docs/performance.md).
 ON_LOOP_QUERY_CHARS = 200
 
 
