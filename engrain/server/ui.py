@@ -22,8 +22,10 @@ from starlette.routing import Mount, Route
 from engrain.server.state import AppState
 from engrain.services.memories.portability import export_jsonl
 from engrain.web.app import build_ui
-from engrain.web.pages import Pages, PageServices, TokenSignIn
+from engrain.web.pages import Pages
+from engrain.web.services import PageServices
 from engrain.web.sessions import Sessions
+from engrain.web.signin import TokenSignIn
 
 BASE = "/ui"
 LOCAL_HOSTS = ["127.0.0.1", "localhost"]
@@ -49,7 +51,7 @@ def page_services(app: AppState) -> PageServices:
 
 def mounted_ui(app: AppState, sessions: Sessions, signin: TokenSignIn | None = None) -> Mount:
     """The page at /ui, for the local command and the HTTP server alike."""
-    pages = Pages(page_services(app), sessions, base=BASE, zone=app.settings.tz, clock=app.clock, signin=signin)
+    pages = Pages.build(page_services(app), sessions, base=BASE, zone=app.settings.tz, clock=app.clock, tokens=signin)
     return Mount(BASE, app=build_ui(pages))
 
 

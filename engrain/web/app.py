@@ -15,7 +15,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from engrain.web.pages import Pages, action, screen
+from engrain.web.pages import Pages
 
 STATIC = Path(__file__).parent / "static"
 CSP = (
@@ -53,24 +53,25 @@ class SecurityHeaders:
 
 def build_ui(pages: Pages) -> Starlette:
     """The page's routes over `pages`' handlers, to be mounted at `pages.base` ("/ui")."""
+    screens, actions, signin = pages.screens, pages.actions, pages.signin
     routes = [
-        Route("/", screen(pages, Pages.profile), methods=["GET"]),
-        Route("/traits", screen(pages, Pages.traits), methods=["GET"]),
-        Route("/traits/{trait_id}", screen(pages, Pages.trait), methods=["GET"]),
-        Route("/traits/{trait_id}/review", action(pages, Pages.review), methods=["POST"]),
-        Route("/memories", screen(pages, Pages.memories), methods=["GET"]),
-        Route("/memories/{memory_id}", screen(pages, Pages.memory), methods=["GET"]),
-        Route("/memories/{memory_id}/edit", action(pages, Pages.edit), methods=["POST"]),
-        Route("/memories/{memory_id}/pin", action(pages, Pages.pin), methods=["POST"]),
-        Route("/memories/{memory_id}/forget", screen(pages, Pages.confirm_forget), methods=["GET"]),
-        Route("/memories/{memory_id}/forget", action(pages, Pages.forget), methods=["POST"]),
-        Route("/links", action(pages, Pages.link), methods=["POST"]),
-        Route("/status", screen(pages, Pages.status), methods=["GET"]),
-        Route("/export", screen(pages, Pages.export), methods=["GET"]),
-        Route("/login", pages.login, methods=["GET"]),
-        Route("/signin", pages.signin_page, methods=["GET"]),
-        Route("/signin", pages.signin, methods=["POST"]),
-        Route("/signout", action(pages, Pages.signout), methods=["POST"]),
+        Route("/", pages.screen(screens.profile), methods=["GET"]),
+        Route("/traits", pages.screen(screens.traits), methods=["GET"]),
+        Route("/traits/{trait_id}", pages.screen(screens.trait), methods=["GET"]),
+        Route("/traits/{trait_id}/review", pages.action(actions.review), methods=["POST"]),
+        Route("/memories", pages.screen(screens.memories), methods=["GET"]),
+        Route("/memories/{memory_id}", pages.screen(screens.memory), methods=["GET"]),
+        Route("/memories/{memory_id}/edit", pages.action(actions.edit), methods=["POST"]),
+        Route("/memories/{memory_id}/pin", pages.action(actions.pin), methods=["POST"]),
+        Route("/memories/{memory_id}/forget", pages.screen(screens.confirm_forget), methods=["GET"]),
+        Route("/memories/{memory_id}/forget", pages.action(actions.forget), methods=["POST"]),
+        Route("/links", pages.action(actions.link), methods=["POST"]),
+        Route("/status", pages.screen(screens.status), methods=["GET"]),
+        Route("/export", pages.screen(screens.export), methods=["GET"]),
+        Route("/login", signin.login, methods=["GET"]),
+        Route("/signin", signin.signin_page, methods=["GET"]),
+        Route("/signin", signin.signin, methods=["POST"]),
+        Route("/signout", pages.action(signin.signout), methods=["POST"]),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes, middleware=[Middleware(SecurityHeaders)])

@@ -3,7 +3,7 @@
 `engrain ui` prints a URL that carries a login token. Opening it exchanges the token (once, within
 LOGIN_TTL) for a session cookie and redirects to a URL without it, so the token never stays in the address
 bar, the history or a Referer. Over HTTP a user signs in with their bearer token instead, and the session
-keeps the token's digest: it lasts only as long as the token stands for that user (pages.Pages.session).
+keeps the token's digest: it lasts only as long as the token stands for that user (signin.SignIn.session).
 Each session has its own CSRF token, which every form posts back. A user has at most
 MAX_SESSIONS_PER_USER sessions (their oldest goes first): nobody else's sign-ins can end one of theirs.
 Sessions live in this process only: restarting the page signs everyone out, which is what a local tool

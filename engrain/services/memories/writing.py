@@ -533,6 +533,28 @@ class MemoryWriter:
         )
         return _result(keep, "merged")
 
+    async def reword(self, user_id: str, memory_id: str, content: str) -> RememberResult:
+        """A new wording of a memory (the page's edit): it supersedes the old one, whose history keeps the old
+        words, and keeps its kind, namespace, category, tags and pin; relative dates in the new words are read
+        against the time the old one was told. A trait is reworded by its review (traits/review.py)."""
+        inputs.memory_ref("memory_id", memory_id)
+        async with (await self.rt.database()).sessions() as s:
+            mid = await ids.resolve(s, user_id, "memory_id", memory_id)
+            old = await repo.get(s, user_id, mid)
+        if old is None or old.kind == "trait":
+            raise NotFound("memory_id", mid)
+        request = RememberRequest(
+            content=content,
+            kind=old.kind,
+            namespace=old.namespace,
+            category=old.category,
+            tags=old.tags or None,
+            pinned=old.pinned,
+            supersedes=str(old.id),
+            said_at=old.told_at.isoformat(),
+        )
+        return await self.remember(user_id, request)
+
     async def pin(self, user_id: str, memory_id: str, pinned: bool = True) -> PinResult:
         """Pin a memory (it never fades, and the profile lists it) or unpin it; the change is in its
         history. Pinning a memory that is already pinned changes nothing."""
