@@ -70,6 +70,31 @@ async def test_reading_paths_never_fail_on_a_stored_value(settings_factory):
         assert detail["id"] == plan["id"]
 
 
+async def test_metadata_of_any_shape_is_read_as_far_as_it_makes_sense(settings_factory):
+    """A memory's metadata is read through one type (reading/metadata.MemoryMetadata): a key engrain knows that
+    holds a value of another shape (as an import may carry) reads as absent; keys it does not know are kept."""
+    async with connect(settings_factory(), Clock(NOW)) as (client, app):
+        home = await call(client, "remember", content="I live in Lisbon.")
+        run = await call(client, "remember", content="I run every Sunday morning.")
+        odd = {"slot": 5, "slot_value": ["x"], "recurrence": {"every": "day"}, "may_replace": "not an id", "mine": 1}
+        for memory in (home, run):
+            await execute(
+                app,
+                "UPDATE memories SET metadata = CAST(:m AS jsonb) WHERE id = CAST(:i AS uuid)",
+                m=json.dumps(odd),
+                i=memory["id"],
+            )
+        found = await client.call_tool("recall", {"query": "where do I live"})
+        assert not found.is_error and home["id"][:8] in found.content[0].text
+        assert all(not hit["habit"] for hit in found.structured_content["results"])
+        assert not (await client.call_tool("reflect", {"force": True})).is_error
+        assert "Lisbon" in (await client.read_resource("engrain://profile")).contents[0].text
+        moved = await call(client, "remember", content="I live in Porto now.")
+        assert moved["superseded"] is None  # the odd row fills no slot any more
+        detail = json.loads((await client.read_resource(f"engrain://memories/{home['id']}")).contents[0].text)
+        assert detail["metadata"]["mine"] == 1
+
+
 def _memory(user: str, **fields: object) -> dict[str, object]:
     text = str(fields.pop("content", "A note"))
     row: dict[str, object] = {

@@ -9,10 +9,8 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
-from typing import Any
 
 from engrain.reading import languages
 from engrain.reading.dates import began, find_event_time, recurrence, time_phrase
@@ -95,13 +93,6 @@ def content_hash(content: str) -> str:
 # A memory's importance when neither the client nor its text says otherwise, and when its text says it matters.
 DEFAULT_IMPORTANCE = 5
 IMPORTANT = 8
-# The metadata key a habit's recurrence is stored under ("every Thursday"): a habit has a rule, not a date.
-HABIT_KEY = "recurrence"
-
-
-def is_habit(metadata: Mapping[str, Any] | None) -> bool:
-    """Whether a memory with this metadata is a habit (its recurrence was read when it was written)."""
-    return metadata is not None and metadata.get(HABIT_KEY) is not None
 
 
 def on_arrival(temporality: str, event_time: datetime | None, told_at: datetime, now: datetime) -> str:

@@ -19,6 +19,7 @@ from sqlalchemy.dialects.postgresql import Insert
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engrain.reading.metadata import Key
 from engrain.rules.traits import Stage
 from engrain.storage.models import Memory, MemoryHistory, MemoryVector
 from engrain.storage.sqltext import memory_behind, memory_passes, sql_literal, vector_literal
@@ -412,8 +413,8 @@ async def slot_holders(
     """The user's live memories that fill `slot` (reading/slots.py): (id, value, told_at), by the slot index."""
     rows = await session.execute(
         text(
-            "SELECT id, metadata ->> 'slot_value' AS value, told_at FROM memories "
-            "WHERE user_id = :u AND metadata ? 'slot' AND metadata ->> 'slot' = :slot "
+            f"SELECT id, metadata ->> '{Key.SLOT_VALUE}' AS value, told_at FROM memories "
+            f"WHERE user_id = :u AND metadata ? '{Key.SLOT}' AND metadata ->> '{Key.SLOT}' = :slot "
             "AND (valid_until IS NULL OR valid_until > :now)"
         ),
         {"u": user_id, "slot": slot, "now": now},
@@ -425,8 +426,8 @@ async def mark_may_replace(session: AsyncSession, user_id: str, memory_id: uuid.
     """Note on a stored memory which live memory it may replace (`metadata.may_replace`, read by reflection)."""
     await session.execute(
         text(
-            "UPDATE memories SET metadata = coalesce(metadata, '{}'::jsonb) || jsonb_build_object('may_replace', "
-            "CAST(:h AS text)) WHERE user_id = :u AND id = :i"
+            "UPDATE memories SET metadata = coalesce(metadata, '{}'::jsonb) "
+            f"|| jsonb_build_object('{Key.MAY_REPLACE}', CAST(:h AS text)) WHERE user_id = :u AND id = :i"
         ),
         {"h": str(holder), "u": user_id, "i": memory_id},
     )

@@ -8,14 +8,14 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from engrain.reading.enrich import HABIT_KEY
+from engrain.reading.metadata import Key
 from engrain.storage.memories import known
 from engrain.storage.models import Memory
 
 # What ingest_conversation stores a conversation's summary as: a recap of memories listed on their own.
 SUMMARY_PREFIX = "Conversation summary: "
-_SLOT = Memory.metadata_["slot"].astext
-_SLOT_VALUE = Memory.metadata_["slot_value"].astext
+_SLOT = Memory.metadata_[Key.SLOT.value].astext
+_SLOT_VALUE = Memory.metadata_[Key.SLOT_VALUE.value].astext
 
 
 def summary(memory: Memory) -> bool:
@@ -27,7 +27,7 @@ async def slot_facts(session: AsyncSession, user_id: str, now: datetime) -> list
     corrected single-valued slot has one live value left, a many-valued one (the people named) has each."""
     stmt = (
         select(Memory)
-        .where(Memory.user_id == user_id, Memory.metadata_.has_key("slot"), Memory.kind != "trait", known(now))
+        .where(Memory.user_id == user_id, Memory.metadata_.has_key(Key.SLOT.value), Memory.kind != "trait", known(now))
         .distinct(_SLOT, _SLOT_VALUE)
         .order_by(_SLOT, _SLOT_VALUE, Memory.told_at.desc(), Memory.id)
     )
@@ -44,7 +44,7 @@ async def about_people(session: AsyncSession, user_id: str, now: datetime, limit
             Memory.category == "relationship",
             Memory.kind.in_(("fact", "episodic")),
             Memory.temporality != "prospective",
-            ~Memory.metadata_.has_key("slot"),
+            ~Memory.metadata_.has_key(Key.SLOT.value),
             ~Memory.content.startswith(SUMMARY_PREFIX),
             known(now),
         )
@@ -82,7 +82,7 @@ async def habits(session: AsyncSession, user_id: str, now: datetime, limit: int)
         select(Memory)
         .where(
             Memory.user_id == user_id,
-            Memory.metadata_.has_key(HABIT_KEY),
+            Memory.metadata_.has_key(Key.RECURRENCE.value),
             Memory.temporality == "current",
             Memory.kind != "trait",
             known(now),

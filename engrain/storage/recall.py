@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import RowMapping, TextClause, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
+from engrain.reading.metadata import Key
 from engrain.rules.recall import (
     BRIDGE_SEEDS,
     BRIDGE_WEIGHT,
@@ -149,13 +150,13 @@ def _temporal(asks_when: bool, window: bool, ahead: bool) -> str:
     return temporal_sql(
         asks_when,
         window,
-        "m.metadata ->> 'time_phrase' IS NOT NULL",
+        f"m.metadata ->> '{Key.TIME_PHRASE}' IS NOT NULL",
         f"{_DATED} >= :ws AND {_DATED} < :we",
         _PLAN_IN_WINDOW if ahead else None,
     )
 
 
-_FILLS_SLOT = "m.metadata ->> 'slot' = :slot"
+_FILLS_SLOT = f"m.metadata ->> '{Key.SLOT}' = :slot"
 
 
 def _score_columns(dim: int | None, emb: str, temporal: str, slot: str = "0.0") -> str:
@@ -253,7 +254,7 @@ def recall_sql(
     # A question about a single-valued fact: the memories holding it are candidates (the slot index).
     slotted_cte = (
         f"""slotted AS (
-        SELECT m.id FROM memories m WHERE m.metadata ? 'slot' AND {_FILLS_SLOT} AND {where} LIMIT :pool
+        SELECT m.id FROM memories m WHERE m.metadata ? '{Key.SLOT}' AND {_FILLS_SLOT} AND {where} LIMIT :pool
     ),"""
         if asks_slot
         else "slotted AS (SELECT NULL::uuid AS id WHERE false),"

@@ -17,6 +17,7 @@ from sqlalchemy import RowMapping, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engrain.reading.metadata import Key
 from engrain.rules.traits import (
     ACTIVE_STAGES,
     CORE_FROM,
@@ -257,7 +258,7 @@ async def near_core(session: AsyncSession, user_id: str, margin: float) -> Memor
             Memory.valid_until.is_(None),
             Memory.trait_stage == Stage.ESTABLISHED,
             Memory.trait_confidence >= CORE_FROM - margin,
-            Memory.metadata_["core_asked_at"].astext.is_(None),
+            Memory.metadata_[Key.CORE_ASKED_AT.value].astext.is_(None),
         )
         .order_by(Memory.trait_confidence.desc(), Memory.id)
         .limit(1)
@@ -271,7 +272,7 @@ async def is_dismissed(session: AsyncSession, user_id: str, digest: str) -> bool
         await session.scalar(
             text(
                 "SELECT EXISTS (SELECT 1 FROM memories WHERE user_id = :u AND kind = 'trait' AND content_hash = :h "
-                "AND metadata ->> 'dismissed_at' IS NOT NULL)"
+                f"AND metadata ->> '{Key.DISMISSED_AT}' IS NOT NULL)"
             ),
             {"u": user_id, "h": digest},
         )
@@ -452,9 +453,9 @@ async def decay_traits(session: AsyncSession, user_id: str | None, now: datetime
     trait to what its evidence's spread allows (`rules.traits.stage_cap`); below `DISSOLVE_BELOW` the
     trait dissolves.
     """
-    days = """extract(epoch FROM (b.user_now - greatest(
+    days = f"""extract(epoch FROM (b.user_now - greatest(
                          coalesce(b.trait_last_reinforced, b.created_at),
-                         coalesce((b.metadata ->> 'last_decay_at')::timestamptz, '-infinity'::timestamptz))))
+                         coalesce((b.metadata ->> '{Key.LAST_DECAY_AT}')::timestamptz, '-infinity'::timestamptz))))
                      / 86400.0"""
     exponent = decay_exponent_sql("b.trait_subtype", "b.trait_reinforcement_count", days)
     spread_days = "coalesce(extract(epoch FROM (sp.last - sp.first)) / 86400.0, 0)"

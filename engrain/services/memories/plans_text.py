@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, tzinfo
 
-from engrain.reading.enrich import is_habit
+from engrain.reading.metadata import MemoryMetadata
 from engrain.services.memories.results import MemoryView, PlansInPeriod
 from engrain.services.wording.lines import marks, memory_line, shown_when
 from engrain.text.quoting import DATA_NOTICE, inline
 
 
 def plan_line(plan: MemoryView, at: datetime, tz: tzinfo | None) -> str:
-    habit = is_habit(plan.metadata)
+    habit = MemoryMetadata.of(plan.metadata).habit
     tags = marks(plan.kind, plan.temporality, plan.event_time, at, habit)
     when = shown_when(plan.kind, plan.event_time, plan.told_at, habit)
     return memory_line(plan.content, plan.id, when=when, tz=tz, tags=tags)

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from engrain.reading.metadata import MemoryMetadata
 from engrain.services.memories.redacting import merged
 from engrain.storage.links import Link
 from engrain.storage.models import Memory, MemoryHistory
@@ -127,7 +128,7 @@ class MemoryView(BaseModel):
             access_count=m.access_count,
             last_accessed_at=m.last_accessed_at,
             embedder=m.embedder,
-            procedure_steps=(m.metadata_ or {}).get("procedure_steps"),
+            procedure_steps=MemoryMetadata.of(m.metadata_).procedure_steps,
             metadata=m.metadata_ or {},
             stage=m.trait_stage,
             confidence=m.trait_confidence,

@@ -21,7 +21,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engrain.errors import InvalidInput, NotFound, QuotaExceeded
 from engrain.reading import inputs
 from engrain.reading.duplicates import PARAPHRASE_THRESHOLD, is_near_duplicate
-from engrain.reading.enrich import DEFAULT_IMPORTANCE, HABIT_KEY, IMPORTANT, content_hash, enrich, mood_of, on_arrival
+from engrain.reading.enrich import DEFAULT_IMPORTANCE, IMPORTANT, content_hash, enrich, mood_of, on_arrival
+from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.mood import Mood
 from engrain.reading.slots import Topic, single_valued, slot_of, slot_topic, states_now
 from engrain.services.memories.redacting import redact_request, redacted
@@ -141,7 +142,7 @@ def _result(
         told_at=m.told_at,
         importance=m.importance,
         category=m.category,
-        procedure_steps=(m.metadata_ or {}).get("procedure_steps"),
+        procedure_steps=MemoryMetadata.of(m.metadata_).procedure_steps,
         superseded=str(superseded) if superseded else None,
     )
 
@@ -249,7 +250,7 @@ class MemoryWriter:
         memory = item.row(user_id, now)
         maybe = await self._may_replace(s, user_id, item, now) if old_id is None else None
         if maybe is not None:  # reflection shows the pair to the model, which settles it (an update)
-            memory.metadata_ = {**(memory.metadata_ or {}), "may_replace": str(maybe.id)}
+            memory.metadata_ = MemoryMetadata.of(memory.metadata_).with_marks(may_replace=str(maybe.id))
         if not await repo.insert_many(s, [memory], [repo.Vector(model.id, vector)], now):
             # A concurrent remember of the same text was stored since the probe: report its row.
             same_text, _ = await repo.probe(s, user_id, ns, kind, digest, model.id, model.dim, vector, now)
@@ -288,10 +289,10 @@ class MemoryWriter:
         """A correction said in passing: the live memories of the same slot with another value are replaced
         by the newly told one ("I live in Berlin" by "Actually I moved to Lisbon"); if one of them was told
         later (an import of older history), it replaces the new one instead. Returns {winner: what it replaced}."""
-        meta = memory.metadata_ or {}
-        slot, value = meta.get("slot"), meta.get("slot_value")
+        meta = MemoryMetadata.of(memory.metadata_)
+        slot, value = meta.slot, meta.slot_value
         replaced: dict[uuid.UUID, uuid.UUID] = {}
-        if not isinstance(slot, str) or not isinstance(value, str) or not single_valued(slot):
+        if slot is None or value is None or not single_valued(slot):
             return replaced
         for other, other_value, told in await repo.slot_holders(s, user_id, slot, now):
             if other == memory.id or other_value == value:
@@ -355,18 +356,16 @@ class MemoryWriter:
             info.procedure_steps, info.kind = request.procedure_steps, "procedural"
         if request.temporality is not None:
             info.temporality = inputs.kind("temporality", request.temporality, inputs.TEMPORALITIES)
-        extra: dict[str, Any] = dict(request.metadata or {})
-        if info.procedure_steps:
-            extra["procedure_steps"] = info.procedure_steps
-        if info.date_text:
-            extra["date_text"] = info.date_text
-        if info.time_phrase:
-            extra["time_phrase"] = info.time_phrase  # read by recall for "when did…" questions
-        if info.recurrence:
-            extra[HABIT_KEY] = info.recurrence  # a habit: a rule, never an upcoming plan
-        slot = slot_of(content, lang)
-        if slot is not None:  # a later memory of this slot with another value replaces this one
-            extra["slot"], extra["slot_value"] = slot.key, slot.normalized
+        slot = slot_of(content, lang)  # a later memory of this slot with another value replaces this one
+        read = MemoryMetadata(
+            procedure_steps=info.procedure_steps or None,
+            date_text=info.date_text or None,
+            time_phrase=info.time_phrase or None,  # read by recall for "when did…" questions
+            recurrence=info.recurrence or None,  # a habit: a rule, never an upcoming plan
+            slot=slot.key if slot else None,
+            slot_value=slot.normalized if slot else None,
+        )
+        extra = {**(request.metadata or {}), **read.stored()}  # the client's keys, and what the reading found
         return Prepared(
             content=content,
             digest=content_hash(content),
@@ -464,7 +463,7 @@ class MemoryWriter:
             replaced: dict[uuid.UUID, uuid.UUID] = {}
             maybe: dict[uuid.UUID, Memory] = {}
             for key, row in sorted(rows.items(), key=lambda kv: (kv[1].told_at, str(kv[1].id))):
-                if "slot" in (row.metadata_ or {}):
+                if MemoryMetadata.of(row.metadata_).slot is not None:
                     for winner, loser in (await self._fill_slot(s, user_id, row, now)).items():
                         replaced.setdefault(winner, loser)
                 elif fresh[key].topic is not None and (found := await self._may_replace(s, user_id, fresh[key], now)):

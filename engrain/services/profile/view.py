@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from engrain.reading import inputs
-from engrain.reading.enrich import is_habit
+from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.slots import PROFILE_ORDER
 from engrain.rules.traits import FORMING_STAGES, Stage
 from engrain.services.profile.sections import PER_SECTION, PROFILE_TOKENS, SUMMARY_TOKENS, Item, Section, render
@@ -32,14 +32,14 @@ LATELY = 5
 
 def _slot_tag(m: Memory) -> str:
     """What a slot fact is: "home", "origin" for the user's own; "sister", "sister's home", "dog" for others'."""
-    whose, _, what = str(m.metadata_["slot"]).rpartition(":")
+    whose, _, what = str(MemoryMetadata.of(m.metadata_).slot).rpartition(":")
     if whose == "user":
         return what
     return whose if what == "person" else f"{whose}'s {what}"
 
 
 def _fact_order(m: Memory) -> tuple[int, str, str]:
-    whose, _, what = str(m.metadata_["slot"]).rpartition(":")
+    whose, _, what = str(MemoryMetadata.of(m.metadata_).slot).rpartition(":")
     rank = PROFILE_ORDER.index(what) if what in PROFILE_ORDER else len(PROFILE_ORDER)
     return (0 if whose == "user" else 1, whose, f"{rank:02d}{what}")
 
@@ -126,7 +126,7 @@ class ProfileView:
                 if m.id in shown or len(out) >= limit:
                     continue
                 shown.add(m.id)
-                habit = is_habit(m.metadata_)
+                habit = MemoryMetadata.of(m.metadata_).habit
                 tags = [_slot_tag(m)] if tag else marks(m.kind, m.temporality, m.event_time, at, habit)
                 out.append(Item(m.id, m.content, shown_when(m.kind, m.event_time, m.told_at, habit), tags))
             return out
@@ -138,7 +138,7 @@ class ProfileView:
                 if stage in stages
             ][:PER_SECTION]
 
-        own = [m for m in facts if str(m.metadata_["slot"]).startswith("user:")]
+        own = [m for m in facts if str(MemoryMetadata.of(m.metadata_).slot).startswith("user:")]
         about, others = items(own, tag=True), items([m for m in facts if m not in own], tag=True)
         milestones = items(dates)  # before the people: a milestone about them ("we adopted") is a key date
         sections = [

@@ -18,7 +18,7 @@ from engrain.errors import EngrainError, InvalidInput, Unavailable
 from engrain.providers.embeddings import Embedder
 from engrain.reading import inputs
 from engrain.reading.dates import QueryTime, read_query_time
-from engrain.reading.enrich import is_habit
+from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.redaction import redact
 from engrain.reading.slots import asked_slot
 from engrain.services.recall.focus import FocusedQuery, QueryFocus
@@ -78,7 +78,7 @@ def _hit(row: RecallRow) -> RecallHit:
         told_at=row.told_at,
         created_at=row.created_at,
         temporality=row.temporality,
-        habit=is_habit(row.metadata),
+        habit=MemoryMetadata.of(row.metadata).habit,
         stage=row.stage,
         namespace=row.namespace,
         category=row.category,

@@ -8,7 +8,8 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 
 from engrain.providers.llm import Prompt
-from engrain.reading.enrich import DEFAULT_IMPORTANCE, is_habit
+from engrain.reading.enrich import DEFAULT_IMPORTANCE
+from engrain.reading.metadata import MemoryMetadata
 from engrain.services.wording.lines import marks, shown_when, trait_tag
 from engrain.storage.models import Memory
 from engrain.text.quoting import DATA_NOTICE, inline, quoted
@@ -64,7 +65,7 @@ def memory_lines(
     hints = replaces or {}
     lines: list[str] = []
     for alias, m in memories:
-        habit = is_habit(m.metadata_)
+        habit = MemoryMetadata.of(m.metadata_).habit
         when = shown_when(m.kind, m.event_time, m.told_at, habit)
         tags = [when.date().isoformat()] if when is not None else []
         tags += marks(m.kind, m.temporality, m.event_time, now, habit) or [m.kind]

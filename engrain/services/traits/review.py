@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engrain.errors import InvalidInput, NotFound
 from engrain.reading import inputs
 from engrain.reading.enrich import content_hash
+from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.redaction import redact
 from engrain.rules.traits import Stage
 from engrain.services.traits.results import Action, ReviewResult
@@ -83,7 +84,7 @@ class TraitReview:
                 evidence_id = str(evidence.id)
             elif action == "dismiss":
                 await writer.dissolve(trait, "dismissed by the user")
-                trait.metadata_ = {**(trait.metadata_ or {}), "dismissed_at": now.isoformat()}
+                trait.metadata_ = MemoryMetadata.of(trait.metadata_).with_marks(dismissed_at=now.isoformat())
             else:
                 assert text is not None
                 await writer.modify(trait, text, "edited by the user")
@@ -114,7 +115,7 @@ class TraitReview:
         async with db.sessions.begin() as s:
             row = await repo.get(s, user_id, trait.id, for_update=True)
             if row is not None:
-                row.metadata_ = {**(row.metadata_ or {}), "core_asked_at": self.rt.clock().isoformat()}
+                row.metadata_ = MemoryMetadata.of(row.metadata_).with_marks(core_asked_at=self.rt.clock().isoformat())
         if confirm is None:
             return f"not answered: {trait.content}"
         await self.review(user_id, str(trait.id), "endorse" if confirm else "dismiss")

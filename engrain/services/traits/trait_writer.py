@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.reading.duplicates import TRAIT_THRESHOLD as NEAR_DUPLICATE
 from engrain.reading.enrich import DEFAULT_IMPORTANCE, content_hash
+from engrain.reading.metadata import MemoryMetadata
 from engrain.rules.traits import (
     BEHAVIOR_CONFIDENCE,
     DISSOLVE_BELOW,
@@ -266,14 +267,15 @@ class TraitWriter:
         if trait.trait_stage in (Stage.TREND, Stage.DISSOLVED) or trait.trait_confidence is None:
             return
         last = trait.trait_last_reinforced or trait.created_at
-        decayed_at = (trait.metadata_ or {}).get("last_decay_at")
+        meta = MemoryMetadata.of(trait.metadata_)
+        decayed_at = meta.last_decay_at
         if decayed_at:
             last = max(last, datetime.fromisoformat(decayed_at))
         days = (self.user_now - last).total_seconds() / 86400
         trait.trait_confidence = decayed(
             trait.trait_confidence, trait.trait_subtype or Subtype.BEHAVIOR, trait.trait_reinforcement_count or 0, days
         )
-        trait.metadata_ = {**(trait.metadata_ or {}), "last_decay_at": max(last, self.user_now).isoformat()}
+        trait.metadata_ = meta.with_marks(last_decay_at=max(last, self.user_now).isoformat())
 
     async def reinforce(self, trait: Memory, evidence: list[uuid.UUID], grade: str) -> None:
         told = await self._told(evidence)

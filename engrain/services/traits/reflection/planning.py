@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.providers.llm import Prompt
+from engrain.reading.metadata import MemoryMetadata
 from engrain.rules.traits import needs_review
 from engrain.services.recall.search import RecallRequest
 from engrain.services.traits import prompts
@@ -96,8 +97,11 @@ def main_prompt(plan: Plan) -> Prompt:
 
 
 def _may_replace(m: Memory) -> uuid.UUID | None:
-    value = (m.metadata_ or {}).get("may_replace")
-    return uuid.UUID(value) if isinstance(value, str) else None
+    value = MemoryMetadata.of(m.metadata_).may_replace
+    try:
+        return uuid.UUID(value) if value is not None else None
+    except ValueError:  # an imported row may hold anything there
+        return None
 
 
 def _resolve(ref: Any, shown: list[tuple[str, Memory]]) -> uuid.UUID | None:
