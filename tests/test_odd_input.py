@@ -77,6 +77,7 @@ async def test_metadata_of_any_shape_is_read_as_far_as_it_makes_sense(settings_f
         home = await call(client, "remember", content="I live in Lisbon.")
         run = await call(client, "remember", content="I run every Sunday morning.")
         odd = {"slot": 5, "slot_value": ["x"], "recurrence": {"every": "day"}, "may_replace": "not an id", "mine": 1}
+        odd["emotion"] = {"arousal": "very high"}  # recall's recency read it as a number: "internal error"
         for memory in (home, run):
             await execute(
                 app,

@@ -2,8 +2,9 @@
 
 The reading of a text leaves its findings there (the steps of a procedure, the date phrase and the time phrase,
 a habit's recurrence, the single-valued fact a statement fills); the services add marks (which memory a
-statement may replace, a dismissed trait, a trait the user was asked about, a trait's last decay). Anything
-else in the column came from the client (`engrain import`) and is kept as given.
+statement may replace, a dismissed trait, a trait the user was asked about, a trait's last decay); recall reads
+a client's `emotion` (`engrain import`). Anything else in the column came from the client and is kept as
+given.
 
 Code reads the column through `MemoryMetadata.of`, writes it through `stored`/`with_marks`, and names a key in
 SQL through `Key`.
@@ -29,6 +30,7 @@ class Key(StrEnum):
     DISMISSED_AT = "dismissed_at"  # a trait the user dismissed: never inferred again (ISO time)
     CORE_ASKED_AT = "core_asked_at"  # a trait the user was asked to confirm before core (ISO time)
     LAST_DECAY_AT = "last_decay_at"  # the time up to which a trait's confidence has decayed (ISO time)
+    EMOTION = "emotion"  # a client's {valence, arousal}: a vivid memory stays recent longer (rules/recall.recency)
 
 
 class MemoryMetadata(BaseModel):
@@ -46,6 +48,7 @@ class MemoryMetadata(BaseModel):
     dismissed_at: str | None = None
     core_asked_at: str | None = None
     last_decay_at: str | None = None
+    emotion: dict[str, Any] | None = None
 
     @classmethod
     def of(cls, raw: Mapping[str, Any] | None) -> MemoryMetadata:

@@ -131,7 +131,9 @@ _DATED = "coalesce(m.event_time, m.told_at)"
 _RECENCY_EXPONENT = recency_exponent_sql(
     "extract(epoch FROM ((SELECT t FROM user_now) - m.told_at))",
     ":decay",
-    "coalesce((m.metadata #>> '{emotion,arousal}')::float8, 0.0)",
+    # A client's arousal in [0, 1] (metadata.emotion.arousal); anything else there counts as none.
+    f"CASE WHEN jsonb_typeof(m.metadata #> '{{{Key.EMOTION},arousal}}') = 'number' "
+    f"THEN least(1.0, greatest(0.0, (m.metadata #>> '{{{Key.EMOTION},arousal}}')::float8)) ELSE 0.0 END",
 )
 
 
