@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from engrain.services.traits import upkeep
 from engrain.storage import jobs as job_repo
 from engrain.storage import traits as trait_repo
 from engrain.storage.retention import fade_memories
@@ -56,18 +57,7 @@ async def expiry(ctx: JobContext, now: datetime, user_id: str | None, dry_run: b
     """Past intentions become historical; trends are promoted or expire with their window."""
 
     async def work(s: Any) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        steps = (  # (what the sample shows, the count's name, the pass)
-            ("intentions", "expired_intentions", trait_repo.expire_prospective),
-            ("trend_promotion", "promoted", trait_repo.promote_trends),
-            ("trend_expiry", "expired_trends", trait_repo.expire_trends),
-        )
-        for name, counted_as, step in steps:
-            result = await step(s, user_id, now)
-            out[counted_as] = result["changed"]
-            if dry_run:
-                out[f"{name}_sample"] = result["sample"]
-        return out
+        return await upkeep.run_passes(s, user_id, now, samples=dry_run)
 
     return await _in_transaction(ctx, dry_run, work)
 

@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engrain.errors import EngrainError
 from engrain.reading.duplicates import PARAPHRASE_THRESHOLD
 from engrain.rules.traits import Stage
+from engrain.services.traits import upkeep
 from engrain.services.traits.answers import MainAnswer, ReviewAnswer, without_secrets
 from engrain.services.traits.reflection.planning import Plan, review_candidates
 from engrain.services.traits.results import ReflectResult
@@ -80,13 +81,7 @@ class ReflectionApplier:
             await cycle_repo.start_cycle(
                 s, cycle_id, plan.user_id, plan.trigger.type or "manual", plan.trigger.value, plan.now
             )
-            code: dict[str, int] = {}  # the code-only steps, in this order, by what they count
-            for counted_as, step in (
-                ("expired_trends", trait_repo.expire_trends),
-                ("promoted", trait_repo.promote_trends),
-                ("expired_intentions", trait_repo.expire_prospective),
-            ):
-                code[counted_as] = (await step(s, plan.user_id, plan.now))["changed"]
+            code = await upkeep.run_passes(s, plan.user_id, plan.now)  # as the scheduler's expiry job runs them
             writer = await TraitWriter.open(s, plan.user_id, plan.now, cycle_id, vectors)
             links = await self._apply_answer(s, writer, plan, main, review) if main is not None else 0
             decay = await trait_repo.decay_traits(s, plan.user_id, plan.now)
