@@ -14,7 +14,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from engrain.providers.llm import Prompt
-from tests.conftest import Clock, call, call_error, connect, engrain_env, scalar
+from tests.conftest import Clock, call, call_error, connect, engrain_env, execute, scalar
 from tests.scripted import ScriptedLLM, alias, answer
 from tests.test_trait_lifecycle import BEHAVIOR, PREFERENCE, REWORDED, T0, traits
 
@@ -434,3 +434,26 @@ async def test_the_profile_and_the_instructions_say_when_a_reflection_is_due(hos
         status = json.loads((await client.read_resource("engrain://status")).contents[0].text)
         assert status["reflection"]["memories_pending"] == 5
         assert status["llm"]["route"] == {"client_samples": "sampling", "client_does_not_sample": "host"}
+
+
+async def test_tasks_stored_before_a_field_existed_are_answered_with_its_default(host_settings):
+    """A task's state is typed (services/prompting/task_states.py): a row stored by an older engrain, without the
+    fields added since (a reflection task's evidence, an extraction's told times), reads with their defaults."""
+    async with connect(host_settings(), Clock(NOW)) as (client, app):
+        for text in MORNING:
+            await call(client, "remember", content=text)
+        out = await call(client, "reflect", force=True)
+        older = "UPDATE host_tasks SET plan = plan - CAST(:k AS text[]) WHERE id = CAST(:t AS uuid)"
+        await execute(app, older, k=["evidence"], t=out["task_id"])
+        behavior = {
+            "content": "Starts the day with coffee and a run",
+            "evidence_ids": [aliases(out["task"], "coffees before my 6am run"), aliases(out["task"], "Morning run")],
+            "confidence": 0.45,
+        }
+        done = await call(client, "reflect", task_id=out["task_id"], answer={"new_behaviors": [behavior]})
+        assert done["traits_created"] == 1
+        ingest = await call(client, "ingest_conversation", messages=CONVERSATION, session_id="c2")
+        await execute(app, older, k=["told", "said_at"], t=ingest["task_id"])
+        answer = {"memories": [{"content": "Surfs on weekends", "kind": "fact"}]}
+        stored = await call(client, "ingest_conversation", task_id=ingest["task_id"], answer=answer)
+        assert stored["method"] == "llm" and len(stored["created"]) == 1

@@ -10,11 +10,12 @@ dedup and validation are the same as for a client's own calls.
 from __future__ import annotations
 
 import re
+import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
@@ -31,6 +32,7 @@ from engrain.services.memories.extraction import ExtractedMemory, Extraction
 from engrain.services.memories.redacting import merged
 from engrain.services.memories.results import IngestResult, RememberResult
 from engrain.services.memories.writing import RememberRequest
+from engrain.services.prompting.task_states import TaskState, task_state
 from engrain.storage.profile import SUMMARY_PREFIX
 from engrain.text.languages import ENGLISH, detect
 from engrain.text.quoting import DATA_NOTICE, quoted
@@ -96,6 +98,17 @@ class IngestRequest(BaseModel):
     messages: list[Message]
     session_id: str | None = None
     said_at: str | None = None
+
+
+@task_state
+class ExtractTask(TaskState):
+    """An extraction handed to the calling model: what its answer replaces and when its messages were told."""
+
+    KIND: ClassVar[str] = "ingest"
+    session_id: str | None = None
+    provisional: list[uuid.UUID] = Field(default_factory=list[uuid.UUID])  # statements stored meanwhile
+    said_at: datetime | None = None  # when the conversation ended (tasks stored before it was kept: none)
+    told: list[datetime] = Field(default_factory=list[datetime])  # each message's told time, by number from 1
 
 
 @dataclass(frozen=True)

@@ -18,16 +18,17 @@ import functools
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, ClassVar, Self, TypeVar
 
 import anyio
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput, NotFound
 from engrain.services.memories.extraction import Extraction
-from engrain.services.memories.ingest import Conversation, ConversationIngest
+from engrain.services.memories.ingest import Conversation, ConversationIngest, ExtractTask
 from engrain.services.memories.results import IngestResult
+from engrain.services.prompting.task_states import TaskState, state_of, task_state
 from engrain.services.traits import prompts
 from engrain.services.traits.answers import MainAnswer, ReviewAnswer, parse_task_answer
 from engrain.services.traits.reflection.cycle import Reflection
@@ -49,18 +50,45 @@ WHAT = {
 }
 
 
-def _stored(plan: Plan, reviewable: list[uuid.UUID] | None = None) -> dict[str, Any]:
-    """What a task showed, by alias: enough to resolve its answer later, and no memory text."""
-    return {
-        "trigger": plan.trigger.type,
-        "value": plan.trigger.value,
-        "mark": (plan.mark or Mark(plan.now)).at.isoformat(),
-        "mark_id": str(plan.mark.id) if plan.mark and plan.mark.id else None,
-        "memories": {alias: str(m.id) for alias, m in plan.memories},
-        "evidence": {alias: str(m.id) for alias, m in plan.evidence},
-        "traits": {alias: str(t.id) for alias, t in plan.traits},
-        "reviewable": [str(t) for t in reviewable or []],
-    }
+@task_state
+class ReflectTask(TaskState):
+    """What a reflection task showed, by alias: enough to resolve its answer later, and no memory text."""
+
+    KIND: ClassVar[str] = "reflect"
+    trigger: str | None = None
+    value: float | None = None
+    mark: datetime  # the watermark the answer moves to
+    mark_id: uuid.UUID | None = None
+    memories: dict[str, uuid.UUID] = Field(default_factory=dict[str, uuid.UUID])
+    # Tasks stored before the evidence was kept have none.
+    evidence: dict[str, uuid.UUID] = Field(default_factory=dict[str, uuid.UUID])
+    traits: dict[str, uuid.UUID] = Field(default_factory=dict[str, uuid.UUID])
+
+    @classmethod
+    def of(cls, plan: Plan) -> Self:
+        mark = plan.mark or Mark(plan.now)
+        return cls(
+            trigger=plan.trigger.type,
+            value=plan.trigger.value,
+            mark=mark.at,
+            mark_id=mark.id,
+            memories={alias: m.id for alias, m in plan.memories},
+            evidence={alias: m.id for alias, m in plan.evidence},
+            traits={alias: t.id for alias, t in plan.traits},
+        )
+
+    def shown(self, kind: str) -> set[str]:
+        """The aliases and ids of the memories (with the evidence) or the traits the task showed."""
+        aliases = {**self.memories, **self.evidence} if kind == "memory" else self.traits
+        return set(aliases) | {str(i) for i in aliases.values()}
+
+
+@task_state
+class ReviewTask(ReflectTask):
+    """A follow-up review of traits the reflection's answer made contradicted often."""
+
+    KIND: ClassVar[str] = "review"
+    reviewable: list[uuid.UUID] = Field(default_factory=list[uuid.UUID])
 
 
 # Where an answer cites ids: list field → {item field: what it names}; a field holding a list of ids
@@ -78,13 +106,9 @@ _CITED: dict[str, dict[str, str]] = {
 }
 
 
-def unknown_refs(stored: dict[str, Any], answer: MainAnswer | ReviewAnswer) -> list[str]:
+def unknown_refs(state: ReflectTask, answer: MainAnswer | ReviewAnswer) -> list[str]:
     """Every id the answer cites that its task did not show, with where it stands."""
-    evidence: dict[str, str] = stored.get("evidence") or {}  # tasks opened before it was kept have none
-    shown = {
-        "memory": set(stored["memories"]) | set(stored["memories"].values()) | set(evidence) | set(evidence.values()),
-        "trait": set(stored["traits"]) | set(stored["traits"].values()),
-    }
+    shown = {kind: state.shown(kind) for kind in ("memory", "trait")}
     problems: list[str] = []
     for key, fields in _CITED.items():
         for i, item in enumerate(getattr(answer, key, ())):
@@ -103,7 +127,7 @@ def unknown_refs(stored: dict[str, Any], answer: MainAnswer | ReviewAnswer) -> l
     return problems
 
 
-def _told_by_number(extraction: Extraction, told: list[str]) -> None:
+def _told_by_number(extraction: Extraction, told: list[datetime]) -> None:
     """An item that names its message by number is told when that message was written; a number the task
     did not show is refused, naming the item."""
     for i, item in enumerate(extraction.memories):
@@ -114,7 +138,7 @@ def _told_by_number(extraction: Extraction, told: list[str]) -> None:
                 f"answer.memories[{i}].message",
                 f"{item.message} is not a message of this conversation (1–{len(told)}); nothing was applied",
             )
-        item.said_at = item.said_at or told[item.message - 1]
+        item.said_at = item.said_at or told[item.message - 1].isoformat()
 
 
 A = TypeVar("A", bound=BaseModel)
@@ -124,6 +148,17 @@ async def _parsed(model: type[A], answer: Any, required: tuple[str, ...] = ()) -
     """`parse_task_answer` in a worker thread: linear and bounded (answers.py), yet an answer may be long,
     and the event loop serves every other user meanwhile."""
     return await anyio.to_thread.run_sync(functools.partial(parse_task_answer, model, answer, required))
+
+
+T = TypeVar("T", bound=TaskState)
+
+
+def _state(task: HostTask, model: type[T]) -> T:
+    """The task's typed state, as the kind its tool answers expects (`_task` checked the kind already)."""
+    state = state_of(task)
+    if not isinstance(state, model):
+        raise InvalidInput("task_id", f"is a {task.kind} task, not one this call answers")
+    return state
 
 
 def _task_id(value: str) -> uuid.UUID:
@@ -156,17 +191,16 @@ class HostTasks:
         self,
         s: AsyncSession,
         result: ReflectResult,
-        kind: str,
         plan: Plan,
-        stored: dict[str, Any],
+        state: ReflectTask,
         prompt_text: prompts.Prompt,
     ) -> None:
         """Open the task in the caller's transaction and put it in the result."""
         now = self.clock()
         expires = self._expiry(now)
-        task_id = await task_repo.open_task(s, plan.user_id, kind, stored, now, expires)
+        task_id = await task_repo.open_task(s, plan.user_id, state.KIND, state.stored(), now, expires)
         result.status, result.task_id = "needs_model", str(task_id)
-        result.task = prompts.host_task(str(task_id), expires, prompt_text, WHAT[kind])
+        result.task = prompts.host_task(str(task_id), expires, prompt_text, WHAT[state.KIND])
 
     async def issue_reflection(self, plan: Plan) -> ReflectResult:
         """The code-only steps of the cycle (the new memories stay pending) and, in the same
@@ -174,7 +208,7 @@ class HostTasks:
         prompt = main_prompt(plan)
 
         async def finish(s: AsyncSession, result: ReflectResult, _: TraitWriter) -> None:
-            await self._hand_out(s, result, "reflect", plan, _stored(plan), prompt)
+            await self._hand_out(s, result, plan, ReflectTask.of(plan), prompt)
 
         return await self.reflection.applier.apply(plan, None, None, LLM_NAME, None, finish)
 
@@ -190,16 +224,15 @@ class HostTasks:
         result = await self.ingest.ingest(user_id, conversation, None, LLM_NAME)
         now = self.clock()
         expires = self._expiry(now)
-        stored = {
-            "session_id": conversation.request.session_id,
-            "provisional": result.created,
-            "said_at": conversation.latest.isoformat(),
-            # Each message's told time: an item of the answer names its message by number.
-            "told": [t.isoformat() for t in conversation.told],
-        }
+        state = ExtractTask(
+            session_id=conversation.request.session_id,
+            provisional=[uuid.UUID(i) for i in result.created],
+            said_at=conversation.latest,
+            told=list(conversation.told),  # an item of the answer names its message by number
+        )
         db = await self.database()
         async with db.sessions.begin() as s:
-            task_id = await task_repo.open_task(s, user_id, "ingest", stored, now, expires)
+            task_id = await task_repo.open_task(s, user_id, state.KIND, state.stored(), now, expires)
         result.status, result.task_id = "needs_model", str(task_id)
         result.task = prompts.host_task(
             str(task_id), expires, self.ingest.task_prompt(conversation), WHAT["ingest"], "ingest_conversation"
@@ -210,13 +243,14 @@ class HostTasks:
         """Store the calling model's extraction exactly as a model's, in place of the provisional
         statements; an answer with a wrong type, kind or temporality is refused and nothing is applied."""
         task = await self._task(user_id, _task_id(task_id), "ingest")
+        state = _state(task, ExtractTask)
         try:
             extraction = await _parsed(Extraction, answer, ("memories",))
         except ValueError as exc:
             raise InvalidInput(
                 "answer", f"{exc}; nothing was applied, fix it and call ingest_conversation again"
             ) from None
-        _told_by_number(extraction, task.plan.get("told") or [])
+        _told_by_number(extraction, state.told)
         db = await self.database()
         now = self.clock()
         # One transaction: the provisional statements go, the extraction comes, the task closes — all of it
@@ -225,12 +259,12 @@ class HostTasks:
             claimed = await task_repo.claim(s, user_id, task.id)  # a concurrent second answer waits here
             if claimed is None or claimed.status != "open":
                 raise InvalidInput("task_id", "was already answered; nothing was applied again")
-            if provisional := task.plan["provisional"]:
-                await repo.erase_ids(s, user_id, [uuid.UUID(i) for i in provisional], now, repo.REPLACED_BY_EXTRACTION)
+            if state.provisional:
+                await repo.erase_ids(s, user_id, state.provisional, now, repo.REPLACED_BY_EXTRACTION)
             # Tasks opened before told times were kept have none: their conversation was told when answered.
-            told = datetime.fromisoformat(task.plan["said_at"]) if task.plan.get("said_at") else now
+            told = state.said_at or now
             result = await self.ingest.store(
-                user_id, extraction.memories, extraction.summary, task.plan["session_id"], "llm", LLM_NAME, told, s
+                user_id, extraction.memories, extraction.summary, state.session_id, "llm", LLM_NAME, told, s
             )
             await task_repo.close(s, claimed, "answered", now, result.model_dump(mode="json"))
         return result
@@ -258,33 +292,29 @@ class HostTasks:
             )
         return task
 
-    async def _plan(self, task: HostTask) -> Plan:
+    async def _plan(self, task: HostTask, state: ReflectTask) -> Plan:
         """The plan the task showed, with the rows as they are now (a memory forgotten since is left out)."""
-        stored = task.plan
-        evidence: dict[str, str] = stored.get("evidence") or {}  # tasks opened before it was kept have none
-        ids = [uuid.UUID(i) for i in [*stored["memories"].values(), *evidence.values(), *stored["traits"].values()]]
+        ids = [*state.memories.values(), *state.evidence.values(), *state.traits.values()]
         db = await self.database()
         async with db.sessions() as s:
             rows = {m.id: m for m in await repo.get_many(s, task.user_id, ids)}
 
-        def shown(aliases: dict[str, str]) -> list[tuple[str, Any]]:
-            return [(alias, rows[uuid.UUID(i)]) for alias, i in aliases.items() if uuid.UUID(i) in rows]
+        def shown(aliases: dict[str, uuid.UUID]) -> list[tuple[str, Any]]:
+            return [(alias, rows[i]) for alias, i in aliases.items() if i in rows]
 
         return Plan(
             task.user_id,
             self.clock(),
-            Trigger(True, stored["trigger"], stored["value"]),
-            shown(stored["memories"]),
-            shown(stored["traits"]),
-            evidence=shown(evidence),
-            mark=Mark(
-                datetime.fromisoformat(stored["mark"]),
-                uuid.UUID(stored["mark_id"]) if stored.get("mark_id") else None,
-            ),
+            Trigger(True, state.trigger, state.value),
+            shown(state.memories),
+            shown(state.traits),
+            evidence=shown(state.evidence),
+            mark=Mark(state.mark, state.mark_id),
         )
 
     async def _answer(self, user_id: str, tid: uuid.UUID, answer: Any) -> ReflectResult:
         task = await self._task(user_id, tid, "reflect")
+        state = _state(task, ReflectTask)
         try:
             parsed = (
                 await _parsed(MainAnswer, answer)
@@ -293,19 +323,18 @@ class HostTasks:
             )
         except ValueError as exc:
             raise InvalidInput("answer", f"{exc}; nothing was applied, fix it and call reflect again") from None
-        if problems := unknown_refs(task.plan, parsed):
+        if problems := unknown_refs(state, parsed):
             raise InvalidInput(
                 "answer",
                 "; ".join(problems) + "; nothing was applied, cite only the ids in square brackets of the task",
             )
-        plan = await self._plan(task)
+        plan = await self._plan(task, state)
 
         async def finish(s: AsyncSession, result: ReflectResult, _: TraitWriter) -> None:
             if isinstance(parsed, MainAnswer) and (cases := review_candidates(plan, parsed)):
                 blocks = await self.reflection.planner.review_blocks(plan, cases)
-                await self._hand_out(
-                    s, result, "review", plan, _stored(plan, [t.id for _, t, _ in cases]), prompts.review_prompt(blocks)
-                )
+                review = ReviewTask(**ReflectTask.of(plan).model_dump(), reviewable=[t.id for _, t, _ in cases])
+                await self._hand_out(s, result, plan, review, prompts.review_prompt(blocks))
             closing = await task_repo.claim(s, user_id, tid)
             assert closing is not None
             # Without the follow-up task's text: a stored row holds ids, never the words of a memory.
@@ -315,5 +344,5 @@ class HostTasks:
 
         if isinstance(parsed, MainAnswer):
             return await self.reflection.applier.apply(plan, parsed, None, LLM_NAME, None, finish)
-        reviewable = {uuid.UUID(i) for i in task.plan["reviewable"]}
+        reviewable = set(state.reviewable) if isinstance(state, ReviewTask) else set[uuid.UUID]()
         return await self.reflection.applier.apply_review(plan, parsed, reviewable, LLM_NAME, finish)
