@@ -31,6 +31,7 @@ from engrain.services.memories.views import MemoryViews
 from engrain.services.memories.writing import MemoryWriter
 from engrain.services.profile.view import ProfileView
 from engrain.services.prompting.routes import ModelRoutes
+from engrain.services.prompting.task_store import TaskStore
 from engrain.services.recall.search import RecallSearch
 from engrain.services.runtime import Runtime
 from engrain.services.status_report import StatusReport
@@ -80,9 +81,8 @@ class AppState:
         self.traits = TraitViews(runtime)
         self.trait_review = TraitReview(runtime)
         self.ingest = ConversationIngest(runtime, self.memories, self.links)
-        self.host_tasks = HostTasks(
-            settings.host_task_ttl, self.clock, self.process.database, self.reflection, self.ingest
-        )
+        tasks = TaskStore(settings.host_task_ttl, self.clock, self.process.database)
+        self.host_tasks = HostTasks(tasks, self.clock, self.process.database, self.reflection, self.ingest)
         self.reflection_due = ReflectionDue(runtime)
         self.profile = ProfileView(runtime, self.reflection_due)
         self.reflect_requests = ReflectRequests(

@@ -105,6 +105,8 @@ class ExtractTask(TaskState):
     """An extraction handed to the calling model: what its answer replaces and when its messages were told."""
 
     KIND: ClassVar[str] = "ingest"
+    TOOL: ClassVar[str] = "ingest_conversation"
+    WHAT: ClassVar[str] = "extract what this conversation says about the user, for their long-term memory."
     session_id: str | None = None
     provisional: list[uuid.UUID] = Field(default_factory=list[uuid.UUID])  # statements stored meanwhile
     said_at: datetime | None = None  # when the conversation ended (tasks stored before it was kept: none)

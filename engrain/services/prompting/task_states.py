@@ -17,10 +17,14 @@ from engrain.storage.models import HostTask
 
 
 class TaskState(BaseModel):
-    """A task's state; `KIND` is the task row's kind."""
+    """A task's state. `KIND`: the task row's kind; `TOOL`: the tool that answers it; `WHAT`: the task in one
+    line, as the calling model is told; `HINT`: what to do before answering, if anything."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)
     KIND: ClassVar[str]
+    TOOL: ClassVar[str]
+    WHAT: ClassVar[str]
+    HINT: ClassVar[str] = ""
 
     def stored(self) -> dict[str, Any]:
         """The row's `plan`: ids and times as JSON, never the words of a memory."""

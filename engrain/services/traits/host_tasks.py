@@ -17,18 +17,19 @@ from __future__ import annotations
 import functools
 import uuid
 from collections.abc import Awaitable, Callable
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, ClassVar, Self, TypeVar
 
 import anyio
 from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from engrain.errors import InvalidInput, NotFound
+from engrain.errors import InvalidInput
 from engrain.services.memories.extraction import Extraction
 from engrain.services.memories.ingest import Conversation, ConversationIngest, ExtractTask
 from engrain.services.memories.results import IngestResult
-from engrain.services.prompting.task_states import TaskState, state_of, task_state
+from engrain.services.prompting.task_states import TaskState, task_state
+from engrain.services.prompting.task_store import TaskStore
 from engrain.services.traits import prompts
 from engrain.services.traits.answers import MainAnswer, ReviewAnswer, parse_task_answer
 from engrain.services.traits.reflection.cycle import Reflection
@@ -36,18 +37,12 @@ from engrain.services.traits.reflection.planning import Plan, main_prompt, revie
 from engrain.services.traits.reflection.triggers import Trigger
 from engrain.services.traits.results import ReflectResult
 from engrain.services.traits.trait_writer import TraitWriter
-from engrain.storage import host_tasks as task_repo
 from engrain.storage import memories as repo
 from engrain.storage.cycles import Mark
 from engrain.storage.db import Database
 from engrain.storage.models import HostTask
 
 LLM_NAME = "host"
-WHAT = {
-    "reflect": "update engrain's model of the user from what it learned recently.",
-    "review": "decide about traits of the user that are now contradicted often.",
-    "ingest": "extract what this conversation says about the user, for their long-term memory.",
-}
 
 
 @task_state
@@ -55,6 +50,11 @@ class ReflectTask(TaskState):
     """What a reflection task showed, by alias: enough to resolve its answer later, and no memory text."""
 
     KIND: ClassVar[str] = "reflect"
+    TOOL: ClassVar[str] = "reflect"
+    WHAT: ClassVar[str] = "update engrain's model of the user from what it learned recently."
+    HINT: ClassVar[str] = (
+        "Analyse what follows; when a pattern needs checking against the user's older memories, call `recall` first. "
+    )
     trigger: str | None = None
     value: float | None = None
     mark: datetime  # the watermark the answer moves to
@@ -88,6 +88,7 @@ class ReviewTask(ReflectTask):
     """A follow-up review of traits the reflection's answer made contradicted often."""
 
     KIND: ClassVar[str] = "review"
+    WHAT: ClassVar[str] = "decide about traits of the user that are now contradicted often."
     reviewable: list[uuid.UUID] = Field(default_factory=list[uuid.UUID])
 
 
@@ -150,57 +151,28 @@ async def _parsed(model: type[A], answer: Any, required: tuple[str, ...] = ()) -
     return await anyio.to_thread.run_sync(functools.partial(parse_task_answer, model, answer, required))
 
 
-T = TypeVar("T", bound=TaskState)
-
-
-def _state(task: HostTask, model: type[T]) -> T:
-    """The task's typed state, as the kind its tool answers expects (`_task` checked the kind already)."""
-    state = state_of(task)
-    if not isinstance(state, model):
-        raise InvalidInput("task_id", f"is a {task.kind} task, not one this call answers")
-    return state
-
-
-def _task_id(value: str) -> uuid.UUID:
-    try:
-        return uuid.UUID(str(value).strip())
-    except ValueError:
-        raise InvalidInput("task_id", f"{str(value)[:60]!r} is not a task id (a UUID)") from None
-
-
 class HostTasks:
-    """Receives what it uses: the task lifetime, the clock, the database, and the two services whose work
-    a task hands out (reflection, ingestion)."""
+    """Receives what it uses: the task store, the clock, the database, and the two services whose work a task
+    hands out (reflection, ingestion)."""
 
     def __init__(
         self,
-        ttl_seconds: float,
+        store: TaskStore,
         clock: Callable[[], datetime],
         database: Callable[[], Awaitable[Database]],
         reflection: Reflection,
         ingest: ConversationIngest,
     ) -> None:
-        self.ttl = timedelta(seconds=ttl_seconds)
+        self.store = store
         self.clock, self.database = clock, database
         self.reflection, self.ingest = reflection, ingest
 
-    def _expiry(self, now: datetime) -> datetime:
-        return now + self.ttl
-
     async def _hand_out(
-        self,
-        s: AsyncSession,
-        result: ReflectResult,
-        plan: Plan,
-        state: ReflectTask,
-        prompt_text: prompts.Prompt,
+        self, s: AsyncSession, result: ReflectResult, plan: Plan, state: ReflectTask, prompt: prompts.Prompt
     ) -> None:
         """Open the task in the caller's transaction and put it in the result."""
-        now = self.clock()
-        expires = self._expiry(now)
-        task_id = await task_repo.open_task(s, plan.user_id, state.KIND, state.stored(), now, expires)
-        result.status, result.task_id = "needs_model", str(task_id)
-        result.task = prompts.host_task(str(task_id), expires, prompt_text, WHAT[state.KIND])
+        opened = await self.store.open(s, plan.user_id, state, prompt)
+        result.status, result.task_id, result.task = "needs_model", opened.id, opened.text
 
     async def issue_reflection(self, plan: Plan) -> ReflectResult:
         """The code-only steps of the cycle (the new memories stay pending) and, in the same
@@ -214,16 +186,14 @@ class HostTasks:
 
     async def answer(self, user_id: str, task_id: str, answer: Any) -> ReflectResult:
         """Apply the calling model's answer to one of this user's tasks (see the module docstring)."""
-        tid = _task_id(task_id)
-        return await self.reflection.locked(user_id, lambda: self._answer(user_id, tid, answer), LLM_NAME)
+        task, state = await self.store.find(user_id, task_id, ReflectTask)
+        return await self.reflection.locked(user_id, lambda: self._answer(task, state, answer), LLM_NAME)
 
     async def issue_extraction(self, user_id: str, conversation: Conversation) -> IngestResult:
         """The user's own statements are stored now (the fallback, should no answer come); the task asks
         the calling model for a proper extraction, which replaces them when it is answered. The task keeps
         when the conversation ended: the told time of what the answer extracts without one."""
         result = await self.ingest.ingest(user_id, conversation, None, LLM_NAME)
-        now = self.clock()
-        expires = self._expiry(now)
         state = ExtractTask(
             session_id=conversation.request.session_id,
             provisional=[uuid.UUID(i) for i in result.created],
@@ -232,18 +202,14 @@ class HostTasks:
         )
         db = await self.database()
         async with db.sessions.begin() as s:
-            task_id = await task_repo.open_task(s, user_id, state.KIND, state.stored(), now, expires)
-        result.status, result.task_id = "needs_model", str(task_id)
-        result.task = prompts.host_task(
-            str(task_id), expires, self.ingest.task_prompt(conversation), WHAT["ingest"], "ingest_conversation"
-        )
+            opened = await self.store.open(s, user_id, state, self.ingest.task_prompt(conversation))
+        result.status, result.task_id, result.task = "needs_model", opened.id, opened.text
         return result
 
     async def answer_extraction(self, user_id: str, task_id: str, answer: Any) -> IngestResult:
         """Store the calling model's extraction exactly as a model's, in place of the provisional
         statements; an answer with a wrong type, kind or temporality is refused and nothing is applied."""
-        task = await self._task(user_id, _task_id(task_id), "ingest")
-        state = _state(task, ExtractTask)
+        task, state = await self.store.find(user_id, task_id, ExtractTask)
         try:
             extraction = await _parsed(Extraction, answer, ("memories",))
         except ValueError as exc:
@@ -256,9 +222,7 @@ class HostTasks:
         # One transaction: the provisional statements go, the extraction comes, the task closes — all of it
         # or, should anything interrupt it (a crash, a kill, a refused item), none of it.
         async with db.sessions.begin() as s:
-            claimed = await task_repo.claim(s, user_id, task.id)  # a concurrent second answer waits here
-            if claimed is None or claimed.status != "open":
-                raise InvalidInput("task_id", "was already answered; nothing was applied again")
+            claimed = await self.store.claim(s, task)  # a concurrent second answer waits here
             if state.provisional:
                 await repo.erase_ids(s, user_id, state.provisional, now, repo.REPLACED_BY_EXTRACTION)
             # Tasks opened before told times were kept have none: their conversation was told when answered.
@@ -266,31 +230,8 @@ class HostTasks:
             result = await self.ingest.store(
                 user_id, extraction.memories, extraction.summary, state.session_id, "llm", LLM_NAME, told, s
             )
-            await task_repo.close(s, claimed, "answered", now, result.model_dump(mode="json"))
+            await self.store.close(s, claimed, result.model_dump(mode="json"))
         return result
-
-    async def _task(self, user_id: str, tid: uuid.UUID, kind: str | None = None) -> HostTask:
-        db = await self.database()
-        async with db.sessions() as s:
-            task = await task_repo.claim(s, user_id, tid)
-        if task is None:
-            raise NotFound("task_id", tid, "task")
-        tool = {"ingest": "ingest_conversation"}.get(task.kind, "reflect")
-        if kind is not None and (task.kind == "ingest") != (kind == "ingest"):
-            raise InvalidInput("task_id", f"is a task for {tool}: answer it there")
-        if task.status == "answered":
-            answered = task.answered_at.isoformat(timespec="seconds") if task.answered_at else "before"
-            raise InvalidInput(
-                "task_id", f"was already answered ({answered}); nothing was applied again. Call {tool} for a new task"
-            )
-        if task.status == "replaced":
-            raise InvalidInput("task_id", "was replaced by a newer task (a user has one open task): answer that one")
-        if task.status == "open" and task.expires_at <= self.clock():
-            raise InvalidInput(
-                "task_id",
-                f"expired at {task.expires_at.isoformat(timespec='seconds')}: call reflect again for a new task",
-            )
-        return task
 
     async def _plan(self, task: HostTask, state: ReflectTask) -> Plan:
         """The plan the task showed, with the rows as they are now (a memory forgotten since is left out)."""
@@ -312,9 +253,7 @@ class HostTasks:
             mark=Mark(state.mark, state.mark_id),
         )
 
-    async def _answer(self, user_id: str, tid: uuid.UUID, answer: Any) -> ReflectResult:
-        task = await self._task(user_id, tid, "reflect")
-        state = _state(task, ReflectTask)
+    async def _answer(self, task: HostTask, state: ReflectTask, answer: Any) -> ReflectResult:
         try:
             parsed = (
                 await _parsed(MainAnswer, answer)
@@ -331,16 +270,13 @@ class HostTasks:
         plan = await self._plan(task, state)
 
         async def finish(s: AsyncSession, result: ReflectResult, _: TraitWriter) -> None:
+            closing = await self.store.claim(s, task)  # before a follow-up replaces it as the user's open task
             if isinstance(parsed, MainAnswer) and (cases := review_candidates(plan, parsed)):
                 blocks = await self.reflection.planner.review_blocks(plan, cases)
                 review = ReviewTask(**ReflectTask.of(plan).model_dump(), reviewable=[t.id for _, t, _ in cases])
                 await self._hand_out(s, result, plan, review, prompts.review_prompt(blocks))
-            closing = await task_repo.claim(s, user_id, tid)
-            assert closing is not None
             # Without the follow-up task's text: a stored row holds ids, never the words of a memory.
-            await task_repo.close(
-                s, closing, "answered", self.clock(), result.model_dump(mode="json", exclude={"task"})
-            )
+            await self.store.close(s, closing, result.model_dump(mode="json", exclude={"task"}))
 
         if isinstance(parsed, MainAnswer):
             return await self.reflection.applier.apply(plan, parsed, None, LLM_NAME, None, finish)

@@ -127,25 +127,3 @@ def review_prompt(cases: str) -> Prompt:
         '"new_content": "..."}]}'
     )
     return Prompt(SYSTEM, user, max_tokens=1000)
-
-
-def host_task(task_id: str, expires: datetime, prompt: Prompt, what: str, tool: str = "reflect") -> str:
-    """A task for the calling model, whole: what to do, in its own terms, then the prompt itself. A reflection
-    may need older evidence (recall); an extraction reads only the messages the model just sent."""
-    check = (
-        "Analyse what follows; when a pattern needs checking against the user's older memories, call `recall` first. "
-        if tool == "reflect"
-        else ""
-    )
-    return "\n".join(
-        [
-            f"engrain task {task_id}: {what}",
-            f"Do it now, then go on with the conversation. {check}Then call `{tool}` with "
-            f'task_id="{task_id}" and answer = one JSON object exactly as described at the end (an object or a '
-            f"string holding it). The task can be answered until {expires.isoformat(timespec='minutes')}.",
-            "",
-            prompt.system,
-            "",
-            prompt.user,
-        ]
-    )
