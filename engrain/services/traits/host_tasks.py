@@ -32,11 +32,11 @@ from engrain.services.prompting.task_states import TaskState, task_state
 from engrain.services.prompting.task_store import TaskStore
 from engrain.services.traits import prompts
 from engrain.services.traits.answers import MainAnswer, ReviewAnswer, parse_task_answer
+from engrain.services.traits.reflection.applying import NO_ANSWER
 from engrain.services.traits.reflection.cycle import Reflection
 from engrain.services.traits.reflection.planning import Plan, main_prompt, review_candidates
 from engrain.services.traits.reflection.triggers import Trigger
 from engrain.services.traits.results import ReflectResult
-from engrain.services.traits.trait_writer import TraitWriter
 from engrain.storage import memories as repo
 from engrain.storage.cycles import Mark
 from engrain.storage.db import Database
@@ -177,12 +177,11 @@ class HostTasks:
     async def issue_reflection(self, plan: Plan) -> ReflectResult:
         """The code-only steps of the cycle (the new memories stay pending) and, in the same
         transaction, the task that asks the calling model about them."""
-        prompt = main_prompt(plan)
-
-        async def finish(s: AsyncSession, result: ReflectResult, _: TraitWriter) -> None:
-            await self._hand_out(s, result, plan, ReflectTask.of(plan), prompt)
-
-        return await self.reflection.applier.apply(plan, None, None, LLM_NAME, None, finish)
+        db = await self.database()
+        async with db.sessions.begin() as s:
+            result = await self.reflection.applier.apply(s, plan, NO_ANSWER, LLM_NAME, None)
+            await self._hand_out(s, result, plan, ReflectTask.of(plan), main_prompt(plan))
+        return result
 
     async def answer(self, user_id: str, task_id: str, answer: Any) -> ReflectResult:
         """Apply the calling model's answer to one of this user's tasks (see the module docstring)."""
@@ -269,16 +268,23 @@ class HostTasks:
             )
         plan = await self._plan(task, state)
 
-        async def finish(s: AsyncSession, result: ReflectResult, _: TraitWriter) -> None:
+        applier = self.reflection.applier
+        main = parsed if isinstance(parsed, MainAnswer) else None
+        ready = await applier.ready(main, parsed if isinstance(parsed, ReviewAnswer) else None)
+        db = await self.database()
+        # One transaction: the answer applied, a follow-up review opened if the answer calls for one, this task
+        # closed — all of it or, should anything interrupt it, none of it.
+        async with db.sessions.begin() as s:
             closing = await self.store.claim(s, task)  # before a follow-up replaces it as the user's open task
-            if isinstance(parsed, MainAnswer) and (cases := review_candidates(plan, parsed)):
-                blocks = await self.reflection.planner.review_blocks(plan, cases)
-                review = ReviewTask(**ReflectTask.of(plan).model_dump(), reviewable=[t.id for _, t, _ in cases])
-                await self._hand_out(s, result, plan, review, prompts.review_prompt(blocks))
+            if main is None:
+                reviewable = set(state.reviewable) if isinstance(state, ReviewTask) else set[uuid.UUID]()
+                result = await applier.apply_review(s, plan, ready, reviewable, LLM_NAME)
+            else:
+                result = await applier.apply(s, plan, ready, LLM_NAME, None)
+                if cases := review_candidates(plan, main):
+                    blocks = await self.reflection.planner.review_blocks(plan, cases)
+                    review = ReviewTask(**ReflectTask.of(plan).model_dump(), reviewable=[t.id for _, t, _ in cases])
+                    await self._hand_out(s, result, plan, review, prompts.review_prompt(blocks))
             # Without the follow-up task's text: a stored row holds ids, never the words of a memory.
             await self.store.close(s, closing, result.model_dump(mode="json", exclude={"task"}))
-
-        if isinstance(parsed, MainAnswer):
-            return await self.reflection.applier.apply(plan, parsed, None, LLM_NAME, None, finish)
-        reviewable = set(state.reviewable) if isinstance(state, ReviewTask) else set[uuid.UUID]()
-        return await self.reflection.applier.apply_review(plan, parsed, reviewable, LLM_NAME, finish)
+        return result

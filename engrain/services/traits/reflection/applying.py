@@ -1,12 +1,15 @@
-"""Applying a reflection: one transaction holds the code-only steps (trend promotion and expiry, plans
-whose date passed), the model's answer (new traits, evidence for and against, the contradiction review,
-upgrades, memory updates and links), decay, and the watermark."""
+"""Applying a reflection: the code-only steps (plans whose date passed, trend promotion and expiry), the model's
+answer (new traits, evidence for and against, the contradiction review, upgrades, memory updates and links),
+decay, and the watermark, in the caller's transaction — which may also open the next host task or close the
+one answered (services/traits/host_tasks.py), all or nothing. What needs no transaction (the answer's secrets
+taken out, its new texts embedded) is done before, by `ready`."""
 
 from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -31,132 +34,124 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# Runs last inside the applying transaction (a host task records its outcome there).
-Finish = Callable[[AsyncSession, ReflectResult, TraitWriter], Awaitable[None]]
+
+@dataclass(frozen=True)
+class ReadyAnswer:
+    """A model's answer ready to apply: its secrets taken out, the vectors of the trait texts it may create."""
+
+    main: MainAnswer | None = None
+    review: ReviewAnswer | None = None
+    vectors: dict[str, tuple[str, int, list[float]]] = field(default_factory=dict[str, tuple[str, int, list[float]]])
+
+
+NO_ANSWER = ReadyAnswer()  # the code-only steps alone
 
 
 class ReflectionApplier:
     def __init__(self, runtime: Runtime) -> None:
         self.rt = runtime
 
-    async def embed_contents(
-        self, main: MainAnswer | None, review: ReviewAnswer | None
-    ) -> dict[str, tuple[str, int, list[float]]]:
-        """Vectors for every trait text the answer may create, in one batch, before the transaction."""
+    async def ready(self, main: MainAnswer | None, review: ReviewAnswer | None = None) -> ReadyAnswer:
+        """The answer with its secrets taken out and every trait text it may create embedded, in one batch:
+        the work that must not hold the applying transaction open."""
+        main = without_secrets(main, self.rt.settings.redact) if main is not None else None
+        review = without_secrets(review, self.rt.settings.redact) if review is not None else None
         contents = main.trait_texts() if main is not None else []
         if review is not None:
             contents += [d.new_content for d in review.decisions if d.new_content]
         contents = list(dict.fromkeys(c for c in contents if c))
         if not contents:
-            return {}
+            return ReadyAnswer(main, review)
         try:
             model, vectors = await self.rt.embeddings.embed(contents)
         except EngrainError as exc:
             log.warning("new traits stored without vectors: %s", exc)
-            return {}
-        return {c: (model.id, model.dim, v) for c, v in zip(contents, vectors, strict=True)}
+            return ReadyAnswer(main, review)
+        return ReadyAnswer(main, review, {c: (model.id, model.dim, v) for c, v in zip(contents, vectors, strict=True)})
 
     async def apply(
-        self,
-        plan: Plan,
-        main: MainAnswer | None,
-        review: ReviewAnswer | None,
-        llm_name: str,
-        error: str | None,
-        finish: Finish | None = None,
+        self, s: AsyncSession, plan: Plan, answer: ReadyAnswer, llm_name: str, error: str | None
     ) -> ReflectResult:
-        """One transaction: the code-only steps, the answer, decay, and the watermark — which moves only
-        past memories a model has looked at (no model, a failed one, or a task not answered yet: they
-        stay pending for the next reflection that has a model). `finish` runs last in the same
-        transaction (a host task records its outcome there)."""
-        main = without_secrets(main, self.rt.settings.redact) if main is not None else None
-        review = without_secrets(review, self.rt.settings.redact) if review is not None else None
-        vectors = await self.embed_contents(main, review)
-        db = await self.rt.database()
+        """The cycle in `s`: the code-only steps, the answer, decay, and the watermark — which moves only past
+        memories a model has looked at (no model, a failed one, or a task not answered yet: they stay pending
+        for the next reflection that has a model). The caller holds the user's reflection lock since `prepare`
+        checked the triggers: nothing can have moved the watermark in between."""
+        main, review = answer.main, answer.review
         looked = error is None and (main is not None or not plan.memories)
-        # The caller holds the user's reflection lock since `prepare` checked the triggers: nothing can
-        # have moved the watermark in between.
-        async with db.sessions.begin() as s:
-            cycle_id = uuid.uuid4()
-            await cycle_repo.start_cycle(
-                s, cycle_id, plan.user_id, plan.trigger.type or "manual", plan.trigger.value, plan.now
-            )
-            code = await upkeep.run_passes(s, plan.user_id, plan.now)  # as the scheduler's expiry job runs them
-            writer = await TraitWriter.open(s, plan.user_id, plan.now, cycle_id, vectors)
-            links = await self._apply_answer(s, writer, plan, main, review) if main is not None else 0
-            decay = await trait_repo.decay_traits(s, plan.user_id, plan.now)
-            created = set(writer.stats.created)
-            status = "failed" if error else ("completed" if looked else "code_only")
-            result = ReflectResult(
-                triggered=True,
-                trigger_type=plan.trigger.type,
-                memories_scanned=len(plan.memories),
-                traits_created=len(created),
-                traits_updated=len(writer.stats.updated - created - writer.stats.dissolved) + code["promoted"],
-                traits_dissolved=len(writer.stats.dissolved) + code["expired_trends"] + decay["dissolved"],
-                links_created=links,
-                cycle_id=str(cycle_id),
-                status=status,
-                error=error,
-                llm=llm_name,
-            )
-            stats = result.model_dump(
-                include={
-                    "memories_scanned",
-                    "traits_created",
-                    "traits_updated",
-                    "traits_dissolved",
-                    "links_created",
-                    "llm",
-                }
-            )
-            stats |= {"expired_intentions": code["expired_intentions"], "decayed": decay["decayed"]}
-            await cycle_repo.finish_cycle(s, plan.user_id, cycle_id, status, stats, error, plan.now)
-            if looked:
-                await cycle_repo.set_watermark(s, plan.user_id, plan.mark or Mark(plan.now), plan.now)
-            result.memories_pending = (
-                await cycle_repo.importance_since(s, plan.user_id, await cycle_repo.watermark(s, plan.user_id))
-            )[0]
-            if finish is not None:
-                await finish(s, result, writer)
+        cycle_id = uuid.uuid4()
+        await cycle_repo.start_cycle(
+            s, cycle_id, plan.user_id, plan.trigger.type or "manual", plan.trigger.value, plan.now
+        )
+        code = await upkeep.run_passes(s, plan.user_id, plan.now)  # as the scheduler's expiry job runs them
+        writer = await TraitWriter.open(s, plan.user_id, plan.now, cycle_id, answer.vectors)
+        links = await self._apply_answer(s, writer, plan, main, review) if main is not None else 0
+        decay = await trait_repo.decay_traits(s, plan.user_id, plan.now)
+        created = set(writer.stats.created)
+        status = "failed" if error else ("completed" if looked else "code_only")
+        result = ReflectResult(
+            triggered=True,
+            trigger_type=plan.trigger.type,
+            memories_scanned=len(plan.memories),
+            traits_created=len(created),
+            traits_updated=len(writer.stats.updated - created - writer.stats.dissolved) + code["promoted"],
+            traits_dissolved=len(writer.stats.dissolved) + code["expired_trends"] + decay["dissolved"],
+            links_created=links,
+            cycle_id=str(cycle_id),
+            status=status,
+            error=error,
+            llm=llm_name,
+        )
+        stats = result.model_dump(
+            include={
+                "memories_scanned",
+                "traits_created",
+                "traits_updated",
+                "traits_dissolved",
+                "links_created",
+                "llm",
+            }
+        )
+        stats |= {"expired_intentions": code["expired_intentions"], "decayed": decay["decayed"]}
+        await cycle_repo.finish_cycle(s, plan.user_id, cycle_id, status, stats, error, plan.now)
+        if looked:
+            await cycle_repo.set_watermark(s, plan.user_id, plan.mark or Mark(plan.now), plan.now)
+        result.memories_pending = (
+            await cycle_repo.importance_since(s, plan.user_id, await cycle_repo.watermark(s, plan.user_id))
+        )[0]
         return result
 
     async def apply_review(
-        self, plan: Plan, review: ReviewAnswer, reviewable: set[uuid.UUID], llm_name: str, finish: Finish | None = None
+        self, s: AsyncSession, plan: Plan, answer: ReadyAnswer, reviewable: set[uuid.UUID], llm_name: str
     ) -> ReflectResult:
-        """Apply a contradiction review that came after its cycle (a host task): only the decisions, on
-        the traits that were sent for review, in a cycle of its own."""
-        review = without_secrets(review, self.rt.settings.redact)
-        vectors = await self.embed_contents(None, review)
-        db = await self.rt.database()
-        async with db.sessions.begin() as s:
-            cycle_id = uuid.uuid4()
-            await cycle_repo.start_cycle(s, cycle_id, plan.user_id, "review", None, plan.now)
-            writer = await TraitWriter.open(s, plan.user_id, plan.now, cycle_id, vectors)
-            current = {t.id: t for t in await trait_repo.active_traits(s, plan.user_id)}
-            await self._apply_review(
-                writer, review, reviewable, lambda ref: current.get(tid) if (tid := plan.trait_ref(ref)) else None
-            )
-            result = ReflectResult(
-                triggered=True,
-                trigger_type="review",
-                traits_updated=len(writer.stats.updated),
-                traits_dissolved=len(writer.stats.dissolved),
-                cycle_id=str(cycle_id),
-                status="completed",
-                llm=llm_name,
-            )
-            await cycle_repo.finish_cycle(
-                s,
-                plan.user_id,
-                cycle_id,
-                "completed",
-                result.model_dump(include={"traits_updated", "traits_dissolved", "llm"}),
-                None,
-                plan.now,
-            )
-            if finish is not None:
-                await finish(s, result, writer)
+        """A contradiction review that came after its cycle (a host task), in `s`: only the decisions, on the
+        traits that were sent for review, in a cycle of its own."""
+        review = answer.review
+        assert review is not None
+        cycle_id = uuid.uuid4()
+        await cycle_repo.start_cycle(s, cycle_id, plan.user_id, "review", None, plan.now)
+        writer = await TraitWriter.open(s, plan.user_id, plan.now, cycle_id, answer.vectors)
+        current = {t.id: t for t in await trait_repo.active_traits(s, plan.user_id)}
+        await self._apply_review(
+            writer, review, reviewable, lambda ref: current.get(tid) if (tid := plan.trait_ref(ref)) else None
+        )
+        result = ReflectResult(
+            triggered=True,
+            trigger_type="review",
+            traits_updated=len(writer.stats.updated),
+            traits_dissolved=len(writer.stats.dissolved),
+            cycle_id=str(cycle_id),
+            status="completed",
+            llm=llm_name,
+        )
+        await cycle_repo.finish_cycle(
+            s,
+            plan.user_id,
+            cycle_id,
+            "completed",
+            result.model_dump(include={"traits_updated", "traits_dissolved", "llm"}),
+            None,
+            plan.now,
+        )
         return result
 
     @staticmethod

@@ -109,7 +109,9 @@ class Reflection:
         if host is not None and plan.memories:
             result = await host(plan)
         else:
-            result = await self.applier.apply(plan, asked.main, asked.review, llm_name, asked.error)
+            answer = await self.applier.ready(asked.main, asked.review)
+            async with (await self.rt.database()).sessions.begin() as s:
+                result = await self.applier.apply(s, plan, answer, llm_name, asked.error)
         result.llm_calls = asked.calls
         await step(1.0, "done")
         return result
