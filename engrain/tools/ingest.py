@@ -74,9 +74,9 @@ def register(
             raise InvalidInput("messages", "is required (or task_id and answer, to answer an extraction task)")
         request = IngestRequest(messages=messages, session_id=session_id, said_at=said_at)
         route = routes.for_request(client_samples(ctx))
-        return summarize(
-            await ingest.ingest_conversation(user, request, route, result_text(sampled), host_tasks.issue_extraction)
-        )
+        if route.kind == "host":  # the calling model extracts in a later call
+            return summarize(await host_tasks.extract(user, request))
+        return summarize(await ingest.ingest_conversation(user, request, route, result_text(sampled)))
 
 
 def summarize(result: IngestResult) -> CallToolResult:

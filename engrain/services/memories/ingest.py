@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 import uuid
 from collections import Counter
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, ClassVar, Literal
@@ -131,11 +130,6 @@ class Conversation:
     def latest(self) -> datetime:
         """When the conversation ended: what its summary and undated extractions are told at."""
         return max(self.told)
-
-
-# The host route: store the user's own statements and hand the calling model an extraction task
-# (services/traits/host_tasks.py, which applies its answer).
-HandOut = Callable[[str, Conversation], Awaitable[IngestResult]]
 
 
 def validate_messages(messages: list[Message]) -> list[Message]:
@@ -336,14 +330,13 @@ class ConversationIngest:
             return None
 
     async def ingest_conversation(
-        self, user_id: str, request: IngestRequest, route: Route, sampled: str | None, host: HandOut
+        self, user_id: str, request: IngestRequest, route: Route, sampled: str | None
     ) -> IngestResult:
-        """Extract on `route` (services/prompting): the direct provider is asked here, the client's
-        `sampled` answer was asked by the tool's resolver, and on the host route `host` stores the user's own
-        statements and hands the calling model a task. Whatever model fails, the rules keep the conversation."""
+        """Extract on `route` (services/prompting): the direct provider is asked here, the client's `sampled`
+        answer was asked by the tool's resolver (the host route, where the calling model answers in a later
+        call, is services/traits/host_tasks.HostTasks.extract). Whatever model fails, the rules keep the
+        conversation."""
         conversation = await anyio.to_thread.run_sync(self.read, request)
-        if route.kind == "host":
-            return await host(user_id, conversation)
         prompt = self.prompt(conversation)
         if route.kind == "sampling":
             if sampled is None:  # the client did not answer: nobody extracted

@@ -26,7 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput
 from engrain.services.memories.extraction import Extraction
-from engrain.services.memories.ingest import Conversation, ConversationIngest, ExtractTask
+from engrain.services.memories.ingest import ConversationIngest, ExtractTask, IngestRequest
 from engrain.services.memories.results import IngestResult
 from engrain.services.prompting.task_states import TaskState, task_state
 from engrain.services.prompting.task_store import TaskStore
@@ -174,9 +174,18 @@ class HostTasks:
         opened = await self.store.open(s, plan.user_id, state, prompt)
         result.status, result.task_id, result.task = "needs_model", opened.id, opened.text
 
-    async def issue_reflection(self, plan: Plan) -> ReflectResult:
-        """The code-only steps of the cycle (the new memories stay pending) and, in the same
-        transaction, the task that asks the calling model about them."""
+    async def reflect(self, user_id: str, force: bool, planned: Plan | None = None) -> ReflectResult:
+        """`reflect` on the host route, under the user's reflection lock: the code-only steps of the cycle and,
+        when there are new memories to look at, in the same transaction, the task that asks the calling model
+        about them (they stay pending until it is answered)."""
+        return await self.reflection.locked(user_id, lambda: self._reflect(user_id, force, planned), LLM_NAME)
+
+    async def _reflect(self, user_id: str, force: bool, planned: Plan | None) -> ReflectResult:
+        plan = await self.reflection.plan(user_id, force, planned, LLM_NAME)
+        if isinstance(plan, ReflectResult):
+            return plan
+        if not plan.memories:  # nothing for a model to look at: the code-only steps alone
+            return await self.reflection.apply(plan, LLM_NAME)
         db = await self.database()
         async with db.sessions.begin() as s:
             result = await self.reflection.applier.apply(s, plan, NO_ANSWER, LLM_NAME, None)
@@ -188,10 +197,12 @@ class HostTasks:
         task, state = await self.store.find(user_id, task_id, ReflectTask)
         return await self.reflection.locked(user_id, lambda: self._answer(task, state, answer), LLM_NAME)
 
-    async def issue_extraction(self, user_id: str, conversation: Conversation) -> IngestResult:
-        """The user's own statements are stored now (the fallback, should no answer come); the task asks
-        the calling model for a proper extraction, which replaces them when it is answered. The task keeps
-        when the conversation ended: the told time of what the answer extracts without one."""
+    async def extract(self, user_id: str, request: IngestRequest) -> IngestResult:
+        """`ingest_conversation` on the host route: the user's own statements are stored now (the fallback,
+        should no answer come); the task asks the calling model for a proper extraction, which replaces them
+        when it is answered. The task keeps when the conversation ended: the told time of what the answer
+        extracts without one."""
+        conversation = await anyio.to_thread.run_sync(self.ingest.read, request)
         result = await self.ingest.ingest(user_id, conversation, None, LLM_NAME)
         state = ExtractTask(
             session_id=conversation.request.session_id,

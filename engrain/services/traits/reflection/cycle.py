@@ -1,5 +1,6 @@
-"""`Reflection`: one reflection cycle, run under the user's lock: plan, ask whichever model
-answers (a direct provider, MCP sampling, or the calling model through host tasks), apply."""
+"""`Reflection`: one reflection cycle, run under the user's lock: plan, ask the model that answers in the same
+call (a direct provider, or the client's through MCP sampling), apply. The host route (the calling model answers
+in a later call) composes the same parts — `plan`, `locked`, `apply` — in services/traits/host_tasks.py."""
 
 from __future__ import annotations
 
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Progress = Callable[[float, str], Awaitable[None]]
-HandOut = Callable[[Plan], Awaitable[ReflectResult]]
 
 
 @dataclass
@@ -60,18 +60,36 @@ class Reflection:
         force: bool,
         route: Route,
         progress: Progress | None = None,
-        host: HandOut | None = None,
         plan: Plan | None = None,
     ) -> ReflectResult:
-        """Run one cycle, asking the model of `route` (services/prompting). On the host route the calling
-        model is the model, so the plan goes to `host`, which runs the code-only steps and hands the model a
-        task (services/traits/host_tasks.py).
+        """Run one cycle, asking the model of `route` (services/prompting).
         `plan`: the one the client's model was asked about (sampling), used when still current.
         Concurrent calls for one user: the second returns at once, not triggered."""
-        hand_out = host if route.kind == "host" else None
         return await self.locked(
-            user_id, lambda: self._cycle(user_id, force, route.ask, route.name, progress, hand_out, plan), route.name
+            user_id, lambda: self._cycle(user_id, force, route.ask, route.name, progress, plan), route.name
         )
+
+    async def plan(self, user_id: str, force: bool, planned: Plan | None, llm_name: str) -> Plan | ReflectResult:
+        """What a cycle would look at now (`planned`, when still current), or why there is no cycle."""
+        plan = planned if planned is not None and await self.planner.still_current(planned, user_id) else None
+        if plan is None:
+            plan = await self.planner.prepare(user_id, force)
+        if isinstance(plan, ReflectResult):
+            plan.llm = llm_name
+        return plan
+
+    async def apply(
+        self,
+        plan: Plan,
+        llm_name: str,
+        main: MainAnswer | None = None,
+        review: ReviewAnswer | None = None,
+        error: str | None = None,
+    ) -> ReflectResult:
+        """The cycle's writes in a transaction of their own (the code-only steps alone without an answer)."""
+        answer = await self.applier.ready(main, review)
+        async with (await self.rt.database()).sessions.begin() as s:
+            return await self.applier.apply(s, plan, answer, llm_name, error)
 
     async def locked(self, user_id: str, work: Callable[[], Awaitable[ReflectResult]], llm_name: str) -> ReflectResult:
         """Run `work` holding the user's reflection lock; a concurrent call returns at once."""
@@ -90,28 +108,19 @@ class Reflection:
         ask: Ask | None,
         llm_name: str,
         progress: Progress | None,
-        host: HandOut | None,
         planned: Plan | None,
     ) -> ReflectResult:
         async def step(fraction: float, message: str) -> None:
             if progress is not None:
                 await progress(fraction, message)
 
-        plan = planned if planned is not None and await self.planner.still_current(planned, user_id) else None
-        if plan is None:
-            plan = await self.planner.prepare(user_id, force)
+        plan = await self.plan(user_id, force, planned, llm_name)
         if isinstance(plan, ReflectResult):
-            plan.llm = llm_name
             return plan
         await step(0.1, f"scanning {len(plan.memories)} new memories ({plan.trigger.type})")
         asked = await self._ask(plan, ask, step) if ask is not None else Asked()
         await step(0.8, "applying")
-        if host is not None and plan.memories:
-            result = await host(plan)
-        else:
-            answer = await self.applier.ready(asked.main, asked.review)
-            async with (await self.rt.database()).sessions.begin() as s:
-                result = await self.applier.apply(s, plan, answer, llm_name, asked.error)
+        result = await self.apply(plan, llm_name, asked.main, asked.review, asked.error)
         result.llm_calls = asked.calls
         await step(1.0, "done")
         return result

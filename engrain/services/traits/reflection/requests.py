@@ -122,14 +122,12 @@ class ReflectRequests:
         the memories the sampled prompts showed the client's model."""
         request = self._requests.pop(key, None) or _Request()
         sampled = [(request.prompts[step], answers[step]) for step in request.prompts if step < len(answers)]
-        result = await self.reflection.reflect(
-            user_id,
-            force=force,
-            route=route.sampled(sampled),
-            progress=progress,
-            host=self.host_tasks.issue_reflection,
-            plan=request.plan,
-        )
+        if route.kind == "host":  # the calling model answers in a later call
+            result = await self.host_tasks.reflect(user_id, force, request.plan)
+        else:
+            result = await self.reflection.reflect(
+                user_id, force=force, route=route.sampled(sampled), progress=progress, plan=request.plan
+            )
         if route.missing and result.status == "code_only":
             result.error = route.missing
         if request.asked_about is not None:
