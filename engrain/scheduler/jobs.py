@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from engrain.services.traits import upkeep
+from engrain.services.traits.results import Busy, NotTriggered, Reflected
 from engrain.storage import jobs as job_repo
 from engrain.storage import traits as trait_repo
 from engrain.storage.retention import fade_memories
@@ -133,11 +134,16 @@ async def digest(ctx: JobContext, now: datetime, user_id: str | None, dry_run: b
             log.exception("digest of %s failed", user)
             failed.append({"user_id": user, "error": f"{type(exc).__name__}: {exc}"})
             continue
-        if result.triggered and result.status == "failed":
-            failed.append({"user_id": user, "error": result.error})
-        reflected += int(result.triggered)
-        if not result.triggered:  # e.g. a client's reflect for this user is running right now
-            passed_over.append({"user_id": user, "reason": result.reason})
+        match result:
+            case Reflected(status="failed", error=error):
+                failed.append({"user_id": user, "error": error})
+                reflected += 1
+            case Reflected():
+                reflected += 1
+            case Busy():  # a client's reflect for this user is running right now
+                passed_over.append({"user_id": user, "reason": Busy.REASON})
+            case NotTriggered(reason=reason):
+                passed_over.append({"user_id": user, "reason": reason})
     stats |= {"reflected": reflected, "failed": failed, "not_reflected": passed_over, "llm": route.name}
     if failed:
         raise JobFailed(f"{len(failed)} of {len(due)} reflections failed", stats)

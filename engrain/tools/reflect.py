@@ -13,7 +13,7 @@ from pydantic import Field
 
 from engrain.services.prompting.routes import ModelRoutes
 from engrain.services.traits.reflection.requests import ReflectRequests
-from engrain.services.traits.results import ReflectResult
+from engrain.services.traits.results import ReflectResult, reflect_result
 from engrain.services.traits.review import CoreCheck
 from engrain.tools.common import Caller, answers_a_task, plural, structured, tool_errors
 from engrain.tools.sampling import client_samples, result_text, to_sample
@@ -96,23 +96,22 @@ def register(server: MCPServer, requests: ReflectRequests, routes: ModelRoutes, 
         ] = None,
     ) -> Annotated[CallToolResult, ReflectResult]:
         if answers_a_task(task_id, answer):
-            return summarize(await requests.answer_task(user, task_id, answer))
+            return summarize(reflect_result(await requests.answer_task(user, task_id, answer)))
 
         async def progress(fraction: float, message: str) -> None:
             await ctx.report_progress(fraction, 1.0, message)
 
         accepted = core.data if isinstance(core, AcceptedElicitation) else None
-        return summarize(
-            await requests.reflect(
-                request_key(ctx),
-                user,
-                force=force,
-                route=routes.for_request(client_samples(ctx)),
-                answers=[result_text(a) for a in (a1, a2, a3)],
-                confirm=accepted.confirm if accepted is not None else None,
-                progress=progress,
-            )
+        outcome, asked = await requests.reflect(
+            request_key(ctx),
+            user,
+            force=force,
+            route=routes.for_request(client_samples(ctx)),
+            answers=[result_text(a) for a in (a1, a2, a3)],
+            confirm=accepted.confirm if accepted is not None else None,
+            progress=progress,
         )
+        return summarize(reflect_result(outcome, asked))
 
 
 def summarize(result: ReflectResult) -> CallToolResult:

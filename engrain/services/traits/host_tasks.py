@@ -36,7 +36,7 @@ from engrain.services.traits.reflection.applying import NO_ANSWER
 from engrain.services.traits.reflection.cycle import Reflection
 from engrain.services.traits.reflection.planning import Plan, main_prompt, review_candidates
 from engrain.services.traits.reflection.triggers import Trigger
-from engrain.services.traits.results import ReflectResult
+from engrain.services.traits.results import NeedsModel, NotTriggered, Outcome, Reflected, reflect_result
 from engrain.storage import memories as repo
 from engrain.storage.cycles import Mark
 from engrain.storage.db import Database
@@ -168,31 +168,30 @@ class HostTasks:
         self.reflection, self.ingest = reflection, ingest
 
     async def _hand_out(
-        self, s: AsyncSession, result: ReflectResult, plan: Plan, state: ReflectTask, prompt: prompts.Prompt
-    ) -> None:
-        """Open the task in the caller's transaction and put it in the result."""
+        self, s: AsyncSession, cycle: Reflected, plan: Plan, state: ReflectTask, prompt: prompts.Prompt
+    ) -> NeedsModel:
+        """Open the task in the caller's transaction, after the cycle that hands it out."""
         opened = await self.store.open(s, plan.user_id, state, prompt)
-        result.status, result.task_id, result.task = "needs_model", opened.id, opened.text
+        return NeedsModel(cycle, opened.id, opened.text)
 
-    async def reflect(self, user_id: str, force: bool, planned: Plan | None = None) -> ReflectResult:
+    async def reflect(self, user_id: str, force: bool, planned: Plan | None = None) -> Outcome:
         """`reflect` on the host route, under the user's reflection lock: the code-only steps of the cycle and,
         when there are new memories to look at, in the same transaction, the task that asks the calling model
         about them (they stay pending until it is answered)."""
         return await self.reflection.locked(user_id, lambda: self._reflect(user_id, force, planned), LLM_NAME)
 
-    async def _reflect(self, user_id: str, force: bool, planned: Plan | None) -> ReflectResult:
+    async def _reflect(self, user_id: str, force: bool, planned: Plan | None) -> Outcome:
         plan = await self.reflection.plan(user_id, force, planned, LLM_NAME)
-        if isinstance(plan, ReflectResult):
+        if isinstance(plan, NotTriggered):
             return plan
         if not plan.memories:  # nothing for a model to look at: the code-only steps alone
             return await self.reflection.apply(plan, LLM_NAME)
         db = await self.database()
         async with db.sessions.begin() as s:
-            result = await self.reflection.applier.apply(s, plan, NO_ANSWER, LLM_NAME, None)
-            await self._hand_out(s, result, plan, ReflectTask.of(plan), main_prompt(plan))
-        return result
+            cycle = await self.reflection.applier.apply(s, plan, NO_ANSWER, LLM_NAME, None)
+            return await self._hand_out(s, cycle, plan, ReflectTask.of(plan), main_prompt(plan))
 
-    async def answer(self, user_id: str, task_id: str, answer: Any) -> ReflectResult:
+    async def answer(self, user_id: str, task_id: str, answer: Any) -> Outcome:
         """Apply the calling model's answer to one of this user's tasks (see the module docstring)."""
         task, state = await self.store.find(user_id, task_id, ReflectTask)
         return await self.reflection.locked(user_id, lambda: self._answer(task, state, answer), LLM_NAME)
@@ -263,7 +262,7 @@ class HostTasks:
             mark=Mark(state.mark, state.mark_id),
         )
 
-    async def _answer(self, task: HostTask, state: ReflectTask, answer: Any) -> ReflectResult:
+    async def _answer(self, task: HostTask, state: ReflectTask, answer: Any) -> Reflected | NeedsModel:
         try:
             parsed = (
                 await _parsed(MainAnswer, answer)
@@ -287,15 +286,16 @@ class HostTasks:
         # closed — all of it or, should anything interrupt it, none of it.
         async with db.sessions.begin() as s:
             closing = await self.store.claim(s, task)  # before a follow-up replaces it as the user's open task
+            outcome: Reflected | NeedsModel
             if main is None:
                 reviewable = set(state.reviewable) if isinstance(state, ReviewTask) else set[uuid.UUID]()
-                result = await applier.apply_review(s, plan, ready, reviewable, LLM_NAME)
+                outcome = await applier.apply_review(s, plan, ready, reviewable, LLM_NAME)
             else:
-                result = await applier.apply(s, plan, ready, LLM_NAME, None)
+                outcome = await applier.apply(s, plan, ready, LLM_NAME, None)
                 if cases := review_candidates(plan, main):
                     blocks = await self.reflection.planner.review_blocks(plan, cases)
                     review = ReviewTask(**ReflectTask.of(plan).model_dump(), reviewable=[t.id for _, t, _ in cases])
-                    await self._hand_out(s, result, plan, review, prompts.review_prompt(blocks))
-            # Without the follow-up task's text: a stored row holds ids, never the words of a memory.
-            await self.store.close(s, closing, result.model_dump(mode="json", exclude={"task"}))
-        return result
+                    outcome = await self._hand_out(s, outcome, plan, review, prompts.review_prompt(blocks))
+            # What the answer did, without a follow-up task's text: a stored row holds ids, never a memory's words.
+            await self.store.close(s, closing, reflect_result(outcome).model_dump(mode="json", exclude={"task"}))
+        return outcome

@@ -3,8 +3,9 @@ Their fields and descriptions are the tools' output schemas."""
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from datetime import datetime
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
@@ -39,6 +40,68 @@ class ReflectResult(BaseModel):
         default=None, description="status needs_model: the task to answer with reflect(task_id, answer)."
     )
     task: str | None = Field(default=None, description="status needs_model: what the calling model is asked to do.")
+
+
+@dataclass(frozen=True)
+class NotTriggered:
+    """No cycle: nothing is due and it was not forced (`reason` says why)."""
+
+    reason: str
+    llm: str = "none"
+
+
+@dataclass(frozen=True)
+class Busy:
+    """No cycle: another reflection of this user is running."""
+
+    llm: str
+    REASON: ClassVar[str] = "a reflection for this user is already running"
+
+
+@dataclass
+class Reflected:
+    """A cycle that ran: what it changed. `status` completed: a model looked at the new memories; code_only: no
+    model did (they stay pending); failed: the model's answer failed (`error`), the code-only results stand."""
+
+    cycle_id: str
+    trigger_type: str | None
+    status: Literal["completed", "code_only", "failed"]
+    llm: str
+    memories_scanned: int = 0
+    traits_created: int = 0
+    traits_updated: int = 0
+    traits_dissolved: int = 0
+    links_created: int = 0
+    error: str | None = None
+    llm_calls: int = 0
+    memories_pending: int = 0
+
+
+@dataclass(frozen=True)
+class NeedsModel:
+    """A cycle that ran its code-only steps and hands the calling model a task (the host route)."""
+
+    cycle: Reflected
+    task_id: str
+    task: str
+
+
+# What a reflect call comes to: exactly one of these.
+Outcome = NotTriggered | Busy | Reflected | NeedsModel
+
+
+def reflect_result(outcome: Outcome, user_confirmation: str | None = None) -> ReflectResult:
+    """The outcome as the `reflect` tool answers it (its outputSchema is ReflectResult's)."""
+    match outcome:
+        case NotTriggered(reason=reason, llm=llm):
+            return ReflectResult(triggered=False, reason=reason, llm=llm, user_confirmation=user_confirmation)
+        case Busy(llm=llm):
+            return ReflectResult(triggered=False, reason=Busy.REASON, llm=llm, user_confirmation=user_confirmation)
+        case NeedsModel(cycle=cycle, task_id=task_id, task=task):
+            shown = reflect_result(cycle, user_confirmation)
+            return shown.model_copy(update={"status": "needs_model", "task_id": task_id, "task": task})
+        case Reflected():
+            return ReflectResult(triggered=True, **asdict(outcome), user_confirmation=user_confirmation)
 
 
 class ReviewResult(BaseModel):

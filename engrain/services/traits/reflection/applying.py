@@ -10,7 +10,7 @@ import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -20,7 +20,7 @@ from engrain.rules.traits import Stage
 from engrain.services.traits import upkeep
 from engrain.services.traits.answers import MainAnswer, ReviewAnswer, without_secrets
 from engrain.services.traits.reflection.planning import Plan, review_candidates
-from engrain.services.traits.results import ReflectResult
+from engrain.services.traits.results import Reflected
 from engrain.services.traits.trait_writer import TraitWriter
 from engrain.storage import cycles as cycle_repo
 from engrain.storage import links as link_repo
@@ -71,7 +71,7 @@ class ReflectionApplier:
 
     async def apply(
         self, s: AsyncSession, plan: Plan, answer: ReadyAnswer, llm_name: str, error: str | None
-    ) -> ReflectResult:
+    ) -> Reflected:
         """The cycle in `s`: the code-only steps, the answer, decay, and the watermark — which moves only past
         memories a model has looked at (no model, a failed one, or a task not answered yet: they stay pending
         for the next reflection that has a model). The caller holds the user's reflection lock since `prepare`
@@ -87,9 +87,10 @@ class ReflectionApplier:
         links = await self._apply_answer(s, writer, plan, main, review) if main is not None else 0
         decay = await trait_repo.decay_traits(s, plan.user_id, plan.now)
         created = set(writer.stats.created)
-        status = "failed" if error else ("completed" if looked else "code_only")
-        result = ReflectResult(
-            triggered=True,
+        status: Literal["completed", "code_only", "failed"] = (
+            "failed" if error else ("completed" if looked else "code_only")
+        )
+        result = Reflected(
             trigger_type=plan.trigger.type,
             memories_scanned=len(plan.memories),
             traits_created=len(created),
@@ -101,16 +102,8 @@ class ReflectionApplier:
             error=error,
             llm=llm_name,
         )
-        stats = result.model_dump(
-            include={
-                "memories_scanned",
-                "traits_created",
-                "traits_updated",
-                "traits_dissolved",
-                "links_created",
-                "llm",
-            }
-        )
+        counted = ("memories_scanned", "traits_created", "traits_updated", "traits_dissolved", "links_created", "llm")
+        stats: dict[str, Any] = {key: getattr(result, key) for key in counted}
         stats |= {"expired_intentions": code["expired_intentions"], "decayed": decay["decayed"]}
         await cycle_repo.finish_cycle(s, plan.user_id, cycle_id, status, stats, error, plan.now)
         if looked:
@@ -122,7 +115,7 @@ class ReflectionApplier:
 
     async def apply_review(
         self, s: AsyncSession, plan: Plan, answer: ReadyAnswer, reviewable: set[uuid.UUID], llm_name: str
-    ) -> ReflectResult:
+    ) -> Reflected:
         """A contradiction review that came after its cycle (a host task), in `s`: only the decisions, on the
         traits that were sent for review, in a cycle of its own."""
         review = answer.review
@@ -134,8 +127,7 @@ class ReflectionApplier:
         await self._apply_review(
             writer, review, reviewable, lambda ref: current.get(tid) if (tid := plan.trait_ref(ref)) else None
         )
-        result = ReflectResult(
-            triggered=True,
+        result = Reflected(
             trigger_type="review",
             traits_updated=len(writer.stats.updated),
             traits_dissolved=len(writer.stats.dissolved),
@@ -148,7 +140,7 @@ class ReflectionApplier:
             plan.user_id,
             cycle_id,
             "completed",
-            result.model_dump(include={"traits_updated", "traits_dissolved", "llm"}),
+            {"traits_updated": result.traits_updated, "traits_dissolved": result.traits_dissolved, "llm": llm_name},
             None,
             plan.now,
         )

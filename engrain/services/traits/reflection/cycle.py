@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from engrain.errors import EngrainError
 from engrain.providers.llm import Ask
@@ -17,7 +17,7 @@ from engrain.services.traits.reflection import triggers
 from engrain.services.traits.reflection.applying import ReflectionApplier
 from engrain.services.traits.reflection.planning import Plan, ReflectionPlanner
 from engrain.services.traits.reflection.triggers import Trigger
-from engrain.services.traits.results import ReflectResult
+from engrain.services.traits.results import Busy, NotTriggered, Outcome, Reflected
 
 if TYPE_CHECKING:
     from engrain.services.runtime import Runtime
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Progress = Callable[[float, str], Awaitable[None]]
+Done = TypeVar("Done", bound=Outcome)
 
 
 @dataclass
@@ -61,7 +62,7 @@ class Reflection:
         route: Route,
         progress: Progress | None = None,
         plan: Plan | None = None,
-    ) -> ReflectResult:
+    ) -> Reflected | NotTriggered | Busy:
         """Run one cycle, asking the model of `route` (services/prompting).
         `plan`: the one the client's model was asked about (sampling), used when still current.
         Concurrent calls for one user: the second returns at once, not triggered."""
@@ -69,13 +70,13 @@ class Reflection:
             user_id, lambda: self._cycle(user_id, force, route.ask, route.name, progress, plan), route.name
         )
 
-    async def plan(self, user_id: str, force: bool, planned: Plan | None, llm_name: str) -> Plan | ReflectResult:
+    async def plan(self, user_id: str, force: bool, planned: Plan | None, llm_name: str) -> Plan | NotTriggered:
         """What a cycle would look at now (`planned`, when still current), or why there is no cycle."""
         plan = planned if planned is not None and await self.planner.still_current(planned, user_id) else None
         if plan is None:
             plan = await self.planner.prepare(user_id, force)
-        if isinstance(plan, ReflectResult):
-            plan.llm = llm_name
+        if isinstance(plan, NotTriggered):
+            return NotTriggered(plan.reason, llm_name)
         return plan
 
     async def apply(
@@ -85,20 +86,18 @@ class Reflection:
         main: MainAnswer | None = None,
         review: ReviewAnswer | None = None,
         error: str | None = None,
-    ) -> ReflectResult:
+    ) -> Reflected:
         """The cycle's writes in a transaction of their own (the code-only steps alone without an answer)."""
         answer = await self.applier.ready(main, review)
         async with (await self.rt.database()).sessions.begin() as s:
             return await self.applier.apply(s, plan, answer, llm_name, error)
 
-    async def locked(self, user_id: str, work: Callable[[], Awaitable[ReflectResult]], llm_name: str) -> ReflectResult:
+    async def locked(self, user_id: str, work: Callable[[], Awaitable[Done]], llm_name: str) -> Done | Busy:
         """Run `work` holding the user's reflection lock; a concurrent call returns at once."""
         db = await self.rt.database()
         async with db.try_advisory_lock(lock_name(user_id)) as got:
             if not got:
-                return ReflectResult(
-                    triggered=False, reason="a reflection for this user is already running", llm=llm_name
-                )
+                return Busy(llm_name)
             return await work()
 
     async def _cycle(
@@ -109,13 +108,13 @@ class Reflection:
         llm_name: str,
         progress: Progress | None,
         planned: Plan | None,
-    ) -> ReflectResult:
+    ) -> Reflected | NotTriggered:
         async def step(fraction: float, message: str) -> None:
             if progress is not None:
                 await progress(fraction, message)
 
         plan = await self.plan(user_id, force, planned, llm_name)
-        if isinstance(plan, ReflectResult):
+        if isinstance(plan, NotTriggered):
             return plan
         await step(0.1, f"scanning {len(plan.memories)} new memories ({plan.trigger.type})")
         asked = await self._ask(plan, ask, step) if ask is not None else Asked()

@@ -19,7 +19,7 @@ from engrain.services.traits import prompts
 from engrain.services.traits.answers import MainAnswer, QuestionsAnswer
 from engrain.services.traits.reflection import triggers
 from engrain.services.traits.reflection.triggers import Trigger
-from engrain.services.traits.results import ReflectResult
+from engrain.services.traits.results import NotTriggered
 from engrain.storage import cycles as cycle_repo
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
@@ -143,7 +143,7 @@ class ReflectionPlanner:
         self.rt = runtime
         self.recall = recall  # evidence for a two-stage cycle's questions
 
-    async def prepare(self, user_id: str, force: bool) -> Plan | ReflectResult:
+    async def prepare(self, user_id: str, force: bool) -> Plan | NotTriggered:
         """What this cycle looks at, or why there is no cycle (nothing triggered and not forced)."""
         now = self.rt.clock()
         db = await self.rt.database()
@@ -151,7 +151,7 @@ class ReflectionPlanner:
             reading = await triggers.read(s, user_id, now)
             trigger = reading.trigger
             if not trigger.triggered and not force:
-                return ReflectResult(triggered=False, reason=trigger.reason)
+                return NotTriggered(trigger.reason or "not due")
             if not trigger.triggered:
                 trigger = reading.forced()
             memories = await cycle_repo.new_memories(s, user_id, reading.mark, now, MAX_MEMORIES + 1)

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from engrain.providers.llm import Prompt, extract_json
 from engrain.services.traits.answers import MainAnswer, QuestionsAnswer, parse
-from engrain.services.traits.results import ReflectResult
+from engrain.services.traits.results import NotTriggered, Outcome, Reflected
 
 if TYPE_CHECKING:
     from engrain.services.prompting.routes import Route
@@ -67,7 +67,7 @@ class ReflectRequests:
         request = self._request(key)
         if not request.planned:
             plan = await self.reflection.planner.prepare(user_id, force)
-            request.planned, request.plan = True, None if isinstance(plan, ReflectResult) else plan
+            request.planned, request.plan = True, None if isinstance(plan, NotTriggered) else plan
         return request.plan
 
     async def sampled_prompt(self, key: str, user_id: str, force: bool, answers: Sequence[str | None]) -> Prompt | None:
@@ -115,29 +115,31 @@ class ReflectRequests:
         answers: Sequence[str | None] = (),
         confirm: bool | None = None,
         progress: Progress | None = None,
-    ) -> ReflectResult:
+    ) -> tuple[Outcome, str | None]:
         """Run the cycle on `route` with the client's `answers` to the sampled prompts, then apply the
-        user's answer to the core question, if one was asked (`confirm` None: declined or cancelled).
+        user's answer to the core question, if one was asked (`confirm` None: declined or cancelled); returns
+        the cycle's outcome and what the user was asked, if anything.
         The answer is applied after the cycle: it writes a memory (an endorsement), and the cycle must see
         the memories the sampled prompts showed the client's model."""
         request = self._requests.pop(key, None) or _Request()
         sampled = [(request.prompts[step], answers[step]) for step in request.prompts if step < len(answers)]
+        outcome: Outcome
         if route.kind == "host":  # the calling model answers in a later call
-            result = await self.host_tasks.reflect(user_id, force, request.plan)
+            outcome = await self.host_tasks.reflect(user_id, force, request.plan)
         else:
-            result = await self.reflection.reflect(
+            outcome = await self.reflection.reflect(
                 user_id, force=force, route=route.sampled(sampled), progress=progress, plan=request.plan
             )
-        if route.missing and result.status == "code_only":
-            result.error = route.missing
+        if route.missing and isinstance(outcome, Reflected) and outcome.status == "code_only":
+            outcome.error = route.missing
+        asked = None
         if request.asked_about is not None:
             asked = await self.review.answer_core_question(user_id, request.asked_about, confirm)
-            result = result.model_copy(update={"user_confirmation": asked})
         self.due.settled()
-        return result
+        return outcome, asked
 
-    async def answer_task(self, user_id: str, task_id: str, answer: object) -> ReflectResult:
+    async def answer_task(self, user_id: str, task_id: str, answer: object) -> Outcome:
         """The calling model's answer to a host task this user was given."""
-        result = await self.host_tasks.answer(user_id, task_id, answer)
+        outcome = await self.host_tasks.answer(user_id, task_id, answer)
         self.due.settled()
-        return result
+        return outcome
