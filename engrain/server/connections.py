@@ -75,20 +75,35 @@ def limits_for(max_connections: int, head_timeout: float, body_timeout: float) -
     return ConnectionLimits(min(max_connections, ceiling), head_timeout, body_timeout, backlog)
 
 
+def _evict_an_idle_one(connections: set[Any], limits: ConnectionLimits) -> bool:
+    """At the limit, the oldest accepted connection that has not sent a request yet makes room for a new one: a
+    flood of idle sockets must not keep a client out until their head timeout ends them."""
+    idle = [c for c in connections if getattr(c, "opened_at", None) is not None and c.cycle is None]
+    if not idle:
+        return False
+    oldest = min(idle, key=lambda c: c.opened_at)
+    limits.note("idle, closed for a new connection")
+    oldest.transport.abort()
+    connections.discard(oldest)
+    return True
+
+
 def guarded_protocol(limits: ConnectionLimits) -> type[H11Protocol]:
     """uvicorn's h11 protocol under `limits` (pass as uvicorn's `http`)."""
 
     class GuardedH11Protocol(H11Protocol):
         _refused = False
+        opened_at: float | None = None  # when accepted (None: refused); the oldest idle one makes room at the limit
         _deadline: asyncio.TimerHandle | None = None
         _timed_cycle: Any = None
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            if len(self.connections) >= limits.max_connections:
+            if len(self.connections) >= limits.max_connections and not _evict_an_idle_one(self.connections, limits):
                 self._refused = True
                 limits.note("over the limit")
                 transport.abort()
                 return
+            self.opened_at = self.loop.time()
             super().connection_made(transport)
             self._arm(limits.head_timeout, "too slow to send a request")
 
