@@ -38,24 +38,25 @@ class Surface:
             self.errors.labels(name, kind).inc()
 
 
-def _surface(what: str, label: str, noun: str) -> Surface:
+def _surface(what: str, noun: str) -> Surface:
+    """engrain_<what>_calls / _errors / _duration_seconds, labelled by the <what>'s name."""
     return Surface(
-        Counter(f"engrain_{what}_calls", f"MCP {noun}.", [label], registry=REGISTRY),
+        Counter(f"engrain_{what}_calls", f"MCP {noun}.", [what], registry=REGISTRY),
         Counter(
-            f"engrain_{what}_errors", f"MCP {noun} that answered an error, by kind.", [label, "kind"], registry=REGISTRY
+            f"engrain_{what}_errors", f"MCP {noun} that answered an error, by kind.", [what, "kind"], registry=REGISTRY
         ),
         Histogram(
             f"engrain_{what}_duration_seconds",
             f"Time to answer MCP {noun}.",
-            [label],
+            [what],
             buckets=_LATENCY_BUCKETS,
             registry=REGISTRY,
         ),
     )
 
 
-TOOLS = _surface("tool", "tool", "tool calls")
-RESOURCES = _surface("resource", "resource", "resource reads")
+TOOLS = _surface("tool", "tool calls")
+RESOURCES = _surface("resource", "resource reads")
 JOB_RUNS = Counter("engrain_job_runs", "Scheduled job runs, by result.", ["job", "status"], registry=REGISTRY)
 JOB_DURATION = Histogram(
     "engrain_job_duration_seconds",
