@@ -2,30 +2,35 @@
 
 An in-process MCP client on the host route (no key, no sampling: the calling model does the thinking) tells
 five memories, recalls, asks `reflect` for a task and answers it, as Claude Desktop and Claude Code do. For
-each of those calls it counts, in every thread of this process:
-- hops: calls from a function of one engrain module into a function of another, all of them and the
-  distinct (caller module, callee module) pairs (the path's length as a reader follows it), and the
-  modules the call passed through;
-- statements: SQL statements sent to the database (both engines).
+each of those calls it counts, on the event loop's thread:
+- hops: calls from a function of one engrain module into a function of another (a coroutine resumed after an
+  await is no new call): all of them (a helper called per memory counts once per memory); distinct ones, each
+  (calling function, called function) once: the path's length as a reader follows it; the distinct module
+  pairs among them; and the modules the call passed through;
+- statements: SQL statements sent to the database (both engines);
+- callbacks: calls into a closure or lambda of another module (a function handed down to be called back up),
+  but for the MCP edge's own decorators (tools/common.py wrapping each tool).
 Prints JSON. The figures are of the code's shape, not of the machine: one run is enough.
 
-    python bench/trace_path.py
+    python bench/trace_path.py [--detail]   # --detail: each call's SQL (shortened, in order) and module pairs
 """
 
 from __future__ import annotations
 
+import dis
+import functools
+import inspect
 import json
 import os
 import platform
 import re
 import sys
-import threading
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from types import FrameType
+from types import CodeType, FrameType
 from typing import Any
 
 import anyio
@@ -37,6 +42,8 @@ from bench.homes import bench_settings, scratch_home
 from engrain.server.app import create_server
 from engrain.server.state import AppState
 
+DETAIL = "--detail" in sys.argv
+
 MORNING = [
     "I had two coffees before my 6am run",
     "Morning run done, then espresso",
@@ -46,35 +53,65 @@ MORNING = [
 ]
 
 
+_SUSPENDABLE = inspect.CO_COROUTINE | inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE
+
+
+@functools.cache
+def _start(code: CodeType) -> int:
+    """Where a coroutine's or generator's frame starts running (its first RESUME)."""
+    return next(i.offset for i in dis.get_instructions(code) if i.opname == "RESUME")
+
+
+def _resumed(frame: FrameType) -> bool:
+    """A coroutine resumed after an await (the profiler sees a "call" each time, all the way up its stack), not
+    called: counting those would count waits for the database, not steps of the path."""
+    code = frame.f_code
+    return bool(code.co_flags & _SUSPENDABLE) and frame.f_lasti > _start(code)
+
+
+def _name(code: CodeType) -> str:
+    return f"{Path(code.co_filename).stem}.{code.co_qualname}"
+
+
 class Trace:
-    """Module hops (sys.setprofile in every thread) and SQL statements while `recording`."""
+    """Module hops (sys.setprofile: the event loop's thread; the worker threads that read texts and embed are
+    the same for every route) and SQL statements while `recording`."""
 
     def __init__(self) -> None:
         self.hops = 0
-        self.edges: set[tuple[str, str]] = set()
         self.modules: Counter[str] = Counter()
         self.statements = 0
+        self.sql: list[str] = []
+        self.pairs: Counter[tuple[str, str]] = Counter()
+        self.steps: set[tuple[CodeType, CodeType]] = set()
+        self.callbacks: set[tuple[CodeType, CodeType]] = set()
         self.recording = False
 
     def profile(self, frame: FrameType, what: str, _arg: object) -> None:
         if what != "call" or not self.recording:
             return
         callee = frame.f_globals.get("__name__", "")
-        if not callee.startswith("engrain."):
-            return
+        if not callee.startswith("engrain.") or frame.f_code.co_filename == "<string>" or _resumed(frame):
+            return  # the generated __init__ of a dataclass is a constructor, not a step of the path
         self.modules[callee] += 1
         caller = frame.f_back.f_globals.get("__name__", "") if frame.f_back else ""
         if caller.startswith("engrain.") and caller != callee:
             self.hops += 1
-            self.edges.add((caller, callee))
+            self.pairs[(caller, callee)] += 1
+            assert frame.f_back is not None
+            self.steps.add((frame.f_back.f_code, frame.f_code))
+            if "<locals>" in frame.f_code.co_qualname and not caller.startswith("engrain.tools."):
+                self.callbacks.add((frame.f_back.f_code, frame.f_code))
 
-    def statement(self, *_args: Any) -> None:
+    def statement(self, _conn: object, _cursor: object, sql: str, *_args: Any) -> None:
         if self.recording:
             self.statements += 1
+            self.sql.append(" ".join(sql.split())[:160])
 
     @contextmanager
     def call(self, name: str, out: dict[str, Any]) -> Iterator[None]:
-        self.hops, self.statements, self.modules, self.edges = 0, 0, Counter(), set()
+        self.hops, self.statements, self.modules, self.pairs, self.sql = 0, 0, Counter(), Counter(), []
+        self.steps, self.callbacks = set(), set()
         self.recording = True
         try:
             yield
@@ -82,10 +119,16 @@ class Trace:
             self.recording = False
             out[name] = {
                 "hops": self.hops,
-                "distinct_hops": len(self.edges),
+                "distinct_hops": len(self.steps),
+                "module_pairs": len(self.pairs),
                 "modules": len(self.modules),
                 "statements": self.statements,
+                "callbacks": sorted(f"{_name(a)} -> {_name(b)}" for a, b in self.callbacks),
             }
+            if DETAIL:
+                out[name]["sql"] = self.sql
+                out[name]["pairs"] = [f"{n} {a} -> {b}" for (a, b), n in self.pairs.most_common()]
+                out[name]["steps"] = sorted(f"{_name(a)} -> {_name(b)}" for a, b in self.steps)
 
 
 def _alias(task: str, fragment: str) -> str:
@@ -105,7 +148,6 @@ async def trace() -> dict[str, Any]:
         for engine in (db.engine, db.reader):
             event.listen(engine.sync_engine, "before_cursor_execute", tracer.statement)
         sys.setprofile(tracer.profile)
-        threading.setprofile(tracer.profile)  # worker threads: text reading, embedding, parsing
         try:
             for n, text in enumerate(MORNING):
                 if n == len(MORNING) - 1:
@@ -127,7 +169,6 @@ async def trace() -> dict[str, Any]:
             assert (done.structured_content or {}).get("traits_created") == 1, done.content
         finally:
             sys.setprofile(None)
-            threading.setprofile(None)  # pyright: ignore[reportArgumentType]
     return found
 
 

@@ -192,6 +192,20 @@ async def connect(
         yield client, app
 
 
+@asynccontextmanager
+async def running(
+    settings: Settings, clock: Callable[[], datetime] | None = None, llm: Any = None
+) -> AsyncIterator[AppState]:
+    """The server's services started without an MCP client, for service-level tests: what the tools call,
+    called directly (the MCP surface has its own tests)."""
+    app = AppState(settings, clock or (lambda: datetime.now(UTC)), llm=llm)
+    app.start()
+    try:
+        yield app
+    finally:
+        await app.close()
+
+
 @pytest.fixture
 async def session(settings_factory: Callable[..., Settings]) -> AsyncIterator[tuple[Client, AppState]]:
     async with connect(settings_factory()) as pair:

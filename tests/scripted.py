@@ -35,9 +35,9 @@ class ScriptedLLM:
         return reply if isinstance(reply, str) else json.dumps(reply)
 
 
-def alias(prompt: Prompt, fragment: str) -> str:
-    """The [m3]/[t1]/[e2] alias the prompt gives to the line containing `fragment`."""
-    for line in prompt.user.splitlines():
+def alias(prompt: Prompt | str, fragment: str) -> str:
+    """The [m3]/[t1]/[e2] alias the prompt (or a host task's text) gives to the line containing `fragment`."""
+    for line in (prompt if isinstance(prompt, str) else prompt.user).splitlines():
         m = re.match(r"\[(\w+)\]", line)
         if m and fragment in line:
             return m.group(1)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypedDict
 
-from sqlalchemy import ColumnElement, func, select, update
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -75,37 +75,31 @@ async def set_watermark(session: AsyncSession, user_id: str, mark: Mark, now: da
     await session.execute(stmt)
 
 
-async def start_cycle(
-    session: AsyncSession, cycle_id: uuid.UUID, user_id: str, trigger: str, value: float | None, now: datetime
-) -> None:
-    session.add(
-        ReflectionCycle(
-            id=cycle_id,
-            user_id=user_id,
-            trigger_type=trigger,
-            trigger_value=value,
-            status="running",
-            stats={},
-            started_at=now,
-        )
-    )
-    await session.flush()
-
-
-async def finish_cycle(
+async def record_cycle(
     session: AsyncSession,
-    user_id: str,
     cycle_id: uuid.UUID,
+    user_id: str,
+    trigger: str,
+    value: float | None,
     status: str,
     stats: dict[str, Any],
     error: str | None,
     now: datetime,
 ) -> None:
-    await session.execute(
-        update(ReflectionCycle)
-        .where(ReflectionCycle.user_id == user_id, ReflectionCycle.id == cycle_id)
-        .values(status=status, stats=stats, error=error, finished_at=now)
+    """A cycle, written once at its end in its own transaction (its evidence rows may point at it before)."""
+    cycle = ReflectionCycle(
+        id=cycle_id,
+        user_id=user_id,
+        trigger_type=trigger,
+        trigger_value=value,
+        status=status,
+        stats=stats,
+        error=error,
+        started_at=now,
+        finished_at=now,
     )
+    session.add(cycle)
+    await session.flush()
 
 
 class CycleRow(TypedDict):

@@ -132,6 +132,8 @@ class TraitEvidence(Base):
             ["user_id", "cycle_id"],
             ["reflection_cycles.user_id", "reflection_cycles.id"],
             ondelete="SET NULL (cycle_id)",
+            deferrable=True,
+            initially="DEFERRED",  # the cycle row is written when the cycle ends (migration 0015)
         ),
     )
 

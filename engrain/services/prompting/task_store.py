@@ -4,7 +4,7 @@ A user has at most one open task (a new one replaces it); a task expires after E
 answered once. `open` stores a task's typed state (task_states.py) in the caller's transaction and writes the
 task's text; `find` gives back the task and its state for an answer, or refuses it — another user's or an
 unknown id, a task of another tool, one already answered, replaced or expired — with what to do instead;
-`claim` locks it in the answer's transaction, so that a concurrent second answer waits and is then refused.
+`close`, last in the answer's transaction, refuses an answer that another one beat to it, and so undoes it.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ class TaskStore:
         tid = _task_id(task_id)
         db = await self.database()
         async with db.sessions() as s:
-            task = await task_repo.claim(s, user_id, tid)
+            task = await task_repo.find(s, user_id, tid)
         if task is None:
             raise NotFound("task_id", tid, "task")
         state = state_of(task)
@@ -96,13 +96,9 @@ class TaskStore:
             )
         return task, state
 
-    async def claim(self, s: AsyncSession, task: HostTask) -> HostTask:
-        """The task locked in the answer's transaction; refused when a concurrent answer closed it meanwhile."""
-        claimed = await task_repo.claim(s, task.user_id, task.id)
-        if claimed is None or claimed.status != "open":
-            raise InvalidInput("task_id", "was already answered; nothing was applied again")
-        return claimed
-
     async def close(self, s: AsyncSession, task: HostTask, result: dict[str, Any]) -> None:
-        """Answered, with what the answer did (ids and counts, never a memory's words)."""
-        await task_repo.close(s, task, "answered", self.clock(), result)
+        """Answered, with what the answer did (ids and counts, never a memory's words). Called in the answer's
+        transaction after it is applied and before a follow-up task is opened; refused (and so the whole answer
+        undone) when a concurrent answer closed the task meanwhile."""
+        if not await task_repo.close(s, task.user_id, task.id, self.clock(), result):
+            raise InvalidInput("task_id", "was already answered; nothing was applied again")

@@ -36,7 +36,7 @@ from engrain.services.traits.reflection.applying import NO_ANSWER
 from engrain.services.traits.reflection.cycle import Reflection
 from engrain.services.traits.reflection.planning import Plan, main_prompt, review_candidates
 from engrain.services.traits.reflection.triggers import Trigger
-from engrain.services.traits.results import NeedsModel, NotTriggered, Outcome, Reflected, reflect_result
+from engrain.services.traits.results import Busy, NeedsModel, NotTriggered, Outcome, Reflected, reflect_result
 from engrain.storage import memories as repo
 from engrain.storage.cycles import Mark
 from engrain.storage.db import Database
@@ -178,23 +178,47 @@ class HostTasks:
         """`reflect` on the host route, under the user's reflection lock: the code-only steps of the cycle and,
         when there are new memories to look at, in the same transaction, the task that asks the calling model
         about them (they stay pending until it is answered)."""
-        return await self.reflection.locked(user_id, lambda: self._reflect(user_id, force, planned), LLM_NAME)
-
-    async def _reflect(self, user_id: str, force: bool, planned: Plan | None) -> Outcome:
-        plan = await self.reflection.plan(user_id, force, planned, LLM_NAME)
-        if isinstance(plan, NotTriggered):
-            return plan
-        if not plan.memories:  # nothing for a model to look at: the code-only steps alone
-            return await self.reflection.apply(plan, LLM_NAME)
-        db = await self.database()
-        async with db.sessions.begin() as s:
-            cycle = await self.reflection.applier.apply(s, plan, NO_ANSWER, LLM_NAME, None)
-            return await self._hand_out(s, cycle, plan, ReflectTask.of(plan), main_prompt(plan))
+        async with self.reflection.lock(user_id) as held:
+            if not held:
+                return Busy(LLM_NAME)
+            plan = await self.reflection.plan(user_id, force, planned, LLM_NAME)
+            if isinstance(plan, NotTriggered):
+                return plan
+            if not plan.memories:  # nothing for a model to look at: the code-only steps alone
+                return await self.reflection.apply(plan, LLM_NAME)
+            db = await self.database()
+            async with db.sessions.begin() as s:
+                cycle = await self.reflection.applier.apply(s, plan, NO_ANSWER, LLM_NAME, None)
+                return await self._hand_out(s, cycle, plan, ReflectTask.of(plan), main_prompt(plan))
 
     async def answer(self, user_id: str, task_id: str, answer: Any) -> Outcome:
         """Apply the calling model's answer to one of this user's tasks (see the module docstring)."""
         task, state = await self.store.find(user_id, task_id, ReflectTask)
-        return await self.reflection.locked(user_id, lambda: self._answer(task, state, answer), LLM_NAME)
+        parsed = await self._parsed(task, state, answer)
+        applier = self.reflection.applier
+        main = parsed if isinstance(parsed, MainAnswer) else None
+        ready = await applier.ready(main, parsed if isinstance(parsed, ReviewAnswer) else None)
+        async with self.reflection.lock(user_id) as held:
+            if not held:
+                return Busy(LLM_NAME)
+            db = await self.database()
+            # One transaction: the answer applied, this task closed, a follow-up review opened if the answer calls
+            # for one — all of it or, should anything interrupt it, none of it.
+            async with db.sessions.begin() as s:
+                plan = await self._plan(s, task, state)
+                if main is None:
+                    reviewable = set(state.reviewable) if isinstance(state, ReviewTask) else set[uuid.UUID]()
+                    applied = await applier.apply_review(s, plan, ready, reviewable, LLM_NAME)
+                else:
+                    applied = await applier.apply(s, plan, ready, LLM_NAME, None)
+                # What the answer did (ids and counts: a stored row never holds a memory's words), before a
+                # follow-up becomes the user's open task.
+                await self.store.close(s, task, reflect_result(applied).model_dump(mode="json"))
+                if main is None or not (cases := review_candidates(plan, main)):
+                    return applied
+                blocks = await self.reflection.planner.review_blocks(plan, cases)
+                review = ReviewTask(**ReflectTask.of(plan).model_dump(), reviewable=[t.id for _, t, _ in cases])
+                return await self._hand_out(s, applied, plan, review, prompts.review_prompt(blocks))
 
     async def extract(self, user_id: str, request: IngestRequest) -> IngestResult:
         """`ingest_conversation` on the host route: the user's own statements are stored now (the fallback,
@@ -231,7 +255,6 @@ class HostTasks:
         # One transaction: the provisional statements go, the extraction comes, the task closes — all of it
         # or, should anything interrupt it (a crash, a kill, a refused item), none of it.
         async with db.sessions.begin() as s:
-            claimed = await self.store.claim(s, task)  # a concurrent second answer waits here
             if state.provisional:
                 await repo.erase_ids(s, user_id, state.provisional, now, repo.REPLACED_BY_EXTRACTION)
             # Tasks opened before told times were kept have none: their conversation was told when answered.
@@ -239,15 +262,13 @@ class HostTasks:
             result = await self.ingest.store(
                 user_id, extraction.memories, extraction.summary, state.session_id, "llm", LLM_NAME, told, s
             )
-            await self.store.close(s, claimed, result.model_dump(mode="json"))
+            await self.store.close(s, task, result.model_dump(mode="json"))
         return result
 
-    async def _plan(self, task: HostTask, state: ReflectTask) -> Plan:
+    async def _plan(self, s: AsyncSession, task: HostTask, state: ReflectTask) -> Plan:
         """The plan the task showed, with the rows as they are now (a memory forgotten since is left out)."""
         ids = [*state.memories.values(), *state.evidence.values(), *state.traits.values()]
-        db = await self.database()
-        async with db.sessions() as s:
-            rows = {m.id: m for m in await repo.get_many(s, task.user_id, ids)}
+        rows = {m.id: m for m in await repo.get_many(s, task.user_id, ids)}
 
         def shown(aliases: dict[str, uuid.UUID]) -> list[tuple[str, Any]]:
             return [(alias, rows[i]) for alias, i in aliases.items() if i in rows]
@@ -262,7 +283,10 @@ class HostTasks:
             mark=Mark(state.mark, state.mark_id),
         )
 
-    async def _answer(self, task: HostTask, state: ReflectTask, answer: Any) -> Reflected | NeedsModel:
+    @staticmethod
+    async def _parsed(task: HostTask, state: ReflectTask, answer: Any) -> MainAnswer | ReviewAnswer:
+        """The answer in its task's schema, citing only what the task showed; refused, naming what is wrong,
+        before anything is locked or written."""
         try:
             parsed = (
                 await _parsed(MainAnswer, answer)
@@ -276,26 +300,4 @@ class HostTasks:
                 "answer",
                 "; ".join(problems) + "; nothing was applied, cite only the ids in square brackets of the task",
             )
-        plan = await self._plan(task, state)
-
-        applier = self.reflection.applier
-        main = parsed if isinstance(parsed, MainAnswer) else None
-        ready = await applier.ready(main, parsed if isinstance(parsed, ReviewAnswer) else None)
-        db = await self.database()
-        # One transaction: the answer applied, a follow-up review opened if the answer calls for one, this task
-        # closed — all of it or, should anything interrupt it, none of it.
-        async with db.sessions.begin() as s:
-            closing = await self.store.claim(s, task)  # before a follow-up replaces it as the user's open task
-            outcome: Reflected | NeedsModel
-            if main is None:
-                reviewable = set(state.reviewable) if isinstance(state, ReviewTask) else set[uuid.UUID]()
-                outcome = await applier.apply_review(s, plan, ready, reviewable, LLM_NAME)
-            else:
-                outcome = await applier.apply(s, plan, ready, LLM_NAME, None)
-                if cases := review_candidates(plan, main):
-                    blocks = await self.reflection.planner.review_blocks(plan, cases)
-                    review = ReviewTask(**ReflectTask.of(plan).model_dump(), reviewable=[t.id for _, t, _ in cases])
-                    outcome = await self._hand_out(s, outcome, plan, review, prompts.review_prompt(blocks))
-            # What the answer did, without a follow-up task's text: a stored row holds ids, never a memory's words.
-            await self.store.close(s, closing, reflect_result(outcome).model_dump(mode="json", exclude={"task"}))
-        return outcome
+        return parsed

@@ -17,6 +17,7 @@ from engrain.reading.duplicates import TRAIT_THRESHOLD as NEAR_DUPLICATE
 from engrain.reading.enrich import DEFAULT_IMPORTANCE, content_hash
 from engrain.reading.metadata import MemoryMetadata
 from engrain.rules.traits import (
+    ACTIVE_STAGES,
     BEHAVIOR_CONFIDENCE,
     DISSOLVE_BELOW,
     QUALITY_FACTOR,
@@ -82,6 +83,20 @@ class TraitWriter:
         self.cycle_id = cycle_id
         self.embed = embed  # content -> (embedder id, dim, vector), computed before the transaction
         self.stats = Stats()
+        self._traits: dict[uuid.UUID, Memory] | None = None
+
+    async def _read(self) -> dict[uuid.UUID, Memory]:
+        """The user's traits as read once per transaction: the writer is the only one to create or dissolve a
+        trait in it, and adds what it creates."""
+        if self._traits is None:
+            self._traits = {t.id: t for t in await trait_repo.active_traits(self.s, self.user_id)}
+        return self._traits
+
+    async def traits(self) -> dict[uuid.UUID, Memory]:
+        """The user's live traits by id, as they stand now in this transaction."""
+        return {
+            i: t for i, t in (await self._read()).items() if t.valid_until is None and t.trait_stage in ACTIVE_STAGES
+        }
 
     @classmethod
     async def open(
@@ -152,7 +167,7 @@ class TraitWriter:
     async def find_existing(self, content: str) -> Memory | None:
         """An active trait with the same text, or one close enough to count as the same trait."""
         digest = content_hash(content)
-        for trait in await trait_repo.active_traits(self.s, self.user_id):
+        for trait in (await self.traits()).values():
             if trait.content_hash == digest:
                 return trait
         if content in self.embed:
@@ -205,6 +220,7 @@ class TraitWriter:
             trait_last_reinforced=last,
         )
         await repo.insert(self.s, trait, repo.Vector(embedder_id, vector) if embedder_id and vector else None)
+        (await self._read())[trait.id] = trait
         await self._history(
             trait, "create", f"new {subtype} ({stage}, confidence {trait.trait_confidence:.2f}){note}", new=content
         )

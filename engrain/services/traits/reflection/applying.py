@@ -21,7 +21,7 @@ from engrain.services.traits import upkeep
 from engrain.services.traits.answers import MainAnswer, ReviewAnswer, without_secrets
 from engrain.services.traits.reflection.planning import Plan, review_candidates
 from engrain.services.traits.results import Reflected
-from engrain.services.traits.trait_writer import TraitWriter
+from engrain.services.traits.trait_writer import Stats, TraitWriter
 from engrain.storage import cycles as cycle_repo
 from engrain.storage import links as link_repo
 from engrain.storage import memories as repo
@@ -79,14 +79,14 @@ class ReflectionApplier:
         main, review = answer.main, answer.review
         looked = error is None and (main is not None or not plan.memories)
         cycle_id = uuid.uuid4()
-        await cycle_repo.start_cycle(
-            s, cycle_id, plan.user_id, plan.trigger.type or "manual", plan.trigger.value, plan.now
-        )
         code = await upkeep.run_passes(s, plan.user_id, plan.now)  # as the scheduler's expiry job runs them
-        writer = await TraitWriter.open(s, plan.user_id, plan.now, cycle_id, answer.vectors)
-        links = await self._apply_answer(s, writer, plan, main, review) if main is not None else 0
+        changed, links = Stats(), 0
+        if main is not None:
+            writer = await TraitWriter.open(s, plan.user_id, plan.now, cycle_id, answer.vectors)
+            links = await self._apply_answer(s, writer, plan, main, review)
+            changed = writer.stats
         decay = await trait_repo.decay_traits(s, plan.user_id, plan.now)
-        created = set(writer.stats.created)
+        created = set(changed.created)
         status: Literal["completed", "code_only", "failed"] = (
             "failed" if error else ("completed" if looked else "code_only")
         )
@@ -94,8 +94,8 @@ class ReflectionApplier:
             trigger_type=plan.trigger.type,
             memories_scanned=len(plan.memories),
             traits_created=len(created),
-            traits_updated=len(writer.stats.updated - created - writer.stats.dissolved) + code["promoted"],
-            traits_dissolved=len(writer.stats.dissolved) + code["expired_trends"] + decay["dissolved"],
+            traits_updated=len(changed.updated - created - changed.dissolved) + code["promoted"],
+            traits_dissolved=len(changed.dissolved) + code["expired_trends"] + decay["dissolved"],
             links_created=links,
             cycle_id=str(cycle_id),
             status=status,
@@ -105,12 +105,16 @@ class ReflectionApplier:
         counted = ("memories_scanned", "traits_created", "traits_updated", "traits_dissolved", "links_created", "llm")
         stats: dict[str, Any] = {key: getattr(result, key) for key in counted}
         stats |= {"expired_intentions": code["expired_intentions"], "decayed": decay["decayed"]}
-        await cycle_repo.finish_cycle(s, plan.user_id, cycle_id, status, stats, error, plan.now)
+        trigger = plan.trigger.type or "manual"
+        await cycle_repo.record_cycle(
+            s, cycle_id, plan.user_id, trigger, plan.trigger.value, status, stats, error, plan.now
+        )
         if looked:
-            await cycle_repo.set_watermark(s, plan.user_id, plan.mark or Mark(plan.now), plan.now)
-        result.memories_pending = (
-            await cycle_repo.importance_since(s, plan.user_id, await cycle_repo.watermark(s, plan.user_id))
-        )[0]
+            mark = plan.mark or Mark(plan.now)
+            await cycle_repo.set_watermark(s, plan.user_id, mark, plan.now)
+            result.memories_pending = (await cycle_repo.importance_since(s, plan.user_id, mark))[0]
+        else:  # the watermark stayed where the plan's trigger check counted what waits
+            result.memories_pending = plan.trigger.pending
         return result
 
     async def apply_review(
@@ -121,9 +125,8 @@ class ReflectionApplier:
         review = answer.review
         assert review is not None
         cycle_id = uuid.uuid4()
-        await cycle_repo.start_cycle(s, cycle_id, plan.user_id, "review", None, plan.now)
         writer = await TraitWriter.open(s, plan.user_id, plan.now, cycle_id, answer.vectors)
-        current = {t.id: t for t in await trait_repo.active_traits(s, plan.user_id)}
+        current = await writer.traits()
         await self._apply_review(
             writer, review, reviewable, lambda ref: current.get(tid) if (tid := plan.trait_ref(ref)) else None
         )
@@ -135,26 +138,19 @@ class ReflectionApplier:
             status="completed",
             llm=llm_name,
         )
-        await cycle_repo.finish_cycle(
-            s,
-            plan.user_id,
-            cycle_id,
-            "completed",
-            {"traits_updated": result.traits_updated, "traits_dissolved": result.traits_dissolved, "llm": llm_name},
-            None,
-            plan.now,
-        )
+        stats = {"traits_updated": result.traits_updated, "traits_dissolved": result.traits_dissolved, "llm": llm_name}
+        await cycle_repo.record_cycle(s, cycle_id, plan.user_id, "review", None, "completed", stats, None, plan.now)
         return result
 
     @staticmethod
     async def _apply_review(
         writer: TraitWriter,
-        review: ReviewAnswer | None,
+        review: ReviewAnswer,
         reviewable: set[uuid.UUID],
         trait: Callable[[Any], Memory | None],
     ) -> None:
         """The review's decisions, for traits that were sent for review and are still active."""
-        for decision in review.decisions if review is not None else []:
+        for decision in review.decisions:
             t = trait(decision.trait_id)
             if t is None or t.id not in reviewable or t.trait_stage == Stage.DISSOLVED:
                 continue
@@ -169,7 +165,7 @@ class ReflectionApplier:
         """Apply the model's answer, in this order: new traits, evidence for and against existing ones,
         rewordings, the contradiction review, upgrades, then the memories' updates and links. Anything citing ids
         the model was not shown is ignored. Returns the number of links added."""
-        current = {t.id: t for t in await trait_repo.active_traits(s, plan.user_id)}
+        current = await writer.traits()
 
         def trait(ref: Any) -> Memory | None:
             tid = plan.trait_ref(ref)
@@ -179,7 +175,8 @@ class ReflectionApplier:
         await _apply_new_traits(writer, plan, main)
         await _apply_evidence(writer, plan, main, trait)
         await _apply_rewords(writer, main, trait)
-        await self._apply_review(writer, review, {t.id for _, t, _ in review_candidates(plan, main)}, trait)
+        if review is not None:  # asked in the same cycle (a server's model or sampling)
+            await self._apply_review(writer, review, {t.id for _, t, _ in review_candidates(plan, main)}, trait)
         await _apply_upgrades(writer, main, trait)
         return await _apply_memory_changes(s, plan, main)
 

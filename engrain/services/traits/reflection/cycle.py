@@ -1,13 +1,14 @@
 """`Reflection`: one reflection cycle, run under the user's lock: plan, ask the model that answers in the same
 call (a direct provider, or the client's through MCP sampling), apply. The host route (the calling model answers
-in a later call) composes the same parts — `plan`, `locked`, `apply` — in services/traits/host_tasks.py."""
+in a later call) composes the same parts — `plan`, `lock`, `apply` — in services/traits/host_tasks.py."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from engrain.errors import EngrainError
 from engrain.providers.llm import Ask
@@ -17,7 +18,7 @@ from engrain.services.traits.reflection import triggers
 from engrain.services.traits.reflection.applying import ReflectionApplier
 from engrain.services.traits.reflection.planning import Plan, ReflectionPlanner
 from engrain.services.traits.reflection.triggers import Trigger
-from engrain.services.traits.results import Busy, NotTriggered, Outcome, Reflected
+from engrain.services.traits.results import Busy, NotTriggered, Reflected
 
 if TYPE_CHECKING:
     from engrain.services.runtime import Runtime
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Progress = Callable[[float, str], Awaitable[None]]
-Done = TypeVar("Done", bound=Outcome)
 
 
 @dataclass
@@ -66,9 +66,10 @@ class Reflection:
         """Run one cycle, asking the model of `route` (services/prompting).
         `plan`: the one the client's model was asked about (sampling), used when still current.
         Concurrent calls for one user: the second returns at once, not triggered."""
-        return await self.locked(
-            user_id, lambda: self._cycle(user_id, force, route.ask, route.name, progress, plan), route.name
-        )
+        async with self.lock(user_id) as held:
+            if not held:
+                return Busy(route.name)
+            return await self._cycle(user_id, force, route.ask, route.name, progress, plan)
 
     async def plan(self, user_id: str, force: bool, planned: Plan | None, llm_name: str) -> Plan | NotTriggered:
         """What a cycle would look at now (`planned`, when still current), or why there is no cycle."""
@@ -92,13 +93,13 @@ class Reflection:
         async with (await self.rt.database()).sessions.begin() as s:
             return await self.applier.apply(s, plan, answer, llm_name, error)
 
-    async def locked(self, user_id: str, work: Callable[[], Awaitable[Done]], llm_name: str) -> Done | Busy:
-        """Run `work` holding the user's reflection lock; a concurrent call returns at once."""
+    @asynccontextmanager
+    async def lock(self, user_id: str) -> AsyncGenerator[bool]:
+        """The user's reflection lock for the block, if it is free: False when another reflection holds it (the
+        caller answers Busy at once; nothing waits)."""
         db = await self.rt.database()
         async with db.try_advisory_lock(lock_name(user_id)) as got:
-            if not got:
-                return Busy(llm_name)
-            return await work()
+            yield got
 
     async def _cycle(
         self,

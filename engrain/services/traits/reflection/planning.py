@@ -47,6 +47,8 @@ class Plan:
     evidence: list[tuple[str, Memory]] = field(default_factory=list[tuple[str, Memory]])
     # The live memories that new ones may replace (`metadata.may_replace`): the first of the evidence.
     replaceable: list[Memory] = field(default_factory=list[Memory])
+    # Which memory each new one may replace (new memory id → older memory id), read once from their metadata.
+    may_replace: dict[uuid.UUID, uuid.UUID] = field(default_factory=dict[uuid.UUID, uuid.UUID])
     # The watermark the plan was read at: a plan made earlier (a sampling request's resolvers) is used
     # only if no other reflection moved it since.
     since: Mark | None = None
@@ -71,22 +73,17 @@ class Plan:
         return self.trigger.type == "importance_accumulated"
 
 
-async def _replaceable(s: AsyncSession, user_id: str, memories: list[Memory], now: datetime) -> list[Memory]:
+async def _replaceable(s: AsyncSession, user_id: str, targets: list[uuid.UUID], now: datetime) -> list[Memory]:
     """The live memories that new ones may replace (`metadata.may_replace`, set where the slot rules were
     unsure): shown beside them, so that the model can settle it with an update."""
-    ids = [target for m in memories if (target := _may_replace(m)) is not None]
-    rows = await repo.get_many(s, user_id, list(dict.fromkeys(ids)))
+    rows = await repo.get_many(s, user_id, list(dict.fromkeys(targets)))
     return [m for m in rows if m.valid_until is None or m.valid_until > now]
 
 
 def memory_lines(plan: Plan) -> str:
     """The plan's new memories, each that may replace an older fact pointing at it ("may replace [e1]")."""
     alias_of = {m.id: alias for alias, m in plan.evidence}
-    hints = {
-        m.id: alias_of[target]
-        for _, m in plan.memories
-        if (target := _may_replace(m)) is not None and target in alias_of
-    }
+    hints = {new: alias_of[old] for new, old in plan.may_replace.items() if old in alias_of}
     return prompts.memory_lines(plan.memories, plan.now, hints)
 
 
@@ -156,8 +153,9 @@ class ReflectionPlanner:
                 trigger = reading.forced()
             memories = await cycle_repo.new_memories(s, user_id, reading.mark, now, MAX_MEMORIES + 1)
             traits = await trait_repo.active_traits(s, user_id, limit=MAX_TRAITS)
-            replaceable = await _replaceable(s, user_id, memories[:MAX_MEMORIES], now)
-        shown = memories[:MAX_MEMORIES]
+            shown = memories[:MAX_MEMORIES]
+            may_replace = {m.id: target for m in shown if (target := _may_replace(m)) is not None}
+            replaceable = await _replaceable(s, user_id, list(may_replace.values()), now)
         mark = Mark(shown[-1].created_at, shown[-1].id) if len(memories) > MAX_MEMORIES else Mark(now)
         # The model reads the most important first; which memories it is shown is decided by age above.
         shown = sorted(shown, key=lambda m: (-m.importance, -m.created_at.timestamp(), str(m.id)))
@@ -169,6 +167,7 @@ class ReflectionPlanner:
             [(f"t{i}", t) for i, t in enumerate(traits, 1)],
             evidence=[(f"e{i}", m) for i, m in enumerate(replaceable, 1)],
             replaceable=replaceable,
+            may_replace=may_replace,
             since=reading.mark,
             mark=mark,
         )

@@ -45,7 +45,7 @@ class Reading:
             kind = "importance_accumulated"
         else:
             kind = "manual"
-        return Trigger(True, kind, float(self.importance))
+        return Trigger(True, kind, float(self.importance), pending=self.trigger.pending)
 
 
 async def read(session: AsyncSession, user_id: str, now: datetime) -> Reading:

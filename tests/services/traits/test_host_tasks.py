@@ -1,0 +1,227 @@
+"""Host tasks at the service level (issue 40): each kind of task the calling model is handed — a reflection, the
+contradiction review that may follow it, a conversation's extraction — issued, answered and applied, and a
+stale answer refused with nothing applied; on the settable clock, with no MCP client (tools/ and the surface
+tests call the same services through one)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import anyio
+import pytest
+
+from engrain.errors import InvalidInput, NotFound
+from engrain.server.state import AppState
+from engrain.services.memories.ingest import IngestRequest, Message
+from engrain.services.memories.writing import RememberRequest
+from engrain.services.traits.results import NeedsModel, Reflected
+from tests.conftest import Clock, running, scalar
+from tests.scripted import alias, answer
+
+pytestmark = pytest.mark.anyio
+
+NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+MORNING = ["I had two coffees before my 6am run", "Morning run done, then espresso", "Coffee first thing, always"]
+BEHAVIOR = "Starts the day with coffee and a run"
+
+
+async def told(app: AppState, *texts: str) -> None:
+    for text in texts:
+        await app.memories.remember(app.settings.user, RememberRequest(content=text))
+
+
+async def task_out(app: AppState) -> NeedsModel:
+    outcome = await app.host_tasks.reflect(app.settings.user, force=True)
+    assert isinstance(outcome, NeedsModel), outcome
+    return outcome
+
+
+async def traits(app: AppState) -> int:
+    sql = "SELECT count(*) FROM memories WHERE user_id = :u AND kind = 'trait' AND valid_until IS NULL"
+    return await scalar(app, sql, u=app.settings.user)
+
+
+async def task_status(app: AppState, task_id: str) -> str:
+    sql = "SELECT status FROM host_tasks WHERE user_id = :u AND id = CAST(:t AS uuid)"
+    return await scalar(app, sql, u=app.settings.user, t=task_id)
+
+
+async def a_trait(app: AppState, clock: Clock) -> NeedsModel:
+    """A behavior built from the morning memories by answering a reflection task."""
+    await told(app, *MORNING)
+    out = await task_out(app)
+    evidence = [alias(out.task, MORNING[0]), alias(out.task, MORNING[1])]
+    done = await app.host_tasks.answer(
+        app.settings.user, out.task_id, answer(new_behaviors=[{"content": BEHAVIOR, "evidence_ids": evidence}])
+    )
+    assert isinstance(done, Reflected) and done.traits_created == 1, done
+    clock.now += timedelta(hours=1)
+    return out
+
+
+async def test_a_reflection_task_is_issued_answered_and_applied(settings_factory):
+    clock = Clock(NOW)
+    async with running(settings_factory(), clock) as app:
+        await told(app, *MORNING)
+        out = await task_out(app)
+        assert out.cycle.status == "code_only" and out.cycle.memories_pending == 3  # pending until answered
+        assert await task_status(app, out.task_id) == "open"
+        clock.now += timedelta(minutes=5)
+        evidence = [alias(out.task, MORNING[0]), alias(out.task, MORNING[1])]
+        done = await app.host_tasks.answer(
+            app.settings.user, out.task_id, answer(new_behaviors=[{"content": BEHAVIOR, "evidence_ids": evidence}])
+        )
+        assert isinstance(done, Reflected)
+        assert (done.status, done.llm, done.traits_created, done.memories_pending) == ("completed", "host", 1, 0)
+        assert await task_status(app, out.task_id) == "answered"
+        evidence_rows = await scalar(
+            app,
+            "SELECT count(*) FROM trait_evidence e JOIN reflection_cycles c ON c.user_id = e.user_id "
+            "AND c.id = e.cycle_id WHERE e.user_id = :u AND c.status = 'completed'",
+            u=app.settings.user,
+        )
+        assert evidence_rows == 2  # the cycle written at its end, its evidence pointing at it
+
+
+async def test_a_stale_reflection_answer_is_refused_and_applies_nothing(settings_factory):
+    clock = Clock(NOW)
+    async with running(settings_factory(), clock) as app:
+        user = app.settings.user
+        await told(app, *MORNING)
+        first = await task_out(app)
+        evidence = [alias(first.task, MORNING[0]), alias(first.task, MORNING[1])]
+        reply = answer(new_behaviors=[{"content": BEHAVIOR, "evidence_ids": evidence}])
+
+        clock.now += timedelta(seconds=app.settings.host_task_ttl + 1)
+        with pytest.raises(InvalidInput, match="task_id: expired at"):
+            await app.host_tasks.answer(user, first.task_id, reply)
+        second = await task_out(app)  # a new task replaces the expired one as the user's open task
+        with pytest.raises(InvalidInput, match="replaced by a newer task"):
+            await app.host_tasks.answer(user, first.task_id, reply)
+        with pytest.raises(NotFound, match="no task with id"):
+            await app.host_tasks.answer("someone-else", second.task_id, reply)
+        assert await traits(app) == 0
+
+        evidence = [alias(second.task, MORNING[0]), alias(second.task, MORNING[1])]
+        reply = answer(new_behaviors=[{"content": BEHAVIOR, "evidence_ids": evidence}])
+        assert isinstance(await app.host_tasks.answer(user, second.task_id, reply), Reflected)
+        with pytest.raises(InvalidInput, match="already answered"):
+            await app.host_tasks.answer(user, second.task_id, reply)
+        assert await traits(app) == 1
+
+
+async def test_a_review_task_follows_contradictions_and_is_applied(settings_factory):
+    clock = Clock(NOW)
+    async with running(settings_factory(), clock) as app:
+        user = app.settings.user
+        await a_trait(app, clock)
+        against = ["Skipped coffee and the run, slept in", "No run this week, tea in bed instead"]
+        await told(app, *against)
+        out = await task_out(app)
+        reply = answer(
+            contradictions=[
+                {
+                    "trait_id": alias(out.task, BEHAVIOR),
+                    "contradicting_evidence_ids": [alias(out.task, text) for text in against],
+                    "description": "mornings without coffee or a run",
+                }
+            ]
+        )
+        review = await app.host_tasks.answer(user, out.task_id, reply)
+        assert isinstance(review, NeedsModel) and review.cycle.status == "completed"
+        assert "contradicted often" in review.task and BEHAVIOR in review.task
+        assert (await task_status(app, out.task_id), await task_status(app, review.task_id)) == ("answered", "open")
+
+        decision = {"decisions": [{"trait_id": alias(review.task, BEHAVIOR), "action": "dissolve"}]}
+        clock.now += timedelta(seconds=app.settings.host_task_ttl + 1)
+        with pytest.raises(InvalidInput, match="expired"):
+            await app.host_tasks.answer(user, review.task_id, decision)
+        assert await traits(app) == 1
+
+        clock.now -= timedelta(seconds=app.settings.host_task_ttl)
+        done = await app.host_tasks.answer(user, review.task_id, decision)
+        assert isinstance(done, Reflected) and (done.trigger_type, done.traits_dissolved) == ("review", 1)
+        assert await traits(app) == 0
+
+
+def conversation(text: str = "I moved to Lisbon last month and I surf with my wife") -> IngestRequest:
+    said = NOW - timedelta(days=2)
+    return IngestRequest(
+        messages=[
+            Message(role="user", content=text, said_at=said.isoformat()),
+            Message(role="assistant", content="Lisbon has great waves!"),
+        ]
+    )
+
+
+EXTRACTION: dict[str, Any] = {
+    "memories": [
+        {"content": "Moved to Lisbon", "kind": "fact", "message": 1},
+        {"content": "Surfs with his wife", "kind": "fact", "message": 1},
+    ],
+    "summary": "The user moved to Lisbon and surfs.",
+}
+
+
+async def live(app: AppState) -> list[str]:
+    sql = "SELECT array_agg(content ORDER BY content) FROM memories WHERE user_id = :u AND valid_until IS NULL"
+    return await scalar(app, sql, u=app.settings.user) or []
+
+
+async def test_an_extraction_task_replaces_the_provisional_statements(settings_factory):
+    clock = Clock(NOW)
+    async with running(settings_factory(), clock) as app:
+        user = app.settings.user
+        out = await app.host_tasks.extract(user, conversation())
+        assert out.status == "needs_model" and out.task_id and len(out.created) == 1
+        provisional = await live(app)
+        assert provisional == ["I moved to Lisbon last month and I surf with my wife"]
+
+        clock.now += timedelta(seconds=app.settings.host_task_ttl + 1)
+        with pytest.raises(InvalidInput, match="expired"):
+            await app.host_tasks.answer_extraction(user, out.task_id, EXTRACTION)
+        assert await live(app) == provisional
+
+        again = await app.host_tasks.extract(user, conversation("We moved to Lisbon, and I surf there with my wife"))
+        assert again.task_id
+        with pytest.raises(InvalidInput, match="replaced by a newer task"):
+            await app.host_tasks.answer_extraction(user, out.task_id, EXTRACTION)
+        done = await app.host_tasks.answer_extraction(user, again.task_id, EXTRACTION)
+        assert (done.method, done.llm, len(done.created)) == ("llm", "host", 2)
+        # The second conversation's statement is replaced by the answer; the first one's task was never
+        # answered, so its statement stays.
+        assert await live(app) == [
+            "Conversation summary: The user moved to Lisbon and surfs.",
+            "I moved to Lisbon last month and I surf with my wife",
+            "Moved to Lisbon",
+            "Surfs with his wife",
+        ]
+        told_at = await scalar(
+            app, "SELECT min(told_at) FROM memories WHERE user_id = :u AND content = 'Moved to Lisbon'", u=user
+        )
+        assert told_at == NOW - timedelta(days=2)  # the message's time, named by its number
+
+
+async def test_two_answers_at_once_apply_one(settings_factory):
+    """Both answers may pass the first look at the task; the close at the end of the transaction lets one
+    through and undoes the other whole."""
+    async with running(settings_factory(), Clock(NOW)) as app:
+        user = app.settings.user
+        out = await app.host_tasks.extract(user, conversation())
+        assert out.task_id
+        outcomes: list[object] = []
+
+        async def answer_it() -> None:
+            try:
+                outcomes.append(await app.host_tasks.answer_extraction(user, out.task_id or "", EXTRACTION))
+            except InvalidInput as exc:
+                outcomes.append(exc)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(answer_it)
+            tg.start_soon(answer_it)
+        refused = [o for o in outcomes if isinstance(o, InvalidInput)]
+        assert len(outcomes) == 2 and len(refused) == 1 and "already answered" in str(refused[0])
+        total = await scalar(app, "SELECT count(*) FROM memories WHERE user_id = :u", u=user)
+        assert total == 3  # two memories and the summary, once (the provisional statement is erased)
