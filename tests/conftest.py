@@ -24,6 +24,9 @@ from engrain.config import Settings
 from engrain.server.app import create_server
 from engrain.server.state import AppState
 
+ROOT = Path(__file__).resolve().parents[1]  # the repository
+DATA = ROOT / "tests" / "data"  # labelled corpora and fixtures (tests/data/README.md)
+
 
 @pytest.fixture(scope="session")
 def anyio_backend() -> str:

@@ -1,4 +1,4 @@
-"""Take the README's screenshots of the page (documentation only; tests/test_ui.py asserts on the page).
+"""Take the README's screenshots of the page (documentation only; tests/web/test_ui.py asserts on the page).
 
     python docs/screenshots/take.py            # writes docs/screenshots/*.png
 

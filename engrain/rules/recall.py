@@ -3,7 +3,7 @@
 The recall statement (storage/recall.py) is assembled from the fragments here; the service describes
 each term of a hit's breakdown from the same constants (services/recall/search.Breakdown). A term is
 written once in Python (`score`, `recency`, `redundancy`) and once as SQL over the statement's
-columns; `tests/test_recall_rules.py` evaluates both on the same values in PostgreSQL.
+columns; `tests/rules/test_recall_rules.py` evaluates both on the same values in PostgreSQL.
 
     score = penalty · (min(1, vector + TEXT_BUMP·text) + LEXICAL_WEIGHT·lexical + temporal + bridge)
                     · (1 - RECENCY_WEIGHT·(1 - recency) + IMPORTANCE_WEIGHT·importance + trait_boost)

@@ -6,7 +6,7 @@ A memory whose retention falls below the profile's threshold fades (archived, or
 mode). Only episodic memories and facts can fade; never traits, procedures, pinned memories, those of
 importance PROTECTED_IMPORTANCE or more, memories younger than the minimum age, or plans still ahead.
 The formula is written here once in Python and once as the SQL storage/retention.py runs;
-`tests/test_recall_rules.py` checks that they agree.
+`tests/rules/test_recall_rules.py` checks that they agree.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 This is the one home of every number and name a trait's life depends on. A formula is written
 here once in Python (one trait, inside a reflection) and, where set-based passes apply it to many
-rows, beside it as the SQL fragment they use; `tests/test_scheduler.py` checks that the two agree.
+rows, beside it as the SQL fragment they use; `tests/scheduler/test_scheduler.py` checks that the two agree.
 Storage builds its statements from these fragments, services call the functions.
 """
 
@@ -34,7 +34,7 @@ class Subtype(StrEnum):
 
 
 # The same names as the tools' JSON schemas spell them (inline enums, which every client reads);
-# tests/test_trait_formulas.py checks they list exactly the members above.
+# tests/rules/test_trait_formulas.py checks they list exactly the members above.
 ActiveStageName = Literal["trend", "candidate", "emerging", "established", "core"]
 SubtypeName = Literal["behavior", "preference", "core"]
 UpgradeTargetName = Literal["preference", "core"]

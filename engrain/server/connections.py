@@ -26,7 +26,7 @@ LOG_EVERY = 10.0
 # Files the process needs beside its HTTP connections: the database pools at their fullest (30 connections),
 # and what start-up and the first calls open while a flood may already hold every connection (the readers'
 # modules and data files, models, logs). 64 left too little on a loaded machine: a flood's test saw
-# "Too many open files" once in a CI run (tests/test_trust_connections.py).
+# "Too many open files" once in a CI run (tests/server/test_trust_connections.py).
 RESERVED_FILES = 96
 MAX_FILE_LIMIT = 65_536
 

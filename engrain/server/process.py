@@ -46,7 +46,7 @@ class ProcessLifecycle:
         self._holders = 0
         self._db_attempt_at = 0.0
         self._opening: asyncio.Future[Any] | None = None
-        self._scheduler_loop: asyncio.Task[Any] | None = None
+        self._scheduler_loop: asyncio.Future[Any] | None = None
 
     def start(self, *, scheduler_loop: bool | None = None) -> None:
         """Kick off the database, the embedder and (ENGRAIN_SCHEDULER=on) the job loop in the
@@ -57,7 +57,7 @@ class ProcessLifecycle:
         self._opening = self._spawned(self._open_database())
         self.embeddings.start()
         if scheduler_loop if scheduler_loop is not None else self.settings.scheduler == "on":
-            self._scheduler_loop = asyncio.ensure_future(self._job_loop())
+            self._scheduler_loop = self.spawn_until_close(self._job_loop())
 
     def acquire(self) -> None:
         """One more user of this process (a stdio session, an SSE connection, an HTTP server): start."""
@@ -126,13 +126,14 @@ class ProcessLifecycle:
         """Run work that must not delay the answer (access tracking, re-embedding)."""
         self._spawned(coro)
 
-    def spawn_until_close(self, coro: Awaitable[Any]) -> None:
-        """Run work that may wait on other processes for as long as they take (the stored rows' redaction
-        pass another server is running): cancelled at close rather than waited for, so that a shutdown never
-        waits on another process."""
+    def spawn_until_close(self, coro: Awaitable[Any]) -> asyncio.Future[Any]:
+        """Run work that lasts as long as the process serves (the job loop) or may wait on other processes for as
+        long as they take (the stored rows' redaction pass another server is running): cancelled at close
+        rather than waited for, so that a shutdown never waits on it."""
         task = self._spawned(coro)
         self._until_close.add(task)
         task.add_done_callback(self._until_close.discard)
+        return task
 
     def _spawned(self, coro: Awaitable[Any]) -> asyncio.Future[Any]:
         task = asyncio.ensure_future(coro)
@@ -155,7 +156,8 @@ class ProcessLifecycle:
             await asyncio.gather(*pending, return_exceptions=True)
 
     async def stop_scheduler_loop(self) -> None:
-        """Cancel the in-server job loop; a job it was running is recorded as cancelled."""
+        """Cancel the in-server job loop before the process closes (a session's digest must not race a catch-up
+        run); a job it was running is recorded as cancelled. At close it is cancelled with the rest."""
         if self._scheduler_loop is not None:
             self._scheduler_loop.cancel()
             await asyncio.gather(self._scheduler_loop, return_exceptions=True)
@@ -167,7 +169,7 @@ class ProcessLifecycle:
         embedded postmaster it started meanwhile is stopped by its keeper, storage/embedded.py)."""
         if self._opening is not None and not self._opening.done():
             self._opening.cancel()
-        await self.stop_scheduler_loop()
+        self._scheduler_loop = None
         for task in list(self._until_close):
             task.cancel()
         await self.embeddings.close()

@@ -249,13 +249,13 @@ class MemoryWriter:
         await self._check_quota(s, user_id, 1, now)
         memory = item.row(user_id, now)
         maybe = await self._may_replace(s, user_id, item, now) if old_id is None else None
-        if maybe is not None:  # reflection shows the pair to the model, which settles it (an update)
-            memory.metadata_ = MemoryMetadata.of(memory.metadata_).with_marks(may_replace=str(maybe.id))
         if not await repo.insert_many(s, [memory], [repo.Vector(model.id, vector)], now):
             # A concurrent remember of the same text was stored since the probe: report its row.
             same_text, _ = await repo.probe(s, user_id, ns, kind, digest, model.id, model.dim, vector, now)
             assert same_text is not None
             return await self._duplicate(s, user_id, same_text, old_id, now)
+        if maybe is not None:  # reflection shows the pair to the model, which settles it (an update)
+            await repo.mark_may_replace(s, user_id, memory.id, maybe.id)  # as a batch marks its rows
         if old_id is not None:
             await self._supersede(s, user_id, old_id, memory.id, now)
         replaced = await self._fill_slot(s, user_id, memory, now)

@@ -30,18 +30,29 @@ KEY_DATE_IMPORTANCE = 7
 LATELY = 5
 
 
-def _slot_tag(m: Memory) -> str:
-    """What a slot fact is: "home", "origin" for the user's own; "sister", "sister's home", "dog" for others'."""
-    whose, _, what = str(MemoryMetadata.of(m.metadata_).slot).rpartition(":")
-    if whose == "user":
-        return what
-    return whose if what == "person" else f"{whose}'s {what}"
+@dataclass(frozen=True)
+class _Slot:
+    """Whose fact a slot memory states, and what it is ("user", "home"; "sister", "person")."""
 
+    whose: str
+    what: str
 
-def _fact_order(m: Memory) -> tuple[int, str, str]:
-    whose, _, what = str(MemoryMetadata.of(m.metadata_).slot).rpartition(":")
-    rank = PROFILE_ORDER.index(what) if what in PROFILE_ORDER else len(PROFILE_ORDER)
-    return (0 if whose == "user" else 1, whose, f"{rank:02d}{what}")
+    @classmethod
+    def of(cls, m: Memory) -> _Slot:
+        whose, _, what = str(MemoryMetadata.of(m.metadata_).slot).rpartition(":")
+        return cls(whose, what)
+
+    @property
+    def tag(self) -> str:
+        """ "home", "origin" for the user's own; "sister", "sister's home", "dog" for others'."""
+        if self.whose == "user":
+            return self.what
+        return self.whose if self.what == "person" else f"{self.whose}'s {self.what}"
+
+    @property
+    def order(self) -> tuple[int, str, str]:
+        rank = PROFILE_ORDER.index(self.what) if self.what in PROFILE_ORDER else len(PROFILE_ORDER)
+        return (0 if self.whose == "user" else 1, self.whose, f"{rank:02d}{self.what}")
 
 
 @dataclass(frozen=True)
@@ -101,7 +112,7 @@ class ProfileView:
         stages = (Stage.CORE, Stage.ESTABLISHED, *FORMING_STAGES)
         async with (await self.rt.database()).sessions() as s:
             at = now if then else await user_now(s, user_id, now)
-            facts = sorted(await profile_repo.slot_facts(s, user_id, now), key=_fact_order)
+            slot_facts = await profile_repo.slot_facts(s, user_id, now)
             people = await profile_repo.about_people(s, user_id, now, PER_SECTION)
             dates = await profile_repo.key_dates(s, user_id, now, KEY_DATE_IMPORTANCE, PER_SECTION)
             traits = (
@@ -118,6 +129,8 @@ class ProfileView:
             pinned = await repo.pinned(s, user_id, now)
             lately = await repo.recent(s, user_id, now, LATELY + 3 * PER_SECTION)
 
+        slots = {m.id: _Slot.of(m) for m in slot_facts}  # each fact's metadata read once
+        facts = sorted(slot_facts, key=lambda m: slots[m.id].order)
         shown: set[object] = set()
 
         def items(rows: list[Memory], tag: bool = False, limit: int = PER_SECTION) -> list[Item]:
@@ -127,7 +140,7 @@ class ProfileView:
                     continue
                 shown.add(m.id)
                 habit = MemoryMetadata.of(m.metadata_).habit
-                tags = [_slot_tag(m)] if tag else marks(m.kind, m.temporality, m.event_time, at, habit)
+                tags = [slots[m.id].tag] if tag else marks(m.kind, m.temporality, m.event_time, at, habit)
                 out.append(Item(m.id, m.content, shown_when(m.kind, m.event_time, m.told_at, habit), tags))
             return out
 
@@ -138,7 +151,7 @@ class ProfileView:
                 if stage in stages
             ][:PER_SECTION]
 
-        own = [m for m in facts if str(MemoryMetadata.of(m.metadata_).slot).startswith("user:")]
+        own = [m for m in facts if slots[m.id].whose == "user"]
         about, others = items(own, tag=True), items([m for m in facts if m not in own], tag=True)
         milestones = items(dates)  # before the people: a milestone about them ("we adopted") is a key date
         sections = [

@@ -5,18 +5,17 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
 from engrain.reading.enrich import enrich
 from engrain.text.fulltext import form, query_form
 from engrain.text.languages import detect
-from tests.conftest import Clock, call, connect, scalar
+from tests.conftest import ROOT, Clock, call, connect, scalar
 
 pytestmark = pytest.mark.anyio
 MONDAY = datetime(2026, 11, 23, 10, 0, tzinfo=UTC)
-ZH_SET = Path(__file__).resolve().parents[1] / "bench" / "data" / "synthetic_locomo_zh.json"
+ZH_SET = ROOT / "bench" / "data" / "synthetic_locomo_zh.json"
 
 
 @pytest.mark.parametrize(
@@ -209,7 +208,7 @@ async def test_mostly_chinese_memories_make_auto_prefer_a_multilingual_model(set
         await LanguageMix(Runtime(app.settings, app.clock, app.database, chinese, app.spawn)).check()
     assert english.multilingual is False
     assert chinese.multilingual is True and chinese.current is not None
-    if use_installed():  # the packaged multilingual model serves at once, offline (tests/test_multilingual.py)
+    if use_installed():  # the packaged multilingual model serves at once (tests/providers/test_multilingual.py)
         assert chinese.current.id == "use:multilingual-v3"
         assert "switched from hash-v2-384: many memories" in chinese.message
     else:

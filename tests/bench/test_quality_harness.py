@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-from bench.quality import DEFAULT_DATA, evaluate, session_turns  # noqa: E402
+from bench.quality import DEFAULT_DATA, evaluate, session_turns
 
 pytestmark = pytest.mark.anyio
 

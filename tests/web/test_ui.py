@@ -20,12 +20,12 @@ import pytest
 
 from engrain.web.sessions import Sessions
 from tests.browser import browser, collect_dialogs, page_server
-from tests.conftest import Clock, call, connect, engrain_env, scalar
+from tests.conftest import DATA, Clock, call, connect, engrain_env, scalar
 from tests.http_server import free_port, http_client, http_server
 from tests.scripted import ScriptedLLM, alias, answer
 
 pytestmark = pytest.mark.anyio
-HOSTILE: list[str] = json.loads((Path(__file__).parent / "data" / "hostile_memories.json").read_text())
+HOSTILE: list[str] = json.loads((DATA / "hostile_memories.json").read_text())
 SCRIPTS = [
     "<script>window.__pwned = 1; alert('pwned')</script> I like green tea",
     '<img src=x onerror="window.__pwned = 2; alert(2)"> My cat is called Miso',

@@ -19,11 +19,11 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.conftest import engrain_env, initialize_request
-from tests.test_lifecycle import holding_a_handle, no_postmaster, stdio_params
+from tests.conftest import ROOT, engrain_env, initialize_request
+from tests.server.test_lifecycle import holding_a_handle, no_postmaster, stdio_params
 
 pytestmark = pytest.mark.anyio
-SLOW_IMPORT = Path(__file__).parent / "slow_import"  # a sitecustomize that slows one module's import
+SLOW_IMPORT = ROOT / "tests" / "slow_import"  # a sitecustomize that slows one module's import
 GONE = 60  # seconds within which a stopped process must be gone, on a machine as busy as CI's
 
 
@@ -79,7 +79,7 @@ def test_a_request_waits_for_the_date_reader_and_never_races_it(pg_url, tmp_path
         tmp_path,
         ENGRAIN_DATABASE_URL=pg_url,
         ENGRAIN_USER=f"race-{uuid.uuid4().hex[:8]}",
-        PYTHONPATH=os.pathsep.join([str(SLOW_IMPORT), str(Path(__file__).parents[1])]),
+        PYTHONPATH=os.pathsep.join([str(SLOW_IMPORT), str(ROOT)]),
         ENGRAIN_TEST_SLOW_IMPORT=slowed,
         ENGRAIN_TEST_SLOW_SECONDS="3",
     )

@@ -16,7 +16,7 @@ from mcp import Client, StdioServerParameters
 from engrain.providers.llm import Prompt
 from tests.conftest import Clock, call, call_error, connect, engrain_env, execute, scalar
 from tests.scripted import ScriptedLLM, alias, answer
-from tests.test_trait_lifecycle import BEHAVIOR, PREFERENCE, REWORDED, T0, traits
+from tests.services.traits.test_trait_lifecycle import BEHAVIOR, PREFERENCE, REWORDED, T0, traits
 
 pytestmark = pytest.mark.anyio
 NOW = datetime(2026, 11, 22, 7, 0, tzinfo=UTC)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from engrain.server.tokens import TokenError, parse_tokens
-from tests.conftest import call, call_error, engrain_env
+from tests.conftest import ROOT, call, call_error, engrain_env
 
 pytestmark = pytest.mark.anyio
 
@@ -96,7 +96,7 @@ def test_status_reads_the_user_it_is_told_and_says_which(pg_url, tmp_path):
 
 
 def test_readme_and_mcp_json_name_the_same_user():
-    root = Path(__file__).resolve().parent.parent
+    root = ROOT
     user = json.loads((root / "mcp.json").read_text())["mcpServers"]["engrain"]["env"]["ENGRAIN_USER"]
     readme = (root / "README.md").read_text()
     assert f"engrain status --user {user}" in readme

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,11 +14,11 @@ from mcp import Client
 
 from engrain.services.profile.sections import PROFILE_TOKENS
 from engrain.services.recall.search import estimate_tokens
-from tests.conftest import Clock, call, connect
+from tests.conftest import DATA, Clock, call, connect
 
 pytestmark = pytest.mark.anyio
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
-TEN_SESSIONS = json.loads((Path(__file__).parent / "data" / "ten_sessions.json").read_text(encoding="utf-8"))
+TEN_SESSIONS = json.loads((DATA / "ten_sessions.json").read_text(encoding="utf-8"))
 # A week of ordinary remembering, as a client stores it: nothing pinned, no ids, a correction in passing.
 WEEK = [
     ("2026-11-16", "I live in Berlin."),

@@ -12,7 +12,7 @@ from sqlalchemy import event, text
 
 from tests.conftest import Clock, call, connect
 from tests.scripted import ScriptedLLM, alias, answer
-from tests.test_trait_lifecycle import T0
+from tests.services.traits.test_trait_lifecycle import T0
 
 pytestmark = pytest.mark.anyio
 

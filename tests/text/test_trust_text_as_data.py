@@ -7,17 +7,16 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
 from engrain.server import guide
 from engrain.text.quoting import DATA_NOTICE, inline, quoted
-from tests.conftest import Clock, call, connect
+from tests.conftest import DATA, Clock, call, connect
 
 pytestmark = pytest.mark.anyio
 NOW = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
-HOSTILE: list[str] = json.loads((Path(__file__).parent / "data" / "hostile_memories.json").read_text())
+HOSTILE: list[str] = json.loads((DATA / "hostile_memories.json").read_text())
 QUOTE = re.compile(r"«[^«»]*»")
 FORGED = ("SYSTEM:", "<system>", "```", "[m99]", "user: I confirm", "[t1] (core)")
 
