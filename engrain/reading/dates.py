@@ -19,7 +19,8 @@ from engrain.errors import InvalidInput
 from engrain.reading import languages
 from engrain.reading.calendar_words import FULL_MONTHS, FULL_WEEKDAYS, MONTHS, WEEKDAYS
 from engrain.reading.date_library import library
-from engrain.reading.mood import Mood, mood_at
+from engrain.reading.mood import Mood, mood_at, text_mood
+from engrain.reading.periods import Grain, Period, period_of
 from engrain.text.languages import ENGLISH, detect
 
 _RELATIVE = (
@@ -282,6 +283,57 @@ def find_event_time(
     return (when, phrase) if meant(when) is not None else (None, None)
 
 
+# Phrases that point behind the told time, in the languages engrain reads: a period they name is never after it.
+_POINTS_BACK = re.compile(
+    r"\bago\b|\blast\b|\byesterday\b|\bvor\b|\bletzte|\bgestern\b|\bhace\b|pasad[oa]|\bayer\b|il y a|dernier"
+    r"|dernière|\bhier\b|前|去年|昨|上个|上周|上星期",
+    re.IGNORECASE,
+)
+
+
+# A year or a word saying which one ("next spring", "letzten Monat", "去年"): the phrase names its period itself.
+_NAMES_WHICH = re.compile(
+    r"\d{4}|\b(?:next|last|this|coming|past|nächst\w*|letzt\w*|dies\w*|vorig\w*|próxim[oa]|pasad[oa]|este|esta"
+    r"|que viene|prochain\w*|dernier|dernière|ce|cet|cette)\b|[明去今上下这]",
+    re.IGNORECASE,
+)
+
+
+def find_event_period(
+    content: str, now: datetime, tz: tzinfo | None, lang: str = ENGLISH
+) -> tuple[Period | None, str | None]:
+    """The period the first date in `content` names, at the precision its words give (reading/periods.py),
+    read against `now` — the told time. A month or a season named without a year that is under way at the told
+    time is that one ("in January" said in January); a past statement is never dated after it was told."""
+    when, phrase = find_event_time(content, now, tz, lang)
+    if when is None:
+        return None, None
+    period = period_of(when, phrase)
+    told = local(now, tz)
+    if period.grain in (Grain.MONTH, Grain.SEASON) and phrase and not _NAMES_WHICH.search(phrase):
+        for years in (-1, 1):
+            other = Period.containing(_years_later(period.start, years), period.grain)
+            if other.start <= told < other.end:
+                period = other
+    if period.start > told and phrase and _POINTS_BACK.search(phrase):
+        return None, None  # "last …", "… ago" dated after it was said: a misreading
+    return period, phrase
+
+
+def mood_of(content: str, lang: str, position: int | None = None) -> Mood:
+    """English reads tense (mood.py); other languages their cue words (languages/)."""
+    if lang != ENGLISH:
+        return languages.mood(lang, content, position)
+    return mood_at(content, position) if position is not None else text_mood(content)
+
+
+def _years_later(when: datetime, years: int) -> datetime:
+    try:
+        return when.replace(year=when.year + years)
+    except ValueError:  # 29 February
+        return when.replace(year=when.year + years, day=28)
+
+
 def _find_event_time(
     content: str, now: datetime, tz: tzinfo | None, lang: str = ENGLISH
 ) -> tuple[datetime | None, str | None]:
@@ -459,6 +511,50 @@ def parse_when(field: str, value: str, now: datetime, tz: tzinfo | None, *, pref
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=local_now.tzinfo)
     return parsed
+
+
+_ISO_YEAR = re.compile(r"(\d{4})")
+_ISO_MONTH = re.compile(r"(\d{4})-(\d{2})")
+_ISO_WEEK = re.compile(r"(\d{4})-?W(\d{2})", re.IGNORECASE)
+_RANGE = re.compile(r"\s*(\S+)\s*(?:\.\.|/)\s*(\S+)\s*")
+
+
+def parse_period(field: str, value: str, now: datetime, tz: tzinfo | None, *, prefer_past: bool) -> Period:
+    """When something happened as a client or the calling model gives it, at the precision given: "2022" a
+    year, "2022-12" a month, "2022-W48" a week, "2022-12-03..2022-12-05" a span, an ISO day or datetime a day
+    (from that time), "summer 2022" a season, a phrase ("last month") the period it names from `now`."""
+    text = value.strip()
+    local_now = local(now, tz)
+    try:
+        if m := _ISO_YEAR.fullmatch(text):
+            period = Period.containing(datetime(int(m[1]), 1, 1, tzinfo=local_now.tzinfo), Grain.YEAR)
+        elif m := _ISO_MONTH.fullmatch(text):
+            period = Period.containing(datetime(int(m[1]), int(m[2]), 1, tzinfo=local_now.tzinfo), Grain.MONTH)
+        elif m := _ISO_WEEK.fullmatch(text):
+            monday = datetime.fromisocalendar(int(m[1]), int(m[2]), 1).replace(tzinfo=local_now.tzinfo)
+            period = Period.containing(monday, Grain.WEEK)
+        elif m := _RANGE.fullmatch(text):
+            first, last = (parse_when(field, part, now, tz, prefer_past=prefer_past) for part in (m[1], m[2]))
+            if last < first:
+                raise InvalidInput(field, f"{value!r} ends before it begins")
+            period = Period.between(first, last)
+        else:
+            when = parse_when(field, text, now, tz, prefer_past=prefer_past)
+            exact = _is_iso(text)
+            period = Period(when, Period.containing(when, Grain.DAY).end, Grain.DAY) if exact else period_of(when, text)
+    except ValueError:  # a month 13, a week 54
+        raise InvalidInput(field, f"{value!r} is not a date, a month (2022-12), a week (2022-W48) or a year") from None
+    if meant(period.start) is None:
+        raise InvalidInput(field, f"{value!r} is outside the dates engrain keeps ({EVENT_RANGE})")
+    return period
+
+
+def _is_iso(text: str) -> bool:
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _phrase(value: str, local_now: datetime, prefer_past: bool) -> datetime | None:

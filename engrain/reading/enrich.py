@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 
 from engrain.reading import languages
-from engrain.reading.dates import began, find_event_time, recurrence, time_phrase
-from engrain.reading.mood import Mood, mood_at, text_mood
+from engrain.reading.dates import began, find_event_period, mood_of, recurrence, time_phrase
+from engrain.reading.mood import Mood
+from engrain.reading.periods import Period
 from engrain.text.languages import ENGLISH
 
 _ARROW = re.compile(r"\s*(?:→|->|=>|⟶|⇒)\s*")
@@ -95,11 +96,11 @@ DEFAULT_IMPORTANCE = 5
 IMPORTANT = 8
 
 
-def on_arrival(temporality: str, event_time: datetime | None, told_at: datetime, now: datetime) -> str:
-    """A plan told in the past whose date passed before engrain heard of it ("I'm going to paint this
+def on_arrival(temporality: str, event: Period | None, told_at: datetime, now: datetime) -> str:
+    """A plan told in the past whose period was over before engrain heard of it ("I'm going to paint this
     weekend", imported from a conversation of May 2023) is history when it arrives, not an overdue plan.
-    Only a plan told live can become overdue: its date passes while engrain holds it."""
-    if temporality == "prospective" and event_time is not None and told_at < now and event_time < now:
+    Only a plan told live can become overdue: its period passes while engrain holds it."""
+    if temporality == "prospective" and event is not None and told_at < now and event.end <= now:
         return "historical"
     return temporality
 
@@ -108,13 +109,17 @@ def on_arrival(temporality: str, event_time: datetime | None, told_at: datetime,
 class Enrichment:
     kind: str
     temporality: str
-    event_time: datetime | None
+    event: Period | None  # when it happened, at the precision the text (or the client) gave
     category: str
     procedure_steps: list[str] = field(default_factory=list[str])
     date_text: str | None = None
     time_phrase: str | None = None
     important: bool = False  # the text says it matters ("重要", "wichtig", "allergisch"): importance 8
     recurrence: str | None = None  # the phrase that makes it a habit ("every Thursday")
+
+    @property
+    def event_time(self) -> datetime | None:
+        return self.event.start if self.event is not None else None
 
 
 def procedure_steps(content: str, lang: str = ENGLISH) -> list[str]:
@@ -171,22 +176,17 @@ def temporality_of(mood: Mood, asks_assistant: bool, event_time: datetime | None
     return "current"
 
 
-def mood_of(content: str, lang: str, position: int | None = None) -> Mood:
-    """English reads tense (mood.py); other languages their cue words (languages/)."""
-    if lang != ENGLISH:
-        return languages.mood(lang, content, position)
-    return mood_at(content, position) if position is not None else text_mood(content)
-
-
 def enrich(
-    content: str, now: datetime, tz: tzinfo | None, event_time: datetime | None = None, lang: str = ENGLISH
+    content: str, now: datetime, tz: tzinfo | None, event: Period | None = None, lang: str = ENGLISH
 ) -> Enrichment:
-    """Infer kind, temporality, event_time, category and procedure steps from the text alone (written
-    in `lang`). A client-given `event_time` wins over a date found in the text."""
+    """Infer kind, temporality, the event's period, category and procedure steps from the text alone (written
+    in `lang`), told at `now`. A client-given `event` (the calling model's reading) wins over a date found in
+    the text."""
     date_text: str | None = None
     habit = recurrence(content, lang)
-    if event_time is None and habit is None:  # a habit's weekday ("every Thursday") is a rule, not a date
-        event_time, date_text = find_event_time(content, now, tz, lang)
+    if event is None and habit is None:  # a habit's weekday ("every Thursday") is a rule, not a date
+        event, date_text = find_event_period(content, now, tz, lang)
+    event_time = event.start if event is not None else None
     steps = procedure_steps(content, lang)
     whole = mood_of(content, lang)
     mood = mood_of(content, lang, content.find(date_text)) if date_text else whole
@@ -206,7 +206,7 @@ def enrich(
     return Enrichment(
         kind,
         temporality,
-        event_time,
+        event,
         category_of(content, steps, lang),
         steps,
         date_text,

@@ -12,7 +12,8 @@ from datetime import datetime, timedelta, tzinfo
 from typing import Literal, get_args
 
 from engrain.errors import InvalidInput
-from engrain.reading.dates import EARLIEST_TOLD, parse_when
+from engrain.reading.dates import EARLIEST_TOLD, parse_period, parse_when
+from engrain.reading.periods import Period
 
 MAX_CONTENT_CHARS = 8_000
 MAX_QUERY_CHARS = 2_000
@@ -133,6 +134,11 @@ def said_at(field: str, value: str, now: datetime, tz: tzinfo | None) -> datetim
             field, f"{told.date().isoformat()} is before {EARLIEST_TOLD.year}; give when the user said it"
         )
     return min(told, now)
+
+
+def period(field: str, value: str, now: datetime, tz: tzinfo | None, *, prefer_past: bool) -> Period:
+    """When something happened, at the precision given (reading/dates.parse_period)."""
+    return parse_period(field, text_field(field, value, 100), now, tz, prefer_past=prefer_past)
 
 
 def when(field: str, value: str, now: datetime, tz: tzinfo | None, *, prefer_past: bool = True) -> datetime:

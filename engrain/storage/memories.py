@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any, NamedTuple, TypedDict, cast
 
 import anyio
-from sqlalchemy import Column, Table, and_, exists, literal, or_, select, text, update
+from sqlalchemy import Column, Table, and_, exists, func, literal, or_, select, text, update
 from sqlalchemy import cast as sql_cast
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.dialects.postgresql import Insert
@@ -602,10 +602,12 @@ async def plans_around(
     first and undated last; overdue, oldest first) — what a profile shows, read through the plans' index
     however many plans there are, where `intentions` reads them all."""
     plans = select(Memory).where(Memory.user_id == user_id, Memory.temporality == "prospective", known(now))
-    upcoming = plans.where(or_(Memory.event_time.is_(None), Memory.event_time >= at)).order_by(
+    # A plan is overdue once its whole period is over ("next month" is not overdue on its 2nd).
+    ends = func.coalesce(Memory.event_end, Memory.event_time)
+    upcoming = plans.where(or_(Memory.event_time.is_(None), ends > at)).order_by(
         Memory.event_time.asc().nulls_last(), Memory.created_at
     )
-    overdue = plans.where(Memory.event_time < at).order_by(Memory.event_time, Memory.created_at)
+    overdue = plans.where(ends <= at).order_by(Memory.event_time, Memory.created_at)
     return (
         list((await session.execute(upcoming.limit(limit))).scalars()),
         list((await session.execute(overdue.limit(limit))).scalars()),

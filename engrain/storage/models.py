@@ -77,7 +77,12 @@ class Memory(Base):
     category: Mapped[str | None] = mapped_column(Text)
     tags: Mapped[list[str]] = mapped_column(ARRAY(Text), default=list)
     temporality: Mapped[str] = mapped_column(Text, default="current")
+    # When it happened, as a period (reading/periods.py): event_time its start, event_end its exclusive end,
+    # event_grain how precise it is (day, week, month, season, year, span). Rows from before migration 0016
+    # have a grain and no end: their period is the one of that grain containing event_time.
     event_time: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    event_end: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    event_grain: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     # When the user said it: now for a live remember, the message's time for imported or ingested history.
     told_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())

@@ -30,6 +30,8 @@ MEMORY_COLUMNS = (
     "tags",
     "temporality",
     "event_time",
+    "event_end",
+    "event_grain",
     "created_at",
     "told_at",
     "updated_at",
@@ -52,6 +54,7 @@ MEMORY_COLUMNS = (
 )
 TIMES = {  # the time columns of every exported row
     "event_time",
+    "event_end",
     "created_at",
     "told_at",
     "updated_at",

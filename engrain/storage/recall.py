@@ -118,15 +118,17 @@ def _where(f: RecallFilter, alias: str = "m", of_user: bool = True) -> str:
         parts.append(f"{m}.kind = ANY(:kinds)")
     if f.namespace is not None:
         parts.append(f"{m}.namespace = :ns")
-    if f.since is not None:
-        parts.append(f"coalesce({m}.event_time, {m}.told_at) >= :since")
-    if f.until is not None:
+    if f.since is not None:  # the period ends after `since` (a point: is at or after it)
+        parts.append(f"coalesce({m}.event_end - interval '1 microsecond', {m}.event_time, {m}.told_at) >= :since")
+    if f.until is not None:  # the period begins by `until`
         parts.append(f"coalesce({m}.event_time, {m}.told_at) <= :until")
     return " AND ".join(parts)
 
 
-# A memory's place on the user's timeline: when it happened, else when the user told it.
+# A memory's place on the user's timeline: when it happened (a period: its start and its last moment), else when
+# the user told it.
 _DATED = "coalesce(m.event_time, m.told_at)"
+_DATED_LAST = "coalesce(m.event_end - interval '1 microsecond', m.event_time, m.told_at)"
 # Recency counts on the user's timeline (rules/recall.py): from the user's clock, `user_now` (storage/timeline.py).
 _RECENCY_EXPONENT = recency_exponent_sql(
     "extract(epoch FROM ((SELECT t FROM user_now) - m.told_at))",
@@ -153,7 +155,7 @@ def _temporal(asks_when: bool, window: bool, ahead: bool) -> str:
         asks_when,
         window,
         f"m.metadata ->> '{Key.TIME_PHRASE}' IS NOT NULL",
-        f"{_DATED} >= :ws AND {_DATED} < :we",
+        f"{_DATED} < :we AND {_DATED_LAST} >= :ws",  # the period meets the window
         _PLAN_IN_WINDOW if ahead else None,
     )
 
@@ -182,7 +184,7 @@ def _score_columns(dim: int | None, emb: str, temporal: str, slot: str = "0.0") 
         ({slot})::float8 AS slot,
         m.importance / 10.0 AS importance,
         {recall_boost_sql("m.trait_stage")} AS trait_boost,
-        {penalty_sql("m.temporality = 'prospective' AND m.event_time < :now")} AS penalty"""
+        {penalty_sql("m.temporality = 'prospective' AND coalesce(m.event_end, m.event_time) <= :now")} AS penalty"""
 
 
 def _score(bridge: str = "0.0") -> str:
@@ -216,10 +218,12 @@ def _redundancy(with_vector: bool) -> str:
 
 # The columns of `terms` that rows carry out (its tsv stays inside the statement).
 _TERM_NAMES = (
-    "id, content, kind, namespace, event_time, told_at, created_at, temporality, stage, importance_raw, category,"
+    "id, content, kind, namespace, event_time, event_end, event_grain, told_at, created_at, temporality, stage,"
+    " importance_raw, category,"
     " tags, pinned, metadata, vector, text, lexical, recency, temporal, slot, importance, trait_boost, penalty"
 )
-_ROW_COLUMNS = """m.id, m.content, m.kind, m.namespace, m.event_time, m.told_at, m.created_at, m.temporality,
+_ROW_COLUMNS = """m.id, m.content, m.kind, m.namespace, m.event_time, m.event_end, m.event_grain, m.told_at,
+    m.created_at, m.temporality,
     m.trait_stage AS stage, m.importance AS importance_raw, m.category, m.tags, m.pinned,
     m.metadata"""
 
@@ -482,6 +486,8 @@ class RecallRow:
     kind: str
     namespace: str
     event_time: datetime | None
+    event_end: datetime | None
+    event_grain: str | None
     told_at: datetime
     created_at: datetime
     temporality: str

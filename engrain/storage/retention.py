@@ -30,7 +30,8 @@ def _doomed_cte(user_filter: str) -> str:
         WHERE {may_fade_sql("m")}
           AND (m.valid_until IS NULL OR m.valid_until > :now)
           AND m.created_at < :min_created
-          AND NOT (m.temporality = 'prospective' AND (m.event_time IS NULL OR m.event_time >= :now))
+          AND NOT (m.temporality = 'prospective'
+                   AND (m.event_time IS NULL OR coalesce(m.event_end, m.event_time) > :now))
           {user_filter}),
     doomed AS (SELECT * FROM scored WHERE retention < CAST(:threshold AS float8))"""
 

@@ -438,7 +438,7 @@ async def expire_prospective(session: AsyncSession, user_id: str | None, now: da
         now,
         action="expire",
         set_sql="temporality = 'historical'",
-        where_sql="m.temporality = 'prospective' AND m.event_time < :now "
+        where_sql="m.temporality = 'prospective' AND coalesce(m.event_end, m.event_time) <= :now "
         "AND (m.valid_until IS NULL OR m.valid_until > :now)",
         reason="prospective → historical (its date passed)",
     )

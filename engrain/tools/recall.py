@@ -16,10 +16,13 @@ from engrain.tools.common import Caller, structured, tool_errors, with_note
 DESCRIPTION = (
     "Search the user's long-term memory by meaning and keywords. Call it before answering anything that "
     "depends on who the user is, what they like, what they did or plan, or how they work. Returns one line "
-    "per memory, best first: [its date (when it happened, else when the user said it), and plan / overdue "
-    "plan / habit / trait when it is one] «its whole words» (a short id that forget, link, review_trait and "
+    "per memory, best first: [said D · happened P, and plan / overdue plan / habit / trait when it is one] «its "
+    "whole words» (a short id that forget, link, review_trait and "
     "remember's supersedes accept). Memories linked to the best ones follow. explain=true adds each score's terms. "
-    "When the result ends with 'Reflection due', call `reflect` when the conversation allows."
+    "When the result ends with 'Reflection due', call `reflect` when the conversation allows. "
+    "said D is the day the user said it: read 'yesterday' or 'last month' in the words from that day. happened P "
+    "is when it happened, already resolved and only as precise as the user was: a day (2022-12-05), a week (week "
+    "of 2022-11-28), a month (2022-12), a season (summer 2022), a year (2022) or a span (a..b); never shift it again."
 )
 
 

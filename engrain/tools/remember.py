@@ -34,7 +34,11 @@ Kind = Literal["fact", "episodic", "procedural"]
 CONTENT = f"The memory, one self-contained statement (≤ {inputs.MAX_CONTENT_CHARS:,} characters)."
 KIND = "Inferred when omitted."
 IMPORTANCE = "1–10; default 5."
-EVENT_TIME = "When it happened or will happen: ISO date or a phrase like 'last Tuesday'."
+EVENT_TIME = (
+    "When it happened or will happen, only as precise as the user was: a day (ISO), 2022-12 (a month), 2022-W48 "
+    "(a week), 2022 (a year), 2022-12-03..2022-12-05 (a span), or a phrase like 'last Tuesday' or 'last summer' "
+    "read from said_at. Your reading wins over engrain's; leave it out rather than guess a day."
+)
 CATEGORY = "e.g. work, location, skill, preference, workflow."
 TAGS = f"Up to {inputs.MAX_TAGS} short labels."
 NAMESPACE = "Project/app scope; default 'default'."
@@ -95,7 +99,7 @@ def register(server: MCPServer, memories: MemoryWriter, due: ReflectionDue, call
             said_at=said_at,
         )
         result = await memories.remember(user, request)
-        when = f", event {result.event_time.date().isoformat()}" if result.event_time else ""
+        when = f", happened {result.happened}" if result.happened else ""
         replaced = f", replaces {inputs.short_id(result.superseded)}" if result.superseded else ""
         summary = (
             f"{result.status}: {inputs.short_id(result.id)} ({result.kind}, {result.temporality}{when}{replaced})"

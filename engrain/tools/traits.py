@@ -11,7 +11,7 @@ from engrain.reading import inputs
 from engrain.rules.traits import FORMING_STAGES, ActiveStageName, ContextName, SubtypeName
 from engrain.services.traits.results import TraitList
 from engrain.services.traits.views import TraitViews
-from engrain.services.wording.lines import memory_line, trait_tag
+from engrain.services.wording.lines import NOT_SHOWN, memory_line, trait_tag
 from engrain.text.quoting import DATA_NOTICE
 from engrain.tools.common import PROFILE_APP_META, Caller, plural, structured, tool_errors
 
@@ -62,7 +62,7 @@ def register(server: MCPServer, traits: TraitViews, caller: Caller) -> None:
         head = f"{len(result.traits)} of {plural(result.total, 'trait')} at or above {min_stage}"
         lines = [head + (f", {forming} of them still forming" if forming else "") + f" ({DATA_NOTICE})"]
         lines += [
-            memory_line(t.content, t.id, when=None, tz=None, tags=[trait_tag(t.stage, t.confidence)])
+            memory_line(t.content, t.id, shown=NOT_SHOWN, tz=None, tags=[trait_tag(t.stage, t.confidence)])
             for t in result.traits
         ]
         return structured("\n".join(lines), result)

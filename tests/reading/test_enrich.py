@@ -9,6 +9,7 @@ import pytest
 
 from engrain.reading.dates import parse_when, read_query_time
 from engrain.reading.enrich import content_hash, enrich, procedure_steps
+from engrain.reading.periods import Grain, Period
 
 NOW = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)  # a Sunday
 UTC_ZONE = ZoneInfo("UTC")
@@ -131,7 +132,7 @@ def test_hash_ignores_case_spacing_and_trailing_punctuation():
     ],
 )
 def test_time_phrase_is_kept_even_with_a_given_event_time(text, phrase):
-    assert enrich(text, NOW, UTC_ZONE, event_time=NOW).time_phrase == phrase
+    assert enrich(text, NOW, UTC_ZONE, event=Period.containing(NOW, Grain.DAY)).time_phrase == phrase
 
 
 @pytest.mark.parametrize(
@@ -154,9 +155,9 @@ def test_query_time_understanding(query, asks_when, window):
 
 
 def test_a_plan_whose_given_date_passed_is_prospective_and_overdue():
-    given = datetime(2026, 11, 10, tzinfo=UTC)
-    assert enrich("I plan to renew my passport.", NOW, UTC_ZONE, event_time=given).temporality == "prospective"
-    assert enrich("I renewed my passport.", NOW, UTC_ZONE, event_time=given).temporality == "historical"
+    given = Period.containing(datetime(2026, 11, 10, tzinfo=UTC), Grain.DAY)
+    assert enrich("I plan to renew my passport.", NOW, UTC_ZONE, event=given).temporality == "prospective"
+    assert enrich("I renewed my passport.", NOW, UTC_ZONE, event=given).temporality == "historical"
 
 
 @pytest.mark.parametrize(

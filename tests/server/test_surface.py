@@ -115,7 +115,7 @@ async def test_intentions_split_upcoming_and_overdue(settings_factory):
         intentions = (await client.read_resource("engrain://intentions")).contents[0].text
     assert line_ids(intentions, "Overdue") == [soon["id"][:8]]
     assert line_ids(intentions, "Upcoming") == [late["id"][:8], undated["id"][:8]]
-    assert f"- [2026-12-03, plan] «Renew passport» ({late['id'][:8]})" in intentions
+    assert f"- [said 2026-12-02 · happened 2026-12-03, plan] «Renew passport» ({late['id'][:8]})" in intentions
 
 
 async def test_status_reports_database_embedder_and_counts(session):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, tzinfo
 
 from engrain.reading.metadata import MemoryMetadata
+from engrain.reading.periods import Period
 from engrain.services.memories.results import MemoryView, PlansInPeriod
 from engrain.services.wording.lines import marks, memory_line, shown_when
 from engrain.text.quoting import DATA_NOTICE, inline
@@ -13,9 +14,9 @@ from engrain.text.quoting import DATA_NOTICE, inline
 
 def plan_line(plan: MemoryView, at: datetime, tz: tzinfo | None) -> str:
     habit = MemoryMetadata.of(plan.metadata).habit
-    tags = marks(plan.kind, plan.temporality, plan.event_time, at, habit)
-    when = shown_when(plan.kind, plan.event_time, plan.told_at, habit)
-    return memory_line(plan.content, plan.id, when=when, tz=tz, tags=tags)
+    happened = Period.stored(plan.event_time, plan.event_end, plan.event_grain, tz)
+    tags = marks(plan.kind, plan.temporality, happened, at, habit)
+    return memory_line(plan.content, plan.id, shown=shown_when(plan.kind, plan.told_at, happened), tz=tz, tags=tags)
 
 
 def render(upcoming: list[MemoryView], overdue: list[MemoryView], at: datetime, tz: tzinfo | None) -> str:

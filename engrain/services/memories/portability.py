@@ -22,6 +22,7 @@ from engrain.errors import InvalidInput
 from engrain.reading import inputs
 from engrain.reading.dates import EARLIEST_EVENT, EARLIEST_TOLD, EVENT_RANGE, LATEST_EVENT
 from engrain.reading.enrich import content_hash
+from engrain.reading.periods import GRAINS
 from engrain.reading.redaction import redact, redact_value
 from engrain.storage import portability as store
 from engrain.storage.memories import SERVER_FORGET_REASONS as SERVER_REASONS
@@ -116,6 +117,35 @@ def _strings(value: Any) -> Iterable[str]:
             yield from _strings(v)
 
 
+def _given(item: dict[str, Any], name: str) -> Any:
+    if item.get(name) is None:
+        raise InvalidInput(name, "is required")
+    return item[name]
+
+
+def _check_memory(item: dict[str, Any]) -> None:
+    inputs.memory_id("id", _given(item, "id"))
+    inputs.text_field("content", _given(item, "content"), inputs.MAX_CONTENT_CHARS)
+    inputs.kind("kind", _given(item, "kind"), inputs.ALL_KINDS)
+    inputs.namespace(_given(item, "namespace"))
+    inputs.int_range("importance", _given(item, "importance"), 1, 10)
+    if item.get("temporality") is not None:
+        inputs.kind("temporality", item["temporality"], inputs.TEMPORALITIES)
+    if item.get("category") is not None:
+        inputs.text_field("category", item["category"], inputs.MAX_CATEGORY_CHARS)
+    if item.get("source") is not None:
+        inputs.text_field("source", item["source"], 200)
+    if not isinstance(item.get("tags") or [], list):
+        raise InvalidInput("tags", "must be a list of strings")
+    inputs.tags(item.get("tags") or [])
+    if item.get("metadata") is not None and not isinstance(item["metadata"], dict):
+        raise InvalidInput("metadata", f"must be a JSON object, got {type(item['metadata']).__name__}")
+    if not isinstance(item.get("pinned", False), bool):
+        raise InvalidInput("pinned", "must be true or false")
+    if item.get("event_grain") not in (None, *GRAINS):
+        raise InvalidInput("event_grain", f"must be one of {', '.join(GRAINS)} or null")
+
+
 def _check(n: int, item: dict[str, Any]) -> None:
     """One row held to the limits the tools apply (inputs.py), so that an import cannot store what
     `remember` would refuse; the error names the line and the field. A forget's reason becomes a category,
@@ -126,33 +156,11 @@ def _check(n: int, item: dict[str, Any]) -> None:
             if any("\x00" in text for text in _strings(value)):
                 raise InvalidInput(key, "contains a NUL byte (\\x00), which cannot be stored")
 
-        def given(name: str) -> Any:
-            if item.get(name) is None:
-                raise InvalidInput(name, "is required")
-            return item[name]
-
-        inputs.text_field("user_id", given("user_id"), inputs.MAX_USER_CHARS)
+        inputs.text_field("user_id", _given(item, "user_id"), inputs.MAX_USER_CHARS)
         kind = item["type"]
         _check_times(item)
         if kind == "memory":
-            inputs.memory_id("id", given("id"))
-            inputs.text_field("content", given("content"), inputs.MAX_CONTENT_CHARS)
-            inputs.kind("kind", given("kind"), inputs.ALL_KINDS)
-            inputs.namespace(given("namespace"))
-            inputs.int_range("importance", given("importance"), 1, 10)
-            if item.get("temporality") is not None:
-                inputs.kind("temporality", item["temporality"], inputs.TEMPORALITIES)
-            if item.get("category") is not None:
-                inputs.text_field("category", item["category"], inputs.MAX_CATEGORY_CHARS)
-            if item.get("source") is not None:
-                inputs.text_field("source", item["source"], 200)
-            if not isinstance(item.get("tags") or [], list):
-                raise InvalidInput("tags", "must be a list of strings")
-            inputs.tags(item.get("tags") or [])
-            if item.get("metadata") is not None and not isinstance(item["metadata"], dict):
-                raise InvalidInput("metadata", f"must be a JSON object, got {type(item['metadata']).__name__}")
-            if not isinstance(item.get("pinned", False), bool):
-                raise InvalidInput("pinned", "must be true or false")
+            _check_memory(item)
         elif kind == "history" and item.get("action") == "forget" and item.get("reason") not in SERVER_REASONS:
             item["reason"] = (
                 inputs.FORGET_REASONS[0] if item.get("reason") not in inputs.FORGET_REASONS else item["reason"]
@@ -164,7 +172,6 @@ def _check(n: int, item: dict[str, Any]) -> None:
 
 
 _TOLD_TIMES = {"told_at"}
-_EVENT_TIMES = {"event_time"}
 
 
 def _check_times(item: dict[str, Any]) -> None:

@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from engrain.reading.metadata import MemoryMetadata
+from engrain.reading.periods import GRAIN, HAPPENED
 from engrain.services.memories.redacting import merged
 from engrain.storage.links import Link
 from engrain.storage.models import Memory, MemoryHistory
@@ -30,7 +31,8 @@ class RememberResult(BaseModel):
     status: Literal["created", "duplicate", "merged"]
     kind: str
     temporality: str
-    event_time: datetime | None
+    event_time: datetime | None = Field(description="When it happened: the start of `happened`.")
+    happened: str | None = Field(default=None, description=HAPPENED)
     told_at: datetime = Field(description="When the user said it (now, unless said_at was given).")
     importance: int
     category: str | None = None
@@ -97,6 +99,8 @@ class MemoryView(BaseModel):
     tags: list[str]
     temporality: str
     event_time: datetime | None
+    event_end: datetime | None = None
+    event_grain: str | None = Field(default=None, description=GRAIN)
     told_at: datetime
     created_at: datetime
     valid_until: datetime | None
@@ -121,6 +125,8 @@ class MemoryView(BaseModel):
             tags=list(m.tags or []),
             temporality=m.temporality,
             event_time=m.event_time,
+            event_end=m.event_end,
+            event_grain=m.event_grain,
             told_at=m.told_at,
             created_at=m.created_at,
             valid_until=m.valid_until,

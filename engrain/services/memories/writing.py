@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Callable, Generator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import anyio
@@ -20,10 +20,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput, NotFound, QuotaExceeded
 from engrain.reading import inputs
+from engrain.reading.dates import mood_of
 from engrain.reading.duplicates import PARAPHRASE_THRESHOLD, is_near_duplicate
-from engrain.reading.enrich import DEFAULT_IMPORTANCE, IMPORTANT, content_hash, enrich, mood_of, on_arrival
+from engrain.reading.enrich import DEFAULT_IMPORTANCE, IMPORTANT, content_hash, enrich, on_arrival
 from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.mood import Mood
+from engrain.reading.periods import Period, happened_label
 from engrain.reading.slots import Topic, single_valued, slot_of, slot_topic, states_now
 from engrain.services.memories.redacting import redact_request, redacted
 from engrain.services.memories.results import ForgetResult, PinResult, RememberResult, Replaceable
@@ -62,7 +64,7 @@ class Prepared:
     category: str
     tags: list[str]
     temporality: str
-    event_time: datetime | None
+    event: Period | None
     told_at: datetime
     pinned: bool
     source: str | None
@@ -70,6 +72,10 @@ class Prepared:
     lang: str  # detected once, for enrichment and the full-text form
     topic: Topic | None = None  # a single-valued slot it speaks of without filling it (reading/slots.slot_topic)
     redacted: dict[str, int] | None = None  # secrets replaced before it was read (kind → count)
+
+    @property
+    def event_time(self) -> datetime | None:
+        return self.event.start if self.event is not None else None
 
     def row(self, user_id: str, now: datetime) -> Memory:
         return Memory(
@@ -83,7 +89,9 @@ class Prepared:
             category=self.category,
             tags=self.tags,
             temporality=self.temporality,
-            event_time=self.event_time,
+            event_time=self.event.start if self.event is not None else None,
+            event_end=self.event.end if self.event is not None else None,
+            event_grain=str(self.event.grain) if self.event is not None else None,
             told_at=self.told_at,
             created_at=now,
             updated_at=now,
@@ -131,7 +139,7 @@ def _told(result: RememberResult, stored: str, kinds: dict[str, int] | None) -> 
 
 
 def _result(
-    m: Memory, status: Literal["created", "duplicate", "merged"], superseded: uuid.UUID | None = None
+    m: Memory, status: Literal["created", "duplicate", "merged"], tz: tzinfo | None, superseded: uuid.UUID | None = None
 ) -> RememberResult:
     return RememberResult(
         id=str(m.id),
@@ -139,6 +147,7 @@ def _result(
         kind=m.kind,
         temporality=m.temporality,
         event_time=m.event_time,
+        happened=happened_label(m.event_time, m.event_end, m.event_grain, tz),
         told_at=m.told_at,
         importance=m.importance,
         category=m.category,
@@ -259,7 +268,7 @@ class MemoryWriter:
         if old_id is not None:
             await self._supersede(s, user_id, old_id, memory.id, now)
         replaced = await self._fill_slot(s, user_id, memory, now)
-        result = _result(memory, "created", old_id or replaced.get(memory.id))
+        result = _result(memory, "created", self.rt.settings.tz, old_id or replaced.get(memory.id))
         if maybe is not None:
             result.may_replace = Replaceable(id=str(maybe.id), content=maybe.content)
         return result
@@ -314,7 +323,7 @@ class MemoryWriter:
         replaced = old_id if old_id not in (None, dup.id) else None
         if replaced is not None:
             await self._supersede(s, user_id, replaced, dup.id, now)
-        return _result(dup, "duplicate", replaced)
+        return _result(dup, "duplicate", self.rt.settings.tz, replaced)
 
     async def _check_quota(self, s: Any, user_id: str, adding: int, now: datetime) -> None:
         """ENGRAIN_MAX_MEMORIES_PER_USER: refuse, inside the writing transaction, what would pass it."""
@@ -341,9 +350,10 @@ class MemoryWriter:
             kind = inputs.kind("kind", kind, inputs.WRITABLE_KINDS)
         if importance is not None:
             importance = inputs.int_range("importance", importance, 1, 10)
-        # A given phrase points the way the text does: "Monday" is the coming one in a plan.
-        explicit_time = (
-            inputs.when("event_time", event_time, told, tz, prefer_past=mood_of(content, lang) is Mood.PAST)
+        # A given phrase points the way the text does: "Monday" is the coming one in a plan. The caller's
+        # reading (the calling model's) gives the period at its own precision and wins over the text's.
+        explicit = (
+            inputs.period("event_time", event_time, told, tz, prefer_past=mood_of(content, lang) is Mood.PAST)
             if event_time
             else None
         )
@@ -351,7 +361,7 @@ class MemoryWriter:
             category = inputs.text_field("category", category, inputs.MAX_CATEGORY_CHARS)
         if source is not None:
             source = inputs.text_field("source", source, 200)
-        info = enrich(content, told, tz, event_time=explicit_time, lang=lang)
+        info = enrich(content, told, tz, event=explicit, lang=lang)
         if request.procedure_steps:
             info.procedure_steps, info.kind = request.procedure_steps, "procedural"
         if request.temporality is not None:
@@ -376,8 +386,8 @@ class MemoryWriter:
             topic=slot_topic(content, lang) if slot is None else None,
             category=category or info.category,
             tags=inputs.tags(request.tags or []),
-            temporality=on_arrival(info.temporality, info.event_time, told, now),
-            event_time=info.event_time,
+            temporality=on_arrival(info.temporality, info.event, told, now),
+            event=info.event,
             told_at=told,
             pinned=bool(request.pinned),
             source=source,
@@ -481,13 +491,15 @@ class MemoryWriter:
                     kind=p.kind,
                     temporality=p.temporality,
                     event_time=p.event_time,
+                    happened=p.event.label(self.rt.settings.tz) if p.event is not None else None,
                     told_at=p.told_at,
                     importance=p.importance_given or DEFAULT_IMPORTANCE,
                 )
             else:
                 created = fresh[key] is p
+                status = "created" if created else "duplicate"
                 result = _result(
-                    rows[key], "created" if created else "duplicate", replaced.get(rows[key].id) if created else None
+                    rows[key], status, self.rt.settings.tz, replaced.get(rows[key].id) if created else None
                 )
                 if created and (found := maybe.get(rows[key].id)) is not None:
                     result.may_replace = Replaceable(id=str(found.id), content=found.content)
@@ -530,7 +542,7 @@ class MemoryWriter:
             reason=f"near-duplicate (cosine {similarity:.3f})",
             at=now,
         )
-        return _result(keep, "merged")
+        return _result(keep, "merged", self.rt.settings.tz)
 
     async def reword(self, user_id: str, memory_id: str, content: str) -> RememberResult:
         """A new wording of a memory (the page's edit): it supersedes the old one, whose history keeps the old

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, tzinfo
+from datetime import tzinfo
 
-from engrain.services.wording.lines import memory_line
+from engrain.services.wording.lines import Shown, memory_line
 
 # The profile's budget, in tokens (about four characters each, as recall counts them). Chosen by measurement
 # (bench/profile_coverage.py, a ten-session person's ten key facts): 7 fit in 250 tokens, 8 in 400, all 10 in 508;
@@ -34,7 +34,7 @@ class Item:
 
     id: uuid.UUID
     content: str
-    when: datetime | None  # the date the line shows (services/wording/lines.shown_when)
+    shown: Shown  # the times the line shows (services/wording/lines.shown_when)
     tags: list[str]  # "home", "plan", "core, 0.91"…
     trait: bool = False
 
@@ -46,7 +46,7 @@ class Section:
 
 
 def item_line(item: Item, tz: tzinfo | None) -> str:
-    return memory_line(item.content, item.id, when=item.when, tz=tz, tags=item.tags, limit=LINE_CHARS)
+    return memory_line(item.content, item.id, shown=item.shown, tz=tz, tags=item.tags, limit=LINE_CHARS)
 
 
 def render(head: list[str], sections: list[Section], budget_tokens: int, tail: list[str], tz: tzinfo | None) -> str:

@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING
 
 from engrain.reading import inputs
 from engrain.reading.metadata import MemoryMetadata
+from engrain.reading.periods import Period
 from engrain.reading.slots import PROFILE_ORDER
 from engrain.rules.traits import FORMING_STAGES, Stage
 from engrain.services.profile.sections import PER_SECTION, PROFILE_TOKENS, SUMMARY_TOKENS, Item, Section, render
-from engrain.services.wording.lines import marks, shown_when, trait_tag
+from engrain.services.wording.lines import NOT_SHOWN, marks, shown_when, trait_tag
 from engrain.storage import memories as repo
 from engrain.storage import profile as profile_repo
 from engrain.storage import traits as trait_repo
@@ -109,6 +110,7 @@ class ProfileView:
 
     async def _sections(self, user_id: str, then: datetime | None = None) -> tuple[list[Section], datetime]:
         now = then or self.rt.clock()
+        tz = self.rt.settings.tz
         stages = (Stage.CORE, Stage.ESTABLISHED, *FORMING_STAGES)
         async with (await self.rt.database()).sessions() as s:
             at = now if then else await user_now(s, user_id, now)
@@ -140,13 +142,14 @@ class ProfileView:
                     continue
                 shown.add(m.id)
                 habit = MemoryMetadata.of(m.metadata_).habit
-                tags = [slots[m.id].tag] if tag else marks(m.kind, m.temporality, m.event_time, at, habit)
-                out.append(Item(m.id, m.content, shown_when(m.kind, m.event_time, m.told_at, habit), tags))
+                happened = Period.stored(m.event_time, m.event_end, m.event_grain, tz)
+                tags = [slots[m.id].tag] if tag else marks(m.kind, m.temporality, happened, at, habit)
+                out.append(Item(m.id, m.content, shown_when(m.kind, m.told_at, happened), tags))
             return out
 
         def trait_items(stages: tuple[str, ...]) -> list[Item]:
             return [
-                Item(t.id, words, None, [trait_tag(stage, conf)], trait=True)
+                Item(t.id, words, NOT_SHOWN, [trait_tag(stage, conf)], trait=True)
                 for t, stage, conf, words in traits
                 if stage in stages
             ][:PER_SECTION]

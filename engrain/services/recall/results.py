@@ -7,6 +7,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
+from engrain.reading.periods import GRAIN, HAPPENED
 from engrain.rules.recall import (
     BRIDGE_SEEDS,
     BRIDGE_WEIGHT,
@@ -69,7 +70,10 @@ class RecallHit(BaseModel):
     kind: str
     score: float
     breakdown: Breakdown | None = None  # only with explain=true (the text shows it then too)
-    event_time: datetime | None
+    event_time: datetime | None = Field(description="When it happened: the start of `happened`.")
+    event_end: datetime | None = Field(default=None, description="The end (exclusive) of `happened`.")
+    event_grain: str | None = Field(default=None, description=GRAIN)
+    happened: str | None = Field(default=None, description=HAPPENED)
     told_at: datetime = Field(description="When the user said it.")
     created_at: datetime
     temporality: str

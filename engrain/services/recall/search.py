@@ -19,6 +19,7 @@ from engrain.providers.embeddings import Embedder
 from engrain.reading import inputs
 from engrain.reading.dates import QueryTime, read_query_time
 from engrain.reading.metadata import MemoryMetadata
+from engrain.reading.periods import happened_label
 from engrain.reading.redaction import redact
 from engrain.reading.slots import asked_slot
 from engrain.services.recall.focus import FocusedQuery, QueryFocus
@@ -55,7 +56,7 @@ def estimate_tokens(content: str) -> int:
     return max(1, math.ceil(len(content) / 4))
 
 
-def _hit(row: RecallRow) -> RecallHit:
+def _hit(row: RecallRow, tz: tzinfo | None) -> RecallHit:
     return RecallHit(
         id=str(row.id),
         content=row.content,
@@ -75,6 +76,9 @@ def _hit(row: RecallRow) -> RecallHit:
             penalty=float(row.penalty),
         ),
         event_time=row.event_time,
+        event_end=row.event_end,
+        event_grain=row.event_grain,
+        happened=happened_label(row.event_time, row.event_end, row.event_grain, tz),
         told_at=row.told_at,
         created_at=row.created_at,
         temporality=row.temporality,
@@ -296,7 +300,7 @@ class RecallSearch:
             raise
         if not prepared.include_links:
             rows = [r for r in rows if r.source == "search"]
-        hits = [_hit(r) for r in rows]
+        hits = [_hit(r, self.rt.settings.tz) for r in rows]
         for hit in hits:  # a row stored before its secrets were redacted is screened on the way out
             hit.content = self.screen(hit.content)
         truncated = False

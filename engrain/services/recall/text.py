@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, tzinfo
 
+from engrain.reading.periods import Period
 from engrain.services.recall.results import RecallHit, RecallResult
 from engrain.services.wording.lines import marks, memory_line, shown_when
 from engrain.text.quoting import DATA_NOTICE, inline
@@ -37,11 +38,12 @@ def render(result: RecallResult, *, now: datetime, tz: tzinfo | None, explain: b
 
 
 def _line(hit: RecallHit, now: datetime, tz: tzinfo | None, limit: int) -> str:
-    tags = marks(hit.kind, hit.temporality, hit.event_time, now, hit.habit, hit.stage)
+    happened = Period.stored(hit.event_time, hit.event_end, hit.event_grain, tz)
+    tags = marks(hit.kind, hit.temporality, happened, now, hit.habit, hit.stage)
     if hit.source == "linked" and hit.relation:
         tags.append(f"linked: {hit.relation}")
-    when = shown_when(hit.kind, hit.event_time, hit.told_at, hit.habit)
-    return memory_line(hit.content, hit.id, when=when, tz=tz, tags=tags, limit=limit)
+    shown = shown_when(hit.kind, hit.told_at, happened)
+    return memory_line(hit.content, hit.id, shown=shown, tz=tz, tags=tags, limit=limit)
 
 
 def _term(value: object) -> str:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import datetime, tzinfo
 
 from engrain.providers.llm import Prompt
 from engrain.reading.enrich import DEFAULT_IMPORTANCE
 from engrain.reading.metadata import MemoryMetadata
-from engrain.services.wording.lines import marks, shown_when, trait_tag
+from engrain.reading.periods import Period
+from engrain.services.wording.lines import marks, shown_when, trait_tag, when_text
 from engrain.storage.models import Memory
 from engrain.text.quoting import DATA_NOTICE, inline, quoted
 
@@ -55,20 +56,23 @@ user does), preference (what they like or choose), core (a value that explains m
 
 
 def memory_lines(
-    memories: Iterable[tuple[str, Memory]], now: datetime, replaces: Mapping[uuid.UUID, str] | None = None
+    memories: Iterable[tuple[str, Memory]],
+    now: datetime,
+    tz: tzinfo | None,
+    replaces: Mapping[uuid.UUID, str] | None = None,
 ) -> str:
     """One line a memory, as every text engrain writes for a model shows one (services/wording/lines.py), led
-    by the alias the answer cites: `[m1] [2023-05-07, plan, importance 8] «words»`. The date is when it
-    happened, else when the user told it (never when it was stored: an import is months late); importance
-    shows where it is not the default. "(may replace [e1])" where the rules could not tell whether it ends
-    an older fact (`replaces`: memory id → the older fact's alias)."""
+    by the alias the answer cites: `[m1] [said 2023-05-07 · happened 2023-05, plan, importance 8] «words»`:
+    when the user said it (never when it was stored: an import is months late) and when it happened, at its
+    precision; importance where it is not the default. "(may replace [e1])" where the rules could not tell
+    whether it ends an older fact (`replaces`: memory id → the older fact's alias)."""
     hints = replaces or {}
     lines: list[str] = []
     for alias, m in memories:
         habit = MemoryMetadata.of(m.metadata_).habit
-        when = shown_when(m.kind, m.event_time, m.told_at, habit)
-        tags = [when.date().isoformat()] if when is not None else []
-        tags += marks(m.kind, m.temporality, m.event_time, now, habit) or [m.kind]
+        happened = Period.stored(m.event_time, m.event_end, m.event_grain, tz)
+        tags = [times] if (times := when_text(shown_when(m.kind, m.told_at, happened), tz)) else []
+        tags += marks(m.kind, m.temporality, happened, now, habit) or [m.kind]
         tags += [f"importance {m.importance}"] if m.importance != DEFAULT_IMPORTANCE else []
         hint = f" (may replace [{hints[m.id]}])" if m.id in hints else ""
         lines.append(f"[{alias}] [{', '.join(tags)}] {quoted(m.content)}{hint}")

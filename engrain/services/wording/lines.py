@@ -1,43 +1,58 @@
-"""One line per memory, as a model reads it in a tool's text: its date, what kind of thing it is when that
-matters, its whole words (quoted, so they stay data), and a short id the tools accept back.
+"""One line per memory, as a model reads it in a tool's text: when the user said it and when it happened, what
+kind of thing it is when that matters, its whole words (quoted, so they stay data), and a short id the tools
+accept back.
 
-    - [2023-05-07] «Yesterday I finished mastering the single» (3f2a9c1e)
-    - [2026-11-27, plan] «Dinner at Marlow's on Friday» (a81c02d4)
-    - [habit] «I go climbing on Thursday evenings» (0b7e4f11)
+    - [said 2023-01-01 · happened 2022-12] «I took this photo last month» (3f2a9c1e)
+    - [said 2026-11-20 · happened 2026-11-27, plan] «Dinner at Marlow's on Friday» (a81c02d4)
+    - [said 2026-03-02, habit] «I go climbing on Thursday evenings» (0b7e4f11)
 
-Most clients hand the model a result's text, not its structured content: without the date there, a model
-cannot answer "when…", and a memory cut at a fixed width loses the steps of a checklist. The date is when
-the thing happened, else when the user told it, in the user's zone.
+Most clients hand the model a result's text, not its structured content: without the dates there, a model
+cannot answer "when…". The two are labelled and each is shown at its own precision (issue 41): one date in a
+bracket was read as the day the user spoke, and "last month" shown as 2022-12-01 was shifted once more.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
 from engrain.reading import inputs
 from engrain.reading.dates import meant
+from engrain.reading.periods import Period
 from engrain.rules.traits import FORMING_STAGES
 from engrain.text.quoting import inline
 
 
 def marks(
-    kind: str, temporality: str, event_time: datetime | None, now: datetime, habit: bool, stage: str | None = None
+    kind: str, temporality: str, happened: Period | None, now: datetime, habit: bool, stage: str | None = None
 ) -> list[str]:
-    """What the model should know a memory is beyond its words: a plan (overdue once its date passed), a
-    habit, a procedure, a trait and its stage; plain facts and past events carry no mark."""
+    """What the model should know a memory is beyond its words: a plan (overdue once its whole period passed:
+    "next month" is not overdue on its 2nd), a habit, a procedure, a trait and its stage; plain facts and past
+    events carry no mark."""
     if kind == "trait":
         return [f"trait, {stage}" if stage else "trait"]
     if habit:
         return ["habit"]
     if temporality == "prospective":
-        return ["overdue plan"] if (when := meant(event_time)) is not None and when < now else ["plan"]
+        overdue = happened is not None and meant(happened.start) is not None and happened.end <= now
+        return ["overdue plan"] if overdue else ["plan"]
     return ["procedure"] if kind == "procedural" else []
 
 
-def shown_when(kind: str, event_time: datetime | None, told_at: datetime, habit: bool) -> datetime | None:
-    """The date a line shows: when the thing happened, else when the user told it (never when it was stored:
-    an import is months late); a habit (a rule) and a trait (a conclusion) show none."""
-    return None if habit or kind == "trait" else (event_time or told_at)
+@dataclass(frozen=True)
+class Shown:
+    """The two times a memory line shows: when the user said it (never when engrain stored it: an import is
+    months late), and when it happened, as the period its words gave."""
+
+    said: datetime | None
+    happened: Period | None = None
+
+
+NOT_SHOWN = Shown(None)  # a trait: a conclusion, said by no one
+
+
+def shown_when(kind: str, told_at: datetime, happened: Period | None) -> Shown:
+    return NOT_SHOWN if kind == "trait" else Shown(told_at, happened)
 
 
 def trait_tag(stage: str | None, confidence: float | None) -> str:
@@ -50,15 +65,23 @@ def memory_line(
     content: str,
     memory_id: object,
     *,
-    when: datetime | None,
+    shown: Shown,
     tz: tzinfo | None,
     tags: list[str],
     limit: int | None = None,
 ) -> str:
-    """`- [date, marks] «content» (short id)`; `limit` cuts the content (in characters) when a budget runs out. A
-    stored date no person means (from before the checks of issue 39) is shown as none, never a failure."""
-    when = meant(when)
-    head = [(when.astimezone(tz) if tz else when.astimezone()).date().isoformat()] if when is not None else []
-    bracket = ", ".join(head + tags)
+    """`- [said D · happened P, marks] «content» (short id)`; `limit` cuts the content (in characters) when a
+    budget runs out. A stored date no person means (from before the checks of issue 39) is shown as none."""
+    times = when_text(shown, tz)
+    bracket = ", ".join([times, *tags] if times else tags)
     prefix = f"[{bracket}] " if bracket else ""
     return f"- {prefix}«{inline(content, limit)}» ({inputs.short_id(memory_id)})"
+
+
+def when_text(shown: Shown, tz: tzinfo | None) -> str:
+    """ "said 2023-01-01 · happened 2022-12", or either alone, or "" (a trait)."""
+    said = meant(shown.said)
+    happened = shown.happened if shown.happened is not None and meant(shown.happened.start) else None
+    times = [f"said {(said.astimezone(tz) if tz else said.astimezone()).date().isoformat()}"] if said else []
+    times += [f"happened {happened.label(tz)}"] if happened is not None else []
+    return " · ".join(times)

@@ -154,8 +154,8 @@ async def test_traits_resources_and_profile(settings_factory):
         profile = (await client.read_resource("engrain://profile")).contents[0].text
         trait = listed[0]["id"][:8]
         assert f"## Established traits\n- [established, 0.70] «Works best in the early morning» ({trait})" in profile
-        assert re.search(r"## Pinned\n- \[\d{4}-\d\d-\d\d\] «Wrote the report at 5am", profile)
-        assert "## Upcoming plans\n- [2099-05-01, plan] «Conference talk»" in profile
+        assert re.search(r"## Pinned\n- \[said \d{4}-\d\d-\d\d\] «Wrote the report at 5am", profile)
+        assert "· happened 2099-05-01, plan] «Conference talk»" in profile.split("## Upcoming plans\n", 1)[1]
         with pytest.raises(MCPError, match="no memory with id"):
             await client.read_resource(f"engrain://traits/{uuid.uuid4()}")
         # A new server for the same user carries the profile in its instructions.

@@ -46,7 +46,7 @@ async def test_requests_to_the_assistant_are_no_plans(settings_factory):
         profile = await read_text(client, "engrain://profile")
     assert ask["temporality"] == "current" and bed["temporality"] == "current"
     plans = profile.split("## Upcoming plans\n", 1)[1].split("\n\n", 1)[0]
-    assert re.fullmatch(r"- \[2026-11-22, plan\] «I plan to learn Portuguese» \([0-9a-f]{8}\)", plans)
+    assert re.fullmatch(r"- \[said 2026-11-22, plan\] «I plan to learn Portuguese» \([0-9a-f]{8}\)", plans)
     assert real["temporality"] == "prospective"
 
 
@@ -58,9 +58,10 @@ async def test_back_dated_plan_is_overdue_in_intentions_and_profile(settings_fac
     assert passport["temporality"] == "prospective"
     assert line_ids(intentions, "Overdue") == [passport["id"][:8]]
     assert (
-        f"## Overdue\n- [2026-11-10, overdue plan] «I plan to renew my passport.» ({passport['id'][:8]})" in intentions
+        f"## Overdue\n- [said 2026-11-22 · happened 2026-11-10, overdue plan] «I plan to renew my passport.» "
+        f"({passport['id'][:8]})" in intentions
     )
-    assert "## Overdue plans\n- [2026-11-10, overdue plan] «I plan to renew my passport.»" in profile
+    assert "## Overdue plans\n- [said 2026-11-22 · happened 2026-11-10, overdue plan] «I plan to renew" in profile
 
 
 async def test_time_phrases_are_accepted_wherever_a_time_is_given(settings_factory):

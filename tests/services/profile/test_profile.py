@@ -51,15 +51,16 @@ async def test_a_week_of_ordinary_memories_gives_home_work_and_family(settings_f
             await call(client, "remember", content=content, said_at=f"{day}T18:00:00Z")
         profile = await read_profile(client)
     about = section(profile, "About them")
-    assert re.search(r"^- \[2026-10-01, home\] «Actually I moved to Lisbon last month\.» \([0-9a-f]{8}\)$", about, re.M)
-    assert "[2026-11-16, job] «I work as a sound engineer at a studio in Kreuzberg.»" in about
+    home = r"^- \[said 2026-11-20 · happened 2026-10, home\] «Actually I moved to Lisbon last month\.» \([0-9a-f]{8}\)$"
+    assert re.search(home, about, re.M)  # the issue's own case: a month, said when the user said it
+    assert "[said 2026-11-16, job] «I work as a sound engineer at a studio in Kreuzberg.»" in about
     assert "Berlin" not in profile  # the corrected home is gone from the profile, not listed beside the new one
     people = section(profile, "People and pets")
-    assert "[2026-11-17, wife] «My wife Maria is a paediatric nurse.»" in people
+    assert "[said 2026-11-17, wife] «My wife Maria is a paediatric nurse.»" in people
     assert "«We have two kids, Leo and Ida.»" in people and "«My daughter Ida started school" in people
-    assert "[habit] «I go climbing every Thursday evening.»" in section(profile, "Habits")
+    assert "[said 2026-11-21, habit] «I go climbing every Thursday evening.»" in section(profile, "Habits")
     plans = section(profile, "Upcoming plans")
-    assert "[2026-11-28, plan] «We're having dinner with Maria's parents next Saturday.»" in plans
+    assert "· happened 2026-11-28, plan] «We're having dinner with Maria's parents next Saturday.»" in plans
     assert "«I prefer short answers with code examples.»" in section(profile, "Lately told")
     assert profile.index("## About them") < profile.index("## People and pets") < profile.index("## Habits")
     assert "As of 2026-11-22 in the user's time." in profile  # the last told time: the user's clock

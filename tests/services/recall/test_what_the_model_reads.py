@@ -35,9 +35,10 @@ async def test_each_hit_is_its_date_its_whole_words_and_a_short_id(settings_fact
         )
         steps = await call(client, "remember", content=CHECKLIST)
         text, data = await recall_text(client, "when did I finish mastering the single")
-        assert f"- [2023-05-07] «Yesterday I finished mastering the single» ({single['id'][:8]})" in text
+        said = "- [said 2023-05-08 · happened 2023-05-07] «Yesterday I finished mastering the single» "
+        assert f"{said}({single['id'][:8]})" in text  # both times, labelled: the model shifts neither
         text, _ = await recall_text(client, "release checklist")
-        assert f"- [2026-11-23, procedure] «{CHECKLIST}» ({steps['id'][:8]})" in text  # steps 4-6 included
+        assert f"- [said 2026-11-23, procedure] «{CHECKLIST}» ({steps['id'][:8]})" in text  # steps 4-6 included
         assert single["id"] not in text and "score" not in text
         assert all(hit["breakdown"] is None for hit in data["results"])  # the terms only on request
 
@@ -48,11 +49,12 @@ async def test_plans_habits_and_overdue_plans_say_so(settings_factory):
         plan = await call(client, "remember", content="Dentist appointment on Thursday")
         await call(client, "remember", content="I go climbing on Thursday evenings")
         text, _ = await recall_text(client, "Thursday")
-        assert f"- [2026-11-26, plan] «Dentist appointment on Thursday» ({plan['id'][:8]})" in text
-        assert "- [habit] «I go climbing on Thursday evenings»" in text
+        said = "said 2026-11-23 · happened 2026-11-26"
+        assert f"- [{said}, plan] «Dentist appointment on Thursday» ({plan['id'][:8]})" in text
+        assert "- [said 2026-11-23, habit] «I go climbing on Thursday evenings»" in text
         clock.now += timedelta(days=5)
         text, _ = await recall_text(client, "dentist")
-        assert "[2026-11-26, overdue plan] «Dentist appointment on Thursday»" in text
+        assert "[said 2026-11-23 · happened 2026-11-26, overdue plan] «Dentist appointment on Thursday»" in text
 
 
 async def test_explain_adds_the_score_terms_to_the_text_and_the_result(settings_factory):

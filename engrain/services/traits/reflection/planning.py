@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -56,6 +56,7 @@ class Plan:
     # is answered later, and what arrived meanwhile stays pending), or, when there were more new memories
     # than one cycle shows, just past the last one shown (the rest stay pending for the next cycle).
     mark: Mark | None = None
+    tz: tzinfo | None = None  # the user's zone, for the dates the prompts show
 
     def memory_ref(self, ref: Any) -> uuid.UUID | None:
         """A cited memory id, if the model was shown it (anything else is hallucinated or foreign)."""
@@ -84,12 +85,12 @@ def memory_lines(plan: Plan) -> str:
     """The plan's new memories, each that may replace an older fact pointing at it ("may replace [e1]")."""
     alias_of = {m.id: alias for alias, m in plan.evidence}
     hints = {new: alias_of[old] for new, old in plan.may_replace.items() if old in alias_of}
-    return prompts.memory_lines(plan.memories, plan.now, hints)
+    return prompts.memory_lines(plan.memories, plan.now, plan.tz, hints)
 
 
 def main_prompt(plan: Plan) -> Prompt:
     """The main reflection prompt: new memories, older ones shown as evidence (if any), current traits."""
-    evidence = prompts.memory_lines(plan.evidence, plan.now) if plan.evidence else None
+    evidence = prompts.memory_lines(plan.evidence, plan.now, plan.tz) if plan.evidence else None
     return prompts.main_prompt(memory_lines(plan), prompts.trait_lines(plan.traits), evidence)
 
 
@@ -170,6 +171,7 @@ class ReflectionPlanner:
             may_replace=may_replace,
             since=reading.mark,
             mark=mark,
+            tz=self.rt.settings.tz,
         )
 
     async def still_current(self, plan: Plan, user_id: str) -> bool:
