@@ -38,6 +38,9 @@ async def build_history(settings) -> str:
         ran = await call(client, "remember", content="I ran 5k before work today", tags=["sport", "morning"])
         await call(client, "remember", content="Did my usual 6am run by the river — naïve joy 🏃", importance=8)
         old = await call(client, "remember", content="I live in Berlin", event_time="2026-01-05")
+        # Periods at their precision travel too (issue 41): a month, a weekend from the words.
+        await call(client, "remember", content="We toured Portugal", event_time="2025-09")
+        await call(client, "remember", content="Last weekend we went camping", said_at="2026-03-02")
         new = await call(client, "remember", content="I live in Lisbon now", supersedes=old["id"])
         await call(client, "link", source_id=new["id"], target_id=ran["id"], relation="context")
         gone = await call(client, "remember", content="A note I will forget")

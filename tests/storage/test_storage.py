@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import uuid
 from datetime import UTC, datetime
@@ -440,3 +441,48 @@ async def test_recall_connections_plan_each_recall_for_its_user(session):
         mode = await conn.scalar(text("SELECT current_setting('plan_cache_mode')"))
         scan = await conn.scalar(text("SELECT current_setting('hnsw.iterative_scan')"))
     assert (mode, scan) == ("force_custom_plan", "relaxed_order")
+
+
+async def test_the_periods_migration_grains_stored_dates_by_their_words(fresh_database_url):
+    """Rows dated before 0016 get a grain from the words that gave their date ("last month" a month, "in 2019" a
+    year, "last summer" a season, "last weekend" a span, "two weeks ago" a week, "yesterday" a day); a date a
+    client gave with no words is a day; an undated row has none. Their period is then read in the user's zone."""
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from engrain.reading.periods import Period
+
+    words = {
+        "last month": "month",
+        "in 2019": "year",
+        "last summer": "season",
+        "Letztes Wochenende": "span",
+        "two weeks ago": "week",
+        "yesterday": "day",
+        "上个月": "month",
+        "去年": "year",
+        "": "day",
+    }
+    engine = create_async_engine(async_url(fresh_database_url))
+    try:
+        async with engine.begin() as conn:
+            await conn.run_sync(lambda c: _alembic_upgrade(c, "0015"))
+            for n, phrase in enumerate([*words, None]):
+                meta = json.dumps({"date_text": phrase} if phrase else {})
+                await conn.execute(
+                    text(
+                        "INSERT INTO memories (id, user_id, namespace, kind, content, content_hash, importance, tags,"
+                        " temporality, pinned, access_count, metadata, lang, event_time) VALUES (gen_random_uuid(),"
+                        " 'u', 'default', 'fact', :c, md5(:c), 5, '{}', 'current', false, 0, CAST(:m AS jsonb), 'en',"
+                        " CASE WHEN :dated THEN timestamptz '2022-12-01 12:00+00' END)"
+                    ),
+                    {"c": f"memory {n} {phrase}", "m": meta, "dated": phrase is not None},
+                )
+            await conn.run_sync(_alembic_upgrade)
+            rows = (await conn.execute(text("SELECT metadata, event_time, event_end, event_grain FROM memories"))).all()
+    finally:
+        await engine.dispose()
+    grains = {(m or {}).get("date_text", ""): g for m, t, _, g in rows if t is not None}
+    assert grains == words
+    assert [g for _, t, _, g in rows if t is None] == [None]
+    month = next(r for r in rows if (r[0] or {}).get("date_text") == "last month")
+    assert month[2] is None and Period.stored(month[1], None, month[3], UTC).label(UTC) == "2022-12"
