@@ -585,13 +585,46 @@ def began(content: str, lang: str = ENGLISH) -> bool:
     return languages.began(lang, content) if lang != ENGLISH else _SINCE.search(content) is not None
 
 
-def recurrence(content: str, lang: str = ENGLISH) -> str | None:
-    """The phrase that makes `content` a habit ("every Thursday", "on Thursday evenings", "jeden Donnerstag",
-    "每周四"), if it is one: a habit has a rule, not a date, and is never an upcoming plan."""
+# Change told over time ("my knee gets better every day", "jeden Tag besser", "一天比一天好"): the recurrence
+# belongs to a comparative, not to a rule the user keeps, so it is no habit (issue 41: an injury became an
+# undated habit and left the key dates). "Every Sunday I bake, it gets easier each time" is still one.
+_COMPARATIVE = (
+    r"better|worse|easier|harder|stronger|weaker|more|less|improv\w*|besser|schlechter|mejor|peor|mejora\w*|mieux"
+    r"|pire|am[ée]liore\w*"
+)
+_PROGRESS_BEFORE = re.compile(rf"\b(?:{_COMPARATIVE})\b\W+(?:\w+\W+){{0,2}}$", re.IGNORECASE)
+_PROGRESS_AFTER = re.compile(rf"^\W*(?:\w+\W+){{0,2}}(?:{_COMPARATIVE})\b", re.IGNORECASE)
+_PROGRESS_ZH = re.compile(r"一天比一天|越来越|好转")
+
+
+def _progress(content: str, phrase: str) -> bool:
+    at = content.find(phrase)
+    if at < 0:
+        return False
+    before, after = content[:at], content[at + len(phrase) :]
+    return bool(_PROGRESS_BEFORE.search(before) or _PROGRESS_AFTER.match(after) or _PROGRESS_ZH.search(content))
+
+
+def _recurring(content: str, lang: str) -> str | None:
     if lang != ENGLISH:
         return languages.recurrence(lang, content)
     m = _RECURRENCE.search(content)
     return m.group(0) if m else None
+
+
+def recurrence(content: str, lang: str = ENGLISH) -> str | None:
+    """The phrase that makes `content` a habit ("every Thursday", "on Thursday evenings", "jeden Donnerstag",
+    "每周四"), if it is one: a habit has a rule the user states, not a date, and is never an upcoming plan. A
+    change told over time ("gets better every day") is no habit."""
+    found = _recurring(content, lang)
+    return None if found is not None and _progress(content, found) else found
+
+
+def changing(content: str, lang: str = ENGLISH) -> bool:
+    """A change told over time ("my knee gets better every day", "Mein Knie wird jeden Tag besser"): how
+    things are now, neither a habit nor a plan, whatever the verb's form ("wird", "va")."""
+    found = _recurring(content, lang)
+    return (found is not None and _progress(content, found)) or bool(_PROGRESS_ZH.search(content))
 
 
 def time_phrase(content: str, lang: str = ENGLISH) -> str | None:

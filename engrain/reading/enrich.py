@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 
 from engrain.reading import languages
-from engrain.reading.dates import began, find_event_period, mood_of, recurrence, time_phrase
+from engrain.reading.dates import began, changing, find_event_period, mood_of, recurrence, time_phrase
 from engrain.reading.mood import Mood
 from engrain.reading.periods import Period
 from engrain.text.languages import ENGLISH
@@ -96,11 +96,12 @@ DEFAULT_IMPORTANCE = 5
 IMPORTANT = 8
 
 
-def on_arrival(temporality: str, event: Period | None, told_at: datetime, now: datetime) -> str:
-    """A plan told in the past whose period was over before engrain heard of it ("I'm going to paint this
-    weekend", imported from a conversation of May 2023) is history when it arrives, not an overdue plan.
-    Only a plan told live can become overdue: its period passes while engrain holds it."""
-    if temporality == "prospective" and event is not None and told_at < now and event.end <= now:
+def on_arrival(temporality: str, event: Period | None, told_at: datetime, at: datetime) -> str:
+    """A plan is judged on the user's time, never the server's (issue 41): one told in an imported history
+    ("I'm going to paint this weekend", May 2023) whose period was over by the history's last message `at` is
+    history when it arrives, not an overdue plan; one still ahead then stays a plan (the expiry pass moves it
+    along the user's clock later)."""
+    if temporality == "prospective" and event is not None and told_at < at and event.end <= at:
         return "historical"
     return temporality
 
@@ -195,7 +196,7 @@ def enrich(
     state = habit is None and event_time is not None and event_time <= now and began(content, lang)
     if habit is not None:  # a habit is kept, or was: never an upcoming plan
         temporality = "historical" if whole is Mood.PAST else "current"
-    elif state:
+    elif state or (event is None and changing(content, lang)):  # "since October", "gets better every day"
         temporality = "current"
     if steps:
         kind = "procedural"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, NamedTuple, TypedDict, cast
 
 import anyio
@@ -20,6 +20,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.reading.metadata import Key
+from engrain.rules.plans import UNDATED_PLAN_DAYS
 from engrain.rules.traits import Stage
 from engrain.storage.models import Memory, MemoryHistory, MemoryVector
 from engrain.storage.sqltext import memory_behind, memory_passes, sql_literal, vector_literal
@@ -602,11 +603,11 @@ async def plans_around(
     first and undated last; overdue, oldest first) — what a profile shows, read through the plans' index
     however many plans there are, where `intentions` reads them all."""
     plans = select(Memory).where(Memory.user_id == user_id, Memory.temporality == "prospective", known(now))
-    # A plan is overdue once its whole period is over ("next month" is not overdue on its 2nd).
+    # A plan is overdue once its whole period is over ("next month" is not overdue on its 2nd); an undated one
+    # told long before `at` lapsed (rules/plans.py).
     ends = func.coalesce(Memory.event_end, Memory.event_time)
-    upcoming = plans.where(or_(Memory.event_time.is_(None), ends > at)).order_by(
-        Memory.event_time.asc().nulls_last(), Memory.created_at
-    )
+    undated = and_(Memory.event_time.is_(None), Memory.told_at >= at - timedelta(days=UNDATED_PLAN_DAYS))
+    upcoming = plans.where(or_(undated, ends > at)).order_by(Memory.event_time.asc().nulls_last(), Memory.created_at)
     overdue = plans.where(ends <= at).order_by(Memory.event_time, Memory.created_at)
     return (
         list((await session.execute(upcoming.limit(limit))).scalars()),

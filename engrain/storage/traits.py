@@ -18,6 +18,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.reading.metadata import Key
+from engrain.rules import plans
 from engrain.rules.traits import (
     ACTIVE_STAGES,
     CORE_FROM,
@@ -431,16 +432,19 @@ async def expire_trends(session: AsyncSession, user_id: str | None, now: datetim
 
 
 async def expire_prospective(session: AsyncSession, user_id: str | None, now: datetime) -> Changed:
-    """Plans whose date passed become historical."""
+    """Plans whose period is over, and undated plans that lapsed, become historical — on each user's clock
+    (storage/timeline.py): in an imported history a plan is over when the user's time has passed it, not the
+    server's (rules/plans.py)."""
+    at = user_now_sql("m.user_id")
     return await _update_with_history(
         session,
         user_id,
         now,
         action="expire",
         set_sql="temporality = 'historical'",
-        where_sql="m.temporality = 'prospective' AND coalesce(m.event_end, m.event_time) <= :now "
+        where_sql=f"m.temporality = 'prospective' AND ({plans.over_sql(at)} OR {plans.lapsed_sql(at)}) "
         "AND (m.valid_until IS NULL OR m.valid_until > :now)",
-        reason="prospective → historical (its date passed)",
+        reason="prospective → historical (its date passed, or it had none and lapsed)",
     )
 
 

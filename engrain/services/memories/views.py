@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from engrain.errors import InvalidInput, NotFound
 from engrain.reading import inputs
 from engrain.reading.dates import period_ahead
+from engrain.rules import plans as plans_rules
 from engrain.services.memories import plans_text
 from engrain.services.memories.results import (
     HistoryEntry,
@@ -30,11 +31,13 @@ if TYPE_CHECKING:
     from engrain.services.runtime import Runtime
 
 
-def split_intentions(plans: list[Memory], now: datetime) -> tuple[list[Memory], list[Memory]]:
-    """Prospective memories as (upcoming or undated, overdue): a plan whose date passed stays
-    overdue until the expiry job makes it historical."""
-    overdue = [m for m in plans if m.event_time is not None and m.event_time < now]
-    return [m for m in plans if m not in overdue], overdue
+def split_intentions(plans: list[Memory], at: datetime) -> tuple[list[Memory], list[Memory]]:
+    """Prospective memories as (upcoming or undated, overdue) at the user's moment `at` (rules/plans.py): a plan
+    whose period is over stays overdue until the expiry pass makes it historical; an undated plan told long
+    before is left out (it lapsed)."""
+    live = [m for m in plans if not plans_rules.lapsed(m.event_time, m.told_at, at)]
+    overdue = [m for m in live if plans_rules.over(m.event_time, m.event_end, at)]
+    return [m for m in live if m not in overdue], overdue
 
 
 class MemoryViews:

@@ -364,8 +364,10 @@ class MemoryWriter:
         info = enrich(content, told, tz, event=explicit, lang=lang)
         if request.procedure_steps:
             info.procedure_steps, info.kind = request.procedure_steps, "procedural"
-        if request.temporality is not None:
+        if request.temporality is not None:  # the model's reading wins over the rules' plan and habit reading
             info.temporality = inputs.kind("temporality", request.temporality, inputs.TEMPORALITIES)
+            if info.temporality == "prospective":
+                info.recurrence = None  # a plan, as the model read it: no habit
         slot = slot_of(content, lang)  # a later memory of this slot with another value replaces this one
         read = MemoryMetadata(
             procedure_steps=info.procedure_steps or None,
@@ -386,7 +388,8 @@ class MemoryWriter:
             topic=slot_topic(content, lang) if slot is None else None,
             category=category or info.category,
             tags=inputs.tags(request.tags or []),
-            temporality=on_arrival(info.temporality, info.event, told, now),
+            # A plan is judged when it was told (a batch judges it again at its latest told time, below).
+            temporality=info.temporality,
             event=info.event,
             told_at=told,
             pinned=bool(request.pinned),
@@ -405,6 +408,10 @@ class MemoryWriter:
                 item = self._prepare(it, now, source)
                 item.redacted = kinds or None
                 prepared.append(item)
+        if prepared:  # an imported history: a plan whose period was over by its last message is history
+            latest = max(p.told_at for p in prepared)
+            for p in prepared:
+                p.temporality = on_arrival(p.temporality, p.event, p.told_at, latest)
         return prepared
 
     @staticmethod
