@@ -18,6 +18,7 @@ from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.dialects.postgresql import Insert
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from engrain.reading.metadata import Key
 from engrain.rules.plans import UNDATED_PLAN_DAYS
@@ -50,9 +51,22 @@ def stale_vector(embedder_id: str) -> Any:
 
 
 def known(now: datetime) -> Any:
-    """Rows stored by `now` and still valid then: what was known at a moment (the profile as of a past date);
-    at the present moment the same rows as `live`."""
-    return and_(live(now), Memory.created_at <= now)
+    """Rows told by `now` and still valid then, on the user's timeline: what the user had said by a moment (the
+    profile as of a past date, in an imported history too: its rows were all stored on the day of the import).
+    A row a correction replaced was valid until the correction was told; one archived, until it was archived.
+    At the present moment the same rows as `live`."""
+    replacement = aliased(Memory)
+    replaced_at = (
+        select(replacement.told_at)
+        .where(replacement.user_id == Memory.user_id, replacement.id == Memory.superseded_by)
+        .scalar_subquery()
+    )
+    valid = or_(
+        Memory.valid_until.is_(None),
+        and_(Memory.superseded_by.is_(None), Memory.valid_until > now),
+        and_(Memory.superseded_by.is_not(None), replaced_at > now),
+    )
+    return and_(Memory.told_at <= now, valid)
 
 
 async def get(session: AsyncSession, user_id: str, memory_id: uuid.UUID, *, for_update: bool = False) -> Memory | None:

@@ -109,11 +109,9 @@ def _where(f: RecallFilter, alias: str = "m", of_user: bool = True) -> str:
     m = alias
     parts = [f"{m}.user_id = :user"] if of_user else []
     parts += [
-        f"({m}.valid_until IS NULL OR {m}.valid_until > :now)",
+        _known(m) if f.as_of else f"({m}.valid_until IS NULL OR {m}.valid_until > :now)",
         f"({m}.kind <> 'trait' OR {m}.trait_stage IN ({_RECALLED}))" if f.include_traits else f"{m}.kind <> 'trait'",
     ]
-    if f.as_of:
-        parts.append(f"{m}.created_at <= :now")
     if f.kinds:
         parts.append(f"{m}.kind = ANY(:kinds)")
     if f.namespace is not None:
@@ -140,10 +138,21 @@ _RECENCY_EXPONENT = recency_exponent_sql(
 
 
 def _user_now(as_of: bool) -> str:
-    """The user's clock (storage/timeline.py). As of a moment, only what had been stored by then counts."""
-    stored = " AND u.created_at <= :now" if as_of else ""
+    """The user's clock (storage/timeline.py); as of a moment of their timeline, that moment."""
+    clock = "CAST(:now AS timestamptz)" if as_of else user_now_sql(":user")
     return f"""
-    user_now AS MATERIALIZED (SELECT {user_now_sql(":user", stored)} AS t),"""
+    user_now AS MATERIALIZED (SELECT {clock} AS t),"""
+
+
+def _known(m: str) -> str:
+    """As of a moment of the user's timeline (`:now`): told by then and still valid then — a row a correction
+    replaced until the correction was told, one archived until it was archived (storage/memories.known)."""
+    replaced_at = f"(SELECT r.told_at FROM memories r WHERE r.user_id = {m}.user_id AND r.id = {m}.superseded_by)"
+    return (
+        f"{m}.told_at <= :now AND ({m}.valid_until IS NULL"
+        f" OR ({m}.superseded_by IS NULL AND {m}.valid_until > :now)"
+        f" OR ({m}.superseded_by IS NOT NULL AND {replaced_at} > :now))"
+    )
 
 
 # A plan dated inside the query's window: what a question about what is ahead looks for.
@@ -273,7 +282,12 @@ def recall_sql(
         if ahead
         else "plans AS (SELECT NULL::uuid AS id WHERE false),"
     )
-    link_time = " AND l.created_at <= :now" if f.as_of else ""
+    # As of a moment: a link to a memory not yet told then is not shown (links have no time of the user's own).
+    link_time = (
+        f" AND EXISTS (SELECT 1 FROM memories t WHERE t.user_id = l.user_id AND t.id = l.target_id AND {_known('t')})"
+        if f.as_of
+        else ""
+    )
     rare = RARE_WORD_FREQ if with_vector else 1.01
     return f"""
     WITH q AS (SELECT {QUERY_TSQUERY} AS tsq),{_user_now(f.as_of)}{_lexeme_ctes(rare)}

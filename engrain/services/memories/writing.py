@@ -200,6 +200,8 @@ class MemoryWriter:
         request, kinds = await redacted(request, self.rt.settings.redact)
         await fulltext.load_for(request.content)
         item, (model, vector) = await self._read_and_embed(request, now, source)
+        # Told live about the past ("I'm going to paint this weekend", said_at last May): judged at the present.
+        item.temporality = on_arrival(item.temporality, item.event, item.told_at, now)
         db = await self.rt.database()
         async with db.transaction(session) as s:
             old_id = await ids.resolve(s, user_id, "supersedes", request.supersedes) if request.supersedes else None
@@ -388,8 +390,7 @@ class MemoryWriter:
             topic=slot_topic(content, lang) if slot is None else None,
             category=category or info.category,
             tags=inputs.tags(request.tags or []),
-            # A plan is judged when it was told (a batch judges it again at its latest told time, below).
-            temporality=info.temporality,
+            temporality=info.temporality,  # judged on arrival by the caller (`on_arrival`)
             event=info.event,
             told_at=told,
             pinned=bool(request.pinned),
@@ -408,7 +409,7 @@ class MemoryWriter:
                 item = self._prepare(it, now, source)
                 item.redacted = kinds or None
                 prepared.append(item)
-        if prepared:  # an imported history: a plan whose period was over by its last message is history
+        if prepared:  # an imported history is judged at its own end, its last message (the user's clock then)
             latest = max(p.told_at for p in prepared)
             for p in prepared:
                 p.temporality = on_arrival(p.temporality, p.event, p.told_at, latest)

@@ -101,3 +101,33 @@ async def rows_of(app, sql: str) -> list[tuple]:
     db = await app.database()
     async with db.sessions() as s:
         return [tuple(r) for r in (await s.execute(text(sql + " WHERE user_id = :u"), {"u": app.settings.user}))]
+
+
+CORRECTIONS = {
+    "en": ("I live in Berlin", "I moved to Lisbon"),
+    "de": ("Ich wohne in Berlin", "Ich bin nach Lissabon gezogen"),
+    "es": ("Vivo en Berlín", "Me mudé a Lisboa"),
+    "fr": ("J'habite à Berlin", "J'ai déménagé à Lisbonne"),
+    "zh": ("我住在柏林", "我搬到了里斯本"),
+}
+
+
+@pytest.mark.parametrize("lang", list(CORRECTIONS))
+async def test_as_of_runs_on_the_users_timeline(settings_factory, lang):
+    """An imported history is stored on the day of the import; `as_of` a day of that history answers from what
+    the user had told by then — the home before the move, then after it (it showed nothing: it ran on the
+    server's clock)."""
+    before, after = CORRECTIONS[lang]
+    async with connect(settings_factory(), Clock(NOW)) as (client, _):
+        old = await call(client, "remember", content=before, said_at="2023-01-05")
+        new = await call(client, "remember", content=after, said_at="2023-06-10", supersedes=old["id"])
+
+        async def homes(as_of: str) -> list[str]:
+            found = await call(client, "recall", query=f"{before} {after}", as_of=as_of, include_links=False)
+            return [h["id"] for h in found["results"]]
+
+        assert await homes("2022-12-01") == []
+        assert await homes("2023-03-01") == [old["id"]]
+        assert await homes("2023-07-01") == [new["id"]]
+        then = (await client.read_resource("engrain://profile/as-of/2023-03-01")).contents[0].text
+        assert old["id"][:8] in then and new["id"][:8] not in then
