@@ -203,6 +203,24 @@ def _weekend(m: re.Match[str], local_now: datetime, prefer_past: bool) -> tuple[
     return saturday, m.group(0)
 
 
+# "next month", "last week", "this year": read here, because dateparser's search misses them in some sentences
+# ("a trip to Iceland next month, I already booked the flights" gave no date at all).
+_RELATIVE_UNIT = re.compile(r"\b(?P<rel>next|last|this|past|coming)\s+(?P<unit>week|month|year)\b", re.IGNORECASE)
+
+
+def _relative_unit(m: re.Match[str], local_now: datetime) -> datetime:
+    """The first day of the week (its Monday), month or year `m` names, from `local_now`."""
+    step = {"next": 1, "coming": 1, "last": -1, "past": -1}.get(m["rel"].lower(), 0)
+    today = local_now.replace(hour=0, minute=0, second=0, microsecond=0)
+    unit = m["unit"].lower()
+    if unit == "week":
+        return today - timedelta(days=today.weekday()) + timedelta(days=7 * step)
+    if unit == "month":
+        month = today.month - 1 + step
+        return today.replace(year=today.year + month // 12, month=month % 12 + 1, day=1)
+    return today.replace(year=today.year + step, month=1, day=1)
+
+
 def _season(text: str, local_now: datetime) -> tuple[datetime, str] | None:
     """A season named with a year or relative to now, as the day it starts."""
     m = _SEASON.search(text)
@@ -358,6 +376,9 @@ def _find_event_time(
     weekend = _WEEKEND.search(content)
     if weekend is not None and weekend.start() <= cue.start() + len(cue.group(0)):
         return _weekend(weekend, local_now, prefer_past)
+    unit = _RELATIVE_UNIT.search(content)
+    if unit is not None and unit.start() <= cue.start() + len(cue.group(0)):
+        return _relative_unit(unit, local_now), unit.group(0)
     fast = _absolute_date(content, local_now, prefer_past)
     if fast is not None:
         return fast

@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse
 
 from engrain.errors import EngrainError, NotFound
+from engrain.reading.periods import happened_label
 from engrain.web.sessions import Session
 
 # What an action's redirect may announce: fixed words, never text from the request.
@@ -42,6 +43,7 @@ class Renderer:
             lstrip_blocks=True,
         )
         self.templates.filters["local"] = self._local  # pyright: ignore[reportUnknownMemberType]
+        self.templates.filters["happened"] = self._happened  # pyright: ignore[reportUnknownMemberType]
 
     def _local(self, value: datetime | str | None) -> datetime | None:
         """A stored time in the user's zone (the page shows the user's dates, not the server's)."""
@@ -50,6 +52,11 @@ class Renderer:
         at = datetime.fromisoformat(value) if isinstance(value, str) else value
         at = at if at.tzinfo else at.replace(tzinfo=UTC)
         return at.astimezone(self.zone) if self.zone else at.astimezone()
+
+    def _happened(self, row: Any) -> str:
+        """When a memory (a view or a recall hit) happened, at its precision (reading/periods.py); "" if unknown."""
+        start, end = self._local(getattr(row, "event_time", None)), self._local(getattr(row, "event_end", None))
+        return happened_label(start, end, getattr(row, "event_grain", None), self.zone) or ""
 
     def render(
         self, request: Request, name: str, session: Session | None, status: int = 200, **values: Any

@@ -350,6 +350,7 @@ async def test_over_http_each_user_signs_in_with_their_token_and_sees_only_their
             http_client(running.mcp, f"token-bob-{tag}") as b_,
         ):
             await call(a, "remember", content="Alice lives in Lisbon")
+            await call(a, "remember", content="I took this photo in Lisbon last month", said_at="2023-01-01")
             oslo = await call(b_, "remember", content="Bob lives in Oslo")
         async with browser() as b:
             page = await b.new_page()
@@ -365,6 +366,10 @@ async def test_over_http_each_user_signs_in_with_their_token_and_sees_only_their
             assert "Alice lives in Lisbon" in profile and "Oslo" not in profile
             await page.goto(f"{running.url}/ui/memories?q=Oslo")
             assert "Oslo" not in await page.locator("ul.results").inner_text()
+            # Both times, at their precision, as the model reads them (issue 41): a month, not its first day.
+            await page.goto(f"{running.url}/ui/memories?q=photo")
+            found = await page.locator("ul.results").inner_text()
+            assert "said " in found and " · happened 2022-12" in found, found  # the month, not its first day
             response = await page.goto(f"{running.url}/ui/memories/{oslo['id']}")
             assert response is not None and response.status == 404
             assert "Oslo" not in await page.content()
