@@ -178,7 +178,9 @@ def _answer_shape(origin: str) -> str:
         "Answer as JSON:\n"
         '{"memories": [{"content": "...", "kind": "fact|episodic|procedural", "importance": 1-10, '
         '"category": "work|location|skill|preference|workflow|health|relationship|general", '
-        f'"event_time": "ISO date or null", "temporality": "current|historical|prospective",{origin} '
+        '"event_time": "when it happened, only as precise as the words: 2023-05-07, 2023-05 (a month), 2023-W18 '
+        '(a week), 2023 (a year), 2023-05-06..2023-05-07 (a span), or null", '
+        f'"temporality": "current|historical|prospective",{origin} '
         '"procedure_steps": ["...", "..."] or null}],\n'
         ' "summary": "one or two sentences on what the conversation was about"}'
     )
