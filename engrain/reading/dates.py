@@ -661,25 +661,13 @@ _WEEK = re.compile(r"week|woche|semana|semaine|(?:周|星期|礼拜)(?![一二�
 
 
 def _period(phrase: str, when: datetime) -> tuple[datetime, datetime]:
-    """The stretch of time a date phrase names: a year, a season, a month, a week or a day (±1 for slack)."""
-    p = phrase.lower()
-    day = when.replace(hour=0, minute=0, second=0, microsecond=0)
-    has_day = re.search(
-        r"\b\d{1,2}(?:st|nd|rd|th)?\b|\d{4}-\d{2}-\d{2}|yesterday|today|tonight|tomorrow|day|"
-        + FULL_WEEKDAYS
-        + r"|[日号天晚初旬底末]|周[一二三四五六日]|星期.|礼拜.",
-        p,
-    )
-    if _SEASON.search(p):
-        return day, (day + timedelta(days=92)).replace(day=1)
-    if re.search(r"year|jahr|año|ann[ée]e|年$", p) or (re.fullmatch(r"(?:in\s+)?\d{4}", p.strip())):
-        return day.replace(month=1, day=1), day.replace(year=day.year + 1, month=1, day=1)
-    if re.search(r"month|monat|mes|mois", p) or (re.search(rf"\b(?:{MONTHS}|may)\b|月", p) and not has_day):
-        start = day.replace(day=1)
-        return start, (start + timedelta(days=32)).replace(day=1)
-    if _WEEK.search(p):
-        return day - timedelta(days=4), day + timedelta(days=4)
-    return day - timedelta(days=1), day + timedelta(days=2)
+    """The stretch of time a date phrase names (reading/periods.py): a year, a season, a month or a calendar
+    week as it is; a day or a weekend with a day of slack at each end."""
+    period = period_of(when, phrase)
+    if period.grain in (Grain.DAY, Grain.SPAN):
+        start = period.start.replace(hour=0, minute=0, second=0, microsecond=0)
+        return start - timedelta(days=1), period.end + timedelta(days=1)
+    return period.start, period.end
 
 
 def read_query_time(query: str, now: datetime, tz: tzinfo | None, lang: str = ENGLISH) -> QueryTime:
