@@ -148,7 +148,7 @@ def create_server(app: AppState, *, one_user: bool = True, **options: Any) -> En
     link.register(server, app.links, caller)
     forget.register(server, app.memories, caller)
     pin.register(server, app.memories, caller)
-    ingest.register(server, app.ingest, app.host_tasks, app.routes, caller)
+    ingest.register(server, app.ingest, app.host_tasks, app.routes, app.reflection_due, caller)
     memory_resources.register(server, app.memory_views, caller)
     trait_resources.register(server, app.traits, caller)
     profile_resource.register(server, app.profile, caller)

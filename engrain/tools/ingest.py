@@ -15,7 +15,8 @@ from engrain.services.memories.ingest import MAX_MESSAGES, ConversationIngest, I
 from engrain.services.memories.results import IngestResult
 from engrain.services.prompting.routes import ModelRoutes
 from engrain.services.traits.host_tasks import HostTasks
-from engrain.tools.common import Caller, answers_a_task, plural, redaction_line, structured, tool_errors
+from engrain.services.traits.reflection.due import ReflectionDue
+from engrain.tools.common import Caller, answers_a_task, plural, redaction_line, structured, tool_errors, with_note
 from engrain.tools.sampling import client_samples, result_text, to_sample
 
 DESCRIPTION = (
@@ -28,8 +29,21 @@ DESCRIPTION = (
 
 
 def register(
-    server: MCPServer, ingest: ConversationIngest, host_tasks: HostTasks, routes: ModelRoutes, caller: Caller
+    server: MCPServer,
+    ingest: ConversationIngest,
+    host_tasks: HostTasks,
+    routes: ModelRoutes,
+    due: ReflectionDue,
+    caller: Caller,
 ) -> None:
+    async def answered(user: str, result: IngestResult) -> CallToolResult:
+        """The result, ending with the reflection-due line once memories are stored (not with a task pending:
+        the task is what to do first)."""
+        text = summary_text(result)
+        if result.task is None:
+            text = with_note(text, await due.note(user, stored=len(result.created)))
+        return structured(text, result)
+
     async def extraction(
         ctx: Context, messages: list[Message] | None = None, session_id: str | None = None, said_at: str | None = None
     ) -> Sample | None:
@@ -69,19 +83,20 @@ def register(
         ] = None,
     ) -> Annotated[CallToolResult, IngestResult]:
         if answers_a_task(task_id, answer):
-            return summarize(await host_tasks.answer_extraction(user, task_id, answer))
+            return await answered(user, await host_tasks.answer_extraction(user, task_id, answer))
         if messages is None:
             raise InvalidInput("messages", "is required (or task_id and answer, to answer an extraction task)")
         request = IngestRequest(messages=messages, session_id=session_id, said_at=said_at)
         route = routes.for_request(client_samples(ctx))
         if route.kind == "host":  # the calling model extracts in a later call
-            return summarize(await host_tasks.extract(user, request))
-        return summarize(await ingest.ingest_conversation(user, request, route, result_text(sampled)))
+            return await answered(user, await host_tasks.extract(user, request))
+        return await answered(user, await ingest.ingest_conversation(user, request, route, result_text(sampled)))
 
 
-def summarize(result: IngestResult) -> CallToolResult:
+def summary_text(result: IngestResult) -> str:
+    """What was stored, and the task when the calling model has one to do."""
     text = (
         f"ingested {plural(len(result.created), 'new memory')} ({result.method}), "
         f"{len(result.duplicates)} already known" + (", with a summary" if result.summary_id else "")
     ) + redaction_line(result.redacted)
-    return structured(f"{text}\n\n{result.task}" if result.task else text, result)
+    return f"{text}\n\n{result.task}" if result.task else text

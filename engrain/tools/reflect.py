@@ -120,6 +120,8 @@ def summarize(result: ReflectResult) -> CallToolResult:
         return structured(result.task, result)
     if not result.triggered:
         summary = f"not reflected: {result.reason}"
+        if result.memories_pending:
+            summary += f"; {plural(result.memories_pending, 'memory')} waiting (force=true reflects now)"
     else:
         summary = (
             f"reflected ({result.trigger_type}, {result.status}, llm {result.llm}): "

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import datetime
 from typing import Any, ClassVar, Self, TypeVar
 
@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput
+from engrain.rules.traits import Stage
 from engrain.services.memories.extraction import Extraction
 from engrain.services.memories.ingest import ConversationIngest, ExtractTask, IngestRequest
 from engrain.services.memories.results import IngestResult
@@ -38,9 +39,11 @@ from engrain.services.traits.reflection.planning import Plan, main_prompt, revie
 from engrain.services.traits.reflection.triggers import Trigger
 from engrain.services.traits.results import Busy, NeedsModel, NotTriggered, Outcome, Reflected, reflect_result
 from engrain.storage import memories as repo
+from engrain.storage import traits as trait_repo
 from engrain.storage.cycles import Mark
 from engrain.storage.db import Database
 from engrain.storage.models import HostTask
+from engrain.text.quoting import quoted
 
 LLM_NAME = "host"
 
@@ -107,24 +110,45 @@ _CITED: dict[str, dict[str, str]] = {
 }
 
 
-def unknown_refs(state: ReflectTask, answer: MainAnswer | ReviewAnswer) -> list[str]:
-    """Every id the answer cites that its task did not show, with where it stands."""
-    shown = {kind: state.shown(kind) for kind in ("memory", "trait")}
-    problems: list[str] = []
+def _cited(answer: MainAnswer | ReviewAnswer) -> Iterator[tuple[str, str, str]]:
+    """(where it stands, the id or alias, what it names) for every id the answer cites."""
     for key, fields in _CITED.items():
         for i, item in enumerate(getattr(answer, key, ())):
             for field, kind in fields.items():
                 value = getattr(item, field)
-                refs = (
-                    [(f"{key}[{i}].{field}", value)]
-                    if isinstance(value, str)
-                    else [(f"{key}[{i}].{field}[{j}]", ref) for j, ref in enumerate(value)]
-                )
-                problems += [
-                    f"{path}: {ref!r} is not a {kind} this task showed"
-                    for path, ref in refs
-                    if ref.strip().strip("[]") not in shown[kind]
-                ]
+                if isinstance(value, str):
+                    yield f"{key}[{i}].{field}", value, kind
+                else:
+                    yield from ((f"{key}[{i}].{field}[{j}]", ref, kind) for j, ref in enumerate(value))
+
+
+def unknown_refs(state: ReflectTask, answer: MainAnswer | ReviewAnswer) -> list[str]:
+    """Every id the answer cites that its task did not show, with where it stands."""
+    shown = {kind: state.shown(kind) for kind in ("memory", "trait")}
+    return [
+        f"{path}: {ref!r} is not a {kind} this task showed"
+        for path, ref, kind in _cited(answer)
+        if ref.strip().strip("[]") not in shown[kind]
+    ]
+
+
+def gone_traits(state: ReflectTask, plan: Plan, answer: MainAnswer | ReviewAnswer) -> list[str]:
+    """Every trait the answer cites that is gone since its task was written — dissolved (decay, the scheduler,
+    the user's dismissal) or forgotten — named, so that the model hears it instead of its words being dropped
+    (issue 42: a cooking habit's reinforcements were ignored without a word)."""
+    rows = {t.id: (alias, t) for alias, t in plan.traits}
+    aliases = {**{str(i): a for a, i in state.traits.items()}, **{a: a for a in state.traits}}
+    problems: list[str] = []
+    for path, ref, kind in _cited(answer):
+        cited = ref.strip().strip("[]")
+        if kind != "trait" or cited not in aliases:
+            continue
+        alias = aliases[cited]
+        found = rows.get(state.traits[alias])
+        if found is None:
+            problems.append(f"{path}: [{alias}] was forgotten since the task was written")
+        elif found[1].trait_stage == Stage.DISSOLVED or found[1].valid_until is not None:
+            problems.append(f"{path}: [{alias}] {quoted(found[1].content)} was dissolved since the task was written")
     return problems
 
 
@@ -189,6 +213,10 @@ class HostTasks:
             db = await self.database()
             async with db.sessions.begin() as s:
                 cycle = await self.reflection.applier.apply(s, plan, NO_ANSWER, LLM_NAME, None)
+                # The task shows only the traits still live after the cycle's own passes (decay, expiry): a trait
+                # they dissolved is no longer there to reinforce or reword (issue 42).
+                live = {t.id for t in await trait_repo.active_traits(s, user_id)}
+                plan.traits = [(alias, t) for alias, t in plan.traits if t.id in live]
                 return await self._hand_out(s, cycle, plan, ReflectTask.of(plan), main_prompt(plan))
 
     async def answer(self, user_id: str, task_id: str, answer: Any) -> Outcome:
@@ -206,6 +234,10 @@ class HostTasks:
             # for one — all of it or, should anything interrupt it, none of it.
             async with db.sessions.begin() as s:
                 plan = await self._plan(s, task, state)
+                if gone := gone_traits(state, plan, parsed):
+                    raise InvalidInput(
+                        "answer", "; ".join(gone) + "; nothing was applied: leave those out and call reflect again"
+                    )
                 if main is None:
                     reviewable = set(state.reviewable) if isinstance(state, ReviewTask) else set[uuid.UUID]()
                     applied = await applier.apply_review(s, plan, ready, reviewable, LLM_NAME)

@@ -48,6 +48,7 @@ class NotTriggered:
 
     reason: str
     llm: str = "none"
+    pending: int = 0  # the memories waiting for a reflection (issue 42: a refusal said 0 when dozens waited)
 
 
 @dataclass(frozen=True)
@@ -93,8 +94,10 @@ Outcome = NotTriggered | Busy | Reflected | NeedsModel
 def reflect_result(outcome: Outcome, user_confirmation: str | None = None) -> ReflectResult:
     """The outcome as the `reflect` tool answers it (its outputSchema is ReflectResult's)."""
     match outcome:
-        case NotTriggered(reason=reason, llm=llm):
-            return ReflectResult(triggered=False, reason=reason, llm=llm, user_confirmation=user_confirmation)
+        case NotTriggered(reason=reason, llm=llm, pending=pending):
+            return ReflectResult(
+                triggered=False, reason=reason, llm=llm, memories_pending=pending, user_confirmation=user_confirmation
+            )
         case Busy(llm=llm):
             return ReflectResult(triggered=False, reason=Busy.REASON, llm=llm, user_confirmation=user_confirmation)
         case NeedsModel(cycle=cycle, task_id=task_id, task=task):

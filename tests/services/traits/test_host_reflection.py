@@ -457,3 +457,32 @@ async def test_tasks_stored_before_a_field_existed_are_answered_with_its_default
         answer = {"memories": [{"content": "Surfs on weekends", "kind": "fact"}]}
         stored = await call(client, "ingest_conversation", task_id=ingest["task_id"], answer=answer)
         assert stored["method"] == "llm" and len(stored["created"]) == 1
+
+
+async def test_ingest_says_when_a_reflection_is_due_and_a_refusal_says_what_waits(host_settings):
+    """Issue 42: `ingest_conversation` never said when to reflect, and a refused reflect said 0 memories waited."""
+    said = [
+        "I had two coffees before my 6am run",
+        "I ran 10k at dawn today",
+        "I drink an espresso after my morning run",
+        "I went for a run before breakfast yesterday",
+        "I bought new running shoes last week",
+    ]
+    clock = Clock(NOW)
+    async with connect(host_settings(), clock) as (client, _):
+        turns = [{"role": "user", "content": text} for text in said]
+        out = await call(client, "ingest_conversation", messages=turns)
+        extracted = {
+            "memories": [{"content": text, "kind": "episodic", "message": i + 1} for i, text in enumerate(said)]
+        }
+        done = await client.call_tool("ingest_conversation", {"task_id": out["task_id"], "answer": extracted})
+        due = "Reflection due (5 new memories to digest): call reflect when the conversation allows."
+        assert done.content[0].text.rstrip().endswith(due), done.content[0].text
+        task = await call(client, "reflect", force=True)
+        await call(client, "reflect", task_id=task["task_id"], answer={"new_trends": []})  # the watermark moves
+        clock.now += timedelta(seconds=5)  # within the minute after a reflection: not triggered
+        await call(client, "remember", content="Tea instead of coffee today")
+        refused = await client.call_tool("reflect", {})
+        assert refused.structured_content["triggered"] is False
+        assert refused.structured_content["memories_pending"] == 1
+        assert "1 memory waiting (force=true reflects now)" in refused.content[0].text

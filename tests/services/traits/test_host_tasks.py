@@ -15,7 +15,7 @@ from engrain.errors import InvalidInput, NotFound
 from engrain.server.state import AppState
 from engrain.services.memories.ingest import IngestRequest, Message
 from engrain.services.memories.writing import RememberRequest
-from engrain.services.traits.results import NeedsModel, Reflected
+from engrain.services.traits.results import NeedsModel, NotTriggered, Reflected, reflect_result
 from tests.conftest import Clock, running, scalar
 from tests.scripted import alias, answer
 
@@ -225,3 +225,51 @@ async def test_two_answers_at_once_apply_one(settings_factory):
         assert len(outcomes) == 2 and len(refused) == 1 and "already answered" in str(refused[0])
         total = await scalar(app, "SELECT count(*) FROM memories WHERE user_id = :u", u=user)
         assert total == 3  # two memories and the summary, once (the provisional statement is erased)
+
+
+async def test_an_answer_about_a_trait_gone_since_its_task_is_refused_by_name(settings_factory):
+    """Issue 42: reinforcing a trait the user dismissed after the task was written was dropped without a word."""
+    clock = Clock(NOW)
+    async with running(settings_factory(), clock) as app:
+        user = app.settings.user
+        await a_trait(app, clock)
+        await told(app, "Espresso and a 5k again this morning", "Coffee, then a run by the river")
+        out = await task_out(app)
+        trait = alias(out.task, BEHAVIOR)
+        evidence = [alias(out.task, "Espresso and a 5k"), alias(out.task, "Coffee, then a run")]
+        reply = answer(reinforcements=[{"trait_id": trait, "new_evidence_ids": evidence, "quality_grade": "B"}])
+        trait_id = await scalar(
+            app,
+            "SELECT id::text FROM memories WHERE user_id = :u AND kind = 'trait' AND content = :c",
+            u=user,
+            c=BEHAVIOR,
+        )
+        await app.trait_review.review(user, trait_id, "dismiss")
+        with pytest.raises(
+            InvalidInput, match=rf"reinforcements\[0\]\.trait_id: \[{trait}\] «{BEHAVIOR}» was dissolved"
+        ):
+            await app.host_tasks.answer(user, out.task_id, reply)
+        assert await task_status(app, out.task_id) == "open"  # nothing applied, the task still answerable
+        done = await app.host_tasks.answer(user, out.task_id, answer())
+        assert isinstance(done, Reflected) and done.status == "completed"
+
+
+async def test_a_task_lists_no_trait_its_own_cycle_dissolved(settings_factory):
+    """The cycle's decay runs before the task is written: a trait it dissolves is not offered to the model."""
+    clock = Clock(NOW)
+    async with running(settings_factory(), clock) as app:
+        await a_trait(app, clock)
+        clock.now += timedelta(days=3 * 365)  # on the user's clock too: what is told next is told then
+        await told(app, "Tea and a slow walk this morning")
+        out = await task_out(app)
+        assert out.cycle.traits_dissolved == 1 and BEHAVIOR not in out.task
+
+
+async def test_a_refused_reflection_says_how_many_memories_wait(settings_factory):
+    clock = Clock(NOW)
+    async with running(settings_factory(), clock) as app:
+        await a_trait(app, clock)
+        await told(app, "Tea and a slow walk this morning", "Cold shower after the run")
+        refused = await app.host_tasks.reflect(app.settings.user, force=False)
+        assert isinstance(refused, NotTriggered) and refused.pending == 2
+        assert reflect_result(refused).memories_pending == 2

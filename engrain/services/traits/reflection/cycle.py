@@ -77,7 +77,7 @@ class Reflection:
         if plan is None:
             plan = await self.planner.prepare(user_id, force)
         if isinstance(plan, NotTriggered):
-            return NotTriggered(plan.reason, llm_name)
+            return NotTriggered(plan.reason, llm_name, plan.pending)
         return plan
 
     async def apply(

@@ -149,7 +149,7 @@ class ReflectionPlanner:
             reading = await triggers.read(s, user_id, now)
             trigger = reading.trigger
             if not trigger.triggered and not force:
-                return NotTriggered(trigger.reason or "not due")
+                return NotTriggered(trigger.reason or "not due", pending=trigger.pending)
             if not trigger.triggered:
                 trigger = reading.forced()
             memories = await cycle_repo.new_memories(s, user_id, reading.mark, now, MAX_MEMORIES + 1)
