@@ -15,6 +15,7 @@ refused as already answered; nothing is applied twice.
 from __future__ import annotations
 
 import functools
+import re
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from datetime import datetime
@@ -24,7 +25,7 @@ import anyio
 from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from engrain.errors import InvalidInput
+from engrain.errors import InvalidInput, NotFound
 from engrain.rules.traits import Stage
 from engrain.services.memories.extraction import Extraction
 from engrain.services.memories.ingest import ConversationIngest, ExtractTask, IngestRequest
@@ -38,6 +39,7 @@ from engrain.services.traits.reflection.cycle import Reflection
 from engrain.services.traits.reflection.planning import Plan, main_prompt, review_candidates
 from engrain.services.traits.reflection.triggers import Trigger
 from engrain.services.traits.results import Busy, NeedsModel, NotTriggered, Outcome, Reflected, reflect_result
+from engrain.services.wording import short_ids as ids
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
 from engrain.storage.cycles import Mark
@@ -56,7 +58,9 @@ class ReflectTask(TaskState):
     TOOL: ClassVar[str] = "reflect"
     WHAT: ClassVar[str] = "update engrain's model of the user from what it learned recently."
     HINT: ClassVar[str] = (
-        "Analyse what follows; when a pattern needs checking against the user's older memories, call `recall` first. "
+        "Analyse what follows; when a pattern needs checking against the user's older memories, call `recall` first "
+        "and cite what it finds by its id (the 8 characters in brackets at the end of its line), as evidence or in an "
+        "update of a stale memory. "
     )
     trigger: str | None = None
     value: float | None = None
@@ -122,14 +126,39 @@ def _cited(answer: MainAnswer | ReviewAnswer) -> Iterator[tuple[str, str, str]]:
                     yield from ((f"{key}[{i}].{field}[{j}]", ref, kind) for j, ref in enumerate(value))
 
 
+_AN_ID = re.compile(r"[0-9a-f]{8}(?:-?[0-9a-f]{4}){0,3}(?:-?[0-9a-f]{12})?", re.IGNORECASE)
+
+
 def unknown_refs(state: ReflectTask, answer: MainAnswer | ReviewAnswer) -> list[str]:
-    """Every id the answer cites that its task did not show, with where it stands."""
+    """Every id the answer cites that its task did not show, with where it stands. A memory may also be cited by
+    its id (whole, or the 8 characters recall shows) when the model found it with `recall` (issue 42): those
+    are checked against the user's memories in the answer's transaction (`_found`)."""
     shown = {kind: state.shown(kind) for kind in ("memory", "trait")}
-    return [
-        f"{path}: {ref!r} is not a {kind} this task showed"
-        for path, ref, kind in _cited(answer)
-        if ref.strip().strip("[]") not in shown[kind]
-    ]
+    problems: list[str] = []
+    for path, ref, kind in _cited(answer):
+        cited = ref.strip().strip("[]")
+        if cited not in shown[kind] and not (kind == "memory" and _AN_ID.fullmatch(cited)):
+            problems.append(f"{path}: {ref!r} is not a {kind} this task showed")
+    return problems
+
+
+async def _found(s: AsyncSession, user_id: str, state: ReflectTask, answer: MainAnswer | ReviewAnswer) -> list[Any]:
+    """The memories the answer cites by an id the task did not show (found with `recall`), as (ref, row) pairs:
+    each must be a live memory of this user (not a trait), else the answer is refused naming it."""
+    shown = state.shown("memory")
+    found: dict[str, Any] = {}
+    for path, ref, kind in _cited(answer):
+        cited = ref.strip().strip("[]")
+        if kind != "memory" or cited in shown or cited in found:
+            continue
+        try:
+            rows = await repo.get_many(s, user_id, [await ids.resolve(s, user_id, path, cited)])
+        except NotFound:
+            rows = []
+        if not rows or rows[0].kind == "trait" or rows[0].valid_until is not None:
+            raise InvalidInput(path, f"{cited!r} is no live memory of this user; nothing was applied")
+        found[cited] = rows[0]
+    return list(found.items())
 
 
 def gone_traits(state: ReflectTask, plan: Plan, answer: MainAnswer | ReviewAnswer) -> list[str]:
@@ -234,6 +263,7 @@ class HostTasks:
             # for one — all of it or, should anything interrupt it, none of it.
             async with db.sessions.begin() as s:
                 plan = await self._plan(s, task, state)
+                plan.evidence += await _found(s, user_id, state, parsed)  # cited by id, found with recall
                 if gone := gone_traits(state, plan, parsed):
                     raise InvalidInput(
                         "answer", "; ".join(gone) + "; nothing was applied: leave those out and call reflect again"

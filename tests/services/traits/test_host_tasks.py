@@ -15,6 +15,7 @@ from engrain.errors import InvalidInput, NotFound
 from engrain.server.state import AppState
 from engrain.services.memories.ingest import IngestRequest, Message
 from engrain.services.memories.writing import RememberRequest
+from engrain.services.recall.search import RecallRequest
 from engrain.services.traits.results import NeedsModel, NotTriggered, Reflected, reflect_result
 from tests.conftest import Clock, running, scalar
 from tests.scripted import alias, answer
@@ -273,3 +274,45 @@ async def test_a_refused_reflection_says_how_many_memories_wait(settings_factory
         refused = await app.host_tasks.reflect(app.settings.user, force=False)
         assert isinstance(refused, NotTriggered) and refused.pending == 2
         assert reflect_result(refused).memories_pending == 2
+
+
+async def test_an_answer_may_cite_and_update_memories_found_with_recall(settings_factory):
+    """Issue 42: evidence and updates could cite only what the task showed, so an older memory a model found with
+    `recall` was refused and a stale fact stayed current. Now a memory of this user is cited by its id (whole or
+    the 8 characters recall shows); anything else is refused by name, with nothing applied."""
+    clock = Clock(NOW)
+    async with running(settings_factory(), clock) as app:
+        user = app.settings.user
+        await a_trait(app, clock)
+        await told(app, "I live in Leeds", "Espresso and a 5k again this morning")
+        first = await task_out(app)
+        await app.host_tasks.answer(user, first.task_id, answer())  # Leeds is an older memory from now on
+        clock.now += timedelta(hours=1)
+        await told(app, "We moved to York last weekend", "Coffee and a run along the river")
+        out = await task_out(app)
+        found = await app.recall.recall(user, RecallRequest("where do I live", limit=5))
+        leeds = next(h.id for h in found.results if h.content == "I live in Leeds")
+        sql = "SELECT id::text FROM memories WHERE user_id = :u AND content = :c"
+        first_thing = await scalar(app, sql, u=user, c=MORNING[2])
+        trait = alias(out.task, BEHAVIOR)
+        evidence = [first_thing[:8], alias(out.task, "Coffee and a run")]
+        reply = {
+            **answer(reinforcements=[{"trait_id": trait, "new_evidence_ids": evidence}]),
+            "updates": [{"old_id": leeds[:8], "new_id": alias(out.task, "moved to York")}],
+        }
+        bad = answer(reinforcements=[{"trait_id": trait, "new_evidence_ids": ["deadbeef"]}])
+        named = r"reinforcements\[0\]\.new_evidence_ids\[0\]: 'deadbeef' is no live memory"
+        with pytest.raises(InvalidInput, match=named):
+            await app.host_tasks.answer(user, out.task_id, bad)
+        done = await app.host_tasks.answer(user, out.task_id, reply)
+        assert isinstance(done, Reflected) and done.status == "completed"
+        replaced = await scalar(
+            app, "SELECT valid_until IS NOT NULL FROM memories WHERE id = CAST(:i AS uuid)", i=leeds
+        )
+        cited = await scalar(
+            app,
+            "SELECT count(*) FROM trait_evidence WHERE user_id = :u AND memory_id = CAST(:m AS uuid)",
+            u=user,
+            m=first_thing,
+        )
+    assert replaced is True and cited == 1  # the older memory, found with recall, is now the trait's evidence
