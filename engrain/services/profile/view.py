@@ -131,6 +131,10 @@ class ProfileView:
             pinned = await repo.pinned(s, user_id, now)
             lately = await repo.recent(s, user_id, now, LATELY + 3 * PER_SECTION)
 
+        # A trait an upgrade restates (its parent is shown) is not shown again (issue 42: a preference and the two
+        # behaviours it was made from filled three lines with one thing).
+        shown_traits = {t.id for t, *_ in traits}
+        traits = [row for row in traits if row[0].trait_parent_id not in shown_traits]
         slots = {m.id: _Slot.of(m) for m in slot_facts}  # each fact's metadata read once
         facts = sorted(slot_facts, key=lambda m: slots[m.id].order)
         shown: set[object] = set()

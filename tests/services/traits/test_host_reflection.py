@@ -314,6 +314,9 @@ async def test_the_trait_lifecycle_driven_entirely_through_host_tasks(host_setti
         )
         preference = (await traits(client))[PREFERENCE]
         assert preference["subtype"] == "preference" and preference["stage"] == "established"
+        # The profile shows the preference, not the behaviour it restates again (issue 42).
+        profile = (await client.read_resource("engrain://profile")).contents[0].text
+        assert f"«{PREFERENCE}»" in profile and f"«{BEHAVIOR}»" not in profile
 
         clock.now += timedelta(days=1)
         await call(client, "remember", content="Drove to work every day this week")
