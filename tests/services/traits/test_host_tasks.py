@@ -10,6 +10,7 @@ from typing import Any
 
 import anyio
 import pytest
+from sqlalchemy import text
 
 from engrain.errors import InvalidInput, NotFound
 from engrain.server.state import AppState
@@ -28,8 +29,8 @@ BEHAVIOR = "Starts the day with coffee and a run"
 
 
 async def told(app: AppState, *texts: str) -> None:
-    for text in texts:
-        await app.memories.remember(app.settings.user, RememberRequest(content=text))
+    for said in texts:
+        await app.memories.remember(app.settings.user, RememberRequest(content=said))
 
 
 async def task_out(app: AppState) -> NeedsModel:
@@ -124,7 +125,7 @@ async def test_a_review_task_follows_contradictions_and_is_applied(settings_fact
             contradictions=[
                 {
                     "trait_id": alias(out.task, BEHAVIOR),
-                    "contradicting_evidence_ids": [alias(out.task, text) for text in against],
+                    "contradicting_evidence_ids": [alias(out.task, line) for line in against],
                     "description": "mornings without coffee or a run",
                 }
             ]
@@ -316,3 +317,23 @@ async def test_an_answer_may_cite_and_update_memories_found_with_recall(settings
             m=first_thing,
         )
     assert replaced is True and cited == 1  # the older memory, found with recall, is now the trait's evidence
+
+
+async def test_the_models_extraction_wins_over_the_rules_for_kind_date_plan_and_habit(settings_factory):
+    """Issue 42, item 7: where the calling model read an item, its kind, date (at its precision) and plan/habit
+    reading are stored, not the rules' reading of the same words."""
+    async with running(settings_factory(), Clock(NOW)) as app:
+        user = app.settings.user
+        said = "Every Sunday I go hiking, and last week I booked a trip to Oslo"
+        out = await app.host_tasks.extract(user, conversation(said))
+        item = {"content": said, "kind": "fact", "event_time": "2026-03", "temporality": "prospective", "message": 1}
+        done = await app.host_tasks.answer_extraction(user, out.task_id or "", {"memories": [item]})
+        sql = (
+            "SELECT kind, temporality, event_grain, to_char(event_time, 'YYYY-MM'), metadata ->> 'recurrence'"
+            " FROM memories WHERE user_id = :u AND id = CAST(:i AS uuid)"
+        )
+        db = await app.database()
+        async with db.sessions() as s:
+            row = (await s.execute(text(sql), {"u": user, "i": done.created[0]})).one()
+    # The rules alone read a habit ("Every Sunday") dated last week; the model read a plan for March.
+    assert tuple(row) == ("fact", "prospective", "month", "2026-03", None)
