@@ -146,19 +146,24 @@ async def _found(s: AsyncSession, user_id: str, state: ReflectTask, answer: Main
     """The memories the answer cites by an id the task did not show (found with `recall`), as (ref, row) pairs:
     each must be a live memory of this user (not a trait), else the answer is refused naming it."""
     shown = state.shown("memory")
-    found: dict[str, Any] = {}
+    cited_ids: dict[str, tuple[str, uuid.UUID | None]] = {}  # ref → (where it stands, the id it names)
     for path, ref, kind in _cited(answer):
         cited = ref.strip().strip("[]")
-        if kind != "memory" or cited in shown or cited in found:
+        if kind != "memory" or cited in shown or cited in cited_ids:
             continue
         try:
-            rows = await repo.get_many(s, user_id, [await ids.resolve(s, user_id, path, cited)])
+            cited_ids[cited] = (path, await ids.resolve(s, user_id, path, cited))
         except NotFound:
-            rows = []
-        if not rows or rows[0].kind == "trait" or rows[0].valid_until is not None:
+            cited_ids[cited] = (path, None)
+    wanted = [i for _, i in cited_ids.values() if i is not None]
+    rows = {m.id: m for m in await repo.get_many(s, user_id, wanted)}  # one read for all of them
+    found: list[tuple[str, Any]] = []
+    for cited, (path, memory_id) in cited_ids.items():
+        row = rows.get(memory_id) if memory_id is not None else None
+        if row is None or row.kind == "trait" or row.valid_until is not None:
             raise InvalidInput(path, f"{cited!r} is no live memory of this user; nothing was applied")
-        found[cited] = rows[0]
-    return list(found.items())
+        found.append((cited, row))
+    return found
 
 
 def gone_traits(state: ReflectTask, plan: Plan, answer: MainAnswer | ReviewAnswer) -> list[str]:
