@@ -117,16 +117,23 @@ def _where(f: RecallFilter, alias: str = "m", of_user: bool = True) -> str:
     if f.namespace is not None:
         parts.append(f"{m}.namespace = :ns")
     if f.since is not None:  # the period ends after `since` (a point: is at or after it)
-        parts.append(f"coalesce({m}.event_end - interval '1 microsecond', {m}.event_time, {m}.told_at) >= :since")
+        parts.append(f"{_dated_last(m)} >= :since")
     if f.until is not None:  # the period begins by `until`
-        parts.append(f"coalesce({m}.event_time, {m}.told_at) <= :until")
+        parts.append(f"{_dated(m)} <= :until")
     return " AND ".join(parts)
 
 
 # A memory's place on the user's timeline: when it happened (a period: its start and its last moment), else when
 # the user told it.
-_DATED = "coalesce(m.event_time, m.told_at)"
-_DATED_LAST = "coalesce(m.event_end - interval '1 microsecond', m.event_time, m.told_at)"
+def _dated(m: str) -> str:
+    return f"coalesce({m}.event_time, {m}.told_at)"
+
+
+def _dated_last(m: str) -> str:
+    return f"coalesce({m}.event_end - interval '1 microsecond', {m}.event_time, {m}.told_at)"
+
+
+_DATED, _DATED_LAST = _dated("m"), _dated_last("m")
 # Recency counts on the user's timeline (rules/recall.py): from the user's clock, `user_now` (storage/timeline.py).
 _RECENCY_EXPONENT = recency_exponent_sql(
     "extract(epoch FROM ((SELECT t FROM user_now) - m.told_at))",

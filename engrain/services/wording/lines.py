@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
 from engrain.reading import inputs
-from engrain.reading.dates import meant
+from engrain.reading.dates import local, meant
 from engrain.reading.periods import Period
+from engrain.rules import plans
 from engrain.rules.traits import FORMING_STAGES
 from engrain.text.quoting import inline
 
@@ -34,7 +35,9 @@ def marks(
     if habit:
         return ["habit"]
     if temporality == "prospective":
-        overdue = happened is not None and meant(happened.start) is not None and happened.end <= now
+        overdue = (
+            happened is not None and meant(happened.start) is not None and plans.over(happened.start, happened.end, now)
+        )
         return ["overdue plan"] if overdue else ["plan"]
     return ["procedure"] if kind == "procedural" else []
 
@@ -82,6 +85,6 @@ def when_text(shown: Shown, tz: tzinfo | None) -> str:
     """ "said 2023-01-01 · happened 2022-12", or either alone, or "" (a trait)."""
     said = meant(shown.said)
     happened = shown.happened if shown.happened is not None and meant(shown.happened.start) else None
-    times = [f"said {(said.astimezone(tz) if tz else said.astimezone()).date().isoformat()}"] if said else []
+    times = [f"said {local(said, tz).date().isoformat()}"] if said else []
     times += [f"happened {happened.label(tz)}"] if happened is not None else []
     return " · ".join(times)
