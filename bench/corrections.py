@@ -16,6 +16,7 @@ import argparse
 import json
 import sys
 from collections import defaultdict
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -31,12 +32,22 @@ from engrain.server.state import AppState
 PAIRS = Path(__file__).resolve().parents[1] / "tests" / "data" / "corrections.tsv"
 
 
-def read_pairs(path: Path = PAIRS) -> list[tuple[str, bool, str, str, str]]:
+@dataclass(frozen=True)
+class Pair:
+    lang: str
+    label: bool  # the second replaces the first
+    attribute: str  # the single-valued fact the pair is about ("phone", "favourite colour")
+    first: str
+    second: str
+    split: str  # dev (may be tuned on) or test (held out)
+
+
+def read_pairs(path: Path = PAIRS) -> list[Pair]:
     rows = []
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip() and not line.startswith("#"):
-            lang, label, first, second, split = line.split("\t")
-            rows.append((lang, label == "1", first, second, split))
+            lang, label, attribute, first, second, split = line.split("\t")
+            rows.append(Pair(lang, label == "1", attribute, first, second, split))
     return rows
 
 
@@ -78,15 +89,15 @@ async def measure(embedder: str, split: str, home: str | None = None) -> dict[st
     misses: list[dict[str, Any]] = []
     said = (now - timedelta(days=1)).isoformat()
     async with Client(create_server(app)) as client:  # through MCP, as a client calls it
-        for lang, label, first, second, part in read_pairs():
-            if split not in ("all", part):
-                continue
+        pairs = [p for p in read_pairs() if split in ("all", p.split)]
+        for pair in pairs:
+            lang, label, first, second = pair.lang, pair.label, pair.first, pair.second
             a = await _remember(client, content=first, said_at=said)
             b = await _remember(client, content=second)
             replaced = b["superseded"] == a["id"] and a["id"] != b["id"]
             results.append((lang, label, replaced))
             flagged.append((label, replaced, (b["may_replace"] or {}).get("id") == a["id"]))
-            if replaced != label and part == "dev":
+            if replaced != label and pair.split == "dev":
                 misses.append({"lang": lang, "first": first, "second": second, "want": label, "got": replaced})
             for memory in (b["id"], a["id"]):  # the next pair starts from nothing (forgetting one may take both)
                 await client.call_tool("forget", {"memory_id": memory})
@@ -96,6 +107,9 @@ async def measure(embedder: str, split: str, home: str | None = None) -> dict[st
     return {
         "embedder": embedder,
         "split": split,
+        "attributes": len({p.attribute for p in pairs}),
+        "corrections": sum(p.label for p in pairs),
+        "non_corrections": sum(not p.label for p in pairs),
         "overall": _scores(results),
         "by_language": {lang: _scores(rows) for lang, rows in sorted(by_lang.items())},
         "may_replace": _flags(flagged),
