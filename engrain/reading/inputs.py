@@ -14,6 +14,7 @@ from typing import Literal, get_args
 from engrain.errors import InvalidInput
 from engrain.reading.dates import EARLIEST_TOLD, parse_period, parse_when
 from engrain.reading.periods import Period
+from engrain.reading.slots import key_of
 
 MAX_CONTENT_CHARS = 8_000
 MAX_QUERY_CHARS = 2_000
@@ -24,6 +25,7 @@ MAX_CATEGORY_CHARS = 40
 MAX_RELATION_CHARS = 40
 MAX_NAMESPACE_CHARS = 64
 MAX_USER_CHARS = 200
+MAX_KEY_CHARS = 80
 WRITABLE_KINDS = ("fact", "episodic", "procedural")
 # Why a memory was forgotten: a fixed category, never free text. A reason in the user's words would
 # repeat what they asked to erase ("forget that I have diabetes") in the history and in exports.
@@ -134,6 +136,16 @@ def said_at(field: str, value: str, now: datetime, tz: tzinfo | None) -> datetim
             field, f"{told.date().isoformat()} is before {EARLIEST_TOLD.year}; give when the user said it"
         )
     return min(told, now)
+
+
+def slot_key(field: str, value: object) -> str:
+    """A single-valued fact's key as a caller writes it — whose · what: "user · phone", "Mei · due date",
+    or just "gym" (the user's) — as stored ("user:phone")."""
+    key = key_of(text_field(field, value, MAX_KEY_CHARS))
+    whose, _, what = key.rpartition(":")
+    if not what or not whose:
+        raise InvalidInput(field, "names no attribute; write whose · what, e.g. 'user · phone'")
+    return key
 
 
 def period(field: str, value: str, now: datetime, tz: tzinfo | None, *, prefer_past: bool) -> Period:

@@ -1,11 +1,17 @@
-"""Single-valued facts ("slots"): where someone lives, where they work, what they work as, their relationship
-status, a pet's name. A later statement of the same slot with another value replaces the earlier one, so a
-correction said in passing ("Actually I moved to Lisbon last month") wins over the stale fact without an id.
+"""Single-valued facts ("slots", each with a key): where someone lives, where they work, what they work as,
+their relationship status, a pet's name — and any attribute a sentence names with its one value: "my phone is
+a Pixel 8", "I switched gyms to The Gym Group", "Mei's due date is March 10", "我的新车是比亚迪汉". A later
+statement of the same key with another value replaces the earlier one, so a correction said in passing
+("Actually I moved to Lisbon last month") wins over the stale fact without an id.
 
-A slot is (whose, what): "user" or the person or pet named ("sister", "anna", "dog"), and the attribute.
-Only a statement of how things are *now* fills a slot: "I live in X", "I moved to X", "I work at X", not
-"I lived in X", "I'm moving to X next month" or "My sister lives in X" for the user's own home. The rules are
-grammar per language (this module for English; each language's module lists its own patterns).
+A key is (whose, what): "user" or the person or pet named ("sister", "mei", "dog"), and the attribute, in
+English where the language's module knows the word ("Handy", "手机" → phone) so that a bilingual user's
+facts meet. Only the user's own statement of how things are *now* fills a slot: not the past ("I lived in
+X", "my old phone was"), a plan, a question, a negation, someone else's fact for the user's, nor a frame
+that makes it not the user's claim — a quote, reported speech ("Tom thinks I live in Leeds"), a
+hypothetical ("imagine my car is a Ferrari"), a request, fiction or a dream. The rules are grammar per
+language (this module for English; each language's module lists its own patterns); where a model read the
+text, its key wins (`key_of`).
 """
 
 from __future__ import annotations
@@ -14,7 +20,11 @@ import re
 from dataclasses import dataclass
 
 from engrain.reading.languages import (
+    asks_named_patterns,
     asks_slot_patterns,
+    attribute_words,
+    frame,
+    named_patterns,
     not_now,
     slot_end_patterns,
     slot_patterns,
@@ -43,6 +53,15 @@ ENGLISH_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"\b(?P<who>I|my (?P<rel>{RELATIONS}))\s+{_NOW}(?:now\s+|currently\s+|still\s+)?"
             rf"(?:live|lives|am living|is living|am based|is based|reside|resides|have moved|has moved|moved|"
             rf"have relocated|has relocated|relocated|just moved)\s+(?:back\s+)?(?:in|to)\s+{_PLACE_VALUE}{_END}",
+            _I,
+        ),
+    ),
+    # "We moved into our new house in Bristol last weekend".
+    (
+        "home",
+        re.compile(
+            r"\b(?:I|we)(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|recently\s+)?moved\s+(?:in)?to\s+(?:a|our|my|the)\s+"
+            rf"new\s+(?:house|home|flat|apartment|place)\s+in\s+{_PLACE_VALUE}{_END}",
             _I,
         ),
     ),
@@ -97,10 +116,99 @@ ENGLISH_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
 ]
-# Slots that hold one value at a time: a new value replaces the old. The others (where one is from, the
-# people one names) are facts for the profile that a second value adds to.
-SINGLE_VALUED = frozenset({"home", "employer", "job", "relationship", "name"})
-# The order a profile states the user's own facts in.
+# Any attribute named with its one value. The value is a name ("Barclays", "Dr. Patel", "a Pixel 8", "an
+# iPhone 15") — an adjective is a state, not a value ("my phone is broken") — or, for a favourite, any words
+# ("my favourite colour is green"). Whose: "my"/"our" (the user), "my sister's", "Mei's".
+_NAMED_VALUE = (
+    r"(?P<value>(?:(?:a|an|the)\s+)?(?-i:(?:[A-Z0-9]|[a-z][A-Z])[\w'’.&+-]*)"
+    r"(?:[ -](?-i:(?:[A-Z0-9]|[a-z][A-Z])[\w'’.&+-]*|&|of|de|van|von))*)"
+)
+_FAVOURITE_VALUE = r"(?P<fvalue>(?:(?:a|an|the)\s+)?[\w'’-]+(?:\s+(?!now\b|these\b|too\b)[\w'’-]+){0,2}?)"
+_OWNER = (
+    r"(?P<owner>\bmy\s+(?P<rel>[a-z]+(?:\s+friend)?)'s|(?<![\w'])(?P<name>(?-i:(?!(?:It|He|She|That|There|What|"
+    r"Where|Who|Here|Let|This)\b)[A-Z][a-z]+))'s|\bmy|\bour)"
+)
+_MODIFIERS = r"(?:(?:new|current|present|latest|usual|regular|main|go-to)\s+)*"
+# Function words and verbs are never part of an attribute ("my friend says her phone is…" names none).
+_ATTRIBUTE = (
+    r"(?P<attr>(?:(?!(?:is|was|says|said|thinks|and|or|but|that|her|his|their|the|a|an|to|of|in|on|at|for|"
+    r"with|not|just)\b)[a-z][a-z-]*)(?:\s+(?!(?:is|was|says|said|thinks|and|or|but|that|her|his|their|the|a|"
+    r"an|to|of|in|on|at|for|with|not|just)\b)[a-z][a-z-]*){0,2}?)"
+)
+_NOW_WORDS = r"(?:(?:now|currently|actually|still|officially)\s+)?"
+ENGLISH_NAMED: list[re.Pattern[str]] = [
+    # "my phone is a Pixel 8", "my sister's new car is a Mini Cooper", "Mei's due date is now March 10".
+    re.compile(
+        rf"{_OWNER}\s+{_MODIFIERS}(?P<fav>(?:favou?rite|fave|go-to)\s+)?{_ATTRIBUTE}(?:'s|\s+is)\s+{_NOW_WORDS}"
+        rf"(?:{_NAMED_VALUE}|(?(fav){_FAVOURITE_VALUE}|(?!)))(?=\s*(?:$|[.,;!?)]|\s(?:now|these days|since|for|"
+        r"and|but|with|because|at|on|in|near)\b))",
+        _I,
+    ),
+    # "I just got a new phone, a Pixel 8", "I bought a new car: a Tesla Model 3".
+    re.compile(
+        r"\bI(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|recently\s+)?(?:got|gotten|bought|picked\s+up|have)\s+"
+        rf"(?:myself\s+)?an?\s+new\s+{_ATTRIBUTE}\s*[,:—–-]\s*{_NAMED_VALUE}{_END}",
+        _I,
+    ),
+    # "I switched gyms to The Gym Group", "I changed my browser to Firefox".
+    re.compile(
+        r"\bI(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|recently\s+)?(?:switched|changed|moved)\s+(?:my\s+)?"
+        rf"{_ATTRIBUTE}\s+to\s+{_NAMED_VALUE}{_END}",
+        _I,
+    ),
+    # "I drive a Kia Niro now".
+    re.compile(rf"\bI\s+{_NOW_WORDS}drive\s+(?P<attr>)(?:an?\s+|the\s+)?{_NAMED_VALUE}{_END}", _I),
+]
+# What a verb names when the sentence does not ("I drive a Kia" is the user's car).
+_VERB_ATTRIBUTES = {"drive": "car"}
+# Attributes the rules never key: people one has several of (a sister, a friend: the `person` slot names
+# them), and what is a thought, not a fact ("my point is…").
+_NOT_KEYED = frozenset(
+    re.findall(
+        r"\w+",
+        "sister brother son daughter child kid cousin friend colleague neighbour neighbor aunt uncle nephew niece "
+        "grandchild grandson granddaughter parent point guess question problem answer hope fear bet concern issue "
+        "worry idea plan goal dream wish advice opinion view take",
+    )
+)
+# English words for an attribute and its home word: "mobile" and "cell phone" are the phone.
+ENGLISH_ATTRIBUTES = {
+    "mobile": "phone",
+    "cell": "phone",
+    "cellphone": "phone",
+    "cell phone": "phone",
+    "mobile phone": "phone",
+    "smartphone": "phone",
+    "gp": "doctor",
+    "family doctor": "doctor",
+    "mobile carrier": "carrier",
+    "phone carrier": "carrier",
+    "hair stylist": "hairdresser",
+    "hairstylist": "hairdresser",
+    "color": "colour",
+    "favorite": "favourite",
+    "fave": "favourite",
+    "football team": "team",
+    "mom": "mother",
+    "mum": "mother",
+    "dad": "father",
+}
+# A quote, reported speech, a hypothetical, a request, fiction or a dream before the statement in its
+# sentence: not the user's claim about now ("People assume my gym is Equinox", "Imagine my car is a
+# Ferrari"). "I told you, I live in Berlin" is the user's own.
+ENGLISH_FRAME = re.compile(
+    r"\b(?!I\b)[A-Za-z]+\s+(?:say|says|said|tell|tells|told|think|thinks|thought|assume|assumes|assumed|"
+    r"believe|believes|believed|claim|claims|claimed|guess|guessed|reckon|reckons|insist|insists|suspect)\b"
+    r"|\b(?:imagine|imagining|pretend|pretending|suppose|supposing|what if|if|unless|wish|hypothetically|"
+    r"dream\w*|novel|story|stories|fiction|roleplay|role-play|character|script|write|compose|draft|"
+    r"can you|could you|would you|will you|please|let's)\b",
+    _I,
+)
+
+# Slots that hold many values: where one is from, the people one names. A second value adds to them; every
+# other slot (where one lives and works, a phone, a gym, a favourite colour) holds one value at a time.
+MANY_VALUED = frozenset({"origin", "person"})
+# The order a profile states the user's own facts in; other attributes follow, by name.
 PROFILE_ORDER = ("name", "origin", "home", "job", "employer", "relationship")
 # Not how things are now: the past ("I lived in"), a plan ("I'm moving to"), a wish, a question, a negation.
 _NOT_NOW = re.compile(
@@ -108,12 +216,17 @@ _NOT_NOW = re.compile(
     r"moving|not|n't|never)\b|\?\s*$",
     _I,
 )
+_ARTICLES = re.compile(
+    r"^(?:(?:the|a|an|le|la|les|un|une|el|los|las|der|die|das|den|dem|ein|eine|einen|einem)\s+|l['’])", _I
+)
+_SENTENCE_END = re.compile(r"[.!?;。！？；\n]")
+_OPEN_QUOTES = {'"': '"', "“": "”", "«": "»", "„": "“", "「": "」", "『": "』"}
 
 
 @dataclass(frozen=True)
 class Slot:
-    whose: str  # "user", a relation ("sister"), a pet ("dog")
-    what: str  # home, employer, job, relationship, name
+    whose: str  # "user", a relation ("sister"), a person or pet named ("mei", "dog")
+    what: str  # the attribute: home, employer, job, relationship, name, phone, gym, favourite colour…
     value: str  # as written, trimmed
 
     @property
@@ -122,39 +235,120 @@ class Slot:
 
     @property
     def single(self) -> bool:
-        return self.what in SINGLE_VALUED
+        return single_valued(self.key)
 
     @property
     def normalized(self) -> str:
-        return " ".join(self.value.lower().replace("the ", "").split())
+        return normalized_value(self.value)
+
+
+def normalized_value(value: str) -> str:
+    """A value as compared: lower case, no leading article, one space ("the Gym Group" = "Gym Group")."""
+    return " ".join(_ARTICLES.sub("", value.strip(" .,'’\"")).lower().split())
 
 
 def _whose(relation: str | None) -> str:
     """Whose fact: the user's, or the relative's named ("mom" and "mum" are "mother")."""
     if relation is None:
         return "user"
-    return relation.lower().replace("mom", "mother").replace("mum", "mother").replace("dad", "father")
+    word = " ".join(relation.lower().split())
+    return ENGLISH_ATTRIBUTES.get(word, word)
+
+
+def attribute(words: str, lang: str = ENGLISH, favourite: bool = False) -> str:
+    """An attribute as a key names it: lower case, singular, the home word where the language's module
+    knows one ("Handy" → phone, "couleur préférée" → favourite colour), "favourite" kept."""
+    table = ENGLISH_ATTRIBUTES if lang == ENGLISH else attribute_words(lang)
+    name = " ".join(words.lower().replace("’", "'").split())
+    name = table.get(name, name)
+    parts = [table.get(w, w) for w in name.split()]
+    if lang == ENGLISH and parts and len(parts[-1]) > 3 and parts[-1].endswith("s") and not parts[-1].endswith("ss"):
+        parts[-1] = parts[-1][:-1]  # "I switched gyms to…": the gym
+    name = " ".join(parts)
+    if favourite and not name.startswith("favourite"):
+        name = f"favourite {name}"
+    return table.get(name, name)
+
+
+def _framed(content: str, start: int, lang: str) -> bool:
+    """Whether what starts at `start` is inside a quote or after a frame in its sentence that makes it not
+    the user's claim about now: reported speech, a hypothetical, a request, fiction, a dream."""
+    before = content[:start]
+    sentence = before[max((m.end() for m in _SENTENCE_END.finditer(before)), default=0) :]
+    for opening, closing in _OPEN_QUOTES.items():
+        opened = sentence.count(opening)
+        if (opening == closing and opened % 2) or (opening != closing and opened > sentence.count(closing)):
+            return True
+    return (ENGLISH_FRAME if lang == ENGLISH else frame(lang)).search(sentence) is not None
+
+
+def _named(m: re.Match[str], lang: str) -> Slot | None:
+    """The slot a pattern that names its attribute found: whose, the attribute, the value."""
+    groups = m.groupdict()
+    words = groups.get("attr") or ""
+    if not words:
+        verb = next((v for v in _VERB_ATTRIBUTES if re.search(rf"\b{v}\b", m.group(0), _I)), None)
+        words = _VERB_ATTRIBUTES[verb] if verb else ""
+    what = attribute(words, lang, favourite=bool(groups.get("fav"))) if words else ""
+    if not what or what in _NOT_KEYED or what.split()[-1] in _NOT_KEYED:
+        return None
+    name = groups.get("name")
+    whose = name.lower() if name else _whose(groups.get("rel"))
+    if lang != ENGLISH:
+        whose = attribute(whose, lang) if whose != "user" else whose
+    return Slot(whose, what, (m["value"] or groups.get("fvalue") or "").strip(" .,'’"))
 
 
 def _read(content: str, lang: str) -> tuple[Slot, bool] | None:
-    """The first slot `content` fills, and whether it states it about now."""
-    patterns = ENGLISH_PATTERNS if lang == ENGLISH else slot_patterns(lang)
-    for what, pattern in patterns:
+    """The first slot `content` fills, and whether it states it about now (its own claim, in the present)."""
+    english = lang == ENGLISH
+    found: list[tuple[int, Slot, re.Match[str]]] = []
+    for what, pattern in ENGLISH_PATTERNS if english else slot_patterns(lang):
         m = pattern.search(content)
-        if m is None:
-            continue
-        clause = content[max(0, m.start() - 12) : m.end()] + content[m.end() : m.end() + 2]
-        now = not (_NOT_NOW if lang == ENGLISH else not_now(lang)).search(clause)
-        value = m["value"].strip(" .,'’")
-        if value:
-            return Slot(_whose(m.groupdict().get("rel")), what, value), now
-    return None
+        if m is not None and m["value"].strip(" .,'’"):
+            found.append((m.start(), Slot(_whose(m.groupdict().get("rel")), what, m["value"].strip(" .,'’")), m))
+            break
+    for pattern in ENGLISH_NAMED if english else named_patterns(lang):
+        for m in pattern.finditer(content):
+            slot = _named(m, lang)
+            if slot is not None and slot.value:
+                found.append((m.start(), slot, m))
+                break
+    if not found:
+        return None
+    start, slot, m = min(found, key=lambda f: f[0])
+    # The words around the value, not the value: "联想" (Lenovo) holds 想 (to want).
+    value_at = m.start("value") if m["value"] else m.start("fvalue")
+    clause = content[max(0, start - 12) : value_at] + content[m.end() : m.end() + 2]
+    now = not (_NOT_NOW if english else not_now(lang)).search(clause) and not _framed(content, m.start(), lang)
+    return slot, now
+
+
+def given_slot(key: str, read: Slot | None, content: str) -> Slot:
+    """The slot of a memory whose key the caller gave ("user:phone", as `key_of` reads it): the value the
+    rules read where they read the same key, else the whole statement (two statements of one key then
+    differ unless they are the same words, and the later one is current)."""
+    whose, _, what = key.rpartition(":")
+    if read is not None and read.key == key:
+        return read
+    return Slot(whose, what, content)
 
 
 def slot_of(content: str, lang: str = ENGLISH) -> Slot | None:
     """The single-valued fact `content` states about now, if it states one (first match)."""
     found = _read(content, lang)
     return found[0] if found is not None and found[1] else None
+
+
+def key_of(given: str) -> str:
+    """A key as a model writes it ("user · phone", "Mei: due date", "gym") as stored ("user:phone",
+    "mei:due date", "user:gym"): whose defaults to the user; the attribute is named as the rules name it."""
+    text = " ".join(given.replace("·", ":").replace("/", ":").split()).strip(" :")
+    whose, _, what = text.rpartition(":")
+    whose = whose.strip().lower() or "user"
+    if whose in ("me", "i", "my", "the user", "user's"):
+        whose = "user"
+    return f"{_whose(whose) if whose != 'user' else whose}:{attribute(what.strip())}"
 
 
 # What the user says about their own single-valued facts without stating a value for now: the past ("I used
@@ -260,17 +454,47 @@ _ASKS: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
+# Questions that name an attribute: "what's my phone", "what car do I drive", "who is my doctor", "which gym
+# do I go to", "what is my sister's favourite colour".
+_ASKS_NAMED: list[re.Pattern[str]] = [
+    re.compile(
+        rf"\b(?:what|who|which)(?:'s|\s+is|\s+was)\s+my\s+(?:(?P<rel>[a-z]+)'s\s+)?{_MODIFIERS}"
+        rf"(?P<fav>(?:favou?rite|fave|go-to)\s+)?{_ATTRIBUTE}\s*(?:$|[?.,!]|\s+(?:now|these days|again)\b)",
+        _I,
+    ),
+    re.compile(
+        r"\b(?:what|which)\s+(?P<attr>[a-z]+(?:\s+[a-z]+)?)\s+(?:do|did)\s+I\s+(?:have|use|own|drive|go\s+to|"
+        r"bank\s+with|support|see)\b",
+        _I,
+    ),
+]
+
+
+def shown_key(key: str) -> str:
+    """A key as texts show it to a model and a model writes it back: "user:phone" → "user · phone"."""
+    whose, _, what = key.rpartition(":")
+    return f"{whose} · {what}"
+
+
 def single_valued(key: str) -> bool:
-    """Whether the slot `key` ("user:home", "sister:person") holds one value at a time."""
-    return key.rpartition(":")[2] in SINGLE_VALUED
+    """Whether the slot `key` ("user:home", "user:phone", "sister:person") holds one value at a time."""
+    return key.rpartition(":")[2] not in MANY_VALUED
 
 
 def asked_slot(query: str, lang: str = ENGLISH) -> str | None:
-    """The slot key (as `Slot.key`) a question asks about, if it asks about one."""
+    """The slot key (as `Slot.key`) a question asks about, if it asks about one: a fixed slot ("where do I
+    live") or an attribute it names ("what phone do I have", "was ist mein Handy")."""
     patterns = _ASKS if lang == ENGLISH else asks_slot_patterns(lang)
     for what, pattern in patterns:
         m = pattern.search(query)
         if m is not None:
             groups = m.groupdict()
             return f"{_whose(groups.get('rel') or groups.get('rel2'))}:{what}"
+    for pattern in _ASKS_NAMED if lang == ENGLISH else asks_named_patterns(lang):
+        m = pattern.search(query)
+        if m is not None and m["attr"]:
+            groups = m.groupdict()
+            what = attribute(m["attr"], lang, favourite=bool(groups.get("fav")))
+            if what not in _NOT_KEYED:
+                return f"{_whose(groups.get('rel'))}:{what}"
     return None

@@ -50,9 +50,10 @@ RARE_WORD_FREQ = 0.01
 DIVERSITY_POOL_MIN = 30
 DIVERSITY_WEIGHT = 0.3
 DIVERSITY_FLOOR = 0.5
-# A question about a single-valued fact ("where do I live", "where does my sister work":
-# reading/slots.asked_slot): the live memories filling that slot are candidates, and gain this.
-SLOT_WEIGHT = 0.3
+# A question about a single-valued fact ("where do I live", "what phone do I have": reading/slots.asked_slot):
+# the live memories holding that key are candidates, and gain this — enough to rank the current value first
+# (issue 42: at 0.3, "My mother lives in York", a word shared with the question, outranked the user's move).
+SLOT_WEIGHT = 1.0
 # Memories linked to the best hits that come along with them (one hop).
 LINK_EXPANSION = 3
 

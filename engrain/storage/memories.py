@@ -437,6 +437,19 @@ async def slot_holders(
     return [(r.id, r.value, r.told_at) for r in rows]
 
 
+async def set_slot(session: AsyncSession, user_id: str, memory_id: uuid.UUID, key: str) -> None:
+    """A model's key for a stored memory (reading/slots.py): the value the rules read where they read the
+    same key, else the statement itself, as `slots.given_slot` keeps it on writing."""
+    await session.execute(
+        text(
+            f"UPDATE memories SET metadata = coalesce(metadata, '{{}}'::jsonb) || jsonb_build_object("
+            f"'{Key.SLOT}', CAST(:k AS text), '{Key.SLOT_VALUE}', coalesce(CASE WHEN metadata ->> '{Key.SLOT}' = :k "
+            f"THEN metadata ->> '{Key.SLOT_VALUE}' END, lower(content))) WHERE user_id = :u AND id = :i"
+        ),
+        {"k": key, "u": user_id, "i": memory_id},
+    )
+
+
 async def mark_may_replace(session: AsyncSession, user_id: str, memory_id: uuid.UUID, holder: uuid.UUID) -> None:
     """Note on a stored memory which live memory it may replace (`metadata.may_replace`, read by reflection)."""
     await session.execute(

@@ -20,7 +20,8 @@ DESCRIPTION = (
     "self-contained statement in their terms; not small talk, one-off requests or secrets. Dates in the text "
     "('yesterday', 'next Friday') are resolved; plans become intentions; 'A → B → C' becomes a procedure. "
     "Repeating a memory is harmless (duplicates are detected). When a fact changed (a new address, a new job), "
-    "pass `supersedes` with the old memory's id (the short id recall shows is enough). When the result ends "
+    "pass `supersedes` with the old memory's id (the short id recall shows is enough); for something that holds "
+    "one value at a time (a phone, a gym), `key` lets a later value replace it without an id. When the result ends "
     "with 'Reflection due', call `reflect` when the conversation allows."
 )
 MANY_DESCRIPTION = (
@@ -43,6 +44,11 @@ CATEGORY = "e.g. work, location, skill, preference, workflow."
 TAGS = f"Up to {inputs.MAX_TAGS} short labels."
 NAMESPACE = "Project/app scope; default 'default'."
 PINNED = "Pinned memories never decay."
+KEY = (
+    "Only when it states the one current value of something that holds one value at a time: whose · what, "
+    "e.g. 'user · phone', 'user · gym', 'Mei · due date'. A later memory with the same key and another value "
+    "replaces this one (kept as history). Leave it out for anything else; engrain reads common cases itself."
+)
 SAID_AT = (
     "When the user said it, if not now (ISO or a phrase like '2023-05-08' or 'last March'): for imported "
     "history. Relative dates in the text are read against it."
@@ -63,6 +69,7 @@ class MemoryItem(BaseModel):
     namespace: str | None = Field(default=None, description=NAMESPACE)
     pinned: bool = Field(default=False, description=PINNED)
     said_at: str | None = Field(default=None, description=SAID_AT)
+    key: str | None = Field(default=None, description=KEY)
 
 
 def register(server: MCPServer, memories: MemoryWriter, due: ReflectionDue, caller: Caller) -> None:
@@ -85,6 +92,7 @@ def register(server: MCPServer, memories: MemoryWriter, due: ReflectionDue, call
         pinned: Annotated[bool, Field(description=PINNED)] = False,
         supersedes: Annotated[str | None, Field(description="Id of a memory this one replaces.")] = None,
         said_at: Annotated[str | None, Field(description=SAID_AT)] = None,
+        key: Annotated[str | None, Field(description=KEY)] = None,
     ) -> Annotated[CallToolResult, RememberResult]:
         request = RememberRequest(
             content=content,
@@ -97,12 +105,15 @@ def register(server: MCPServer, memories: MemoryWriter, due: ReflectionDue, call
             pinned=pinned,
             supersedes=supersedes,
             said_at=said_at,
+            key=key,
         )
         result = await memories.remember(user, request)
         when = f", happened {result.happened}" if result.happened else ""
         replaced = f", replaces {inputs.short_id(result.superseded)}" if result.superseded else ""
+        keyed = f", key {result.key}" if result.key else ""
         summary = (
-            f"{result.status}: {inputs.short_id(result.id)} ({result.kind}, {result.temporality}{when}{replaced})"
+            f"{result.status}: {inputs.short_id(result.id)} ({result.kind}, {result.temporality}{when}{keyed}"
+            f"{replaced})"
             f" — «{inline(result.content or content, 80)}»{redaction_line(result.redacted)}"
         )
         if (maybe := result.may_replace) is not None:

@@ -61,6 +61,14 @@ class Rules:
     # Of those, what ends the live value whatever it was ("我辞职了", "wir haben uns getrennt").
     slot_ends: list[tuple[str, re.Pattern[str]]] = field(default_factory=list[tuple[str, re.Pattern[str]]])
     asks_slot: list[tuple[str, re.Pattern[str]]] = field(default_factory=list[tuple[str, re.Pattern[str]]])
+    # Any attribute named with its one value ("mein neues Handy ist ein Pixel 8"): patterns with `attr`,
+    # `value` and optional `rel`/`name`/`fav`; the words for attributes in English ("handy" → "phone"); what
+    # before such a statement in its sentence makes it not the user's claim ("stell dir vor", "如果"); and
+    # questions that name an attribute ("was ist mein Handy").
+    named: list[re.Pattern[str]] = field(default_factory=list[re.Pattern[str]])
+    attributes: dict[str, str] = field(default_factory=dict[str, str])
+    frame: re.Pattern[str] = _NEVER
+    asks_named: list[re.Pattern[str]] = field(default_factory=list[re.Pattern[str]])
     # A turn that answers the other speaker instead of telling about the user: agreement, praise, a guess
     # about them ("我也这么觉得", "Das klingt toll"): ingestion without a model does not keep it.
     reply: re.Pattern[str] = _NEVER
@@ -93,6 +101,10 @@ _RULES = {
         slot_topics=zh.SLOT_TOPICS,
         slot_ends=zh.SLOT_ENDS,
         asks_slot=zh.ASKS_SLOT,
+        named=zh.NAMED,
+        attributes=zh.ATTRIBUTES,
+        frame=zh.FRAME,
+        asks_named=zh.ASKS_NAMED,
         reply=zh.REPLY,
         mine=zh.MINE,
     ),
@@ -121,6 +133,10 @@ _RULES = {
             slot_topics=m.SLOT_TOPICS,
             slot_ends=m.SLOT_ENDS,
             asks_slot=m.ASKS_SLOT,
+            named=m.NAMED,
+            attributes=m.ATTRIBUTES,
+            frame=m.FRAME,
+            asks_named=m.ASKS_NAMED,
             reply=m.REPLY,
             addressed=m.ADDRESSED,
             mine=m.MINE,
@@ -221,6 +237,22 @@ def asks_slot_patterns(lang: str) -> list[tuple[str, re.Pattern[str]]]:
     return rules(lang).asks_slot
 
 
+def named_patterns(lang: str) -> list[re.Pattern[str]]:
+    return rules(lang).named
+
+
+def attribute_words(lang: str) -> dict[str, str]:
+    return rules(lang).attributes
+
+
+def frame(lang: str) -> re.Pattern[str]:
+    return rules(lang).frame
+
+
+def asks_named_patterns(lang: str) -> list[re.Pattern[str]]:
+    return rules(lang).asks_named
+
+
 def english_phrases(lang: str, content: str) -> list[tuple[str, str, int]]:
     """The language's phrases for constructs engrain reads in English (`Rules.glossary`): (the phrase in
     English, as written, start), for the English readers of weekends, seasons and offsets from a year."""
@@ -300,17 +332,21 @@ def is_statement(lang: str, sentence: str) -> bool:
 __all__ = [
     "Rules",
     "asks_ahead",
+    "asks_named_patterns",
     "asks_slot_patterns",
     "asks_when",
+    "attribute_words",
     "began",
     "category",
     "date_phrase",
     "english_phrases",
     "find_date",
+    "frame",
     "important",
     "is_reply",
     "is_statement",
     "mood",
+    "named_patterns",
     "not_now",
     "procedure_steps",
     "recurrence",

@@ -153,3 +153,68 @@ ASKS_SLOT = [
     ("employer", re.compile(r"\bwo\s+arbeite\s+ich\b|\bbei\s+wem\s+arbeite\s+ich\b", _I)),
     ("job", re.compile(r"\bals\s+was\s+arbeite\s+ich\b|\bwas\s+ist\s+mein\s+beruf\b", _I)),
 ]
+
+# Any attribute named with its one value (reading/slots.py): "Mein neues Handy ist ein Pixel 8", "Meine Bank ist
+# jetzt die DKB", "Ich habe ein neues Handy, ein Pixel 8". Nouns are capitalised: the attribute is one noun.
+_NOUN = r"(?-i:(?:[A-ZÄÖÜ0-9]|[a-z][A-Z])[\w.&+-]*)"
+_VALUE = rf"(?P<value>(?:(?:der|die|das|den|ein|eine|einen)\s+)?{_NOUN}(?:\s+{_NOUN})*)"
+_VALUE_END = r"(?=\s*(?:$|[.,;!?)]|\s(?:und|aber|seit|weil|in|am|an|bei|mit)\b))"
+_NEW = r"(?:(?:neue[rsnm]?|jetzige[rsnm]?|aktuelle[rsnm]?)\s+)?"
+NAMED = [
+    re.compile(
+        rf"\b(?:mein|meine|unser|unsere)\s+{_NEW}(?P<attr>(?-i:[A-ZÄÖÜ][\wäöüß-]+))\s+ist\s+"
+        rf"(?:jetzt\s+|nun\s+|inzwischen\s+|mittlerweile\s+|seit\s+\w+\s+)?{_VALUE}{_VALUE_END}",
+        _I,
+    ),
+    re.compile(
+        rf"\bich\s+(?:habe|hab)\s+(?:jetzt\s+)?(?:mir\s+)?(?:ein|eine|einen)\s+neue[nsr]?\s+(?P<attr>(?-i:[A-ZÄÖÜ][\wäöüß-]+))"
+        rf"(?:\s+(?:gekauft|bekommen|geholt))?\s*[,:–-]\s*{_VALUE}{_VALUE_END}",
+        _I,
+    ),
+]
+ATTRIBUTES = {
+    "handy": "phone",
+    "telefon": "phone",
+    "smartphone": "phone",
+    "auto": "car",
+    "wagen": "car",
+    "fitnessstudio": "gym",
+    "studio": "gym",
+    "arzt": "doctor",
+    "ärztin": "doctor",
+    "hausarzt": "doctor",
+    "hausärztin": "doctor",
+    "zahnarzt": "dentist",
+    "zahnärztin": "dentist",
+    "bank": "bank",
+    "lieblingsfarbe": "favourite colour",
+    "lieblingsessen": "favourite food",
+    "lieblingsverein": "favourite team",
+    "lieblingsmannschaft": "favourite team",
+    "chef": "boss",
+    "chefin": "boss",
+    "laptop": "laptop",
+    "rechner": "laptop",
+    "computer": "laptop",
+    "browser": "browser",
+    "adresse": "address",
+    "schwester": "sister",
+    "bruder": "brother",
+    "mutter": "mother",
+    "vater": "father",
+    "frau": "wife",
+    "mann": "husband",
+    "tochter": "daughter",
+    "sohn": "son",
+}
+# Reported speech, a hypothetical, a request or a dream before the statement (slots._framed).
+FRAME = re.compile(
+    r"\b(?:stell\s+dir\s+vor|angenommen|wenn|falls|traum\w*|träum\w*|geschichte|roman|(?!ich\b)\w+\s+"
+    r"(?:sagt|sagte|meint|meinte|denkt|dachte|glaubt|glaubte|behauptet)|schreib\w*|kannst\s+du|könntest\s+du|bitte)\b",
+    _I,
+)
+# Questions that name an attribute: "Was ist mein Handy?", "Welches Auto habe ich?".
+ASKS_NAMED = [
+    re.compile(r"\b(?:was|wer|welche[rsn]?)\s+ist\s+(?:mein|meine)\s+(?P<attr>(?-i:[A-ZÄÖÜ][\wäöüß-]+))", _I),
+    re.compile(r"\bwelche[rsn]?\s+(?P<attr>(?-i:[A-ZÄÖÜ][\wäöüß-]+))\s+(?:habe|fahre|nutze|benutze)\s+ich\b", _I),
+]

@@ -160,3 +160,76 @@ ASKS_SLOT = [
     ("employer", re.compile(r"\bd[óo]nde\s+trabajo\b|\bpara\s+qui[ée]n\s+trabajo\b", _I)),
     ("job", re.compile(r"\bde\s+qu[ée]\s+trabajo\b|\bcu[áa]l\s+es\s+mi\s+(?:trabajo|profesi[óo]n)\b", _I)),
 ]
+
+# Any attribute named with its one value (reading/slots.py): "Mi nuevo coche es un Toyota Corolla", "Mi banco
+# ahora es el BBVA", "Tengo un móvil nuevo, un Xiaomi 14", "Mi color favorito es el verde".
+_VALUE = (
+    r"(?P<value>(?:(?:el|la|los|las|un|una)\s+)?(?:(?:doctora?|dra?\.)\s+)?(?-i:(?:[A-ZÁÉÍÓÚÑ0-9]|[a-z][A-Z])[\w.&+-]*)"
+    r"(?:\s+(?:de\s+)?(?-i:(?:[A-ZÁÉÍÓÚÑ0-9]|[a-z][A-Z])[\w.&+-]*))*)"
+)
+_FAVOURITE_VALUE = r"(?P<fvalue>(?:(?:el|la|los|las)\s+)?[\wáéíóúñ]+)"
+_VALUE_END = r"(?=\s*(?:$|[.,;!?)]|\s(?:y|pero|desde|porque|en|con|ahora)\b))"
+_ATTR = r"(?P<attr>[a-záéíóúñ]+(?:\s+(?P<fav>favorit[oa]|preferid[oa]))?)"
+NAMED = [
+    re.compile(
+        rf"(?<!\bde\s)\b(?:mi|nuestr[oa])\s+(?:(?:nuev[oa]|actual)\s+)?{_ATTR}\s+(?:(?:nuev[oa]|actual)\s+)?"
+        rf"(?:ahora\s+)?es\s+(?:ahora\s+)?(?:{_VALUE}|(?(fav){_FAVOURITE_VALUE}|(?!))){_VALUE_END}",
+        _I,
+    ),
+    re.compile(
+        rf"\b(?:tengo|compré|me\s+compré|me\s+he\s+comprado)\s+(?:un|una)\s+(?:nuev[oa]\s+)?(?P<attr>[a-záéíóúñ]+)"
+        rf"(?:\s+nuev[oa])?\s*[,:]\s*{_VALUE}{_VALUE_END}",
+        _I,
+    ),
+]
+ATTRIBUTES = {
+    "móvil": "phone",
+    "movil": "phone",
+    "teléfono": "phone",
+    "celular": "phone",
+    "coche": "car",
+    "carro": "car",
+    "auto": "car",
+    "gimnasio": "gym",
+    "gym": "gym",
+    "médico": "doctor",
+    "médica": "doctor",
+    "doctor": "doctor",
+    "dentista": "dentist",
+    "banco": "bank",
+    "portátil": "laptop",
+    "ordenador": "laptop",
+    "computadora": "laptop",
+    "jefe": "boss",
+    "jefa": "boss",
+    "navegador": "browser",
+    "dirección": "address",
+    "color favorito": "favourite colour",
+    "color preferido": "favourite colour",
+    "equipo favorito": "favourite team",
+    "equipo preferido": "favourite team",
+    "comida favorita": "favourite food",
+    "hermana": "sister",
+    "hermano": "brother",
+    "madre": "mother",
+    "padre": "father",
+    "esposa": "wife",
+    "mujer": "wife",
+    "esposo": "husband",
+    "marido": "husband",
+    "hija": "daughter",
+    "hijo": "son",
+    "amigo": "friend",
+    "amiga": "friend",
+}
+# Reported speech, a hypothetical, a request or a dream before the statement (slots._framed).
+FRAME = re.compile(
+    r"\b(?:imagina|imaginemos|supón|supongamos|si|sueñ\w*|soñ\w*|historia|novela|(?!yo\b)\w+\s+(?:dice|dijo|cree|"
+    r"creen|piensa|piensan|opina)|escribe|puedes|podrías|por\s+favor)\b",
+    _I,
+)
+# Questions that name an attribute: "¿Cuál es mi banco?", "¿Qué coche tengo?".
+ASKS_NAMED = [
+    re.compile(rf"\b(?:cu[áa]l|qu[ée]|qui[ée]n)\s+es\s+mi\s+{_ATTR}", _I),
+    re.compile(r"\bqu[ée]\s+(?P<attr>[a-záéíóúñ]+)\s+(?:tengo|uso|conduzco)\b", _I),
+]

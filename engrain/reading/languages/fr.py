@@ -147,3 +147,74 @@ ASKS_SLOT = [
     ("employer", re.compile(r"\bo[ùu]\s+(?:est-ce\s+que\s+)?je\s+travaille\b|\bpour\s+qui\s+je\s+travaille\b", _I)),
     ("job", re.compile(r"\bquel\s+est\s+mon\s+(?:m[ée]tier|travail|poste)\b", _I)),
 ]
+
+# Any attribute named with its one value (reading/slots.py): "Ma nouvelle voiture est une Peugeot 208", "Ma
+# banque est désormais Boursorama", "J'ai un nouveau téléphone, un Pixel 8", "Ma couleur préférée est le vert".
+_VALUE = (
+    r"(?P<value>(?:(?:le|la|les|un|une)\s+|l['’])?(?:(?:docteur|docteure|dr\.?)\s+)?"
+    r"(?-i:(?:[A-ZÀÂÉÈÊÎÔÛÇ0-9]|[a-z][A-Z])[\w.&+-]*)(?:\s+(?:de\s+)?(?-i:(?:[A-ZÀÂÉÈÊÎÔÛÇ0-9]|[a-z][A-Z])[\w.&+-]*))*)"
+)
+_FAVOURITE_VALUE = r"(?P<fvalue>(?:(?:le|la|les)\s+|l['’])?[\wàâçéèêëîïôûù]+)"
+_VALUE_END = r"(?=\s*(?:$|[.,;!?)]|\s(?:et|mais|depuis|parce|à|au|avec|maintenant)\b))"
+_WORD = r"[a-zàâçéèêëîïôûùœ]+"
+_ATTR = rf"(?P<attr>{_WORD}(?:\s+(?:de|d')\s*{_WORD}|\s+(?P<fav>préférée?|favorite?|portable))?)"
+NAMED = [
+    re.compile(
+        rf"(?<!\bde\s)\b(?:mon|ma|notre)\s+(?:(?:nouveau|nouvelle|nouvel)\s+)?{_ATTR}\s+(?:actuel(?:le)?\s+)?"
+        rf"(?:est|c'est)\s+(?:maintenant\s+|désormais\s+|aujourd'hui\s+)?"
+        rf"(?:{_VALUE}|(?(fav){_FAVOURITE_VALUE}|(?!))){_VALUE_END}",
+        _I,
+    ),
+    re.compile(
+        rf"\bj'ai\s+(?:acheté\s+|maintenant\s+)?(?:un|une)\s+(?:nouveau|nouvelle|nouvel)\s+(?P<attr>{_WORD})"
+        rf"\s*[,:]\s*{_VALUE}{_VALUE_END}",
+        _I,
+    ),
+]
+ATTRIBUTES = {
+    "téléphone": "phone",
+    "telephone": "phone",
+    "portable": "phone",
+    "smartphone": "phone",
+    "voiture": "car",
+    "salle de sport": "gym",
+    "salle de gym": "gym",
+    "médecin": "doctor",
+    "docteur": "doctor",
+    "dentiste": "dentist",
+    "banque": "bank",
+    "ordinateur": "laptop",
+    "ordinateur portable": "laptop",
+    "chef": "boss",
+    "patron": "boss",
+    "patronne": "boss",
+    "navigateur": "browser",
+    "adresse": "address",
+    "couleur préférée": "favourite colour",
+    "couleur favorite": "favourite colour",
+    "équipe préférée": "favourite team",
+    "équipe favorite": "favourite team",
+    "plat préféré": "favourite food",
+    "sœur": "sister",
+    "soeur": "sister",
+    "frère": "brother",
+    "mère": "mother",
+    "père": "father",
+    "femme": "wife",
+    "mari": "husband",
+    "fille": "daughter",
+    "fils": "son",
+    "ami": "friend",
+    "amie": "friend",
+}
+# Reported speech, a hypothetical, a request or a dream before the statement (slots._framed).
+FRAME = re.compile(
+    r"\b(?:imagine|imaginons|suppose|supposons|si|rêv\w*|histoire|roman|(?!je\b)\w+\s+(?:dit|disait|croit|"
+    r"croient|pense|pensent|trouve)|écris|peux-tu|pourrais-tu|s'il\s+te\s+plaît)\b",
+    _I,
+)
+# Questions that name an attribute: "Quelle est ma banque ?", "Quelle voiture ai-je ?".
+ASKS_NAMED = [
+    re.compile(rf"\b(?:quel(?:le)?|qui)\s+est\s+(?:mon|ma)\s+{_ATTR}", _I),
+    re.compile(rf"\bquel(?:le)?\s+(?P<attr>{_WORD})\s+(?:ai-je|j'ai|est-ce\s+que\s+j'ai)\b", _I),
+]

@@ -303,3 +303,63 @@ ASKS_SLOT = [
     ("employer", re.compile(r"我(?:现在)?在(?:哪|什么公司)(?:里|儿)?(?:工作|上班)")),
     ("relationship", re.compile(r"我(?:结婚了吗|是单身吗)")),
 ]
+
+# Any attribute named with its one value (reading/slots.py): "我的新车是比亚迪汉", "我现在用的银行是工商银行",
+# "我最喜欢的颜色是绿色", "我换了新手机，华为Mate 60", "我把浏览器换成了Firefox", "我妈妈的老板是刘总".
+_WHOSE = r"我(?P<rel>姐姐|妹妹|哥哥|弟弟|妈妈|爸爸|老婆|老公|女朋友|男朋友|女儿|儿子|朋友)?"
+_OWN = r"(?:的|现在的|目前的|现在用的|目前用的|用的)"
+_ATTR = r"(?P<attr>(?![不没以原])[\u4e00-\u9fff]{1,4}?)"
+_CN_VALUE = r"(?P<value>[^，。！？、,.!?；;\s不没][^，。！？、,.!?；;]{0,30}?)"
+_CN_END = r"(?=[，。！？、,.!?；;]|$|了|啦|呢|吧)"
+NAMED = [
+    re.compile(
+        rf"{_WHOSE}(?:{_OWN}(?:新)?|(?:现在)?(?P<fav>最喜欢的|最爱的)){_ATTR}(?:现在|目前)?是{_CN_VALUE}{_CN_END}"
+    ),
+    re.compile(
+        rf"我(?:刚|已经|最近)?(?:换了|买了)(?:个|一个|一台|一部|一辆|台|部|辆)?(?:新)?{_ATTR}[，,：:]\s*(?:现在)?(?:是|用的是)?{_CN_VALUE}{_CN_END}"
+    ),
+    re.compile(rf"我(?:刚|已经|最近)?把{_ATTR}换成了?{_CN_VALUE}{_CN_END}"),
+]
+ATTRIBUTES = {
+    "手机": "phone",
+    "电话": "phone",
+    "车": "car",
+    "汽车": "car",
+    "健身房": "gym",
+    "医生": "doctor",
+    "牙医": "dentist",
+    "银行": "bank",
+    "电脑": "laptop",
+    "笔记本": "laptop",
+    "笔记本电脑": "laptop",
+    "老板": "boss",
+    "领导": "boss",
+    "上司": "boss",
+    "浏览器": "browser",
+    "地址": "address",
+    "颜色": "colour",
+    "球队": "team",
+    "食物": "food",
+    "姐姐": "sister",
+    "妹妹": "sister",
+    "哥哥": "brother",
+    "弟弟": "brother",
+    "妈妈": "mother",
+    "爸爸": "father",
+    "老婆": "wife",
+    "老公": "husband",
+    "女朋友": "girlfriend",
+    "男朋友": "boyfriend",
+    "女儿": "daughter",
+    "儿子": "son",
+    "朋友": "friend",
+}
+# Reported speech, a hypothetical, a request or a dream before the statement (slots._framed).
+FRAME = re.compile(
+    r"如果|假如|假设|要是|想象|设想|梦见|梦到|做梦|梦里|小说|故事|(?<!我)(?:说|以为|认为|觉得)|帮我|请你|能不能"
+)
+# Questions that name an attribute: "我的手机是什么", "我开什么车".
+ASKS_NAMED = [
+    re.compile(r"我(?:现在)?(?:的|用的)(?P<attr>[\u4e00-\u9fff]{1,4}?)(?:是)?(?:什么|哪个|哪家|哪款|谁)"),
+    re.compile(r"我(?:现在)?(?:用|开|去|在)(?:的)?(?:是)?(?:什么|哪个|哪家|哪款)(?P<attr>[\u4e00-\u9fff]{1,4})"),
+]

@@ -25,6 +25,7 @@ class ExtractedMemory(_Item):
     procedure_steps: list[str] | None = Field(default=None, max_length=30)
     said_at: str | None = Field(default=None, max_length=100)  # the time of the message it comes from
     message: int | None = Field(default=None, ge=1)  # or its number (1-based), in a task that numbered them
+    key: str | None = Field(default=None, max_length=80)  # the single-valued fact it states ("user · phone")
 
     @field_validator("content")
     @classmethod

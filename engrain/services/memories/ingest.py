@@ -181,7 +181,8 @@ def _answer_shape(origin: str) -> str:
         '"event_time": "when it happened, only as precise as the words: 2023-05-07, 2023-05 (a month), 2023-W18 '
         '(a week), 2023 (a year), 2023-05-06..2023-05-07 (a span), or null", '
         f'"temporality": "current|historical|prospective",{origin} '
-        '"procedure_steps": ["...", "..."] or null}],\n'
+        '"key": "whose · what, when it states the one current value of something (user · phone, user · gym, '
+        'Mei · due date), else null", "procedure_steps": ["...", "..."] or null}],\n'
         ' "summary": "one or two sentences on what the conversation was about"}'
     )
 
@@ -429,6 +430,8 @@ class ConversationIngest:
                 request.event_time = None
             elif exc.field == "said_at" and request.said_at != told.isoformat():
                 request.said_at = told.isoformat()
+            elif exc.field == "key" and request.key is not None:
+                request.key = None
             else:
                 raise
         return await self._remember_leniently(user_id, request, source, session, told)

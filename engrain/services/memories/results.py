@@ -38,6 +38,10 @@ class RememberResult(BaseModel):
     category: str | None = None
     procedure_steps: list[str] | None = None
     superseded: str | None = Field(default=None, description="Id of the memory this one replaced.")
+    key: str | None = Field(
+        default=None,
+        description="The single-valued fact it states (whose · what): a later value of it replaces this one.",
+    )
     may_replace: Replaceable | None = None  # described by its model: a field description would split the schema
     content: str | None = Field(
         default=None, description="The text as stored, given only when secrets in it were replaced."

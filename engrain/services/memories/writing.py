@@ -26,7 +26,7 @@ from engrain.reading.enrich import DEFAULT_IMPORTANCE, IMPORTANT, content_hash, 
 from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.mood import Mood
 from engrain.reading.periods import Period, happened_label
-from engrain.reading.slots import Topic, single_valued, slot_of, slot_topic, states_now
+from engrain.reading.slots import Topic, given_slot, shown_key, single_valued, slot_of, slot_topic, states_now
 from engrain.services.memories.redacting import redact_request, redacted
 from engrain.services.memories.results import ForgetResult, PinResult, RememberResult, Replaceable
 from engrain.services.wording import short_ids as ids
@@ -122,6 +122,7 @@ class RememberRequest(BaseModel):
     metadata: dict[str, Any] | None = None
     supersedes: str | None = None
     said_at: str | None = None  # when the user said it (ISO or a phrase); None: now
+    key: str | None = None  # the single-valued fact it states, as the caller read it ("user · phone")
     temporality: str | None = None
     procedure_steps: list[str] | None = None
 
@@ -141,6 +142,7 @@ def _told(result: RememberResult, stored: str, kinds: dict[str, int] | None) -> 
 def _result(
     m: Memory, status: Literal["created", "duplicate", "merged"], tz: tzinfo | None, superseded: uuid.UUID | None = None
 ) -> RememberResult:
+    meta = MemoryMetadata.of(m.metadata_)
     return RememberResult(
         id=str(m.id),
         status=status,
@@ -151,8 +153,9 @@ def _result(
         told_at=m.told_at,
         importance=m.importance,
         category=m.category,
-        procedure_steps=MemoryMetadata.of(m.metadata_).procedure_steps,
+        procedure_steps=meta.procedure_steps,
         superseded=str(superseded) if superseded else None,
+        key=shown_key(meta.slot) if meta.slot and single_valued(meta.slot) else None,
     )
 
 
@@ -370,7 +373,10 @@ class MemoryWriter:
             info.temporality = inputs.kind("temporality", request.temporality, inputs.TEMPORALITIES)
             if info.temporality == "prospective":
                 info.recurrence = None  # a plan, as the model read it: no habit
-        slot = slot_of(content, lang)  # a later memory of this slot with another value replaces this one
+        # A later memory of this slot with another value replaces this one; the caller's key wins.
+        slot = slot_of(content, lang)
+        if request.key is not None:
+            slot = given_slot(inputs.slot_key("key", request.key), slot, content)
         read = MemoryMetadata(
             procedure_steps=info.procedure_steps or None,
             date_text=info.date_text or None,

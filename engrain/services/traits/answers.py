@@ -18,6 +18,7 @@ from engrain.config import RedactMode
 from engrain.errors import describe_validation
 from engrain.providers.llm import extract_json
 from engrain.reading.redaction import redact_value
+from engrain.reading.slots import key_of
 from engrain.rules.traits import UpgradeTargetName
 
 MAX_TEXT = 500
@@ -102,11 +103,32 @@ class Link(_Item):
     relation: str = Field(default="related", max_length=40)
 
 
+def _key(value: str | None) -> str | None:
+    """A key as a model writes it ("user · phone") as stored ("user:phone"); none for an empty one."""
+    if value is None or not value.strip():
+        return None
+    key = key_of(value)
+    if not key.rpartition(":")[2]:
+        raise ValueError("names no attribute; write whose · what, e.g. 'user · phone'")
+    return key
+
+
 class Update(_Item):
-    """An older fact that a newer memory replaces ("moved from Berlin to Lisbon")."""
+    """An older fact that a newer memory replaces ("moved from Berlin to Lisbon"); `key` names the fact
+    ("user · home"), so that a later value replaces the new memory in turn."""
 
     old_id: str = Field(max_length=64)
     new_id: str = Field(max_length=64)
+    key: str | None = Field(default=None, max_length=80)
+    _keyed = field_validator("key")(_key)
+
+
+class Keyed(_Item):
+    """A memory that states the one current value of a fact held one at a time ("user · gym")."""
+
+    memory_id: str = Field(max_length=64)
+    key: str = Field(min_length=1, max_length=80)
+    _keyed = field_validator("key")(_key)
 
 
 class MainAnswer(_Item):
@@ -117,6 +139,7 @@ class MainAnswer(_Item):
     upgrades: list[Upgrade] = Field(default_factory=list[Upgrade], max_length=MAX_NEW)
     links: list[Link] = Field(default_factory=list[Link], max_length=MAX_CHANGES)
     updates: list[Update] = Field(default_factory=list[Update], max_length=MAX_CHANGES)
+    keys: list[Keyed] = Field(default_factory=list[Keyed], max_length=MAX_CHANGES)
     rewords: list[Reword] = Field(default_factory=list[Reword], max_length=MAX_NEW)
 
     def trait_texts(self) -> list[str]:

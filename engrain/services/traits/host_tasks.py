@@ -109,6 +109,7 @@ _CITED: dict[str, dict[str, str]] = {
     "upgrades": {"from_trait_ids": "trait"},
     "links": {"source_id": "memory", "target_id": "memory"},
     "updates": {"old_id": "memory", "new_id": "memory"},
+    "keys": {"memory_id": "memory"},
     "rewords": {"trait_id": "trait"},
     "decisions": {"trait_id": "trait"},
 }

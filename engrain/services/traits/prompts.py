@@ -33,7 +33,8 @@ MAIN_SCHEMA = """\
   "upgrades": [{"from_trait_ids": ["t1", "t3"], "new_content": "...", "new_subtype": "preference|core",
                 "reasoning": "..."}],
   "links": [{"source_id": "m1", "target_id": "m2", "relation": "elaborates|contradicts|same_topic|causal|related"}],
-  "updates": [{"old_id": "e1", "new_id": "m6"}],
+  "updates": [{"old_id": "e1", "new_id": "m6", "key": "user · home"}],
+  "keys": [{"memory_id": "m2", "key": "user · gym"}],
   "rewords": [{"trait_id": "t3", "new_content": "...", "reason": "..."}]
 }"""
 
@@ -47,7 +48,9 @@ Rules (context: work, personal, social, learning or general):
 - upgrades: established behaviors that together show a preference, or preferences that show a core value.
 - links: pairs of memories that explain each other.
 - updates: an older fact a newer memory replaces (old "I live in Berlin", new "I moved to Lisbon"); a new
-  memory marked "(may replace [e1])" speaks of the same fact as [e1]: add the update if it ends it.
+  memory marked "(may replace [e1])" speaks of the same fact as [e1]: add the update if it ends it. Its key
+  (whose · what) names a fact that holds one value at a time, so that a later value replaces it in turn.
+- keys: a memory that states the current value of such a fact (user · phone, user · gym, Mei · due date).
 - rewords: an existing trait the new memories make stale ("Researching adoption agencies" once the
   interviews are passed): its new words; it keeps its evidence and history.
 - Do not repeat existing traits as new ones: reinforce them. Leave out what does not apply.

@@ -219,11 +219,17 @@ async def _apply_upgrades(writer: TraitWriter, main: MainAnswer, trait: Callable
 
 
 async def _apply_memory_changes(s: AsyncSession, plan: Plan, main: MainAnswer) -> int:
-    """Updates supersede the old memory; links are added both ways. Returns the links added."""
+    """Updates supersede the old memory; keys mark what a later value replaces; links are added both ways.
+    Returns the links added."""
     for u in main.updates:
         old, new = plan.memory_ref(u.old_id), plan.memory_ref(u.new_id)
         if old and new and old != new:
             await repo.supersede(s, plan.user_id, old, new, plan.now, PARAPHRASE_THRESHOLD)
+            if u.key is not None:
+                await repo.set_slot(s, plan.user_id, new, u.key)
+    for k in main.keys:
+        if (memory := plan.memory_ref(k.memory_id)) is not None:
+            await repo.set_slot(s, plan.user_id, memory, k.key)
     links = 0
     for link in main.links:
         a, b = plan.memory_ref(link.source_id), plan.memory_ref(link.target_id)

@@ -1,0 +1,114 @@
+"""A key for every single-valued fact (issue 42, item 1), through a real MCP client: the issue's examples
+(a move stated in passing, a new phone, a new gym) show the new value first in `recall` and the profile;
+the calling model's key — on `remember`, in an extraction answer, in a reflection answer — wins where the
+rules read none; a bad key is refused by name."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from tests.conftest import Clock, call, call_error, connect
+from tests.scripted import alias
+
+pytestmark = pytest.mark.anyio
+NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def host_settings(settings_factory, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    return lambda **kw: settings_factory(llm="auto", **kw)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "question", "stale", "fresh"),
+    [
+        (
+            "I live in Manchester with my partner Sam and our daughter Ada.",
+            "We moved into our new house in Bristol last weekend.",
+            "where do I live",
+            "Manchester",
+            "Bristol",
+        ),
+        ("My phone is an iPhone 12.", "I just got a new phone, a Pixel 8.", "what phone do I have", "iPhone", "Pixel"),
+        ("My gym is PureGym.", "I switched gyms to The Gym Group.", "which gym do I go to", "PureGym", "Gym Group"),
+    ],
+)
+async def test_a_new_value_said_in_passing_comes_first_in_recall_and_the_profile(
+    settings_factory, old, new, question, stale, fresh
+):
+    async with connect(settings_factory(), Clock(NOW)) as (client, _):
+        first = await call(client, "remember", content=old, said_at="2026-10-01")
+        # Other facts in between, some sharing words with the question ("my brother lives in Leeds").
+        for other in ("My brother lives in Leeds.", "My mother lives in York.", "I work at Arup as an engineer."):
+            await call(client, "remember", content=other, said_at="2026-10-02")
+        second = await client.call_tool("remember", {"content": new})
+        assert second.structured_content["superseded"] == first["id"]
+        assert f"replaces {first['id'][:8]}" in second.content[0].text and ", key user · " in second.content[0].text
+        found = await call(client, "recall", query=question)
+        ids = [hit["id"] for hit in found["results"]]
+        assert ids[0] == second.structured_content["id"] and first["id"] not in ids
+        profile = (await client.read_resource("engrain://profile")).contents[0].text
+        assert fresh in profile and stale not in profile
+
+
+async def test_the_callers_key_replaces_what_the_rules_cannot_read(settings_factory):
+    async with connect(settings_factory(), Clock(NOW)) as (client, _):
+        old = await call(client, "remember", content="I train at the climbing gym on Hope Street.", key="user · gym")
+        assert old["key"] == "user · gym"
+        new = await call(client, "remember", content="Joined Boulder Brighton, so long Hope Street.", key="gym")
+        assert new["superseded"] == old["id"] and new["key"] == "user · gym"
+        other = await call(client, "remember", content="Mei is due on 3 March.", key="Mei · due date")
+        assert other["superseded"] is None and other["key"] == "mei · due date"
+        batch = await call(
+            client, "remember_many", items=[{"content": "Mei's baby is now due on 10 March.", "key": "Mei · due date"}]
+        )
+        assert batch["results"][0]["superseded"] == other["id"]
+        message = await call_error(client, "remember", content="I like tea.", key=" · ")
+        assert "key: names no attribute; write whose · what" in message
+
+
+async def test_an_extraction_answer_carries_the_key_the_model_read(host_settings):
+    async with connect(host_settings(), Clock(NOW)) as (client, _):
+        phone = await call(client, "remember", content="My phone is an iPhone 12.", said_at="2026-11-01")
+        messages = [
+            {"role": "user", "content": "Finally treated myself, the Fairphone arrived today!"},
+            {"role": "assistant", "content": "Enjoy it!"},
+        ]
+        task = await call(client, "ingest_conversation", messages=messages)
+        assert '"key": "whose · what' in task["task"]
+        answer = {"memories": [{"content": "Got a Fairphone 5", "kind": "fact", "key": "user · phone", "message": 1}]}
+        done = await call(client, "ingest_conversation", task_id=task["task_id"], answer=answer)
+        found = await call(client, "recall", query="what phone do I have")
+        ids = [hit["id"] for hit in found["results"]]
+        assert done["created"][0] in ids and phone["id"] not in ids
+
+
+async def test_a_reflection_answer_keys_memories_and_names_the_fact_an_update_replaces(host_settings):
+    clock = Clock(NOW)
+    async with connect(host_settings(), clock) as (client, _):
+        gym = await call(client, "remember", content="Climbing at The Arch three times a week.", said_at="2026-11-01")
+        flat = await call(client, "remember", content="Renting the flat on Elm Road.", said_at="2026-11-02")
+        moved = await call(client, "remember", content="Signed for the house on Park Lane.", said_at="2026-11-20")
+        task = await call(client, "reflect", force=True)
+        text = task["task"]
+        assert '"keys": [{"memory_id"' in text
+        answer = {
+            "keys": [{"memory_id": alias(text, "The Arch"), "key": "user · gym"}],
+            "updates": [{"old_id": alias(text, "Elm Road"), "new_id": alias(text, "Park Lane"), "key": "user · home"}],
+        }
+        await call(client, "reflect", task_id=task["task_id"], answer=answer)
+        clock.now += timedelta(days=1)
+        later = await call(client, "remember", content="My gym is The Castle now.")
+        assert later["superseded"] == gym["id"]
+        home = await call(client, "remember", content="I live in Leith now.")
+        assert home["superseded"] == moved["id"]
+        stale = json.loads((await client.read_resource(f"engrain://memories/{flat['id']}")).contents[0].text)
+        assert stale["valid_until"] is not None
+        bad = await call(client, "reflect", force=True)
+        wrong = {"keys": [{"memory_id": alias(bad["task"], "The Castle"), "key": ":"}]}
+        message = await call_error(client, "reflect", task_id=bad["task_id"], answer=wrong)
+        assert "keys[0].key" in message
