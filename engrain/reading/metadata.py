@@ -27,6 +27,10 @@ class Key(StrEnum):
     SLOT = "slot"  # the single-valued fact the statement fills ("user:city"): a later value replaces it
     SLOT_VALUE = "slot_value"  # that fact's value, normalized
     MAY_REPLACE = "may_replace"  # the id of the memory an unsure statement may replace (the next reflection asks)
+    # A memory whose value of a key a later memory replaced while the rest of it holds ("I live in Manchester
+    # with my partner Sam" after a move): the key it held, and the memory that holds it now.
+    REPLACED_KEY = "replaced_key"
+    REPLACED_BY = "replaced_by"
     DISMISSED_AT = "dismissed_at"  # a trait the user dismissed: never inferred again (ISO time)
     CORE_ASKED_AT = "core_asked_at"  # a trait the user was asked to confirm before core (ISO time)
     LAST_DECAY_AT = "last_decay_at"  # the time up to which a trait's confidence has decayed (ISO time)
@@ -45,6 +49,8 @@ class MemoryMetadata(BaseModel):
     slot: str | None = None
     slot_value: str | None = None
     may_replace: str | None = None
+    replaced_key: str | None = None
+    replaced_by: str | None = None
     dismissed_at: str | None = None
     core_asked_at: str | None = None
     last_decay_at: str | None = None

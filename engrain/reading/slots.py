@@ -43,7 +43,7 @@ PETS = "dog|cat|puppy|kitten|parrot|rabbit|hamster|horse"
 _VALUE = r"(?P<value>(?-i:(?:[A-Z][\w'’.&-]*)(?:[ -](?:[A-Z][\w'’.&-]*|de|da|del|van|von|le|la))*))"
 _PLACE_VALUE = _VALUE
 _ROLE_VALUE = r"(?:an?\s+)?(?P<value>[a-z][a-z -]{2,40}?)"
-_END = r"(?=\s*(?:$|[.,;!?)]|\s(?:now|these days|since|for|and|but|with|last|this|in|at|on|near|because)\b))"
+_END = r"(?=\s*(?:$|[.,;!?)]|\s(?:now|these days|since|for|and|but|with|last|this|in|at|on|near|because|as)\b))"
 _NOW = r"(?:(?:actually|now|currently|these days|since then)\s*,?\s+)?"
 
 ENGLISH_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
@@ -136,6 +136,17 @@ _ATTRIBUTE = (
     r"an|to|of|in|on|at|for|with|not|just)\b)[a-z][a-z-]*){0,2}?)"
 )
 _NOW_WORDS = r"(?:(?:now|currently|actually|still|officially)\s+)?"
+_NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+# What a person has a number of that changes rarely: children, siblings, pets, vehicles ("I have three dogs";
+# not "three meetings").
+_FAMILY = tuple(
+    re.findall(
+        r"\w+",
+        "kids children sons daughters sisters brothers siblings grandchildren dogs cats pets horses chickens "
+        "rabbits birds fish",
+    )
+)
+_COUNTED = "|".join([*_FAMILY, "cars", "bikes", "bicycles"])
 ENGLISH_NAMED: list[re.Pattern[str]] = [
     # "my phone is a Pixel 8", "my sister's new car is a Mini Cooper", "Mei's due date is now March 10".
     re.compile(
@@ -158,6 +169,12 @@ ENGLISH_NAMED: list[re.Pattern[str]] = [
     ),
     # "I drive a Kia Niro now".
     re.compile(rf"\bI\s+{_NOW_WORDS}drive\s+(?P<attr>)(?:an?\s+|the\s+)?{_NAMED_VALUE}{_END}", _I),
+    # How many of something one has: "I have three dogs", "we now have 2 kids" (`number of dogs`).
+    re.compile(
+        rf"\b(?:I|we)(?:'ve|\s+have|\s+now\s+have|\s+still\s+have|\s+own)(?:\s+got)?\s+{_NOW_WORDS}"
+        rf"(?P<count>(?P<value>\d{{1,3}}|{'|'.join(_NUMBER_WORDS)})\s+(?P<attr>{_COUNTED}))\b",
+        _I,
+    ),
 ]
 # What a verb names when the sentence does not ("I drive a Kia" is the user's car).
 _VERB_ATTRIBUTES = {"drive": "car"}
@@ -289,6 +306,10 @@ def _named(m: re.Match[str], lang: str) -> Slot | None:
     if not words:
         verb = next((v for v in _VERB_ATTRIBUTES if re.search(rf"\b{v}\b", m.group(0), _I)), None)
         words = _VERB_ATTRIBUTES[verb] if verb else ""
+    value = (m["value"] or groups.get("fvalue") or "").strip(" .,'’")
+    if groups.get("count"):  # "three dogs": the number of dogs, as digits
+        words, value = f"number of {words.lower()}", _count(value)
+        return Slot("user", words, value)
     what = attribute(words, lang, favourite=bool(groups.get("fav"))) if words else ""
     if not what or what in _NOT_KEYED or what.split()[-1] in _NOT_KEYED:
         return None
@@ -296,11 +317,18 @@ def _named(m: re.Match[str], lang: str) -> Slot | None:
     whose = name.lower() if name else _whose(groups.get("rel"))
     if lang != ENGLISH:
         whose = attribute(whose, lang) if whose != "user" else whose
-    return Slot(whose, what, (m["value"] or groups.get("fvalue") or "").strip(" .,'’"))
+    return Slot(whose, what, value)
 
 
-def _read(content: str, lang: str) -> tuple[Slot, bool] | None:
-    """The first slot `content` fills, and whether it states it about now (its own claim, in the present)."""
+def _count(value: str) -> str:
+    """ "three" → "3"; digits as written."""
+    word = value.lower()
+    return str(_NUMBER_WORDS.index(word) + 1) if word in _NUMBER_WORDS else value
+
+
+def _read(content: str, lang: str) -> tuple[Slot, bool, re.Match[str]] | None:
+    """The first slot `content` fills, whether it states it about now (its own claim, in the present), and
+    the words that state it."""
     english = lang == ENGLISH
     found: list[tuple[int, Slot, re.Match[str]]] = []
     for what, pattern in ENGLISH_PATTERNS if english else slot_patterns(lang):
@@ -321,7 +349,7 @@ def _read(content: str, lang: str) -> tuple[Slot, bool] | None:
     value_at = m.start("value") if m["value"] else m.start("fvalue")
     clause = content[max(0, start - 12) : value_at] + content[m.end() : m.end() + 2]
     now = not (_NOT_NOW if english else not_now(lang)).search(clause) and not _framed(content, m.start(), lang)
-    return slot, now
+    return slot, now, m
 
 
 def given_slot(key: str, read: Slot | None, content: str) -> Slot:
@@ -338,6 +366,44 @@ def slot_of(content: str, lang: str = ENGLISH) -> Slot | None:
     """The single-valued fact `content` states about now, if it states one (first match)."""
     found = _read(content, lang)
     return found[0] if found is not None and found[1] else None
+
+
+# A memory that says at least this many words (Chinese: characters) besides its statement of a key says more
+# than that value: a correction of the value leaves the rest of it current (issue 42).
+MORE_WORDS = 3
+MORE_CHARACTERS = 4
+_FILLER = re.compile(r"^(?:and|with|but|so|also|too|now|,|;|und|mit|aber|y|con|pero|et|avec|mais|和|跟|还有|而且)$", _I)
+
+
+def says_more(content: str, lang: str, key: str) -> bool:
+    """Whether `content` says more than its statement of `key`: "I live in Manchester with my partner Sam"
+    does ("with my partner Sam" stays true after a move), "I live in Berlin." does not. A memory whose key a
+    model gave (its value is the whole statement) says nothing more the rules can tell."""
+    found = _read(content, lang)
+    if found is None or found[0].key != key:
+        return False
+    m = found[2]
+    rest = (content[: m.start()] + " " + content[m.end() :]).strip(" .,;:!?。，！？")
+    if lang == "zh":
+        return len(re.sub(r"[\W_]", "", rest)) >= MORE_CHARACTERS
+    words = [w for w in re.findall(r"[\w'’-]+", rest) if not _FILLER.match(w)]
+    return len(words) >= MORE_WORDS or any(w[:1].isupper() for w in words)  # a name is news ("Leo and Ida")
+
+
+def of_family(key: str) -> bool:
+    """A key the profile lists with the people and pets: someone else's fact, or how many children,
+    siblings or pets the user has ("We have two kids, Leo and Ida")."""
+    whose, _, what = key.rpartition(":")
+    return whose != "user" or what.removeprefix("number of ") in _FAMILY
+
+
+def tag(key: str) -> str:
+    """A key as a profile or a line names it: "home" for the user's own, "sister's car" for another's,
+    "sister" for a person named."""
+    whose, _, what = key.rpartition(":")
+    if whose == "user":
+        return what
+    return whose if what == "person" else f"{whose}'s {what}"
 
 
 def key_of(given: str) -> str:
@@ -467,6 +533,7 @@ _ASKS_NAMED: list[re.Pattern[str]] = [
         r"bank\s+with|support|see)\b",
         _I,
     ),
+    re.compile(rf"\bhow\s+many\s+(?P<count>(?P<attr>{_COUNTED}))\s+(?:do|does)\s+(?:I|we)\s+(?:have|own)\b", _I),
 ]
 
 
@@ -494,6 +561,8 @@ def asked_slot(query: str, lang: str = ENGLISH) -> str | None:
         m = pattern.search(query)
         if m is not None and m["attr"]:
             groups = m.groupdict()
+            if groups.get("count"):
+                return f"user:number of {m['attr'].lower()}"
             what = attribute(m["attr"], lang, favourite=bool(groups.get("fav")))
             if what not in _NOT_KEYED:
                 return f"{_whose(groups.get('rel'))}:{what}"

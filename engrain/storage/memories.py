@@ -437,6 +437,25 @@ async def slot_holders(
     return [(r.id, r.value, r.told_at) for r in rows]
 
 
+async def replace_value(
+    session: AsyncSession, user_id: str, old_id: uuid.UUID, new_id: uuid.UUID, key: str, now: datetime
+) -> None:
+    """`new_id` holds the value of `key` that `old_id` held; the old memory stays live for the rest of what it
+    says, no longer holds the key, and says what holds it now. One statement, with its history row."""
+    await session.execute(
+        text(f"""
+        WITH upd AS (
+            UPDATE memories SET updated_at = :now, metadata = (coalesce(metadata, '{{}}'::jsonb)
+                - '{Key.SLOT}' - '{Key.SLOT_VALUE}' - '{Key.MAY_REPLACE}')
+                || jsonb_build_object('{Key.REPLACED_KEY}', CAST(:k AS text), '{Key.REPLACED_BY}', CAST(:new AS text))
+            WHERE user_id = :u AND id = :old RETURNING id)
+        INSERT INTO memory_history (memory_id, user_id, action, reason, at)
+        SELECT id, :u, 'replace_value', 'its ' || CAST(:k AS text) || ' replaced by ' || CAST(:new AS text), :now
+        FROM upd"""),
+        {"k": key, "new": str(new_id), "u": user_id, "old": old_id, "now": now},
+    )
+
+
 async def set_slot(session: AsyncSession, user_id: str, memory_id: uuid.UUID, key: str) -> None:
     """A model's key for a stored memory (reading/slots.py): the value the rules read where they read the
     same key, else the statement itself, as `slots.given_slot` keeps it on writing."""

@@ -91,8 +91,9 @@ async def test_near_duplicate_merges_into_one_row(session):
     actions = await scalar(
         app, "SELECT array_agg(action ORDER BY id) FROM memory_history WHERE memory_id = :id", id=uuid.UUID(first["id"])
     )
-    # Merged with its near-duplicate; then another job, a single-valued fact (reading/slots.py), replaced it.
-    assert actions == ["create", "merge", "supersede"] and other["superseded"] == first["id"]
+    # Merged with its near-duplicate; then another job, a single-valued fact (reading/slots.py), replaced its
+    # job — not all of it: "at Acme Corp in Berlin" still holds (services/memories/replacing.py).
+    assert actions == ["create", "merge", "replace_value"] and other["superseded"] == first["id"]
 
 
 async def test_supersede_hides_the_old_memory(session):

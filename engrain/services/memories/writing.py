@@ -21,12 +21,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engrain.errors import InvalidInput, NotFound, QuotaExceeded
 from engrain.reading import inputs
 from engrain.reading.dates import mood_of
-from engrain.reading.duplicates import PARAPHRASE_THRESHOLD, is_near_duplicate
+from engrain.reading.duplicates import is_near_duplicate
 from engrain.reading.enrich import DEFAULT_IMPORTANCE, IMPORTANT, content_hash, enrich, on_arrival
 from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.mood import Mood
 from engrain.reading.periods import Period, happened_label
 from engrain.reading.slots import Topic, given_slot, shown_key, single_valued, slot_of, slot_topic, states_now
+from engrain.services.memories import replacing
 from engrain.services.memories.redacting import redact_request, redacted
 from engrain.services.memories.results import ForgetResult, PinResult, RememberResult, Replaceable
 from engrain.services.wording import short_ids as ids
@@ -523,9 +524,8 @@ class MemoryWriter:
     async def _supersede(
         self, s: AsyncSession, user_id: str, old_id: uuid.UUID, new_id: uuid.UUID, now: datetime
     ) -> None:
-        """End the old memory's validity (it leaves recall), and its near-paraphrases', saying by what
-        they were replaced."""
-        await repo.supersede(s, user_id, old_id, new_id, now, PARAPHRASE_THRESHOLD)
+        """The old memory's key, or all of it, is replaced (services/memories/replacing.py)."""
+        await replacing.replace(s, user_id, old_id, new_id, now)
 
     async def _merge(
         self,

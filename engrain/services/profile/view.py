@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 from engrain.reading import inputs
 from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.periods import Period
-from engrain.reading.slots import PROFILE_ORDER
+from engrain.reading.slots import PROFILE_ORDER, of_family, tag
 from engrain.rules.traits import FORMING_STAGES, Stage
 from engrain.services.profile.sections import PER_SECTION, PROFILE_TOKENS, SUMMARY_TOKENS, Item, Section, render
-from engrain.services.wording.lines import NOT_SHOWN, marks, shown_when, trait_tag
+from engrain.services.wording.lines import NOT_SHOWN, marks, replaced_mark, shown_when, trait_tag
 from engrain.storage import memories as repo
 from engrain.storage import profile as profile_repo
 from engrain.storage import traits as trait_repo
@@ -44,11 +44,13 @@ class _Slot:
         return cls(whose, what)
 
     @property
+    def key(self) -> str:
+        return f"{self.whose}:{self.what}"
+
+    @property
     def tag(self) -> str:
         """ "home", "origin" for the user's own; "sister", "sister's home", "dog" for others'."""
-        if self.whose == "user":
-            return self.what
-        return self.whose if self.what == "person" else f"{self.whose}'s {self.what}"
+        return tag(self.key)
 
     @property
     def order(self) -> tuple[int, str, str]:
@@ -139,15 +141,16 @@ class ProfileView:
         facts = sorted(slot_facts, key=lambda m: slots[m.id].order)
         shown: set[object] = set()
 
-        def items(rows: list[Memory], tag: bool = False, limit: int = PER_SECTION) -> list[Item]:
+        def items(rows: list[Memory], tagged: bool = False, limit: int = PER_SECTION) -> list[Item]:
             out: list[Item] = []
             for m in rows:
                 if m.id in shown or len(out) >= limit:
                     continue
                 shown.add(m.id)
-                habit = MemoryMetadata.of(m.metadata_).habit
+                meta = MemoryMetadata.of(m.metadata_)
                 happened = Period.stored(m.event_time, m.event_end, m.event_grain, tz)
-                tags = [slots[m.id].tag] if tag else marks(m.kind, m.temporality, happened, at, habit)
+                tags = [slots[m.id].tag] if tagged else marks(m.kind, m.temporality, happened, at, meta.habit)
+                tags += replaced_mark(meta)
                 out.append(Item(m.id, m.content, shown_when(m.kind, m.told_at, happened), tags))
             return out
 
@@ -158,8 +161,8 @@ class ProfileView:
                 if stage in stages
             ][:PER_SECTION]
 
-        own = [m for m in facts if slots[m.id].whose == "user"]
-        about, others = items(own, tag=True), items([m for m in facts if m not in own], tag=True)
+        own = [m for m in facts if not of_family(slots[m.id].key)]
+        about, others = items(own, tagged=True), items([m for m in facts if m not in own], tagged=True)
         milestones = items(dates)  # before the people: a milestone about them ("we adopted") is a key date
         sections = [
             Section("About them", about),

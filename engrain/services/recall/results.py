@@ -79,6 +79,10 @@ class RecallHit(BaseModel):
     temporality: str
     habit: bool = Field(default=False, description="A habit (a rule such as 'every Thursday'), never a plan.")
     stage: str | None = None
+    replaced: str | None = Field(
+        default=None,
+        description="What of this memory a later one replaced, the rest still true: 'home replaced by 5991d65a'.",
+    )
     namespace: str
     category: str | None = None
     importance: int

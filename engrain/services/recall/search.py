@@ -26,6 +26,7 @@ from engrain.services.recall.focus import FocusedQuery, QueryFocus
 from engrain.services.recall.refreshing import RefreshingCache
 from engrain.services.recall.results import Breakdown, LinkRef, RecallHit, RecallResult
 from engrain.services.recall.text import render
+from engrain.services.wording.lines import replaced_mark
 from engrain.storage import memories as repo
 from engrain.storage.recall import (
     RecallFilter,
@@ -57,6 +58,7 @@ def estimate_tokens(content: str) -> int:
 
 
 def _hit(row: RecallRow, tz: tzinfo | None) -> RecallHit:
+    meta = MemoryMetadata.of(row.metadata)
     return RecallHit(
         id=str(row.id),
         content=row.content,
@@ -82,8 +84,9 @@ def _hit(row: RecallRow, tz: tzinfo | None) -> RecallHit:
         told_at=row.told_at,
         created_at=row.created_at,
         temporality=row.temporality,
-        habit=MemoryMetadata.of(row.metadata).habit,
+        habit=meta.habit,
         stage=row.stage,
+        replaced=next(iter(replaced_mark(meta)), None),
         namespace=row.namespace,
         category=row.category,
         importance=int(row.importance_raw),

@@ -11,7 +11,7 @@ from engrain.providers.llm import Prompt
 from engrain.reading.enrich import DEFAULT_IMPORTANCE
 from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.periods import Period
-from engrain.services.wording.lines import marks, shown_when, trait_tag, when_text
+from engrain.services.wording.lines import marks, replaced_mark, shown_when, trait_tag, when_text
 from engrain.storage.models import Memory
 from engrain.text.quoting import DATA_NOTICE, inline, quoted
 
@@ -72,10 +72,11 @@ def memory_lines(
     hints = replaces or {}
     lines: list[str] = []
     for alias, m in memories:
-        habit = MemoryMetadata.of(m.metadata_).habit
+        meta = MemoryMetadata.of(m.metadata_)
         happened = Period.stored(m.event_time, m.event_end, m.event_grain, tz)
         tags = [times] if (times := when_text(shown_when(m.kind, m.told_at, happened), tz)) else []
-        tags += marks(m.kind, m.temporality, happened, now, habit) or [m.kind]
+        tags += marks(m.kind, m.temporality, happened, now, meta.habit) or [m.kind]
+        tags += replaced_mark(meta)
         tags += [f"importance {m.importance}"] if m.importance != DEFAULT_IMPORTANCE else []
         hint = f" (may replace [{hints[m.id]}])" if m.id in hints else ""
         lines.append(f"[{alias}] [{', '.join(tags)}] {quoted(m.content)}{hint}")

@@ -18,7 +18,9 @@ from datetime import datetime, tzinfo
 
 from engrain.reading import inputs
 from engrain.reading.dates import local, meant
+from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.periods import Period
+from engrain.reading.slots import tag
 from engrain.rules import plans
 from engrain.rules.traits import FORMING_STAGES
 from engrain.text.quoting import inline
@@ -40,6 +42,14 @@ def marks(
         )
         return ["overdue plan"] if overdue else ["plan"]
     return ["procedure"] if kind == "procedural" else []
+
+
+def replaced_mark(meta: MemoryMetadata) -> list[str]:
+    """A memory whose value of a key a later one replaced, the rest of it still true: "home replaced by
+    5991d65a" (services/memories/replacing.py) — so that the old value never passes as current."""
+    if meta.replaced_key is None or meta.replaced_by is None:
+        return []
+    return [f"{tag(meta.replaced_key)} replaced by {inputs.short_id(meta.replaced_by)}"]
 
 
 @dataclass(frozen=True)

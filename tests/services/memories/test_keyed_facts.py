@@ -1,7 +1,8 @@
-"""A key for every single-valued fact (issue 42, item 1), through a real MCP client: the issue's examples
-(a move stated in passing, a new phone, a new gym) show the new value first in `recall` and the profile;
-the calling model's key — on `remember`, in an extraction answer, in a reflection answer — wins where the
-rules read none; a bad key is refused by name."""
+"""A key for every single-valued fact (issue 42, items 1–3), through a real MCP client: the issue's examples
+(a move stated in passing, a new phone, a new gym) show the new value first in `recall` and the profile; a
+correction replaces a value, not a memory (what the old memory said besides stays findable, marked); the
+calling model's key — on `remember`, in an extraction answer, in a reflection answer — wins where the rules
+read none; a bad key is refused by name."""
 
 from __future__ import annotations
 
@@ -48,11 +49,66 @@ async def test_a_new_value_said_in_passing_comes_first_in_recall_and_the_profile
         second = await client.call_tool("remember", {"content": new})
         assert second.structured_content["superseded"] == first["id"]
         assert f"replaces {first['id'][:8]}" in second.content[0].text and ", key user · " in second.content[0].text
-        found = await call(client, "recall", query=question)
-        ids = [hit["id"] for hit in found["results"]]
-        assert ids[0] == second.structured_content["id"] and first["id"] not in ids
+        recalled = await client.call_tool("recall", {"query": question})
+        ids = [hit["id"] for hit in recalled.structured_content["results"]]
+        assert ids[0] == second.structured_content["id"]
         profile = (await client.read_resource("engrain://profile")).contents[0].text
-        assert fresh in profile and stale not in profile
+        assert fresh in profile
+        # The old value never passes as current: where its memory still shows (it said more), it is marked.
+        for text in (recalled.content[0].text, profile):
+            stale_lines = [line for line in text.splitlines() if stale in line]
+            assert all(f"replaced by {second.structured_content['id'][:8]}" in line for line in stale_lines), text
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "question", "still_true", "tag"),
+    [
+        (
+            "I live in Manchester with my partner Sam and our daughter Ada.",
+            "We moved into our new house in Bristol last weekend.",
+            "who is my partner",
+            "partner Sam",
+            "home",
+        ),
+        (
+            "I work at Arup as an engineer, in the bridges team.",
+            "I joined Atkins last month.",
+            "which team was I in",
+            "bridges team",
+            "employer",
+        ),
+        (
+            "I have three dogs, had them three years.",
+            "We have four dogs now.",
+            "how long have I had the dogs",
+            "three years",
+            "number of dogs",
+        ),
+    ],
+)
+async def test_a_correction_replaces_the_value_and_the_rest_of_the_old_memory_stays(
+    settings_factory, old, new, question, still_true, tag
+):
+    """A move, a job change, a count change: the old memory said more than the value (the partner and the
+    daughter, the team, how long the dogs have been there). It stays live and findable, no longer holds the
+    key, and every text marks what replaced its value; a memory that says nothing more is superseded whole."""
+    async with connect(settings_factory(), Clock(NOW)) as (client, _):
+        first = await call(client, "remember", content=old, said_at="2026-10-01")
+        second = await call(client, "remember", content=new)
+        assert second["superseded"] == first["id"]
+        mark = f"{tag} replaced by {second['id'][:8]}"
+        found = await client.call_tool("recall", {"query": question})
+        hit = next(h for h in found.structured_content["results"] if h["id"] == first["id"])
+        assert hit["replaced"] == mark and f"{mark}] «{old}»" in found.content[0].text
+        profile = (await client.read_resource("engrain://profile")).contents[0].text
+        assert still_true in profile and f"{mark}] «{old}»" in profile
+        stored = json.loads((await client.read_resource(f"engrain://memories/{first['id']}")).contents[0].text)
+        assert stored["valid_until"] is None and stored["history"][-1]["action"] == "replace_value"
+    async with connect(settings_factory(), Clock(NOW)) as (client, _):
+        bare = await call(client, "remember", content="I live in Berlin.", said_at="2026-10-01")
+        await call(client, "remember", content="I live in Lisbon now.")
+        gone = json.loads((await client.read_resource(f"engrain://memories/{bare['id']}")).contents[0].text)
+        assert gone["valid_until"] is not None and gone["history"][-1]["action"] == "supersede"
 
 
 async def test_the_callers_key_replaces_what_the_rules_cannot_read(settings_factory):
@@ -92,13 +148,19 @@ async def test_a_reflection_answer_keys_memories_and_names_the_fact_an_update_re
     async with connect(host_settings(), clock) as (client, _):
         gym = await call(client, "remember", content="Climbing at The Arch three times a week.", said_at="2026-11-01")
         flat = await call(client, "remember", content="Renting the flat on Elm Road.", said_at="2026-11-02")
+        sister = "My sister lives in Leeds with her wife Jo."
+        leeds = await call(client, "remember", content=sister, said_at="2026-11-03")
         moved = await call(client, "remember", content="Signed for the house on Park Lane.", said_at="2026-11-20")
+        york = await call(client, "remember", content="Jo and my sister moved to York.", said_at="2026-11-21")
         task = await call(client, "reflect", force=True)
         text = task["task"]
         assert '"keys": [{"memory_id"' in text
         answer = {
             "keys": [{"memory_id": alias(text, "The Arch"), "key": "user · gym"}],
-            "updates": [{"old_id": alias(text, "Elm Road"), "new_id": alias(text, "Park Lane"), "key": "user · home"}],
+            "updates": [
+                {"old_id": alias(text, "Elm Road"), "new_id": alias(text, "Park Lane"), "key": "user · home"},
+                {"old_id": alias(text, "Leeds"), "new_id": alias(text, "to York"), "key": "sister · home"},
+            ],
         }
         await call(client, "reflect", task_id=task["task_id"], answer=answer)
         clock.now += timedelta(days=1)
@@ -107,7 +169,11 @@ async def test_a_reflection_answer_keys_memories_and_names_the_fact_an_update_re
         home = await call(client, "remember", content="I live in Leith now.")
         assert home["superseded"] == moved["id"]
         stale = json.loads((await client.read_resource(f"engrain://memories/{flat['id']}")).contents[0].text)
-        assert stale["valid_until"] is not None
+        assert stale["valid_until"] is not None  # it said nothing but the home: superseded whole
+        # The sister's old home is replaced; her wife Jo, named only there, stays findable, marked.
+        kept = await client.call_tool("recall", {"query": "who is Jo"})
+        assert f"sister's home replaced by {york['id'][:8]}] «My sister lives in Leeds" in kept.content[0].text
+        assert leeds["id"] in [h["id"] for h in kept.structured_content["results"]]
         bad = await call(client, "reflect", force=True)
         wrong = {"keys": [{"memory_id": alias(bad["task"], "The Castle"), "key": ":"}]}
         message = await call_error(client, "reflect", task_id=bad["task_id"], answer=wrong)

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import EngrainError
-from engrain.reading.duplicates import PARAPHRASE_THRESHOLD
 from engrain.rules.traits import Stage
+from engrain.services.memories import replacing
 from engrain.services.traits import upkeep
 from engrain.services.traits.answers import MainAnswer, ReviewAnswer, without_secrets
 from engrain.services.traits.reflection.planning import Plan, review_candidates
@@ -224,7 +224,7 @@ async def _apply_memory_changes(s: AsyncSession, plan: Plan, main: MainAnswer) -
     for u in main.updates:
         old, new = plan.memory_ref(u.old_id), plan.memory_ref(u.new_id)
         if old and new and old != new:
-            await repo.supersede(s, plan.user_id, old, new, plan.now, PARAPHRASE_THRESHOLD)
+            await replacing.replace(s, plan.user_id, old, new, plan.now, u.key)
             if u.key is not None:
                 await repo.set_slot(s, plan.user_id, new, u.key)
     for k in main.keys:
