@@ -441,12 +441,13 @@ async def replace_value(
     session: AsyncSession, user_id: str, old_id: uuid.UUID, new_id: uuid.UUID, key: str, now: datetime
 ) -> None:
     """`new_id` holds the value of `key` that `old_id` held; the old memory stays live for the rest of what it
-    says, no longer holds the key, and says what holds it now. One statement, with its history row."""
+    says, no longer holds the key (its value is kept: erasing `new_id` gives the key back, see `erase`), and
+    says what holds it now. One statement, with its history row."""
     await session.execute(
         text(f"""
         WITH upd AS (
             UPDATE memories SET updated_at = :now, metadata = (coalesce(metadata, '{{}}'::jsonb)
-                - '{Key.SLOT}' - '{Key.SLOT_VALUE}' - '{Key.MAY_REPLACE}')
+                - '{Key.SLOT}' - '{Key.MAY_REPLACE}')
                 || jsonb_build_object('{Key.REPLACED_KEY}', CAST(:k AS text), '{Key.REPLACED_BY}', CAST(:new AS text))
             WHERE user_id = :u AND id = :old RETURNING id)
         INSERT INTO memory_history (memory_id, user_id, action, reason, at)
@@ -529,13 +530,22 @@ def _erase_sql(doomed_sql: str) -> str:
                  RETURNING 1),
     gone AS (DELETE FROM memories m USING chain c WHERE m.id = c.id AND m.user_id = c.user_id
              RETURNING m.id, m.user_id),
+    -- A memory whose key an erased one had replaced holds it again (a provisional statement an extraction
+    -- replaces, a correction the user forgets): its value was kept for this.
+    restored AS (
+        UPDATE memories m SET metadata = (m.metadata - '{Key.REPLACED_KEY}' - '{Key.REPLACED_BY}')
+            || jsonb_build_object('{Key.SLOT}', m.metadata ->> '{Key.REPLACED_KEY}')
+        FROM gone g
+        WHERE m.user_id = g.user_id AND m.metadata ->> '{Key.REPLACED_BY}' = CAST(g.id AS text)
+          AND (m.user_id, m.id) NOT IN (SELECT user_id, id FROM chain)
+        RETURNING 1),
     hist AS (
         INSERT INTO memory_history (memory_id, user_id, action, reason, at)
         SELECT g.id, g.user_id, 'forget',
                CASE WHEN (g.user_id, g.id) IN (SELECT user_id, id FROM doomed) THEN CAST(:reason AS text)
                     ELSE '{REPLACED_BY_FORGOTTEN}' END, :now
         FROM gone g RETURNING 1)
-    SELECT (SELECT count(*) FROM gone) AS deleted, (SELECT count(*) FROM scrubbed) AS history_erased,
+    SELECT (SELECT count(*) FROM gone) AS deleted, (SELECT count(*) FROM restored) AS restored, (SELECT count(*) FROM scrubbed) AS history_erased,
            (SELECT coalesce(array_agg(user_id), '{{}}') FROM touched) AS touched_users,
            (SELECT coalesce(array_agg(trait_id), '{{}}') FROM touched) AS touched,
            (SELECT coalesce(array_agg(id ORDER BY id), '{{}}') FROM gone) AS ids, {sample_sql("rows")}

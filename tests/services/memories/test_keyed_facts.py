@@ -104,6 +104,11 @@ async def test_a_correction_replaces_the_value_and_the_rest_of_the_old_memory_st
         assert still_true in profile and f"{mark}] «{old}»" in profile
         stored = json.loads((await client.read_resource(f"engrain://memories/{first['id']}")).contents[0].text)
         assert stored["valid_until"] is None and stored["history"][-1]["action"] == "replace_value"
+        # Forgetting the correction gives the old memory its key back, unmarked.
+        await call(client, "forget", memory_id=second["id"])
+        again = await client.call_tool("recall", {"query": question})
+        back = next(h for h in again.structured_content["results"] if h["id"] == first["id"])
+        assert back["replaced"] is None and "replaced by" not in again.content[0].text
     async with connect(settings_factory(), Clock(NOW)) as (client, _):
         bare = await call(client, "remember", content="I live in Berlin.", said_at="2026-10-01")
         await call(client, "remember", content="I live in Lisbon now.")
