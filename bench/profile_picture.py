@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -67,8 +66,7 @@ def score(profile: str, person: dict[str, Any]) -> dict[str, Any]:
 async def tell(route: str, person: dict[str, Any]) -> str:
     """Every session told the way `route` tells it; the profile read at the end."""
     last = datetime.fromisoformat(person["sessions"][-1]["said_at"]) + timedelta(days=1)
-    llm = "auto" if route == "host" else "none"
-    os.environ.pop("ANTHROPIC_API_KEY", None)  # the host route: no key, the calling model does the reading
+    llm = "host" if route == "host" else "none"  # host: no key, the calling model does the reading
     app = AppState(bench_settings(scratch_home("engrain-picture-"), llm=llm), clock=lambda: last)
     async with Client(create_server(app)) as client:
         for n, session in enumerate(person["sessions"]):

@@ -90,6 +90,7 @@ TOOLS = (
     "forget",
     "pin_memory",
     "get_user_traits",
+    "get_profile",
     "reflect",
     "ingest_conversation",
     "review_trait",

@@ -73,7 +73,7 @@ _CATEGORIES: list[tuple[str, re.Pattern[str]]] = [
         "preference",
         re.compile(
             r"\b(?:like[sd]?|love[sd]?|adore[sd]?|prefer\w*|favou?rite|hate[sd]?|"
-            r"dislike[sd]?|enjoy\w*|fan of|can't stand)\b",
+            r"dislike[sd]?|enjoy\w*|fan of|can't stand|vegetarian|vegan|pescatarian|teetotal)\b",
             re.I,
         ),
     ),

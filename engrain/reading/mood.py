@@ -64,7 +64,7 @@ _USER_SUBJECT = re.compile(
 )
 # Deadlines and reminders point forward whoever is named: "The report is due Friday".
 _FORWARD_MARK = re.compile(
-    r"\b(?:remind\s+me|upcoming|scheduled|appointment|deadline|due"
+    r"\b(?:remind\s+me|upcoming|scheduled|appointment|deadline|due|(?:starting|beginning)\s+(?:in|on|from|next)"
     rf"|by\s+(?:the\s+end\s+of\s+|end\s+of\s+)?(?:{WEEKDAYS}|{MONTHS}|may|tomorrow|tonight|next|then|noon|\d))\b",
     re.IGNORECASE,
 )

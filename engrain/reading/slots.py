@@ -136,6 +136,8 @@ _ATTRIBUTE = (
     r"an|to|of|in|on|at|for|with|not|just)\b)[a-z][a-z-]*){0,2}?)"
 )
 _NOW_WORDS = r"(?:(?:now|currently|actually|still|officially)\s+)?"
+# The user as subject, said or left out as chat leaves it: at a sentence's start or after "and"/"so".
+_I_OR_NONE = r"(?:\bI|(?:^|(?<=[.!?]\s)|\b(?:and|so|then)\s+)(?=\w))"
 _NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 # What a person has a number of that changes rarely: children, siblings, pets, vehicles ("I have three dogs";
 # not "three meetings").
@@ -155,15 +157,16 @@ ENGLISH_NAMED: list[re.Pattern[str]] = [
         r"and|but|with|because|at|on|in|near)\b))",
         _I,
     ),
-    # "I just got a new phone, a Pixel 8", "I bought a new car: a Tesla Model 3".
+    # "I just got a new phone, a Pixel 8", "I bought a new car: a Tesla Model 3"; in chat the "I" is often
+    # left out ("finally caved and got a new phone, a Pixel 8").
     re.compile(
-        r"\bI(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|recently\s+)?(?:got|gotten|bought|picked\s+up|have)\s+"
+        rf"{_I_OR_NONE}(?:'ve|\s+have)?\s*(?:just\s+|finally\s+|recently\s+)?(?:got|gotten|bought|picked\s+up|have)\s+"
         rf"(?:myself\s+)?an?\s+new\s+{_ATTRIBUTE}\s*[,:—–-]\s*{_NAMED_VALUE}{_END}",
         _I,
     ),
-    # "I switched gyms to The Gym Group", "I changed my browser to Firefox".
+    # "I switched gyms to The Gym Group", "I changed my browser to Firefox", "switched gyms to…".
     re.compile(
-        r"\bI(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|recently\s+)?(?:switched|changed|moved)\s+(?:my\s+)?"
+        rf"{_I_OR_NONE}(?:'ve|\s+have)?\s*(?:just\s+|finally\s+|recently\s+)?(?:switched|changed|moved)\s+(?:my\s+)?"
         rf"{_ATTRIBUTE}\s+to\s+{_NAMED_VALUE}{_END}",
         _I,
     ),

@@ -26,6 +26,7 @@ from engrain.resources.apps_view import profile_app
 from engrain.server import guide, schemas
 from engrain.server.state import AppState
 from engrain.tools import forget, ingest, link, pin, recall, reflect, remember, review, traits
+from engrain.tools import profile as profile_tool
 from engrain.tools.common import describe_invalid_arguments
 
 log = logging.getLogger(__name__)
@@ -144,6 +145,7 @@ def create_server(app: AppState, *, one_user: bool = True, **options: Any) -> En
     recall.register(server, app.recall, app.reflection_due, caller)
     reflect.register(server, app.reflect_requests, app.routes, caller)
     traits.register(server, app.traits, caller)
+    profile_tool.register(server, app.profile, caller)
     review.register(server, app.trait_review, caller)
     link.register(server, app.links, caller)
     forget.register(server, app.memories, caller)

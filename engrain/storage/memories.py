@@ -531,7 +531,8 @@ def _erase_sql(doomed_sql: str) -> str:
     gone AS (DELETE FROM memories m USING chain c WHERE m.id = c.id AND m.user_id = c.user_id
              RETURNING m.id, m.user_id),
     -- A memory whose key an erased one had replaced holds it again (a provisional statement an extraction
-    -- replaces, a correction the user forgets): its value was kept for this.
+    -- replaces, a correction the user forgets): its value was kept for this. (A data-modifying CTE runs
+    -- whether or not the query reads it.)
     restored AS (
         UPDATE memories m SET metadata = (m.metadata - '{Key.REPLACED_KEY}' - '{Key.REPLACED_BY}')
             || jsonb_build_object('{Key.SLOT}', m.metadata ->> '{Key.REPLACED_KEY}')
@@ -545,7 +546,7 @@ def _erase_sql(doomed_sql: str) -> str:
                CASE WHEN (g.user_id, g.id) IN (SELECT user_id, id FROM doomed) THEN CAST(:reason AS text)
                     ELSE '{REPLACED_BY_FORGOTTEN}' END, :now
         FROM gone g RETURNING 1)
-    SELECT (SELECT count(*) FROM gone) AS deleted, (SELECT count(*) FROM restored) AS restored, (SELECT count(*) FROM scrubbed) AS history_erased,
+    SELECT (SELECT count(*) FROM gone) AS deleted, (SELECT count(*) FROM scrubbed) AS history_erased,
            (SELECT coalesce(array_agg(user_id), '{{}}') FROM touched) AS touched_users,
            (SELECT coalesce(array_agg(trait_id), '{{}}') FROM touched) AS touched,
            (SELECT coalesce(array_agg(id ORDER BY id), '{{}}') FROM gone) AS ids, {sample_sql("rows")}

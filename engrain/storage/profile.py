@@ -34,17 +34,19 @@ async def slot_facts(session: AsyncSession, user_id: str, now: datetime) -> list
     return list((await session.execute(stmt)).scalars())
 
 
-async def about_people(session: AsyncSession, user_id: str, now: datetime, limit: int) -> list[Memory]:
-    """Live facts about the people (and pets) in the user's life that fill no slot: "We have two kids",
-    "My dad had surgery in May". The most important first, then the newest told."""
+async def facts_in(session: AsyncSession, user_id: str, category: str, now: datetime, limit: int) -> list[Memory]:
+    """Live facts of a category that fill no slot and are no habit: the people and pets in the user's life
+    ("We have two kids", "My dad had surgery in May": relationship), their health ("I'm allergic to
+    peanuts"), their preferences ("I'm vegetarian"). The most important first, then the newest told."""
     stmt = (
         select(Memory)
         .where(
             Memory.user_id == user_id,
-            Memory.category == "relationship",
+            Memory.category == category,
             Memory.kind.in_(("fact", "episodic")),
             Memory.temporality != "prospective",
             ~Memory.metadata_.has_key(Key.SLOT.value),
+            ~Memory.metadata_.has_key(Key.RECURRENCE.value),
             ~Memory.content.startswith(SUMMARY_PREFIX),
             known(now),
         )

@@ -14,7 +14,8 @@ from engrain.services.traits.reflection.due import ReflectionDue
 from engrain.tools.common import Caller, structured, tool_errors, with_note
 
 DESCRIPTION = (
-    "Search the user's long-term memory by meaning and keywords. Call it before answering anything that "
+    "Search the user's long-term memory by meaning and keywords (start a conversation with get_profile, the "
+    "standing picture). Call it before answering anything that "
     "depends on who the user is, what they like, what they did or plan, or how they work. Returns one line "
     "per memory, best first: [said D · happened P, and plan / overdue plan / habit / trait when it is one] «its "
     "whole words» (a short id that forget, link, review_trait and "

@@ -19,7 +19,8 @@ DESCRIPTION = (
     "List the traits engrain has learned about the user (behaviors, preferences, core values), strongest "
     "first: one line each, [stage, confidence] «the trait» (a short id review_trait accepts). Traits still "
     "forming (candidate, emerging) are listed and marked 'forming': treat them as tentative. Use it to adapt "
-    "answers to the user; read engrain://traits/{id} to see the evidence for one."
+    "answers to the user; read engrain://traits/{id} to see the evidence for one. get_profile shows the traits "
+    "with the user's facts, plans and habits: read it first."
 )
 
 

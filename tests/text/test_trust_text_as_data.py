@@ -19,6 +19,8 @@ NOW = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
 HOSTILE: list[str] = json.loads((DATA / "hostile_memories.json").read_text())
 QUOTE = re.compile(r"«[^«»]*»")
 FORGED = ("SYSTEM:", "<system>", "```", "[m99]", "user: I confirm", "[t1] (core)")
+# The count of what the profile leaves out, and where it is listed (services/profile/sections.left_out_line).
+LEFT_OUT = r"\(\d+ more not shown here — \d+ [a-z]+: [a-z_:/ ]+(?:; \d+ [a-z]+: [a-z_:/ ]+)*\)"
 
 
 def assert_inert(text: str, allowed_line: re.Pattern[str]) -> None:
@@ -55,7 +57,7 @@ async def test_hostile_memories_stay_data_in_profile_instructions_and_tasks(host
         line = r"- (?:\[[^\[\]«»]*\] )?«[^«»]*» \([0-9a-f]{8}\)"
         profile_line = re.compile(
             rf"^(?:# What engrain knows about \S+|## [A-Z][a-z ,()]+|{line}|{re.escape(DATA_NOTICE)}"
-            r"|As of \d{4}-\d\d-\d\d in the user's time\.|\(\d+ more not shown here: [a-z_ ,]+\)"
+            rf"|As of \d{{4}}-\d\d-\d\d in the user's time\.|{LEFT_OUT}"
             r"|Reflection due \(\d+ new memor[a-z]+ to digest\): call reflect when the conversation allows\.|)$"
         )
         assert_inert(profile, profile_line)
@@ -64,9 +66,7 @@ async def test_hostile_memories_stay_data_in_profile_instructions_and_tasks(host
         instructions = guide.with_profile(await app.profile.summary(app.settings.user))
         assert_inert(
             instructions.split("What engrain knows about the user now", 1)[1],
-            re.compile(
-                rf"^(?:.*\):|## [A-Z][a-z ,()]+|{line}|\(\d+ more not shown here: [a-z_ ,]+\)|Reflection due .*|)$"
-            ),
+            re.compile(rf"^(?:.*\):|## [A-Z][a-z ,()]+|{line}|{LEFT_OUT}|Reflection due .*|)$"),
         )
 
         task = await call(client, "reflect", force=True)

@@ -259,10 +259,12 @@ def _is_statement(lang: str, sentence: str) -> bool:
     if lang != ENGLISH:
         statement = languages.is_statement(lang, sentence)
         return statement and (slot_of(sentence, lang) is not None or not languages.is_reply(lang, sentence))
-    if len(sentence.split()) < 3 or sentence.endswith("?") or not _FIRST_PERSON.search(sentence):
+    if len(sentence.split()) < 3 or sentence.endswith("?"):
         return False
-    if slot_of(sentence) is not None:
+    if slot_of(sentence) is not None:  # also where chat leaves the "I" out ("switched gyms to The Gym Group")
         return True
+    if not _FIRST_PERSON.search(sentence):
+        return False
     plain = _FILLERS.sub("", sentence)
     return not _REPLY.search(plain) and not (_ADDRESSED.search(plain) and not _MINE.search(plain))
 

@@ -1,10 +1,12 @@
 """The profile's sections, in the order a model needs them, and the token budget they share.
 
-The facts come first (who the user is, where they live and work, the people and pets in their life, the
-dates that matter), then what engrain concluded (traits by stage, the forming ones apart), then what is
-ahead (plans, in the user's time) and how they live (habits), then what was told lately and not yet
-digested. Each line is a memory line (services/wording/lines.py): its date, its mark, its whole words up to
-LINE_CHARS, a short id. When the budget runs out, the rest is counted, never cut mid-line.
+The standing picture comes first (issue 42): the current facts by key (who the user is, where they live and
+work, their phone or gym), the people and pets in their life, their health and preferences, the dates that
+matter; then what is ahead (plans, on the user's clock) and how they live (habits); then what engrain
+concluded (traits by stage, the forming ones apart); then what was told lately and not yet digested. Each
+line is a memory line (services/wording/lines.py): its date, its mark, its whole words up to LINE_CHARS, a
+short id. What a section has beyond its share, and what the budget leaves out, is counted with where it is
+listed, never cut mid-line or dropped without a word.
 """
 
 from __future__ import annotations
@@ -23,9 +25,14 @@ PROFILE_TOKENS = 1000
 SUMMARY_TOKENS = 400
 LINE_CHARS = 300  # a profile line holds a statement, not a document: longer memories are cut here
 PER_SECTION = 8
+# Rows a section's query reads: its share, and enough beyond it to count what it leaves out.
+FETCHED = 5 * PER_SECTION
 
 
-_LEFT_OUT = "({} more not shown here: recall finds them, get_user_traits lists every trait)"
+# Where what a section leaves out is listed: its memories by recall, plans in engrain://intentions, traits
+# by get_user_traits (issue 42: a profile cut 16 entries without a word).
+LISTED_BY = {"memories": "recall finds them", "plans": "engrain://intentions", "traits": "get_user_traits"}
+_LEFT_OUT = "({} more not shown here — {})"
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,14 @@ class Item:
 class Section:
     title: str
     items: list[Item] = field(default_factory=list[Item])
+    more: int = 0  # rows beyond the section's share, not shown anywhere in the profile
+    listed: str = "memories"  # where the rest is listed (LISTED_BY)
+
+
+def left_out_line(counts: dict[str, int]) -> str:
+    """ "(5 more not shown here — 3 memories: recall finds them; 2 plans: engrain://intentions)"."""
+    parts = [f"{n} {what}: {LISTED_BY[what]}" for what, n in counts.items() if n]
+    return _LEFT_OUT.format(sum(counts.values()), "; ".join(parts))
 
 
 def item_line(item: Item, tz: tzinfo | None) -> str:
@@ -52,17 +67,19 @@ def item_line(item: Item, tz: tzinfo | None) -> str:
 def render(head: list[str], sections: list[Section], budget_tokens: int, tail: list[str], tz: tzinfo | None) -> str:
     """`head`, then each non-empty section with as many of its lines as the budget holds, then a count of
     what did not fit, then `tail` (the line that says a reflection is due); all of it within the budget."""
-    left = 4 * budget_tokens - sum(len(x) + 1 for x in head) - sum(len(x) + 2 for x in tail) - len(_LEFT_OUT) - 8
+    longest = len(left_out_line({what: 99_999 for what in LISTED_BY}))
+    left = 4 * budget_tokens - sum(len(x) + 1 for x in head) - sum(len(x) + 2 for x in tail) - longest - 8
     out = list(head)
-    left_out = 0
+    left_out = dict.fromkeys(LISTED_BY, 0)
     for section in sections:
+        left_out[section.listed] += section.more
         if not section.items:
             continue
         title = f"## {section.title}"
         opened = False  # the title is written with the section's first line that fits
         for line in (item_line(item, tz) for item in section.items):
             if len(line) + 1 + (0 if opened else len(title) + 2) > left:
-                left_out += 1
+                left_out[section.listed] += 1
                 continue
             if not opened:
                 out += ["", title]
@@ -70,8 +87,8 @@ def render(head: list[str], sections: list[Section], budget_tokens: int, tail: l
                 opened = True
             out.append(line)
             left -= len(line) + 1
-    if left_out:
-        out += ["", _LEFT_OUT.format(left_out)]
+    if any(left_out.values()):
+        out += ["", left_out_line(left_out)]
     if tail:
         out += ["", *tail]
     return "\n".join(out).rstrip() + "\n"

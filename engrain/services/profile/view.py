@@ -12,7 +12,16 @@ from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.periods import Period
 from engrain.reading.slots import PROFILE_ORDER, of_family, tag
 from engrain.rules.traits import FORMING_STAGES, Stage
-from engrain.services.profile.sections import PER_SECTION, PROFILE_TOKENS, SUMMARY_TOKENS, Item, Section, render
+from engrain.services.profile.results import ProfileResult
+from engrain.services.profile.sections import (
+    FETCHED,
+    PER_SECTION,
+    PROFILE_TOKENS,
+    SUMMARY_TOKENS,
+    Item,
+    Section,
+    render,
+)
 from engrain.services.wording.lines import NOT_SHOWN, marks, replaced_mark, shown_when, trait_tag
 from engrain.storage import memories as repo
 from engrain.storage import profile as profile_repo
@@ -80,6 +89,16 @@ class ProfileView:
     async def profile(self, user_id: str, budget: int = PROFILE_TOKENS, as_of: str | None = None) -> str:
         """Markdown for engrain://profile, within `budget` tokens (bench/profile_coverage.py measures other budgets).
         `as_of`: the profile as it stood then (see `sections`)."""
+        return (await self.read(user_id, budget, as_of))[0]
+
+    async def read(
+        self, user_id: str, budget: int = PROFILE_TOKENS, as_of: str | None = None
+    ) -> tuple[str, ProfileResult]:
+        """The profile's text and its sections (`get_profile`), read once."""
+        text, page = await self._page(user_id, budget, as_of)
+        return text, ProfileResult.of(page.at, page.sections, self.rt.settings.tz)
+
+    async def _page(self, user_id: str, budget: int, as_of: str | None) -> tuple[str, ProfileSections]:
         page = await self.sections(user_id, as_of)
         head = [
             f"# What engrain knows about {inline(user_id, 200)}",
@@ -89,7 +108,7 @@ class ProfileView:
         ]
         if not page.known:
             head += ["", "Nothing known yet: remember facts about the user, and reflect to build traits."]
-        return render(head, page.sections, budget, page.due, self.rt.settings.tz)
+        return render(head, page.sections, budget, page.due, self.rt.settings.tz), page
 
     async def summary(self, user_id: str) -> str:
         """The same sections within SUMMARY_TOKENS, for the server instructions ("" when nothing is known)."""
@@ -117,8 +136,11 @@ class ProfileView:
         async with (await self.rt.database()).sessions() as s:
             at = now if then else await user_now(s, user_id, now)
             slot_facts = await profile_repo.slot_facts(s, user_id, now)
-            people = await profile_repo.about_people(s, user_id, now, PER_SECTION)
-            dates = await profile_repo.key_dates(s, user_id, now, KEY_DATE_IMPORTANCE, PER_SECTION)
+            people, health, likes = [
+                await profile_repo.facts_in(s, user_id, category, now, FETCHED)
+                for category in ("relationship", "health", "preference")
+            ]
+            dates = await profile_repo.key_dates(s, user_id, now, KEY_DATE_IMPORTANCE, FETCHED)
             traits = (
                 await trait_repo.traits_as_of(s, user_id, now, stages=stages)
                 if then
@@ -128,8 +150,8 @@ class ProfileView:
                 ]
             )
             # Twice a section's worth: a plan already shown among the key dates is not shown again.
-            upcoming, overdue = await repo.plans_around(s, user_id, now, at, 2 * PER_SECTION)
-            habits = await profile_repo.habits(s, user_id, now, PER_SECTION)
+            upcoming, overdue = await repo.plans_around(s, user_id, now, at, FETCHED)
+            habits = await profile_repo.habits(s, user_id, now, FETCHED)
             pinned = await repo.pinned(s, user_id, now)
             lately = await repo.recent(s, user_id, now, LATELY + 3 * PER_SECTION)
 
@@ -141,40 +163,51 @@ class ProfileView:
         facts = sorted(slot_facts, key=lambda m: slots[m.id].order)
         shown: set[object] = set()
 
-        def items(rows: list[Memory], tagged: bool = False, limit: int = PER_SECTION) -> list[Item]:
+        def section(title: str, rows: list[Memory], tagged: bool = False, limit: int = PER_SECTION) -> Section:
+            """The rows not shown above, up to `limit`; the others counted (`more`), unless shown further down."""
             out: list[Item] = []
-            for m in rows:
-                if m.id in shown or len(out) >= limit:
-                    continue
+            rest = [m for m in rows if m.id not in shown]
+            for m in rest[:limit]:
                 shown.add(m.id)
                 meta = MemoryMetadata.of(m.metadata_)
                 happened = Period.stored(m.event_time, m.event_end, m.event_grain, tz)
                 tags = [slots[m.id].tag] if tagged else marks(m.kind, m.temporality, happened, at, meta.habit)
                 tags += replaced_mark(meta)
                 out.append(Item(m.id, m.content, shown_when(m.kind, m.told_at, happened), tags))
-            return out
+            return Section(title, out, more=len(rest) - len(out))
 
-        def trait_items(stages: tuple[str, ...]) -> list[Item]:
-            return [
+        def traits_section(title: str, stages: tuple[str, ...]) -> Section:
+            rows = [
                 Item(t.id, words, NOT_SHOWN, [trait_tag(stage, conf)], trait=True)
                 for t, stage, conf, words in traits
                 if stage in stages
-            ][:PER_SECTION]
+            ]
+            return Section(title, rows[:PER_SECTION], more=max(0, len(rows) - PER_SECTION), listed="traits")
 
         own = [m for m in facts if not of_family(slots[m.id].key)]
-        about, others = items(own, tagged=True), items([m for m in facts if m not in own], tagged=True)
-        milestones = items(dates)  # before the people: a milestone about them ("we adopted") is a key date
+        # Taken in this order, so that a memory fit for two sections shows in the first: a milestone about
+        # the family ("we adopted") is a key date; a plan among the key dates is not shown again.
+        about = section("About them", own, tagged=True, limit=2 * PER_SECTION)
+        dated = section("Key dates", dates)
+        family = section("People and pets", [m for m in facts if m not in own], tagged=True, limit=2 * PER_SECTION)
+        family.items += (others := section("", people)).items
+        family.more += others.more
+        health_, likes_ = section("Health", health), section("Preferences", likes)
+        ahead, late = section("Upcoming plans", upcoming), section("Overdue plans", overdue)
+        ahead.listed = late.listed = "plans"
         sections = [
-            Section("About them", about),
-            Section("People and pets", others + items(people)),
-            Section("Key dates", milestones),
-            Section("Core traits", trait_items((Stage.CORE,))),
-            Section("Established traits", trait_items((Stage.ESTABLISHED,))),
-            Section("Forming traits (tentative, not yet confirmed)", trait_items(FORMING_STAGES)),
-            Section("Upcoming plans", items(upcoming)),
-            Section("Overdue plans", items(overdue)),
-            Section("Habits", items(habits)),
-            Section("Pinned", items(pinned)),
-            Section("Lately told", items([m for m in lately if not summary(m)], limit=LATELY)),
+            about,
+            family,
+            health_,
+            likes_,
+            dated,
+            ahead,
+            late,
+            section("Habits", habits),
+            traits_section("Core traits", (Stage.CORE,)),
+            traits_section("Established traits", (Stage.ESTABLISHED,)),
+            traits_section("Forming traits (tentative, not yet confirmed)", FORMING_STAGES),
+            section("Pinned", pinned, limit=len(pinned)),
+            Section("Lately told", section("", [m for m in lately if not summary(m)], limit=LATELY).items),
         ]
         return sections, at

@@ -61,7 +61,7 @@ async def test_a_week_of_ordinary_memories_gives_home_work_and_family(settings_f
     assert "[said 2026-11-21, habit] «I go climbing every Thursday evening.»" in section(profile, "Habits")
     plans = section(profile, "Upcoming plans")
     assert "· happened 2026-11-28, plan] «We're having dinner with Maria's parents next Saturday.»" in plans
-    assert "«I prefer short answers with code examples.»" in section(profile, "Lately told")
+    assert "«I prefer short answers with code examples.»" in section(profile, "Preferences")
     assert profile.index("## About them") < profile.index("## People and pets") < profile.index("## Habits")
     assert "As of 2026-11-22 in the user's time." in profile  # the last told time: the user's clock
     assert estimate_tokens(profile) <= PROFILE_TOKENS
@@ -74,8 +74,8 @@ async def test_the_budget_holds_and_counts_what_it_leaves_out(settings_factory):
         await call(client, "remember_many", items=items)
         profile = await read_profile(client)
     assert estimate_tokens(profile) <= PROFILE_TOKENS
-    left_out = re.search(r"^\((\d+) more not shown here: recall finds them", profile, re.M)
-    assert left_out is not None and int(left_out.group(1)) > 0
+    left_out = re.search(r"^\((\d+) more not shown here — (\d+) memories: recall finds them", profile, re.M)
+    assert left_out is not None and int(left_out.group(1)) >= int(left_out.group(2)) > 0
 
 
 def _alias(task: str, fragment: str) -> str:
