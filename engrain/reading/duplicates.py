@@ -238,6 +238,41 @@ def same_fact(first: str, second: str) -> bool:
     return True
 
 
+# How often and "goes" say nothing of which pattern it is: "Often cooks at home" is "Cooks dinner at home most
+# evenings" (stems, as `_content` gives them).
+_LIGHT = frozenset(
+    {
+        "often",
+        "usual",
+        "alway",
+        "most",
+        "everi",
+        "regular",
+        "sometim",
+        "frequent",
+        "general",
+        "typic",
+        "go",
+        "goe",
+        "tend",
+    }
+)
+
+
+def same_pattern(first: str, second: str) -> bool:
+    """Do two traits name the same pattern of the user's, in other words? A model rewords a pattern it reports
+    again, and a twin trait splits its evidence (issue 42). Negations and numbers agree, at least two content
+    words are shared, and one wording's content words (stems, beside how often) are all in the other's: it
+    adds a detail, it changes none ("Climbs every Thursday evening" is "Goes climbing on Thursdays"; "Works
+    late on Fridays" is not "Works from home on Fridays", nor "Runs in the morning" "Reads in the morning").
+    Words, not vectors: the built-in hash embedder puts the first pair at 0.2 and the last at 0.73."""
+    a, b = _words(first), _words(second)
+    if _signature(a)[:2] != _signature(b)[:2]:  # the numbers and the count of negations agree
+        return False
+    ca, cb = set(_content(a)) - _LIGHT, set(_content(b)) - _LIGHT
+    return len(ca & cb) >= 2 and (ca <= cb or cb <= ca)
+
+
 def is_near_duplicate(
     embedder_id: str,
     cosine: float,

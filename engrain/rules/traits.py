@@ -77,6 +77,9 @@ UPGRADES: dict[str, tuple[Subtype, float]] = {
 }
 REVIEW_RATIO, REVIEW_MIN_CONTRADICTIONS = 0.3, 2
 TREND_WINDOW_DAYS, MOOD_WINDOW_DAYS = 30, 14
+# A trend whose window closed still lives until a reflection has looked at memories told after it (the model
+# had its chance to see the pattern again), or until this long after on the user's clock if none does.
+TREND_GRACE_DAYS = 30
 CONTEXTS: tuple[str, ...] = get_args(ContextName)
 _MOOD = re.compile(
     r"\b(?:mood|feel(?:s|ing)?|stress\w*|anxi\w+|tired|exhaust\w*|happ\w+|sad\w*|energ\w+|"
@@ -238,11 +241,16 @@ def promotable_sql(trait: str) -> str:
     )
 
 
-def expired_trend_sql(trait: str, user_now: str) -> str:
-    """A trend whose window passed on the user's clock (`user_now`) before it was reinforced often enough."""
+def expired_trend_sql(trait: str, reflected: str, user_now: str) -> str:
+    """A trend not reinforced often enough whose window closed before the told time a reflection has looked up
+    to (`reflected`: the model saw what came after and did not reinforce it), or TREND_GRACE_DAYS before the
+    user's clock (`user_now`) when no reflection looks. Issue 42: judged on the user's clock alone, a trend
+    dissolved as soon as newer memories arrived — before the model could see them reinforce it — so no trend
+    survived a reflection every three to five sessions."""
     return (
-        f"{trait}.trait_stage = '{Stage.TREND}' AND {trait}.trait_window_end < {user_now}"
-        f" AND coalesce({trait}.trait_reinforcement_count, 0) < {PROMOTE_AFTER}"
+        f"{trait}.trait_stage = '{Stage.TREND}' AND coalesce({trait}.trait_reinforcement_count, 0) < {PROMOTE_AFTER}"
+        f" AND ({trait}.trait_window_end < {reflected}"
+        f" OR {trait}.trait_window_end + interval '{TREND_GRACE_DAYS} days' < {user_now})"
     )
 
 

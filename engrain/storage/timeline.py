@@ -28,6 +28,19 @@ def user_now_sql(user: str, extra: str = "") -> str:
     )
 
 
+def reflected_told_sql(user: str) -> str:
+    """The latest told time among the memories of `user` a reflection has looked at (at or before the
+    reflection watermark, storage/cycles.Mark); '-infinity' when none has. Unlike the user's clock it does
+    not run on: it moves only when a model has seen what was told. A backward probe of the (user_id, told_at)
+    index that stops at the first memory looked at (the newest told are the ones still waiting)."""
+    return (
+        "coalesce((SELECT u.told_at FROM memories u JOIN user_state w ON w.user_id = u.user_id"
+        f" WHERE u.user_id = {user} AND (u.created_at < w.last_reflected_at OR (u.created_at = w.last_reflected_at"
+        " AND (w.last_reflected_id IS NULL OR u.id <= w.last_reflected_id)))"
+        " ORDER BY u.told_at DESC LIMIT 1), '-infinity'::timestamptz)"
+    )
+
+
 async def user_now(session: AsyncSession, user_id: str, now: datetime) -> datetime:
     """`user_now_sql` for one user."""
     value = await session.scalar(text(f"SELECT {user_now_sql(':user')}"), {"user": user_id, "now": now})

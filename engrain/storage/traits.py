@@ -37,7 +37,7 @@ from engrain.rules.traits import (
 )
 from engrain.storage.models import Memory, MemoryHistory, TraitEvidence
 from engrain.storage.sqltext import safe_exp
-from engrain.storage.timeline import user_now_sql
+from engrain.storage.timeline import reflected_told_sql, user_now_sql
 
 # Strongest first in listings: a trend ranks below every stage of the confidence scale.
 _LISTING_ORDER = (Stage.TREND, *RANKED_STAGES)
@@ -374,6 +374,9 @@ class Decayed(TypedDict):
     sample: list[SampleRow]
 
 
+NO_DECAY = Decayed(decayed=0, dissolved=0, stage_changes=0, sample=[])  # a cycle that leaves decay for later
+
+
 async def run_pass(session: AsyncSession, sql: str, params: dict[str, Any]) -> RowMapping:
     """Run a pass statement; its single row holds counts (and optionally a sample of changed rows)."""
     return (await session.execute(text(sql), params)).mappings().one()
@@ -419,14 +422,16 @@ async def promote_trends(session: AsyncSession, user_id: str | None, now: dateti
 
 
 async def expire_trends(session: AsyncSession, user_id: str | None, now: datetime) -> Changed:
-    """Trends whose window passed on the user's clock with fewer than 2 reinforcements dissolve."""
+    """Trends whose window passed with fewer than 2 reinforcements dissolve, once a reflection has looked past
+    it (rules/traits.expired_trend_sql)."""
     return await _update_with_history(
         session,
         user_id,
         now,
         action="dissolve",
         set_sql=f"trait_stage = '{Stage.DISSOLVED}', valid_until = :now",
-        where_sql=f"m.kind = 'trait' AND m.valid_until IS NULL AND {expired_trend_sql('m', user_now_sql('m.user_id'))}",
+        where_sql=f"m.kind = 'trait' AND m.valid_until IS NULL AND "
+        f"{expired_trend_sql('m', reflected_told_sql('m.user_id'), user_now_sql('m.user_id'))}",
         reason="trend window passed with fewer than 2 reinforcements",
     )
 

@@ -336,8 +336,10 @@ async def test_expiry_job(settings):
             "INSERT INTO memories (id, user_id, kind, content, content_hash, trait_subtype, "
             "trait_stage, trait_confidence, trait_reinforcement_count, trait_window_end) VALUES "
             "(gen_random_uuid(), 'alice', 'trait', 'old trend', 'h1', 'behavior', 'trend', 0.2, 1, :p),"
+            "(gen_random_uuid(), 'alice', 'trait', 'waiting trend', 'h3', 'behavior', 'trend', 0.2, 1, :w),"
             "(gen_random_uuid(), 'alice', 'trait', 'hot trend', 'h2', 'behavior', 'trend', 0.2, 2, :f)",
-            p=NOW - DAY,
+            p=NOW - 31 * DAY,  # closed more than TREND_GRACE_DAYS ago on the user's clock: gone, looked at or not
+            w=NOW - 2 * DAY,  # closed, but no reflection has looked at anything told since: it waits
             f=NOW + DAY,
         )
         result = await app.scheduler.run("expiry")
@@ -345,7 +347,15 @@ async def test_expiry_job(settings):
         assert await scalar(app, "SELECT temporality FROM memories WHERE id = :id", id=past) == "historical"
         assert await scalar(app, "SELECT temporality FROM memories WHERE id = :id", id=future) == "prospective"
         stages = await scalar(app, "SELECT json_object_agg(content, trait_stage) FROM memories WHERE kind = 'trait'")
-        assert stages == {"old trend": "dissolved", "hot trend": "candidate"}
+        assert stages == {"old trend": "dissolved", "waiting trend": "trend", "hot trend": "candidate"}
+        # A reflection looked at a memory told after its window closed: the model did not see it again.
+        await add_memory(app, "Went for a walk", created=NOW - DAY)
+        await execute(
+            app, "INSERT INTO user_state (user_id, last_reflected_at, updated_at) VALUES ('alice', :n, :n)", n=NOW
+        )
+        again = await app.scheduler.run("expiry")
+        assert again.stats["expired_trends"] == 1
+        assert await scalar(app, "SELECT trait_stage FROM memories WHERE content = 'waiting trend'") == "dissolved"
 
 
 async def snapshot(app) -> dict[str, str]:

@@ -247,7 +247,7 @@ class HostTasks:
                 return await self.reflection.apply(plan, LLM_NAME)
             db = await self.database()
             async with db.sessions.begin() as s:
-                cycle = await self.reflection.applier.apply(s, plan, NO_ANSWER, LLM_NAME, None)
+                cycle = await self.reflection.applier.apply(s, plan, NO_ANSWER, LLM_NAME, None, decay_now=False)
                 # The task shows only the traits still live after the cycle's own passes (decay, expiry): a trait
                 # they dissolved is no longer there to reinforce or reword (issue 42).
                 live = {t.id for t in await trait_repo.active_traits(s, user_id)}

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.reading.duplicates import TRAIT_THRESHOLD as NEAR_DUPLICATE
+from engrain.reading.duplicates import same_pattern
 from engrain.reading.enrich import DEFAULT_IMPORTANCE, content_hash
 from engrain.reading.metadata import MemoryMetadata
 from engrain.rules.traits import (
@@ -22,6 +23,7 @@ from engrain.rules.traits import (
     DISSOLVE_BELOW,
     QUALITY_FACTOR,
     TREND_CONFIDENCE,
+    TREND_GRACE_DAYS,
     UPGRADE_STEP,
     UPGRADES,
     Spread,
@@ -165,9 +167,12 @@ class TraitWriter:
         self.stats.dissolved.add(trait.id)
 
     async def find_existing(self, content: str) -> Memory | None:
-        """An active trait with the same text, or one close enough to count as the same trait."""
+        """An active trait with the same text, one close enough in meaning (the contract's cosine), or one
+        naming the same pattern in other words (`same_pattern`: a model rewords what it reports again; a twin
+        would split the evidence — issue 42)."""
         digest = content_hash(content)
-        for trait in (await self.traits()).values():
+        active = list((await self.traits()).values())
+        for trait in active:
             if trait.content_hash == digest:
                 return trait
         if content in self.embed:
@@ -175,7 +180,7 @@ class TraitWriter:
             near = await repo.nearest_live(self.s, self.user_id, "default", "trait", embedder_id, dim, vector, self.now)
             if near is not None and near.similarity >= NEAR_DUPLICATE:
                 return await repo.get(self.s, self.user_id, near.id)
-        return None
+        return next((trait for trait in active if same_pattern(content, trait.content)), None)
 
     async def _insert(
         self,
@@ -299,9 +304,10 @@ class TraitWriter:
         grade = grade if grade in QUALITY_FACTOR else "D"
         await trait_repo.add_evidence(self.s, self.user_id, trait.id, evidence, "supporting", grade, self.cycle_id)
         window = trait.trait_window_end
-        if trait.trait_stage == Stage.TREND and told is not None and window is not None and told[0] > window:
-            # A trend lives inside its window on the user's time: evidence told after it closed is kept,
-            # but does not count towards promotion (the expiry pass dissolves the trend).
+        grace = timedelta(days=TREND_GRACE_DAYS)
+        if trait.trait_stage == Stage.TREND and told is not None and window is not None and told[0] > window + grace:
+            # A trend lives inside its window on the user's time, and a grace after it while no reflection
+            # looked past it: evidence told later still is kept, but does not count (the expiry pass dissolves it).
             await self._history(
                 trait, "update", f"evidence told {told[0].date()}, after its window closed {window.date()}: not counted"
             )
@@ -309,6 +315,9 @@ class TraitWriter:
             return
         trait.trait_reinforcement_count = (trait.trait_reinforcement_count or 0) + max(1, len(evidence))
         latest = told[1] if told is not None else self.user_now
+        if trait.trait_stage == Stage.TREND and window is not None:
+            # The window follows the evidence: a pattern seen again is given its time again from then.
+            trait.trait_window_end = max(window, latest + timedelta(days=trend_window_days(trait.content, None)))
         trait.trait_last_reinforced = max(trait.trait_last_reinforced or latest, latest)
         await self.set_confidence(trait, reinforced(trait.trait_confidence or 0.0, grade), f"reinforced ({grade})")
 

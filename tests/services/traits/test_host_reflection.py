@@ -344,8 +344,9 @@ async def test_the_trait_lifecycle_driven_entirely_through_host_tasks(host_setti
         clock.now += timedelta(days=1500)
         await call(client, "remember", content="A note years later")
         first = await call(client, "reflect", force=True)
-        assert first["traits_dissolved"] >= 2  # decay is a code-only step: it ran before the task was answered
-        assert (await call(client, "reflect", task_id=first["task_id"], answer=answer()))["status"] == "completed"
+        assert first["traits_dissolved"] == 0  # decay waits for the answer: it runs after the answer's reinforcements
+        done = await call(client, "reflect", task_id=first["task_id"], answer=answer())
+        assert done["status"] == "completed" and done["traits_dissolved"] >= 2  # nothing reinforced them
         detail = json.loads((await client.read_resource(f"engrain://traits/{preference['id']}")).contents[0].text)
         assert detail["stage"] == "dissolved"
 

@@ -256,15 +256,26 @@ async def test_an_answer_about_a_trait_gone_since_its_task_is_refused_by_name(se
         assert isinstance(done, Reflected) and done.status == "completed"
 
 
-async def test_a_task_lists_no_trait_its_own_cycle_dissolved(settings_factory):
-    """The cycle's decay runs before the task is written: a trait it dissolves is not offered to the model."""
+async def test_decay_waits_for_the_answer_and_a_trait_dissolved_between_sessions_is_not_offered(settings_factory):
+    """The cycle that hands out a task decays nothing: decay runs with the answer, after its reinforcements
+    (issue 42: stages fell at the hand-out and rose with the answer). A trait the scheduler's decay job
+    dissolved between sessions is not offered to the model."""
     clock = Clock(NOW)
     async with running(settings_factory(), clock) as app:
         await a_trait(app, clock)
         clock.now += timedelta(days=3 * 365)  # on the user's clock too: what is told next is told then
         await told(app, "Tea and a slow walk this morning")
         out = await task_out(app)
-        assert out.cycle.traits_dissolved == 1 and BEHAVIOR not in out.task
+        assert out.cycle.traits_dissolved == 0 and BEHAVIOR in out.task
+        done = await app.host_tasks.answer(app.settings.user, out.task_id, answer())
+        assert isinstance(done, Reflected) and done.traits_dissolved == 1  # not reinforced: decay after the answer
+    async with running(settings_factory(), clock) as app:
+        await a_trait(app, clock)
+        clock.now += timedelta(days=3 * 365)
+        await told(app, "Tea and a slow walk this morning")
+        await app.scheduler.run("decay")
+        out = await task_out(app)
+        assert BEHAVIOR not in out.task
 
 
 async def test_a_refused_reflection_says_how_many_memories_wait(settings_factory):

@@ -352,7 +352,8 @@ async def test_trend_promotion_and_expiry(settings_factory, clock):
         # Promoted at 0.3, then the same cycle's decay: 1 day since its last reinforcement, 2 reinforcements.
         assert found["Is learning Portuguese"]["confidence"] == pytest.approx(0.3 * math.exp(-0.005 / 1.2), abs=1e-6)
         clock.now += timedelta(days=15)  # the mood's 14-day window passed with a single observation
-        await remember_all(client, "Another note")
+        await remember_all(client, "Booked the dentist for January")
+        # The model looked at what was told after the window and did not see the mood again: it dissolves.
         out = await call(client, "reflect", force=True)
         assert out["traits_dissolved"] >= 1
         assert "Feels tired in the evenings" not in {t["content"] for t in await traits(client, min_stage="trend")}

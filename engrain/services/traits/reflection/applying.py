@@ -70,22 +70,36 @@ class ReflectionApplier:
         return ReadyAnswer(main, review, {c: (model.id, model.dim, v) for c, v in zip(contents, vectors, strict=True)})
 
     async def apply(
-        self, s: AsyncSession, plan: Plan, answer: ReadyAnswer, llm_name: str, error: str | None
+        self,
+        s: AsyncSession,
+        plan: Plan,
+        answer: ReadyAnswer,
+        llm_name: str,
+        error: str | None,
+        *,
+        decay_now: bool = True,
     ) -> Reflected:
-        """The cycle in `s`: the code-only steps, the answer, decay, and the watermark — which moves only past
+        """The cycle in `s`: the answer, the watermark, the code-only steps, and decay. The watermark moves only past
         memories a model has looked at (no model, a failed one, or a task not answered yet: they stay pending
         for the next reflection that has a model). The caller holds the user's reflection lock since `prepare`
-        checked the triggers: nothing can have moved the watermark in between."""
+        checked the triggers: nothing can have moved the watermark in between. `decay_now` False: the cycle
+        that hands out a task — decay waits for the answer, to run after its reinforcements (issue 42: stages
+        fell at the hand-out and rose again with the answer)."""
         main, review = answer.main, answer.review
         looked = error is None and (main is not None or not plan.memories)
         cycle_id = uuid.uuid4()
-        code = await upkeep.run_passes(s, plan.user_id, plan.now)  # as the scheduler's expiry job runs them
         changed, links = Stats(), 0
         if main is not None:
             writer = await TraitWriter.open(s, plan.user_id, plan.now, cycle_id, answer.vectors)
             links = await self._apply_answer(s, writer, plan, main, review)
             changed = writer.stats
-        decay = await trait_repo.decay_traits(s, plan.user_id, plan.now)
+        mark = plan.mark or Mark(plan.now)
+        if looked:  # before the passes: a trend expires once a model has looked past its window
+            await cycle_repo.set_watermark(s, plan.user_id, mark, plan.now)
+        # After the answer, as the scheduler's expiry job runs them: a trend the answer reinforced twice is
+        # promoted in this cycle, and one it did not is judged on what the model has now seen (issue 42).
+        code = await upkeep.run_passes(s, plan.user_id, plan.now)
+        decay = await trait_repo.decay_traits(s, plan.user_id, plan.now) if decay_now else trait_repo.NO_DECAY
         created = set(changed.created)
         status: Literal["completed", "code_only", "failed"] = (
             "failed" if error else ("completed" if looked else "code_only")
@@ -110,8 +124,6 @@ class ReflectionApplier:
             s, cycle_id, plan.user_id, trigger, plan.trigger.value, status, stats, error, plan.now
         )
         if looked:
-            mark = plan.mark or Mark(plan.now)
-            await cycle_repo.set_watermark(s, plan.user_id, mark, plan.now)
             result.memories_pending = (await cycle_repo.importance_since(s, plan.user_id, mark))[0]
         else:  # the watermark stayed where the plan's trigger check counted what waits
             result.memories_pending = plan.trigger.pending
