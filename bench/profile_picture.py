@@ -82,7 +82,8 @@ async def tell(route: str, person: dict[str, Any]) -> str:
                 answer = {"memories": session["extract"], "summary": None}
                 done = await client.call_tool("ingest_conversation", {"task_id": task["task_id"], "answer": answer})
                 assert not done.is_error, done.content
-        profile = (await client.read_resource("engrain://profile")).contents[0].text
+        contents = (await client.read_resource("engrain://profile")).contents[0]
+        profile = getattr(contents, "text", "")
     await app.close()
     return profile
 

@@ -31,5 +31,5 @@ async def test_the_tool_gives_the_profile_and_the_descriptions_say_to_read_it_fi
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert tools["get_profile"].description.startswith("Read this first, at the start of a conversation")
         assert tools["get_profile"].annotations.read_only_hint
-        assert "start a conversation with get_profile" in tools["recall"].description
-        assert "get_profile shows the traits" in tools["get_user_traits"].description
+        assert "start a conversation with get_profile" in (tools["recall"].description or "")
+        assert "get_profile shows the traits" in (tools["get_user_traits"].description or "")

@@ -22,7 +22,7 @@ def host_settings(settings_factory, monkeypatch):
     return lambda **kw: settings_factory(llm="auto", **kw)
 
 
-async def reflect(client, reply) -> dict:
+async def reflect(client, reply) -> tuple[dict, dict]:
     task = await call(client, "reflect", force=True)
     assert task["status"] == "needs_model", task
     return task, await call(client, "reflect", task_id=task["task_id"], answer=reply(task["task"]))
