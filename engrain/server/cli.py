@@ -1,4 +1,4 @@
-"""The `engrain` command line: serve, ui, worker, jobs run, status, export, import, reindex."""
+"""The `engrain` command line: serve, ui, worker, jobs run, status, export, import, import-chats, redact, reindex."""
 
 from __future__ import annotations
 
@@ -148,6 +148,60 @@ def import_(args: argparse.Namespace, settings: Settings) -> int:
     return _with_app(settings, work)
 
 
+def import_chats(args: argparse.Namespace, settings: Settings) -> int:
+    """The chat history a user already has, as dated memories (services/memories/importing.py)."""
+    from datetime import UTC, datetime
+    from pathlib import Path
+
+    from tqdm import tqdm
+
+    from engrain.errors import EngrainError
+    from engrain.reading import chats, inputs
+    from engrain.services.memories.importing import ChatCount
+
+    path = Path(args.path).expanduser()
+    if not path.exists():
+        _refuse(f"import-chats: {path}: no such file or folder")
+    user = args.user or settings.user
+    try:
+        found = list(chats.read(path, None if args.source == "auto" else args.source))
+    except (chats.ExportError, OSError) as exc:
+        _refuse(f"import-chats: {exc}")
+    since = inputs.when("--since", args.since, datetime.now(UTC), settings.tz) if args.since else None
+
+    async def work(app: Any) -> int:
+        bar = tqdm(total=len(found), unit="conversation", disable=not sys.stderr.isatty(), file=sys.stderr)
+
+        def step(_: ChatCount) -> None:
+            bar.update()
+
+        try:
+            report = await app.chat_import.run(
+                user, found, app.clock(), since=since, dry_run=args.dry_run, progress=step
+            )
+        except EngrainError as exc:
+            print(f"engrain import-chats: {exc}", file=sys.stderr)
+            return 1
+        finally:
+            bar.close()
+        verb = "would keep" if args.dry_run else "kept"
+        print(
+            f"{report.conversations:,} conversations, {report.messages:,} messages of the user read; {verb} "
+            f"{report.kept:,} memories"
+            + (f", {report.duplicates:,} already known" if report.duplicates else "")
+            + f" (user {user!r})"
+        )
+        if args.dry_run:
+            for chat in report.chats:
+                print(f"  {chat.kept:4d} of {chat.messages:4d} messages  {chat.title}  [{chat.source}]")
+            print("Examples:")
+            for example in report.examples:
+                print(f"  - {example}")
+        return 0
+
+    return _with_app(settings, work)
+
+
 def redact(args: argparse.Namespace, settings: Settings) -> int:
     """Find the secrets in rows stored before they were redacted (or under a looser ENGRAIN_REDACT), and with
     --apply rewrite them (texts, history, vectors)."""
@@ -290,6 +344,19 @@ def main(argv: list[str] | None = None) -> None:
     import_cmd = commands.add_parser("import", help="add what an export file holds (idempotent)")
     import_cmd.add_argument("file", help="a file from `engrain export`, or - for stdin")
     import_cmd.set_defaults(func=import_)
+    chats_cmd = commands.add_parser(
+        "import-chats",
+        help="bring in chat history: a ChatGPT or Claude export (.zip or conversations.json), Claude Code "
+        "sessions (a project folder of .jsonl) or a folder of Markdown/text notes",
+    )
+    chats_cmd.add_argument("path", help="the export file or folder")
+    chats_cmd.add_argument(
+        "--from", dest="source", choices=["auto", "chatgpt", "claude", "claude-code", "markdown"], default="auto"
+    )
+    chats_cmd.add_argument("--user", help="whose memories (default ENGRAIN_USER, else the OS user)")
+    chats_cmd.add_argument("--since", help="only messages from this date on (ISO or a phrase like 'last year')")
+    chats_cmd.add_argument("--dry-run", action="store_true", help="print what would be kept; write nothing")
+    chats_cmd.set_defaults(func=import_chats)
     redact_cmd = commands.add_parser(
         "redact", help="find secrets in stored rows (--dry-run, the default) or replace them (--apply)"
     )

@@ -22,6 +22,7 @@ from engrain.scheduler.jobs import JobContext
 from engrain.scheduler.runner import Scheduler
 from engrain.server.process import ProcessLifecycle
 from engrain.services.memories.browsing import MemoryBrowser
+from engrain.services.memories.importing import ChatImporter
 from engrain.services.memories.ingest import ConversationIngest
 from engrain.services.memories.language_mix import LanguageMix
 from engrain.services.memories.links import MemoryLinks
@@ -81,6 +82,7 @@ class AppState:
         self.traits = TraitViews(runtime)
         self.trait_review = TraitReview(runtime)
         self.ingest = ConversationIngest(runtime, self.memories, self.links)
+        self.chat_import = ChatImporter(self.memories)
         tasks = TaskStore(settings.host_task_ttl, self.clock, self.process.database)
         self.host_tasks = HostTasks(tasks, self.clock, self.process.database, self.reflection, self.ingest)
         self.reflection_due = ReflectionDue(runtime)

@@ -279,9 +279,10 @@ def rule_statements(messages: list[Message]) -> list[tuple[str, int]]:
             continue
         whole = detect(m.content)
         for sentence in _sequences([_clean(s) for s in sentences(m.content)]):
-            # People switch languages mid-message; a short sentence reads as English when unsure.
+            # People switch languages mid-message; a short sentence reads as English when unsure, so it takes
+            # the message's language — a sentence of four words or more is read in its own.
             lang = detect(sentence)
-            lang = whole if lang == ENGLISH else lang
+            lang = whole if lang == ENGLISH and len(sentence.split()) < 4 else lang
             if sentence not in seen and (procedure_steps(sentence, lang) or _is_statement(lang, sentence)):
                 seen.add(sentence)
                 out.append((sentence[: inputs.MAX_CONTENT_CHARS], i))

@@ -1,0 +1,67 @@
+"""Claude Code session logs: one JSON-lines file per session under a project folder
+(~/.claude/projects/<project>/<session>.jsonl). The user's own turns are the `user` lines whose message
+is text they typed: not tool results, not the lines Claude Code writes itself (`isMeta`, command output
+and command names in tags). The assistant's turns are left out: they are about the code."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from engrain.reading.chats.formats import Chat, ChatMessage, ExportError, iso_time
+
+_GENERATED = re.compile(r"^\s*<(?:command-name|command-message|command-args|local-command-stdout|system-reminder)")
+
+
+class _Lenient(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class _Block(_Lenient):
+    type: str = ""
+    text: str | None = None
+
+
+class _Message(_Lenient):
+    content: str | list[_Block] = ""
+
+    @property
+    def typed(self) -> str:
+        if isinstance(self.content, str):
+            return self.content.strip()
+        return "\n".join(b.text for b in self.content if b.type == "text" and b.text).strip()
+
+
+class _Entry(_Lenient):
+    type: str = ""
+    isMeta: bool = False
+    timestamp: str | None = None
+    message: _Message = Field(default_factory=_Message)
+
+
+def _session(path: Path) -> Chat:
+    chat = Chat(f"claude-code:{path.stem}", path.parent.name, None)
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                entry = _Entry.model_validate_json(line)
+            except ValidationError as exc:
+                raise ExportError(f"{path} line {number}", f"not a session entry ({exc.errors()[0]['msg']})") from exc
+            text = entry.message.typed
+            if entry.type != "user" or entry.isMeta or not text or _GENERATED.match(text):
+                continue
+            at = iso_time(entry.timestamp)
+            chat.at = chat.at or at
+            chat.messages.append(ChatMessage("user", text, at))
+    return chat
+
+
+def read(path: Path) -> Iterator[Chat]:
+    files = [path] if path.is_file() else sorted(path.rglob("*.jsonl"))
+    for file in files:
+        yield _session(file)

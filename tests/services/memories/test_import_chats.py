@@ -1,0 +1,134 @@
+"""Day-one memory (issue 43, items 1, 2, 4 and 6 so far): the chats a user already has — a ChatGPT and a
+Claude export, Claude Code sessions, a folder of notes (tests/data/chats, written by hand from the formats'
+public shapes) — become dated memories of the user with no model: the user's own statements, told at their
+message's time, from the branch they kept, without the assistant's words, code, attachments or tool output;
+importing twice adds nothing. The CLI is run as a user runs it; the rest through the service and a real
+MCP client."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from engrain.reading import chats
+from tests.conftest import DATA, Clock, connect, engrain_env
+
+pytestmark = pytest.mark.anyio
+CHATS = DATA / "chats"
+NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+EXPORTS = ["chatgpt/conversations.json", "claude/conversations.json", "claude-code", "notes"]
+
+
+async def imported(client_app, *paths: Path) -> list[dict]:
+    """Import `paths` for the session's user; the live memories after, with their told times and sources."""
+    _, app = client_app
+    for path in paths:
+        await app.chat_import.run(app.settings.user, chats.read(path), app.clock())
+    db = await app.database()
+    async with db.sessions() as s:
+        from sqlalchemy import text
+
+        rows = await s.execute(
+            text("SELECT content, told_at, source, metadata FROM memories WHERE user_id = :u ORDER BY told_at"),
+            {"u": app.settings.user},
+        )
+        return [dict(r._mapping) for r in rows]
+
+
+async def test_each_export_gives_the_users_own_statements_at_their_messages_time(settings_factory):
+    async with connect(settings_factory(), Clock(NOW)) as session:
+        rows = await imported(session, *(CHATS / p for p in EXPORTS))
+        said = {r["content"]: r for r in rows}
+        assert set(said) == {
+            "We went hiking in the Dolomites last weekend.",
+            "I love sleeping in mountain huts.",
+            "I'm training for the Berlin marathon in September, it's my first one.",
+            "I live in Munich with my two cats, so I run along the Isar.",  # the branch the user kept
+            "I keep it on my balcony.",
+            "我在学日语，准备明年去东京。",
+            "I work as a nurse at St Mary's hospital.",
+            "My daughter Mia starts school next week and I'm nervous.",
+            "I'm allergic to shellfish, so please remember that for recipes.",
+            "I prefer pytest over unittest, and I always use fixtures for the database.",
+            "We deploy the shop on Fridays, never on Mondays.",
+        }, sorted(said)
+        # Not kept: an abandoned branch, the assistant, code, an attachment, tool output, commands, "Buy milk".
+        assert not any(w in " ".join(said) for w in ("Hamburg", "Isar paths", "range(42)", "Globex", "listing"))
+        munich = said["I live in Munich with my two cats, so I run along the Isar."]
+        assert munich["told_at"] == datetime(2023, 5, 8, 12, 2, tzinfo=UTC)
+        assert munich["source"] == "chatgpt:c1-marathon" and munich["metadata"]["conversation"] == "Marathon training"
+        mia = said["My daughter Mia starts school next week and I'm nervous."]
+        assert mia["told_at"] == datetime(2024, 3, 1, 8, 0, tzinfo=UTC)  # 10:00 at +02:00
+        assert said["We went hiking in the Dolomites last weekend."]["told_at"] == datetime(2022, 11, 3, tzinfo=UTC)
+
+
+async def test_planted_facts_are_recalled_with_their_dates_and_a_second_import_adds_nothing(settings_factory):
+    async with connect(settings_factory(), Clock(NOW)) as session:
+        client, app = session
+        first = await imported(session, *(CHATS / p for p in EXPORTS))
+        again = [await app.chat_import.run(app.settings.user, chats.read(CHATS / p), app.clock()) for p in EXPORTS]
+        assert sum(r.kept for r in again) == 0 and sum(r.duplicates for r in again) == len(first)
+        found = await client.call_tool("recall", {"query": "where do I live"})
+        assert found.content[0].text.splitlines()[1].startswith("- [said 2023-05-08] «I live in Munich")
+        school = await client.call_tool("recall", {"query": "when does Mia start school"})
+        line = next(line for line in school.content[0].text.splitlines()[1:] if "Mia" in line)
+        assert line.startswith("- [said 2024-03-01 · happened week of 2024-03-04] «My daughter")  # read then
+        marathon = await client.call_tool("recall", {"query": "marathon"})
+        assert "happened 2023-09] «I'm training" in marathon.content[0].text  # the history's plan is done
+        profile = (await client.read_resource("engrain://profile")).contents[0].text
+        assert "shellfish" in profile and "Munich" in profile
+
+
+def test_a_zip_export_reads_as_its_conversations_json(tmp_path):
+    archive = tmp_path / "export.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.write(CHATS / "chatgpt" / "conversations.json", "conversations.json")
+        z.writestr("chat.html", "<html></html>")
+    assert chats.detect(archive) == "chatgpt"
+    assert [c.source for c in chats.read(archive)] == ["chatgpt:c1-marathon", "chatgpt:c2-japanese"]
+
+
+def test_a_wrong_or_corrupt_file_is_named_with_what_was_expected(tmp_path):
+    broken = tmp_path / "conversations.json"
+    broken.write_text('[{"mapping": {}}, {"title": "no mapping"}]', encoding="utf-8")
+    with pytest.raises(chats.ExportError, match=r"conversation 1: mapping: Field required"):
+        list(chats.read(broken, "chatgpt"))
+    broken.write_text("[{", encoding="utf-8")
+    with pytest.raises(chats.ExportError, match=r"conversations.json line 1: not valid JSON"):
+        chats.detect(broken)
+    session = tmp_path / "s.jsonl"
+    session.write_text('{"type": "user", "message": {"content": "ok fine then"}}\nnot json\n', encoding="utf-8")
+    with pytest.raises(chats.ExportError, match=r"s.jsonl line 2: not a session entry"):
+        list(chats.read(session))
+    (tmp_path / "bad.zip").write_bytes(b"PK not a zip")
+    with pytest.raises(chats.ExportError, match=r"bad.zip: not a readable .zip"):
+        chats.detect(tmp_path / "bad.zip")
+
+
+def test_the_command_imports_dry_runs_and_refuses_what_it_cannot_read(tmp_path):
+    env = engrain_env(tmp_path / "home")
+    engrain = [sys.executable, "-m", "engrain", "import-chats"]
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*engrain, *args], env=env, capture_output=True, text=True, timeout=300)
+
+    dry = run(str(CHATS / "claude" / "conversations.json"), "--user", "ana", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "would keep 2 memories (user 'ana')" in dry.stdout and "- I'm allergic to shellfish" in dry.stdout
+    shutil.copytree(CHATS / "notes", tmp_path / "notes")
+    done = run(str(tmp_path / "notes"), "--user", "ana", "--from", "markdown")
+    assert done.returncode == 0 and "kept 2 memories" in done.stdout, done.stderr
+    twice = run(str(tmp_path / "notes"), "--user", "ana")
+    assert "kept 0 memories, 2 already known" in twice.stdout
+    missing = run(str(tmp_path / "nowhere.json"))
+    assert missing.returncode == 2 and "nowhere.json: no such file or folder" in missing.stderr
+    (tmp_path / "odd.json").write_text(json.dumps([{"hello": 1}]), encoding="utf-8")
+    odd = run(str(tmp_path / "odd.json"))
+    assert odd.returncode == 2 and "not a ChatGPT or Claude export" in odd.stderr
