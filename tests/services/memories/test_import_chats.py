@@ -132,3 +132,39 @@ def test_the_command_imports_dry_runs_and_refuses_what_it_cannot_read(tmp_path):
     (tmp_path / "odd.json").write_text(json.dumps([{"hello": 1}]), encoding="utf-8")
     odd = run(str(tmp_path / "odd.json"))
     assert odd.returncode == 2 and "not a ChatGPT or Claude export" in odd.stderr
+
+
+def test_an_import_killed_midway_then_run_again_ends_as_one_clean_run(tmp_path):
+    """kill -9 at some point of an import (before, during or after: each conversation is one transaction),
+    then the same command again: the memories are those of one uninterrupted import."""
+    from bench.make_chat_export import build
+
+    export = tmp_path / "conversations.json"
+    export.write_text(json.dumps(build(150, 10, 5)[0]), encoding="utf-8")
+    command = [sys.executable, "-m", "engrain", "import-chats", str(export), "--user", "ana"]
+
+    def rows(home: Path) -> list[tuple[str, str, str]]:
+        out = subprocess.run(
+            [sys.executable, "-m", "engrain", "export", "--user", "ana", "--no-vectors"],
+            env=engrain_env(home),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        )
+        memories = [json.loads(line) for line in out.stdout.splitlines()]
+        return sorted((m["content"], m["told_at"], m["source"]) for m in memories if m.get("type") == "memory")
+
+    killed = tmp_path / "killed"
+    process = subprocess.Popen(command, env=engrain_env(killed), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        process.wait(timeout=8)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=60)
+    again = subprocess.run(command, env=engrain_env(killed), capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    clean = tmp_path / "clean"
+    once = subprocess.run(command, env=engrain_env(clean), capture_output=True, text=True, timeout=300)
+    assert once.returncode == 0, once.stderr
+    assert rows(killed) == rows(clean) and len(rows(clean)) > 50
