@@ -273,6 +273,13 @@ def same_pattern(first: str, second: str) -> bool:
     return len(ca & cb) >= 2 and (ca <= cb or cb <= ca)
 
 
+def fact_key(text: str) -> frozenset[str]:
+    """The stems of a text's content words with its numbers: two texts with one key and `same_fact` state one
+    fact ("I live in Munich with my 2 cats" and "I live in Munich with my two cats!"), found without vectors."""
+    words = _words(text)
+    return frozenset(_content(words)) | frozenset(w for w in words if _is_number(w))
+
+
 def is_near_duplicate(
     embedder_id: str,
     cosine: float,

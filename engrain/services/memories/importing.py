@@ -7,7 +7,10 @@ its message's time, so that "next week" in a message of 2024-03-01 is that week.
 not the user's and are left out; so are code (fenced blocks) and pasted documents (of a long message, only
 its first paragraph is read). Each memory records where it came from (`source`: the export's id for the
 conversation; `metadata.conversation`: its title). Secrets are redacted on writing, as for any memory.
-Importing the same export twice adds nothing: every statement is an exact duplicate the second time.
+Duplicates collapse: exact repeats (within the import and of what is stored) and, within an import, the
+same fact in other words (`reading/duplicates.same_fact` over texts with one `fact_key`: "my 2 cats" and
+"my two cats"). Importing the same export twice adds nothing: every statement is a duplicate the second
+time.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from engrain.reading.chats import Chat
+from engrain.reading.duplicates import fact_key, same_fact
 from engrain.services.memories.ingest import Message, rule_statements
 from engrain.services.memories.writing import MemoryWriter, RememberRequest
 from engrain.storage import traits as trait_repo
@@ -77,6 +81,19 @@ class ChatImporter:
     def __init__(self, memories: MemoryWriter) -> None:
         self.memories = memories
 
+    @staticmethod
+    def _new(items: list[RememberRequest], seen: dict[frozenset[str], list[str]]) -> tuple[list[RememberRequest], int]:
+        """The items that state no fact an earlier item of the import stated in other words (the exact
+        repeats the writer counts itself); how many were folded."""
+        kept: list[RememberRequest] = []
+        for item in items:
+            key = fact_key(item.content)
+            if any(same_fact(item.content, earlier) for earlier in seen.get(key, [])):
+                continue
+            seen.setdefault(key, []).append(item.content)
+            kept.append(item)
+        return kept, len(items) - len(kept)
+
     async def run(
         self,
         user_id: str,
@@ -88,8 +105,10 @@ class ChatImporter:
         progress: Callable[[ChatCount], None] | None = None,
     ) -> ImportReport:
         report = ImportReport()
+        seen: dict[frozenset[str], list[str]] = {}
         for chat in chats:
-            items = statements(chat, since, now)
+            items, folded = self._new(statements(chat, since, now), seen)
+            report.duplicates += folded
             users = sum(m.role == "user" for m in chat.messages)
             created = 0
             if items and not dry_run:

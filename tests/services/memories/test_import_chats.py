@@ -168,3 +168,13 @@ def test_an_import_killed_midway_then_run_again_ends_as_one_clean_run(tmp_path):
     once = subprocess.run(command, env=engrain_env(clean), capture_output=True, text=True, timeout=300)
     assert once.returncode == 0, once.stderr
     assert rows(killed) == rows(clean) and len(rows(clean)) > 50
+
+
+async def test_the_same_fact_in_other_words_across_conversations_is_kept_once(settings_factory):
+    said = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
+    first = chats.Chat("chatgpt:a", "A", said, [chats.ChatMessage("user", "I live in Munich with my two cats.", said)])
+    second = chats.Chat("claude:b", "B", said, [chats.ChatMessage("user", "i live in munich with my 2 cats!", said)])
+    other = chats.Chat("claude:c", "C", said, [chats.ChatMessage("user", "I live in Munich with my three cats.", said)])
+    async with connect(settings_factory(), Clock(NOW)) as (_, app):
+        report = await app.chat_import.run(app.settings.user, [first, second, other], app.clock())
+        assert (report.kept, report.duplicates) == (2, 1)  # a different number is a different fact
