@@ -30,6 +30,7 @@ _FENCED = re.compile(r"```.*?(?:```|\Z)", re.S)
 # A message longer than this (once its code is out) is a pasted document: only its first paragraph is read.
 PASTED_CHARS = 2_000
 EXAMPLES = 20
+Folded = tuple[frozenset[str], str]  # a statement's fact key and the day it was said
 
 
 @dataclass
@@ -82,12 +83,12 @@ class ChatImporter:
         self.memories = memories
 
     @staticmethod
-    def _new(items: list[RememberRequest], seen: dict[frozenset[str], list[str]]) -> tuple[list[RememberRequest], int]:
-        """The items that state no fact an earlier item of the import stated in other words (the exact
-        repeats the writer counts itself); how many were folded."""
+    def _new(items: list[RememberRequest], seen: dict[Folded, list[str]]) -> tuple[list[RememberRequest], int]:
+        """The items that state no fact an earlier item of the import stated in other words on the same day
+        (said on two days, "I cooked dinner with Noor yesterday" is two evenings); how many were folded."""
         kept: list[RememberRequest] = []
         for item in items:
-            key = fact_key(item.content)
+            key = (fact_key(item.content), (item.said_at or "")[:10])
             if any(same_fact(item.content, earlier) for earlier in seen.get(key, [])):
                 continue
             seen.setdefault(key, []).append(item.content)
@@ -105,7 +106,7 @@ class ChatImporter:
         progress: Callable[[ChatCount], None] | None = None,
     ) -> ImportReport:
         report = ImportReport()
-        seen: dict[frozenset[str], list[str]] = {}
+        seen: dict[Folded, list[str]] = {}
         for chat in chats:
             items, folded = self._new(statements(chat, since, now), seen)
             report.duplicates += folded
