@@ -50,7 +50,8 @@ SUMMARY_RELATION = "summarizes"
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|we|we're|our)\b", re.IGNORECASE)
 # Spoken openers and conjunctions that tie a sentence to the one before it.
 _LEAD = re.compile(
-    r"^(?:well|so|actually|oh|hey|hi|hello|yeah|yes|no|ok(?:ay)?|um+|uh+|and|but|also|plus)\b[,!.:]?\s*", re.IGNORECASE
+    r"^(?:well|so|actually|oh|hey|hi|hello|yeah|yes|no|ok(?:ay)?|um+|uh+|hmm+|and|but|also|plus)\b[,!.:]?\s*",
+    re.IGNORECASE,
 )
 # Replies to the other speaker, not statements about the user: agreement, sympathy, praise, a guess about
 # them, small talk about how one is ("I totally agree, Melanie.", "I bet they bring lots of joy.").
@@ -62,7 +63,17 @@ _REPLY = re.compile(
     r"hear\s+you|feel\s+you|know\s+(?:what\s+you\s+mean|right|that\s+feeling)|get\s+(?:it|that|you)|"
     r"understand|can\s+(?:imagine|tell|see\s+(?:that|why|how))|can't\s+imagine|hope\s+(?:you|so|it|that\s+you)|"
     r"wish\s+you|(?:love|like)\s+(?:that|this|it|how\s+you)\b|think\s+(?:so|that's|it's|you)|admire|appreciate)"
-    r"|^(?:thanks|thank\s+you)\b|,\s*[A-Z][a-z]+[.!]*$",
+    r"|^(?:thanks|thank\s+you)\b|,\s*[A-Z][a-z]+[.!]*$"
+    # About the exchange itself ("That's not what I asked", "I'm not sure about that").
+    r"|\bnot\s+(?:what|how)\s+I\s+(?:asked|meant|wanted)\b|^I(?:'m|\s+am)\s+not\s+sure\s+(?:about\s+)?(?:that|this|it)\b",
+)
+# A request to the assistant, in the imperative ("Explain quantum entanglement like I'm five", "Give me a
+# plan", "Interesting, tell me more"): what the user asks for, not what they are (issue 43: chat exports).
+_REQUEST = re.compile(
+    r"^(?:\w+,\s*)?(?:please\s+)?(?:explain|give|write|fix|tell|show|make|help|list|summari[sz]e|translate|"
+    r"create|generate|rewrite|draft|continue|try|add|convert|check|compare|suggest|recommend|find|describe|draw|"
+    r"design|debug|review|improve|shorten|rephrase)\b",
+    re.IGNORECASE,
 )
 _ADDRESSED = re.compile(r"\b(?:you|your|yours|you're|you've|you'll|you'd)\b", re.IGNORECASE)
 _MINE = re.compile(r"\b(?:my|mine|our|ours)\b", re.IGNORECASE)
@@ -259,7 +270,7 @@ def _is_statement(lang: str, sentence: str) -> bool:
     if lang != ENGLISH:
         statement = languages.is_statement(lang, sentence)
         return statement and (slot_of(sentence, lang) is not None or not languages.is_reply(lang, sentence))
-    if len(sentence.split()) < 3 or sentence.endswith("?"):
+    if len(sentence.split()) < 3 or sentence.endswith("?") or _REQUEST.match(sentence):
         return False
     if slot_of(sentence) is not None:  # also where chat leaves the "I" out ("switched gyms to The Gym Group")
         return True
