@@ -11,27 +11,23 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from engrain.reading.chats.formats import Chat, ChatMessage, conversations
+from engrain.reading.chats.formats import Chat, ChatMessage, Lenient, conversations
 
 _TEXT_TYPES = frozenset({"text", "multimodal_text", "code"})
 
 
-class _Lenient(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-
-class _Author(_Lenient):
+class _Author(Lenient):
     role: str = ""
 
 
-class _Content(_Lenient):
+class _Content(Lenient):
     content_type: str = ""
     parts: list[Any] = Field(default_factory=list[Any])
 
 
-class _Message(_Lenient):
+class _Message(Lenient):
     author: _Author = Field(default_factory=_Author)
     create_time: float | None = None
     content: _Content = Field(default_factory=_Content)
@@ -44,13 +40,13 @@ class _Message(_Lenient):
         return "\n".join(p for p in self.content.parts if isinstance(p, str)).strip()
 
 
-class _Node(_Lenient):
+class _Node(Lenient):
     message: _Message | None = None
     parent: str | None = None
     children: list[str] = Field(default_factory=list[str])
 
 
-class _Conversation(_Lenient):
+class _Conversation(Lenient):
     title: str | None = None
     create_time: float | None = None
     mapping: dict[str, _Node]

@@ -8,21 +8,17 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from engrain.reading.chats.formats import Chat, ChatMessage, conversations, iso_time
-
-
-class _Lenient(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+from engrain.reading.chats.formats import Chat, ChatMessage, Lenient, conversations, iso_time
 
 
-class _Block(_Lenient):
+class _Block(Lenient):
     type: str = ""
     text: str | None = None
 
 
-class _Message(_Lenient):
+class _Message(Lenient):
     sender: str = ""
     text: str | None = None
     content: list[_Block] = Field(default_factory=list[_Block])
@@ -34,7 +30,7 @@ class _Message(_Lenient):
         return ("\n".join(blocks) if blocks else self.text or "").strip()
 
 
-class _Conversation(_Lenient):
+class _Conversation(Lenient):
     uuid: str | None = None
     name: str | None = None
     created_at: str | None = None

@@ -9,23 +9,19 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
-from engrain.reading.chats.formats import Chat, ChatMessage, ExportError, iso_time
+from engrain.reading.chats.formats import Chat, ChatMessage, ExportError, Lenient, iso_time
 
 _GENERATED = re.compile(r"^\s*<(?:command-name|command-message|command-args|local-command-stdout|system-reminder)")
 
 
-class _Lenient(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-
-class _Block(_Lenient):
+class _Block(Lenient):
     type: str = ""
     text: str | None = None
 
 
-class _Message(_Lenient):
+class _Message(Lenient):
     content: str | list[_Block] = ""
 
     @property
@@ -35,7 +31,7 @@ class _Message(_Lenient):
         return "\n".join(b.text for b in self.content if b.type == "text" and b.text).strip()
 
 
-class _Entry(_Lenient):
+class _Entry(Lenient):
     type: str = ""
     isMeta: bool = False
     timestamp: str | None = None

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, TypeVar, cast
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 Format = Literal["chatgpt", "claude", "claude-code", "markdown"]
 FORMATS: tuple[Format, ...] = ("chatgpt", "claude", "claude-code", "markdown")
@@ -22,6 +22,12 @@ class ExportError(ValueError):
     def __init__(self, where: str, expected: str) -> None:
         super().__init__(f"{where}: {expected}")
         self.where = where
+
+
+class Lenient(BaseModel):
+    """An export's JSON object: what engrain does not read is ignored (exports grow fields every year)."""
+
+    model_config = ConfigDict(extra="ignore")
 
 
 @dataclass(frozen=True)
