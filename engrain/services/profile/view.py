@@ -163,9 +163,14 @@ class ProfileView:
         facts = sorted(slot_facts, key=lambda m: slots[m.id].order)
         shown: set[object] = set()
 
-        def section(title: str, rows: list[Memory], tagged: bool = False, limit: int = PER_SECTION) -> Section:
-            """The rows not shown above, up to `limit`; the others counted (`more`), unless shown further down."""
-            out: list[Item] = []
+        # What each section had beyond its share; counted once the whole profile is laid out, so that a row
+        # shown further down is not also counted as left out.
+        overflow: list[tuple[Section, list[Memory]]] = []
+
+        def fill(
+            into: Section, rows: list[Memory], tagged: bool = False, limit: int = PER_SECTION, counted: bool = True
+        ) -> Section:
+            """Add to `into` the rows not shown above, up to `limit`, and keep the rest for counting (`counted`)."""
             rest = [m for m in rows if m.id not in shown]
             for m in rest[:limit]:
                 shown.add(m.id)
@@ -173,8 +178,10 @@ class ProfileView:
                 happened = Period.stored(m.event_time, m.event_end, m.event_grain, tz)
                 tags = [slots[m.id].tag] if tagged else marks(m.kind, m.temporality, happened, at, meta.habit)
                 tags += replaced_mark(meta)
-                out.append(Item(m.id, m.content, shown_when(m.kind, m.told_at, happened), tags))
-            return Section(title, out, more=len(rest) - len(out))
+                into.items.append(Item(m.id, m.content, shown_when(m.kind, m.told_at, happened), tags))
+            if counted:
+                overflow.append((into, rest[limit:]))
+            return into
 
         def traits_section(title: str, stages: tuple[str, ...]) -> Section:
             rows = [
@@ -185,16 +192,23 @@ class ProfileView:
             return Section(title, rows[:PER_SECTION], more=max(0, len(rows) - PER_SECTION), listed="traits")
 
         own = [m for m in facts if not of_family(slots[m.id].key)]
-        # Taken in this order, so that a memory fit for two sections shows in the first: a milestone about
+        # Filled in this order, so that a memory fit for two sections shows in the first: a milestone about
         # the family ("we adopted") is a key date; a plan among the key dates is not shown again.
-        about = section("About them", own, tagged=True, limit=2 * PER_SECTION)
-        dated = section("Key dates", dates)
-        family = section("People and pets", [m for m in facts if m not in own], tagged=True, limit=2 * PER_SECTION)
-        family.items += (others := section("", people)).items
-        family.more += others.more
-        health_, likes_ = section("Health", health), section("Preferences", likes)
-        ahead, late = section("Upcoming plans", upcoming), section("Overdue plans", overdue)
-        ahead.listed = late.listed = "plans"
+        about = fill(Section("About them"), own, tagged=True, limit=2 * PER_SECTION)
+        dated = fill(Section("Key dates"), dates)
+        family = fill(
+            Section("People and pets"), [m for m in facts if m not in own], tagged=True, limit=2 * PER_SECTION
+        )
+        family = fill(family, people)
+        health_, likes_ = fill(Section("Health"), health), fill(Section("Preferences"), likes)
+        ahead = fill(Section("Upcoming plans", listed="plans"), upcoming)
+        late = fill(Section("Overdue plans", listed="plans"), overdue)
+        habits_ = fill(Section("Habits"), habits)
+        pinned_ = fill(Section("Pinned"), pinned, limit=len(pinned))
+        # The newest told: what is older is no section's leftover.
+        lately_ = fill(Section("Lately told"), [m for m in lately if not summary(m)], limit=LATELY, counted=False)
+        for into, rest in overflow:
+            into.more += sum(m.id not in shown for m in rest)
         sections = [
             about,
             family,
@@ -203,11 +217,11 @@ class ProfileView:
             dated,
             ahead,
             late,
-            section("Habits", habits),
+            habits_,
             traits_section("Core traits", (Stage.CORE,)),
             traits_section("Established traits", (Stage.ESTABLISHED,)),
             traits_section("Forming traits (tentative, not yet confirmed)", FORMING_STAGES),
-            section("Pinned", pinned, limit=len(pinned)),
-            Section("Lately told", section("", [m for m in lately if not summary(m)], limit=LATELY).items),
+            pinned_,
+            lately_,
         ]
         return sections, at
