@@ -24,10 +24,11 @@ def over(event_time: datetime | None, event_end: datetime | None, at: datetime) 
     return end is not None and end <= at
 
 
-# The same rules as SQL over a memories row `m`, at the moment bound to `at` (storage/memories.py, the expiry pass).
-def lapsed_sql(at: str) -> str:
-    return f"(m.event_time IS NULL AND m.told_at < {at} - interval '{UNDATED_PLAN_DAYS} days')"
+# The same rules as SQL over a memories row (`row`: its alias), at the moment `at` (an SQL expression): the
+# expiry pass (storage/traits.py) and the profile's plans (storage/memories.plans_around).
+def lapsed_sql(at: str, row: str = "m") -> str:
+    return f"({row}.event_time IS NULL AND {row}.told_at < {at} - interval '{UNDATED_PLAN_DAYS} days')"
 
 
-def over_sql(at: str) -> str:
-    return f"(coalesce(m.event_end, m.event_time) <= {at})"
+def over_sql(at: str, row: str = "m") -> str:
+    return f"(coalesce({row}.event_end, {row}.event_time) <= {at})"

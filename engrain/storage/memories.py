@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, NamedTuple, TypedDict, cast
 
 import anyio
-from sqlalchemy import Column, Table, and_, exists, func, literal, or_, select, text, update
+from sqlalchemy import Column, Table, and_, exists, literal, or_, select, text, update
 from sqlalchemy import cast as sql_cast
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.dialects.postgresql import Insert
@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from engrain.reading.metadata import Key
-from engrain.rules.plans import UNDATED_PLAN_DAYS
+from engrain.rules import plans as plans_rules
 from engrain.rules.traits import Stage
 from engrain.storage.models import Memory, MemoryHistory, MemoryVector
 from engrain.storage.sqltext import memory_behind, memory_passes, sql_literal, vector_literal
@@ -457,16 +457,14 @@ async def replace_value(
     )
 
 
-async def set_slot(session: AsyncSession, user_id: str, memory_id: uuid.UUID, key: str) -> None:
-    """A model's key for a stored memory (reading/slots.py): the value the rules read where they read the
-    same key, else the statement itself, as `slots.given_slot` keeps it on writing."""
+async def set_slot(session: AsyncSession, user_id: str, memory_id: uuid.UUID, key: str, value: str) -> None:
+    """A stored memory holds `key` with `value` (reading/slots.py): a later value of it replaces the memory."""
     await session.execute(
         text(
             f"UPDATE memories SET metadata = coalesce(metadata, '{{}}'::jsonb) || jsonb_build_object("
-            f"'{Key.SLOT}', CAST(:k AS text), '{Key.SLOT_VALUE}', coalesce(CASE WHEN metadata ->> '{Key.SLOT}' = :k "
-            f"THEN metadata ->> '{Key.SLOT_VALUE}' END, lower(content))) WHERE user_id = :u AND id = :i"
+            f"'{Key.SLOT}', CAST(:k AS text), '{Key.SLOT_VALUE}', CAST(:v AS text)) WHERE user_id = :u AND id = :i"
         ),
-        {"k": key, "u": user_id, "i": memory_id},
+        {"k": key, "v": value, "u": user_id, "i": memory_id},
     )
 
 
@@ -661,11 +659,12 @@ async def plans_around(
     however many plans there are, where `intentions` reads them all."""
     plans = select(Memory).where(Memory.user_id == user_id, Memory.temporality == "prospective", known(now))
     # A plan is overdue once its whole period is over ("next month" is not overdue on its 2nd); an undated one
-    # told long before `at` lapsed (rules/plans.py).
-    ends = func.coalesce(Memory.event_end, Memory.event_time)
-    undated = and_(Memory.event_time.is_(None), Memory.told_at >= at - timedelta(days=UNDATED_PLAN_DAYS))
-    upcoming = plans.where(or_(undated, ends > at)).order_by(Memory.event_time.asc().nulls_last(), Memory.created_at)
-    overdue = plans.where(ends <= at).order_by(Memory.event_time, Memory.created_at)
+    # told long before `at` lapsed and is neither (rules/plans.py).
+    over = plans_rules.over_sql("CAST(:at AS timestamptz)", "memories")
+    lapsed = plans_rules.lapsed_sql("CAST(:at AS timestamptz)", "memories")
+    upcoming = plans.where(text(f"NOT coalesce({over}, false) AND NOT {lapsed}").bindparams(at=at))
+    upcoming = upcoming.order_by(Memory.event_time.asc().nulls_last(), Memory.created_at)
+    overdue = plans.where(text(over).bindparams(at=at)).order_by(Memory.event_time, Memory.created_at)
     return (
         list((await session.execute(upcoming.limit(limit))).scalars()),
         list((await session.execute(overdue.limit(limit))).scalars()),

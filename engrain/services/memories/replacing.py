@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.reading.duplicates import PARAPHRASE_THRESHOLD
 from engrain.reading.metadata import MemoryMetadata
-from engrain.reading.slots import says_more, single_valued
+from engrain.reading.slots import given_slot, says_more, single_valued, slot_of
 from engrain.storage import memories as repo
 
 
@@ -29,12 +29,21 @@ async def replace(
     old memory says more than that value, else the whole memory (with its live near-paraphrases). A
     replacement that holds another key than the old memory (or none) replaces all of it: that is the
     caller's word on the whole memory."""
-    old, new = await repo.get(s, user_id, old_id), await repo.get(s, user_id, new_id)
+    old = await repo.get(s, user_id, old_id)
     held = key
-    if held is None and old is not None and new is not None:
-        own = MemoryMetadata.of(old.metadata_).slot
-        held = own if own is not None and own == MemoryMetadata.of(new.metadata_).slot else None
+    if held is None and old is not None and (own := MemoryMetadata.of(old.metadata_).slot) is not None:
+        new = await repo.get(s, user_id, new_id)
+        held = own if new is not None and own == MemoryMetadata.of(new.metadata_).slot else None
     if old is not None and held and single_valued(held) and says_more(old.content, old.lang, held):
         await repo.replace_value(s, user_id, old_id, new_id, held, now)
     else:
         await repo.supersede(s, user_id, old_id, new_id, now, PARAPHRASE_THRESHOLD)
+
+
+async def give_key(s: AsyncSession, user_id: str, memory_id: uuid.UUID, key: str) -> None:
+    """A model's key for a stored memory (a reflection's `keys`, an update's `key`): its value as
+    `remember(key=…)` keeps it (`slots.given_slot`)."""
+    memory = await repo.get(s, user_id, memory_id)
+    if memory is not None:
+        slot = given_slot(key, slot_of(memory.content, memory.lang), memory.content)
+        await repo.set_slot(s, user_id, memory_id, key, slot.normalized)

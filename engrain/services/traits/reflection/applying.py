@@ -24,7 +24,6 @@ from engrain.services.traits.results import Reflected
 from engrain.services.traits.trait_writer import Stats, TraitWriter
 from engrain.storage import cycles as cycle_repo
 from engrain.storage import links as link_repo
-from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
 from engrain.storage.cycles import Mark
 from engrain.storage.models import Memory
@@ -238,10 +237,10 @@ async def _apply_memory_changes(s: AsyncSession, plan: Plan, main: MainAnswer) -
         if old and new and old != new:
             await replacing.replace(s, plan.user_id, old, new, plan.now, u.key)
             if u.key is not None:
-                await repo.set_slot(s, plan.user_id, new, u.key)
+                await replacing.give_key(s, plan.user_id, new, u.key)
     for k in main.keys:
         if (memory := plan.memory_ref(k.memory_id)) is not None:
-            await repo.set_slot(s, plan.user_id, memory, k.key)
+            await replacing.give_key(s, plan.user_id, memory, k.key)
     links = 0
     for link in main.links:
         a, b = plan.memory_ref(link.source_id), plan.memory_ref(link.target_id)
