@@ -181,6 +181,15 @@ def settings_factory(pg_url: str, tmp_path: Path) -> Callable[..., Settings]:
     return _settings_maker(pg_url, tmp_path / "home")
 
 
+@pytest.fixture
+def host_settings(
+    settings_factory: Callable[..., Settings], monkeypatch: pytest.MonkeyPatch
+) -> Callable[..., Settings]:
+    """Settings of a server with no model key: `llm=auto` falls to the calling model (host tasks)."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    return lambda **kw: settings_factory(llm="auto", **kw)
+
+
 @pytest.fixture(scope="module")
 def settings_factory_module(pg_url: str, tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Settings]:
     return _settings_maker(pg_url, tmp_path_factory.mktemp("home"))

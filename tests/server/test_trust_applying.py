@@ -23,12 +23,6 @@ NOW = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
 HEADER = '{"type":"header","format":"engrain-export","version":1,"vectors":false}\n'
 
 
-@pytest.fixture
-def host_settings(settings_factory, monkeypatch):
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    return lambda **kw: settings_factory(llm="auto", **kw)
-
-
 def shown_ids(task: str) -> set[str]:
     return {line.split("]")[0].lstrip("[") for line in task.splitlines() if line.startswith("[m")}
 

@@ -41,12 +41,6 @@ def test_quoting_is_one_inert_line():
     assert quoted("Prefers window seats (aisle if late)") == "«Prefers window seats (aisle if late)»"
 
 
-@pytest.fixture
-def host_settings(settings_factory, monkeypatch):
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    return lambda **kw: settings_factory(llm="auto", **kw)
-
-
 async def test_hostile_memories_stay_data_in_profile_instructions_and_tasks(host_settings):
     async with connect(host_settings(), Clock(NOW)) as (client, app):
         for memory in HOSTILE:

@@ -18,12 +18,6 @@ pytestmark = pytest.mark.anyio
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 
 
-@pytest.fixture
-def host_settings(settings_factory, monkeypatch):
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    return lambda **kw: settings_factory(llm="auto", **kw)
-
-
 @pytest.mark.parametrize(
     ("old", "new", "question", "stale", "fresh"),
     [

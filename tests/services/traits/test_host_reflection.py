@@ -44,12 +44,6 @@ def aliases(task: str, fragment: str) -> str:
     raise AssertionError(f"{fragment!r} is not in the task")
 
 
-@pytest.fixture
-def host_settings(settings_factory, monkeypatch):
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    return lambda **kw: settings_factory(llm="auto", **kw)
-
-
 async def counts(app) -> dict[str, int]:
     """What an applied answer changes: rows of the user's memories, evidence, links, history, watermark."""
     return {name: await scalar(app, sql, u=app.settings.user) for name, sql in COUNTS.items()}

@@ -16,12 +16,6 @@ pytestmark = pytest.mark.anyio
 NOW = datetime(2026, 3, 2, 19, 0, tzinfo=UTC)
 
 
-@pytest.fixture
-def host_settings(settings_factory, monkeypatch):
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    return lambda **kw: settings_factory(llm="auto", **kw)
-
-
 async def reflect(client, reply) -> tuple[dict, dict]:
     task = await call(client, "reflect", force=True)
     assert task["status"] == "needs_model", task
