@@ -17,6 +17,7 @@ from engrain.storage import traits as trait_repo
 from engrain.storage.retention import fade_memories
 
 if TYPE_CHECKING:
+    from engrain.services.memories.import_queue import ImportQueue
     from engrain.services.prompting.routes import ModelRoutes
     from engrain.services.runtime import Runtime
     from engrain.services.traits.reflection.cycle import Reflection
@@ -26,11 +27,13 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class JobContext:
-    """What the jobs use: the runtime, reflection (the digest reflects) and the model routes."""
+    """What the jobs use: the runtime, reflection (the digest reflects), the model routes and the imported history
+    waiting for a model (the digest reads it with the server's model)."""
 
     runtime: Runtime
     reflection: Reflection
     routes: ModelRoutes
+    imports: ImportQueue
 
 
 Job = Callable[[JobContext, datetime, "str | None", bool], Awaitable[dict[str, Any]]]
@@ -104,12 +107,18 @@ async def decay(ctx: JobContext, now: datetime, user_id: str | None, dry_run: bo
 
 
 async def digest(ctx: JobContext, now: datetime, user_id: str | None, dry_run: bool) -> dict[str, Any]:
-    """Reflect every user whose `should_reflect` is true.
+    """Read the imported history waiting for a model (a few pieces a run), then reflect every user whose
+    `should_reflect` is true.
 
     Only a model the server holds can digest without a client. Otherwise (the client's model through
     sampling or a host task, or none) due users are left due: the next `reflect` with a model sees their
-    memories, and the server tells the calling model a reflection is due.
+    memories, and the server tells the calling model a reflection is due; the imported history waits for the
+    calling model's extraction tasks.
     """
+    route = ctx.routes.without_client()
+    imported: dict[str, int] = {}
+    if route.ask is not None and not dry_run and user_id is None:
+        imported = await ctx.imports.extract_waiting(route)
     db = await ctx.runtime.database()
     async with db.sessions() as s:
         users = await job_repo.users_with_new_memories(s, user_id)
@@ -118,8 +127,7 @@ async def digest(ctx: JobContext, now: datetime, user_id: str | None, dry_run: b
         trigger = await ctx.reflection.should_reflect(user)
         if trigger.triggered:
             due.append({"user_id": user, "trigger": trigger.type})
-    stats: dict[str, Any] = {"candidates": len(users), "due": len(due)}
-    route = ctx.routes.without_client()
+    stats: dict[str, Any] = {"candidates": len(users), "due": len(due)} | ({"imported": imported} if imported else {})
     if dry_run:
         return stats | {"sample": due[: trait_repo.SAMPLE], "llm": route.name}
     if route.ask is None:  # no model without a client: the due users stay due (nothing is consumed without a model)

@@ -177,7 +177,7 @@ def import_chats(args: argparse.Namespace, settings: Settings) -> int:
 
         try:
             report = await app.chat_import.run(
-                user, found, app.clock(), since=since, dry_run=args.dry_run, progress=step
+                user, found, app.clock(), since=since, dry_run=args.dry_run, queue=not args.rules_only, progress=step
             )
         except EngrainError as exc:
             print(f"engrain import-chats: {exc}", file=sys.stderr)
@@ -186,11 +186,18 @@ def import_chats(args: argparse.Namespace, settings: Settings) -> int:
             bar.close()
         verb = "would keep" if args.dry_run else "kept"
         print(
-            f"{report.conversations:,} conversations, {report.messages:,} messages of the user read; {verb} "
-            f"{report.kept:,} memories"
+            f"{report.conversations:,} conversations"
+            + (f" ({report.unchanged:,} imported before, unchanged)" if report.unchanged else "")
+            + f", {report.messages:,} messages of the user read; {verb} {report.kept:,} memories"
             + (f", {report.duplicates:,} already known" if report.duplicates else "")
             + f" (user {user!r})"
         )
+        if report.queued:
+            print(
+                f"{report.queued:,} pieces queued for a model to read and improve: the server's own model in the "
+                "background, else the one you chat with, a piece each time it calls reflect (engrain status shows "
+                "what waits)"
+            )
         if args.dry_run:
             for chat in report.chats:
                 print(f"  {chat.kept:4d} of {chat.messages:4d} messages  {chat.title}  [{chat.source}]")
@@ -356,6 +363,11 @@ def main(argv: list[str] | None = None) -> None:
     chats_cmd.add_argument("--user", help="whose memories (default ENGRAIN_USER, else the OS user)")
     chats_cmd.add_argument("--since", help="only messages from this date on (ISO or a phrase like 'last year')")
     chats_cmd.add_argument("--dry-run", action="store_true", help="print what would be kept; write nothing")
+    chats_cmd.add_argument(
+        "--rules-only",
+        action="store_true",
+        help="keep what the rules find and queue nothing for a model to read later",
+    )
     chats_cmd.set_defaults(func=import_chats)
     redact_cmd = commands.add_parser(
         "redact", help="find secrets in stored rows (--dry-run, the default) or replace them (--apply)"

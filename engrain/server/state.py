@@ -22,6 +22,7 @@ from engrain.scheduler.jobs import JobContext
 from engrain.scheduler.runner import Scheduler
 from engrain.server.process import ProcessLifecycle
 from engrain.services.memories.browsing import MemoryBrowser
+from engrain.services.memories.import_queue import ImportQueue
 from engrain.services.memories.importing import ChatImporter
 from engrain.services.memories.ingest import ConversationIngest
 from engrain.services.memories.language_mix import LanguageMix
@@ -83,14 +84,17 @@ class AppState:
         self.trait_review = TraitReview(runtime)
         self.ingest = ConversationIngest(runtime, self.memories, self.links)
         self.chat_import = ChatImporter(self.memories)
+        self.import_queue = ImportQueue(runtime, self.ingest)
         tasks = TaskStore(settings.host_task_ttl, self.clock, self.process.database)
-        self.host_tasks = HostTasks(tasks, self.clock, self.process.database, self.reflection, self.ingest)
+        self.host_tasks = HostTasks(
+            tasks, self.clock, self.process.database, self.reflection, self.ingest, self.import_queue
+        )
         self.reflection_due = ReflectionDue(runtime)
         self.profile = ProfileView(runtime, self.reflection_due)
         self.reflect_requests = ReflectRequests(
             self.reflection, self.trait_review, self.host_tasks, self.reflection_due
         )
-        self.job_context = JobContext(runtime, self.reflection, self.routes)
+        self.job_context = JobContext(runtime, self.reflection, self.routes, self.import_queue)
         self.scheduler = Scheduler(self.job_context)
         self.status = StatusReport(runtime, self.routes, self.scheduler.status)
         # The lifecycle, as the transports and the CLI use it.

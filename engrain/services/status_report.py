@@ -10,6 +10,7 @@ from sqlalchemy.exc import DBAPIError
 from engrain.errors import Unavailable
 from engrain.providers.embedder_manager import EmbedderStatus
 from engrain.services.prompting.routes import RouteNames
+from engrain.storage import chat_imports as queue_repo
 from engrain.storage import cycles as cycle_repo
 from engrain.storage import stats as stats_repo
 from engrain.storage.cycles import ReflectionState
@@ -61,6 +62,14 @@ class DatabaseStatus(TypedDict):
     error: NotRequired[str]  # when not ok
 
 
+class ImportsStatus(TypedDict):
+    """The user's imported chat history still waiting for a model to read it (services/memories/import_queue)."""
+
+    pieces_waiting: int
+    conversations_waiting: int
+    oldest: str | None  # ISO 8601: the first message of the oldest piece waiting
+
+
 class Status(TypedDict):
     """The report. Without a database, only `user`, `embedder`, `llm` and `database` (with its error)."""
 
@@ -70,6 +79,7 @@ class Status(TypedDict):
     database: DatabaseStatus
     counts: NotRequired[Counts]
     reflection: NotRequired[ReflectionState]
+    imports: NotRequired[ImportsStatus]
     scheduler: NotRequired[SchedulerStatus]
 
 
@@ -106,6 +116,12 @@ async def _report(rt: Runtime, routes: ModelRoutes, jobs: JobsStatus, user_id: s
             )
             report["counts"] = await stats_repo.counts(s, user_id, rt.clock())
             report["reflection"] = await cycle_repo.reflection_state(s, user_id)
+            waiting = await queue_repo.waiting(s, user_id)
+            report["imports"] = ImportsStatus(
+                pieces_waiting=waiting.pieces,
+                conversations_waiting=waiting.conversations,
+                oldest=waiting.oldest.isoformat() if waiting.oldest else None,
+            )
         report["scheduler"] = await jobs(viewer)
     except (Unavailable, DBAPIError, OSError) as exc:  # the rest of the report still answers
         report["database"] = DatabaseStatus(ok=False, error=f"database unavailable: {type(exc).__name__}: {exc}"[:300])

@@ -54,3 +54,9 @@ async def close(session: AsyncSession, user_id: str, task_id: uuid.UUID, now: da
 async def open_count(session: AsyncSession, user_id: str, now: datetime) -> int:
     stmt = select(HostTask.id).where(HostTask.user_id == user_id, HostTask.status == "open", HostTask.expires_at > now)
     return len((await session.execute(stmt)).all())
+
+
+async def latest(session: AsyncSession, user_id: str) -> HostTask | None:
+    """The task handed out to this user last, whatever became of it."""
+    stmt = select(HostTask).where(HostTask.user_id == user_id).order_by(HostTask.created_at.desc()).limit(1)
+    return (await session.execute(stmt)).scalar_one_or_none()

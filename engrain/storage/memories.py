@@ -335,6 +335,23 @@ async def live_by_hashes(
     return {(r.namespace, r.kind, r.content_hash): r.id for r in rows}
 
 
+async def told_between(
+    session: AsyncSession, user_id: str, start: datetime, end: datetime
+) -> list[tuple[str, datetime]]:
+    """The words and told times of the live memories (not traits) told in [start, end): what an import's
+    near-duplicates are checked against (one index range on (user_id, told_at))."""
+    rows = await session.execute(
+        select(Memory.content, Memory.told_at).where(
+            Memory.user_id == user_id,
+            Memory.valid_until.is_(None),
+            Memory.kind != "trait",
+            Memory.told_at >= start,
+            Memory.told_at < end,
+        )
+    )
+    return [(r.content, r.told_at) for r in rows]
+
+
 async def add_history(
     session: AsyncSession,
     memory_id: uuid.UUID,

@@ -182,6 +182,26 @@ class HostTask(Base):
     result: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
 
 
+class ChatImport(Base):
+    """A piece of an imported conversation (`engrain import-chats`) and whether a model has read it: its messages
+    as the extraction shows them, the rules' statements the extraction replaces, and how many of the
+    conversation's messages it and the pieces before it cover."""
+
+    __tablename__ = "chat_imports"
+
+    user_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    source: Mapped[str] = mapped_column(Text, primary_key=True)
+    piece: Mapped[int] = mapped_column(Integer, primary_key=True)
+    title: Mapped[str] = mapped_column(Text)
+    messages: Mapped[list[dict[str, Any]]] = mapped_column(JSONB)
+    provisional: Mapped[list[uuid.UUID]] = mapped_column(ARRAY(UUID(as_uuid=True)))
+    upto: Mapped[int] = mapped_column(Integer)
+    first_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    last_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    queued_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    extracted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
 class MemoryHistory(Base):
     __tablename__ = "memory_history"
 

@@ -99,4 +99,9 @@ def summary_text(result: IngestResult) -> str:
         f"ingested {plural(len(result.created), 'new memory')} ({result.method}), "
         f"{len(result.duplicates)} already known" + (", with a summary" if result.summary_id else "")
     ) + redaction_line(result.redacted)
+    if result.imports_waiting and not result.task:
+        text += (
+            f"; the user's imported chat history waiting for a model: {plural(result.imports_waiting, 'piece')} (the "
+            "next reflect call hands you one)"
+        )
     return f"{text}\n\n{result.task}" if result.task else text

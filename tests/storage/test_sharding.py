@@ -25,6 +25,7 @@ USER_TABLES = {
     "memory_history",
     "host_tasks",
     "user_state",
+    "chat_imports",
 }
 # Tables that are not a user's data, and stay on the coordinator of a distributed database.
 DEPLOYMENT_TABLES = {

@@ -1,36 +1,63 @@
 """Bringing in the history a user already has (issue 43): the chats of a ChatGPT or Claude export, Claude Code
-sessions, a folder of notes (reading/chats), kept as dated memories of the user with no model.
+sessions, a folder of notes (reading/chats), kept as dated memories of the user at once, with no model, and
+queued for a model to read properly later.
 
-What is kept is what `ingest_conversation` keeps on its rules route, message by message: the user's own
-statements about themselves (first person, not a question, not a reply to the other speaker), each told at
-its message's time, so that "next week" in a message of 2024-03-01 is that week. The assistant's words are
-not the user's and are left out; so are code (fenced blocks) and pasted documents (of a long message, only
-its first paragraph is read). Each memory records where it came from (`source`: the export's id for the
+What is kept at once is what `ingest_conversation` keeps on its rules route, message by message: the user's
+own statements about themselves (first person, not a question, not a reply to the other speaker), each told at
+its message's time, so that "next week" in a message of 2024-03-01 is that week. The assistant's words are not
+the user's and are left out; so are code (fenced blocks) and pasted documents (of a long message, only its
+first paragraph is read). Each memory records where it came from (`source`: the export's id for the
 conversation; `metadata.conversation`: its title). Secrets are redacted on writing, as for any memory.
-Duplicates collapse: exact repeats (within the import and of what is stored) and, within an import, the
-same fact in other words (`reading/duplicates.same_fact` over texts with one `fact_key`: "my 2 cats" and
-"my two cats"). Importing the same export twice adds nothing: every statement is a duplicate the second
-time.
+Duplicates collapse: exact repeats (of what is stored, by this import or before) and the same fact in other
+words told the same day (`reading/duplicates.same_fact` over texts with one `fact_key`: "my 2 cats" and "my
+two cats"), within the import and against what earlier imports stored.
+
+Each conversation is also queued (`storage/chat_imports`), in pieces of at most PIECE_CHARS, for a model's
+extraction (services/memories/import_queue.py), which replaces the piece's statements: the assistant's words
+are shown there, trimmed, because what the user confirmed of them is theirs. A piece's statements and its
+queue row are written in one transaction, and the row records how many of the conversation's messages are
+read, so that importing the same export again reads only what is new (nothing, for an unchanged export), and
+an import that was interrupted goes on where it stopped.
 """
 
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, date, datetime, timedelta
 
-from engrain.reading.chats import Chat
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from engrain.reading.chats import Chat, ChatMessage
 from engrain.reading.duplicates import fact_key, same_fact
+from engrain.reading.redaction import redact
 from engrain.services.memories.ingest import Message, rule_statements
 from engrain.services.memories.writing import MemoryWriter, RememberRequest
+from engrain.storage import chat_imports as queue_repo
+from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
+from engrain.storage.models import ChatImport
 
 _FENCED = re.compile(r"```.*?(?:```|\Z)", re.S)
 # A message longer than this (once its code is out) is a pasted document: only its first paragraph is read.
 PASTED_CHARS = 2_000
+# An assistant's message is context for what the user said: its start and its end (where it asks) are shown.
+CONTEXT_CHARS = 400
+# A queued piece: at most this many characters of messages (about 3,000 tokens) and this many messages.
+PIECE_CHARS = 12_000
+PIECE_MESSAGES = 100
 EXAMPLES = 20
-Folded = tuple[frozenset[str], str]  # a statement's fact key and the day it was said
+Folded = tuple[frozenset[str], date]  # a statement's fact key and the day (UTC) it was said
+
+
+@dataclass
+class Seen:
+    """The statements an import has met, by fact key and day: its own and those stored on the days it read."""
+
+    texts: dict[Folded, list[str]] = field(default_factory=dict[Folded, list[str]])
+    days: set[date] = field(default_factory=set[date])  # the days whose stored memories are in `texts`
 
 
 @dataclass
@@ -49,6 +76,8 @@ class ImportReport:
     messages: int = 0  # the user's messages read
     kept: int = 0  # memories stored (a dry run: statements that would be)
     duplicates: int = 0  # statements already stored (by this import or before)
+    queued: int = 0  # pieces queued for a model's extraction
+    unchanged: int = 0  # conversations an earlier import read whole
     chats: list[ChatCount] = field(default_factory=list[ChatCount])
     examples: list[str] = field(default_factory=list[str])
 
@@ -58,6 +87,14 @@ def readable(text: str) -> str:
     text = _FENCED.sub(" ", text).strip()
     if len(text) > PASTED_CHARS:
         text = text.split("\n\n", 1)[0][:PASTED_CHARS]
+    return text
+
+
+def context(text: str) -> str:
+    """An assistant's message as the extraction shows it: readable, and of a long one its start and its end."""
+    text = readable(text)
+    if len(text) > 2 * CONTEXT_CHARS:
+        text = f"{text[:CONTEXT_CHARS].rstrip()} … {text[-CONTEXT_CHARS:].lstrip()}"
     return text
 
 
@@ -76,24 +113,99 @@ def statements(chat: Chat, since: datetime | None, fallback: datetime) -> list[R
     return out
 
 
+@dataclass(frozen=True)
+class Piece:
+    """Consecutive messages of a conversation, queued as one extraction; `upto`: the index after its last."""
+
+    chat: Chat
+    upto: int
+
+
+def pieces(chat: Chat, start: int, since: datetime | None, fallback: datetime) -> list[Piece]:
+    """The conversation's messages from `start` (and not before `since`), cut into pieces of at most PIECE_CHARS
+    and PIECE_MESSAGES."""
+    out: list[Piece] = []
+    taken: list[ChatMessage] = []
+    size = 0
+    for i, message in enumerate(chat.messages[start:], start):
+        if since is not None and (message.at or chat.at or fallback) < since:
+            continue
+        length = len(readable(message.text) if message.role == "user" else context(message.text))
+        if taken and (size + length > PIECE_CHARS or len(taken) >= PIECE_MESSAGES):
+            out.append(Piece(Chat(chat.source, chat.title, chat.at, taken), i))
+            taken, size = [], 0
+        taken.append(message)
+        size += length
+    if taken:
+        out.append(Piece(Chat(chat.source, chat.title, chat.at, taken), len(chat.messages)))
+    return out
+
+
+def _day(said_at: str) -> date:
+    return datetime.fromisoformat(said_at).astimezone(UTC).date()
+
+
 class ChatImporter:
-    """Stores the statements of imported chats, one conversation a batch (services/memories/writing)."""
+    """Stores the statements of imported chats and queues them for a model, one piece a transaction."""
 
     def __init__(self, memories: MemoryWriter) -> None:
         self.memories = memories
+        self.rt = memories.rt
 
     @staticmethod
-    def _new(items: list[RememberRequest], seen: dict[Folded, list[str]]) -> tuple[list[RememberRequest], int]:
-        """The items that state no fact an earlier item of the import stated in other words on the same day
-        (said on two days, "I cooked dinner with Noor yesterday" is two evenings); how many were folded."""
+    def _new(items: list[RememberRequest], seen: Seen) -> tuple[list[RememberRequest], int]:
+        """The items that state no fact an earlier item (or a stored memory) stated in other words on the same
+        day (said on two days, "I cooked dinner with Noor yesterday" is two evenings); how many were folded."""
         kept: list[RememberRequest] = []
         for item in items:
-            key = (fact_key(item.content), (item.said_at or "")[:10])
-            if any(same_fact(item.content, earlier) for earlier in seen.get(key, [])):
+            key = (fact_key(item.content), _day(item.said_at or ""))
+            if any(same_fact(item.content, earlier) for earlier in seen.texts.get(key, [])):
                 continue
-            seen.setdefault(key, []).append(item.content)
+            seen.texts.setdefault(key, []).append(item.content)
             kept.append(item)
         return kept, len(items) - len(kept)
+
+    async def _stored_on(self, user_id: str, items: list[RememberRequest], seen: Seen) -> None:
+        """Add to `seen` what is stored on the days these items were said that `seen` has not loaded yet (an
+        earlier import of another export, the user's own `remember`): the near-duplicates across imports."""
+        days = sorted({_day(i.said_at or "") for i in items} - seen.days)
+        if not days:
+            return
+        seen.days.update(days)
+        start = datetime.combine(days[0], datetime.min.time(), UTC)
+        end = datetime.combine(days[-1], datetime.min.time(), UTC) + timedelta(days=1)
+        async with (await self.rt.database()).sessions() as s:
+            stored = await repo.told_between(s, user_id, start, end)
+        for content, told in stored:
+            if (day := told.astimezone(UTC).date()) in days:
+                seen.texts.setdefault((fact_key(content), day), []).append(content)
+
+    def _queued(self, user_id: str, piece: Piece, number: int, now: datetime) -> ChatImport | None:
+        """The piece's queue row (its messages as the extraction shows them, secrets replaced), or None when it
+        has no words of the user's."""
+        chat = piece.chat
+        shown: list[dict[str, str]] = []
+        for m in chat.messages:
+            text = readable(m.text) if m.role == "user" else context(m.text)
+            if text:
+                said = (m.at or chat.at or now).isoformat()
+                shown.append({"role": m.role, "content": redact(text, self.rt.settings.redact).text, "said_at": said})
+        if not any(m["role"] == "user" for m in shown):
+            return None
+        times = [datetime.fromisoformat(m["said_at"]) for m in shown]
+        return ChatImport(
+            user_id=user_id,
+            source=chat.source[:200],
+            piece=number,
+            title=chat.title[:200],
+            messages=shown,
+            provisional=[],
+            upto=piece.upto,
+            first_at=min(times),
+            last_at=max(times),
+            queued_at=now,
+            extracted_at=None,
+        )
 
     async def run(
         self,
@@ -103,34 +215,62 @@ class ChatImporter:
         *,
         since: datetime | None = None,
         dry_run: bool = False,
+        queue: bool = True,
         progress: Callable[[ChatCount], None] | None = None,
     ) -> ImportReport:
+        """Import `chats` for `user_id` (`queue` False: the rules' statements only, nothing for a model)."""
         report = ImportReport()
-        seen: dict[Folded, list[str]] = {}
+        seen = Seen()
+        db = await self.rt.database()
         for chat in chats:
-            items, folded = self._new(statements(chat, since, now), seen)
-            report.duplicates += folded
-            users = sum(m.role == "user" for m in chat.messages)
-            created = 0
-            if items and not dry_run:
-                results = await self.memories.remember_many(user_id, items, source=chat.source[:200])
-                created = sum(r.status == "created" for r in results)
-                report.duplicates += len(results) - created
-            kept = len(items) if dry_run else created
-            count = ChatCount(chat.source, chat.title, users, kept)
+            async with db.sessions() as s:
+                done = (await queue_repo.covered(s, user_id, [chat.source[:200]])).get(chat.source[:200])
+            start, number = (done.upto, done.next) if done is not None else (0, 0)
+            count = ChatCount(chat.source, chat.title, 0, 0)
+            if done is not None and start >= len(chat.messages):
+                report.unchanged += 1
+            for piece in pieces(chat, start, since, now):
+                items = statements(piece.chat, since, now)
+                await self._stored_on(user_id, items, seen)
+                items, folded = self._new(items, seen)
+                report.duplicates += folded
+                row = self._queued(user_id, piece, number, now) if queue else None
+                number += 1
+                created = len(items) if dry_run else await self._store(user_id, chat.source, items, row)
+                report.duplicates += len(items) - created
+                report.queued += row is not None
+                count.messages += sum(m.role == "user" for m in piece.chat.messages)
+                count.kept += created
+                report.examples += [i.content for i in items][: max(0, EXAMPLES - len(report.examples))]
             report.conversations += 1
-            report.messages += users
-            report.kept += kept
+            report.messages += count.messages
+            report.kept += count.kept
             report.chats.append(count)
-            report.examples += [i.content for i in items][: max(0, EXAMPLES - len(report.examples))]
             if progress is not None:
                 progress(count)
         if not dry_run and report.kept:
             await self._settle(user_id, now)
         return report
 
+    async def _store(self, user_id: str, source: str, items: list[RememberRequest], row: ChatImport | None) -> int:
+        """A piece's statements and its queue row (with the statements it created, which its extraction replaces),
+        in one transaction; how many memories it created."""
+
+        async def then(s: AsyncSession, created: list[uuid.UUID]) -> None:
+            if row is not None:
+                row.provisional = created
+                await queue_repo.enqueue(s, row)
+
+        if not items:
+            if row is not None:
+                async with (await self.rt.database()).transaction() as s:
+                    await then(s, [])
+            return 0
+        results = await self.memories.remember_many(user_id, items, source=source[:200], then=then)
+        return sum(r.status == "created" for r in results)
+
     async def _settle(self, user_id: str, now: datetime) -> None:
         """Plans the history has outlived become history, on the user's clock (its last message): the
         profile after an import shows the marathon of 2023 as done, not as an overdue plan."""
-        async with (await self.memories.rt.database()).transaction() as s:
+        async with (await self.rt.database()).transaction() as s:
             await trait_repo.expire_prospective(s, user_id, now)

@@ -110,6 +110,13 @@ class IngestRequest(BaseModel):
     said_at: str | None = None
 
 
+class QueuedPiece(BaseModel):
+    """A piece of the user's imported history (services/memories/import_queue.py), by conversation and number."""
+
+    source: str
+    piece: int
+
+
 @task_state
 class ExtractTask(TaskState):
     """An extraction handed to the calling model: what its answer replaces and when its messages were told."""
@@ -121,6 +128,7 @@ class ExtractTask(TaskState):
     provisional: list[uuid.UUID] = Field(default_factory=list[uuid.UUID])  # statements stored meanwhile
     said_at: datetime | None = None  # when the conversation ended (tasks stored before it was kept: none)
     told: list[datetime] = Field(default_factory=list[datetime])  # each message's told time, by number from 1
+    queued: QueuedPiece | None = None  # the piece of imported history it reads, shown whole in the task
 
 
 @dataclass(frozen=True)

@@ -82,6 +82,9 @@ class IngestResult(BaseModel):
     task_id: str | None = None
     task: str | None = None
     redacted: dict[str, int] | None = Field(default=None, description=REDACTED)
+    imports_waiting: int = Field(
+        default=0, description="Pieces of the user's imported chat history still waiting for a model to read them."
+    )
 
 
 class LinkResult(BaseModel):

@@ -8,7 +8,7 @@ import asyncio
 import functools
 import logging
 import uuid
-from collections.abc import Callable, Generator
+from collections.abc import Awaitable, Callable, Generator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+# What a batch writes in its own transaction with the ids it created (remember_many's `then`).
+Then = Callable[[AsyncSession, list[uuid.UUID]], Awaitable[None]]
 
 MAX_BATCH = 5_000
 # New rows between two checks of the planner's statistics (storage/db.Database.refresh_statistics): a batch
@@ -442,18 +444,19 @@ class MemoryWriter:
                 inputs.tags(it.tags or [])
 
     async def remember_many(
-        self, user_id: str, items: list[RememberRequest], *, source: str | None = None
+        self, user_id: str, items: list[RememberRequest], *, source: str | None = None, then: Then | None = None
     ) -> list[RememberResult]:
         """Store a batch in a few statements: one embedding call, one insert, exact dedup (against live
         rows and within the batch). Unlike `remember`, near-duplicates are not merged: that takes one
-        vector search per memory, which bulk imports cannot afford. All or nothing."""
+        vector search per memory, which bulk imports cannot afford. All or nothing: `then` (given the ids
+        created) writes what must stand or fall with the batch in its transaction (an import's queue row)."""
         now = self.rt.clock()
         # Enrichment is CPU work (dateparser): a thread lets it overlap the database work of another batch.
         prepared = await anyio.to_thread.run_sync(self._prepare_batch, items, now, source)
-        return await self._store_batch(await self.rt.database(), user_id, prepared, now)
+        return await self._store_batch(await self.rt.database(), user_id, prepared, now, then)
 
     async def _store_batch(
-        self, db: Database, user_id: str, prepared: list[Prepared], now: datetime
+        self, db: Database, user_id: str, prepared: list[Prepared], now: datetime, then: Then | None = None
     ) -> list[RememberResult]:
         async with db.sessions() as s:
             existing = await repo.live_by_hashes(s, user_id, [p.digest for p in prepared])
@@ -494,6 +497,8 @@ class MemoryWriter:
                 elif fresh[key].topic is not None and (found := await self._may_replace(s, user_id, fresh[key], now)):
                     maybe[row.id] = found
                     await repo.mark_may_replace(s, user_id, row.id, found.id)
+            if then is not None:
+                await then(s, [row.id for row in rows.values()])
         self.languages.stored([p.lang for p in fresh.values()])
         self._stored(db, len(rows))
         out: list[RememberResult] = []

@@ -28,18 +28,28 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engrain.errors import InvalidInput, NotFound
 from engrain.rules.traits import Stage
 from engrain.services.memories.extraction import Extraction
+from engrain.services.memories.import_queue import ImportQueue
 from engrain.services.memories.ingest import ConversationIngest, ExtractTask, IngestRequest
 from engrain.services.memories.results import IngestResult
-from engrain.services.prompting.task_states import TaskState, task_state
-from engrain.services.prompting.task_store import TaskStore
+from engrain.services.prompting.task_states import TaskState, state_of, task_state
+from engrain.services.prompting.task_store import OpenedTask, TaskStore
 from engrain.services.traits import prompts
 from engrain.services.traits.answers import MainAnswer, ReviewAnswer, parse_task_answer
 from engrain.services.traits.reflection.applying import NO_ANSWER
 from engrain.services.traits.reflection.cycle import Reflection
 from engrain.services.traits.reflection.planning import Plan, main_prompt, review_candidates
 from engrain.services.traits.reflection.triggers import Trigger
-from engrain.services.traits.results import Busy, NeedsModel, NotTriggered, Outcome, Reflected, reflect_result
+from engrain.services.traits.results import (
+    Busy,
+    ImportHandedOut,
+    NeedsModel,
+    NotTriggered,
+    Outcome,
+    Reflected,
+    reflect_result,
+)
 from engrain.services.wording import short_ids as ids
+from engrain.storage import host_tasks as task_repo
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
 from engrain.storage.cycles import Mark
@@ -221,10 +231,11 @@ class HostTasks:
         database: Callable[[], Awaitable[Database]],
         reflection: Reflection,
         ingest: ConversationIngest,
+        imports: ImportQueue,
     ) -> None:
         self.store = store
         self.clock, self.database = clock, database
-        self.reflection, self.ingest = reflection, ingest
+        self.reflection, self.ingest, self.imports = reflection, ingest, imports
 
     async def _hand_out(
         self, s: AsyncSession, cycle: Reflected, plan: Plan, state: ReflectTask, prompt: prompts.Prompt
@@ -234,9 +245,46 @@ class HostTasks:
         return NeedsModel(cycle, opened.id, opened.text)
 
     async def reflect(self, user_id: str, force: bool, planned: Plan | None = None) -> Outcome:
-        """`reflect` on the host route, under the user's reflection lock: the code-only steps of the cycle and,
-        when there are new memories to look at, in the same transaction, the task that asks the calling model
-        about them (they stay pending until it is answered)."""
+        """`reflect` on the host route. While the user's imported history waits for a model, reflections and its
+        pieces take turns (a reflection only when one is due; `force` asks for the reflection): the history is
+        read in bounded pieces, one a call, and traits keep forming meanwhile."""
+        if not force and not await self._handed_import_last(user_id) and (handed := await self._import_task(user_id)):
+            return handed
+        outcome = await self._reflect(user_id, force, planned)
+        if isinstance(outcome, NotTriggered) and (handed := await self._import_task(user_id)):
+            return handed
+        return outcome
+
+    async def _handed_import_last(self, user_id: str) -> bool:
+        """Was the last task this user was handed a piece of their imported history?"""
+        async with (await self.database()).sessions() as s:
+            task = await task_repo.latest(s, user_id)
+        return task is not None and isinstance(state := state_of(task), ExtractTask) and state.queued is not None
+
+    async def _import_task(self, user_id: str) -> ImportHandedOut | None:
+        """The oldest waiting piece of the user's imported history as an extraction task, if one waits."""
+        async with (await self.database()).sessions.begin() as s:
+            opened = await self._open_import(s, user_id)
+            if opened is None:
+                return None
+            return ImportHandedOut(opened.id, opened.text, (await self.imports.waiting(user_id, s)).pieces)
+
+    async def _open_import(self, s: AsyncSession, user_id: str) -> OpenedTask | None:
+        piece = await self.imports.next(s, user_id)
+        if piece is None:
+            return None
+        state = ExtractTask(
+            session_id=piece.queued.source,
+            provisional=piece.provisional,
+            said_at=piece.conversation.latest,
+            queued=piece.queued,
+        )
+        return await self.store.open(s, user_id, state, piece.prompt)
+
+    async def _reflect(self, user_id: str, force: bool, planned: Plan | None) -> Outcome:
+        """The reflection, under the user's reflection lock: the code-only steps of the cycle and, when there are
+        new memories to look at, in the same transaction, the task that asks the calling model about them (they
+        stay pending until it is answered)."""
         async with self.reflection.lock(user_id) as held:
             if not held:
                 return Busy(LLM_NAME)
@@ -320,17 +368,30 @@ class HostTasks:
         _told_by_number(extraction, state.told)
         db = await self.database()
         now = self.clock()
+        # Tasks opened before told times were kept have none: their conversation was told when answered.
+        told = state.said_at or now
         # One transaction: the provisional statements go, the extraction comes, the task closes — all of it
         # or, should anything interrupt it (a crash, a kill, a refused item), none of it.
         async with db.sessions.begin() as s:
-            if state.provisional:
-                await repo.erase_ids(s, user_id, state.provisional, now, repo.REPLACED_BY_EXTRACTION)
-            # Tasks opened before told times were kept have none: their conversation was told when answered.
-            told = state.said_at or now
-            result = await self.ingest.store(
-                user_id, extraction.memories, extraction.summary, state.session_id, "llm", LLM_NAME, told, s
-            )
+            if state.queued is not None:
+                read = await self.imports.apply(s, user_id, state.queued, state.provisional, extraction, LLM_NAME, told)
+                if read is None:
+                    raise InvalidInput(
+                        "task_id",
+                        "its piece of the imported history was read meanwhile or forgotten; nothing was applied",
+                    )
+                result = read
+            else:
+                if state.provisional:
+                    await repo.erase_ids(s, user_id, state.provisional, now, repo.REPLACED_BY_EXTRACTION)
+                result = await self.ingest.store(
+                    user_id, extraction.memories, extraction.summary, state.session_id, "llm", LLM_NAME, told, s
+                )
             await self.store.close(s, task, result.model_dump(mode="json"))
+            result.imports_waiting = (await self.imports.waiting(user_id, s)).pieces
+            # A conversation of today's, extracted: the imported history's oldest piece follows (one a call).
+            if state.queued is None and result.imports_waiting and (opened := await self._open_import(s, user_id)):
+                result.status, result.task_id, result.task = "needs_model", opened.id, opened.text
         return result
 
     async def _plan(self, s: AsyncSession, task: HostTask, state: ReflectTask) -> Plan:

@@ -87,8 +87,18 @@ class NeedsModel:
     task: str
 
 
+@dataclass(frozen=True)
+class ImportHandedOut:
+    """No cycle: the calling model is handed a piece of the user's imported history to read first
+    (services/memories/import_queue.py); `waiting`: the pieces waiting, this one included."""
+
+    task_id: str
+    task: str
+    waiting: int
+
+
 # What a reflect call comes to: exactly one of these.
-Outcome = NotTriggered | Busy | Reflected | NeedsModel
+Outcome = NotTriggered | Busy | Reflected | NeedsModel | ImportHandedOut
 
 
 def reflect_result(outcome: Outcome, user_confirmation: str | None = None) -> ReflectResult:
@@ -105,6 +115,17 @@ def reflect_result(outcome: Outcome, user_confirmation: str | None = None) -> Re
             return shown.model_copy(update={"status": "needs_model", "task_id": task_id, "task": task})
         case Reflected():
             return ReflectResult(triggered=True, **asdict(outcome), user_confirmation=user_confirmation)
+        case ImportHandedOut(task_id=task_id, task=task, waiting=waiting):
+            return ReflectResult(
+                triggered=False,
+                reason=f"{waiting} piece{'' if waiting == 1 else 's'} of the imported chat history wait for a model; "
+                "this task hands out the oldest",
+                llm="host",
+                status="needs_model",
+                task_id=task_id,
+                task=task,
+                user_confirmation=user_confirmation,
+            )
 
 
 class ReviewResult(BaseModel):

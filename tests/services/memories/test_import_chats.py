@@ -74,7 +74,10 @@ async def test_planted_facts_are_recalled_with_their_dates_and_a_second_import_a
         client, app = session
         first = await imported(session, *(CHATS / p for p in EXPORTS))
         again = [await app.chat_import.run(app.settings.user, chats.read(CHATS / p), app.clock()) for p in EXPORTS]
-        assert sum(r.kept for r in again) == 0 and sum(r.duplicates for r in again) == len(first)
+        assert sum(r.kept for r in again) == 0 and sum(r.queued for r in again) == 0
+        # Each conversation was read whole before (the empty one, with nothing to read, has no record).
+        assert sum(r.unchanged for r in again) == sum(r.conversations for r in again) - 1
+        assert len(await imported(session)) == len(first)
         found = await client.call_tool("recall", {"query": "where do I live"})
         assert found.content[0].text.splitlines()[1].startswith("- [said 2023-05-08] «I live in Munich")
         school = await client.call_tool("recall", {"query": "when does Mia start school"})
@@ -126,7 +129,7 @@ def test_the_command_imports_dry_runs_and_refuses_what_it_cannot_read(tmp_path):
     done = run(str(tmp_path / "notes"), "--user", "ana", "--from", "markdown")
     assert done.returncode == 0 and "kept 2 memories" in done.stdout, done.stderr
     twice = run(str(tmp_path / "notes"), "--user", "ana")
-    assert "kept 0 memories, 2 already known" in twice.stdout
+    assert "2 conversations (2 imported before, unchanged), 0 messages of the user read; kept 0" in twice.stdout
     missing = run(str(tmp_path / "nowhere.json"))
     assert missing.returncode == 2 and "nowhere.json: no such file or folder" in missing.stderr
     (tmp_path / "odd.json").write_text(json.dumps([{"hello": 1}]), encoding="utf-8")
@@ -155,6 +158,17 @@ def test_an_import_killed_midway_then_run_again_ends_as_one_clean_run(tmp_path):
         memories = [json.loads(line) for line in out.stdout.splitlines()]
         return sorted((m["content"], m["told_at"], m["source"]) for m in memories if m.get("type") == "memory")
 
+    def queue(home: Path) -> dict[str, object]:
+        out = subprocess.run(
+            [sys.executable, "-m", "engrain", "status", "--user", "ana"],
+            env=engrain_env(home),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        )
+        return json.loads(out.stdout)["imports"]
+
     killed = tmp_path / "killed"
     process = subprocess.Popen(command, env=engrain_env(killed), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -168,6 +182,7 @@ def test_an_import_killed_midway_then_run_again_ends_as_one_clean_run(tmp_path):
     once = subprocess.run(command, env=engrain_env(clean), capture_output=True, text=True, timeout=300)
     assert once.returncode == 0, once.stderr
     assert rows(killed) == rows(clean) and len(rows(clean)) > 50
+    assert queue(killed) == queue(clean) and queue(clean)["conversations_waiting"] == 150  # each queued once
 
 
 async def test_the_same_fact_in_other_words_across_conversations_is_kept_once(settings_factory):
