@@ -73,6 +73,7 @@ async def run(conversations: int, turns: int, embedder: str) -> dict[str, Any]:
         "messages_per_second_overall": round(messages / (read_s + store_s)),
         "memories_kept": report.kept,
         "duplicates": report.duplicates,
+        "pieces_queued_for_a_model": report.queued,
         "planted_found_first_with_their_day": f"{hits}/{len(planted)}",
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "recall_ms": {

@@ -23,6 +23,8 @@ from engrain.scheduler.runner import Scheduler
 from engrain.server.process import ProcessLifecycle
 from engrain.services.memories.browsing import MemoryBrowser
 from engrain.services.memories.import_queue import ImportQueue
+from engrain.services.memories.import_runs import ImportRuns
+from engrain.services.memories.imported import ImportedHistory
 from engrain.services.memories.importing import ChatImporter
 from engrain.services.memories.ingest import ConversationIngest
 from engrain.services.memories.language_mix import LanguageMix
@@ -85,6 +87,8 @@ class AppState:
         self.ingest = ConversationIngest(runtime, self.memories, self.links)
         self.chat_import = ChatImporter(self.memories)
         self.import_queue = ImportQueue(runtime, self.ingest)
+        self.imported = ImportedHistory(runtime)
+        self.import_runs = ImportRuns(self.chat_import, self.clock, self.process.spawn_until_close)
         tasks = TaskStore(settings.host_task_ttl, self.clock, self.process.database)
         self.host_tasks = HostTasks(
             tasks, self.clock, self.process.database, self.reflection, self.ingest, self.import_queue

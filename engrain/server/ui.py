@@ -46,6 +46,9 @@ def page_services(app: AppState) -> PageServices:
         links=app.links,
         status=app.status,
         export=export,
+        chat_import=app.chat_import,
+        imported=app.imported,
+        import_runs=app.import_runs,
     )
 
 

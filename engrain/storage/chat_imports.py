@@ -3,11 +3,10 @@ scoped by user: one user's queue never hands out another's words."""
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -96,12 +95,52 @@ async def users_waiting(session: AsyncSession, limit: int) -> list[str]:
     return list((await session.execute(stmt)).scalars())
 
 
-async def forget_sources(session: AsyncSession, user_id: str, sources: list[str]) -> list[uuid.UUID]:
-    """Drop these conversations from the queue (their memories are being forgotten); the provisional statements
-    of the pieces still waiting, which the caller erases with the rest of the source."""
-    stmt = (
-        delete(ChatImport)
-        .where(ChatImport.user_id == user_id, ChatImport.source.in_(sources))
-        .returning(ChatImport.provisional)
-    )
-    return [i for (ids,) in (await session.execute(stmt)).all() for i in ids]
+@dataclass(frozen=True)
+class ImportedSource:
+    """One imported conversation: its live memories, their told times, and its pieces still waiting."""
+
+    source: str
+    title: str
+    memories: int
+    first: datetime | None
+    last: datetime | None
+    waiting: int
+
+
+_SOURCES = text(
+    """
+    WITH kept AS (
+        SELECT source, count(*) AS n, min(told_at) AS first, max(told_at) AS last,
+               max(metadata ->> 'conversation') AS title
+        FROM memories
+        WHERE user_id = :u AND valid_until IS NULL AND kind <> 'trait'
+          AND split_part(source, ':', 1) = ANY(:prefixes) AND position(':' IN source) > 0
+        GROUP BY source),
+    queued AS (
+        SELECT source, min(title) AS title, count(*) FILTER (WHERE extracted_at IS NULL) AS waiting,
+               min(first_at) AS first, max(last_at) AS last
+        FROM chat_imports WHERE user_id = :u GROUP BY source)
+    SELECT coalesce(kept.source, queued.source) AS source, coalesce(queued.title, kept.title, '') AS title,
+           coalesce(kept.n, 0) AS memories, coalesce(kept.first, queued.first) AS first,
+           coalesce(kept.last, queued.last) AS last, coalesce(queued.waiting, 0) AS waiting
+    FROM kept FULL JOIN queued ON queued.source = kept.source
+    ORDER BY 4 DESC NULLS LAST, 1
+    """
+)
+
+
+async def sources(session: AsyncSession, user_id: str, prefixes: list[str]) -> list[ImportedSource]:
+    """Every imported conversation of the user (its memories' sources start with one of `prefixes`, or it was
+    queued), newest first."""
+    rows = await session.execute(_SOURCES, {"u": user_id, "prefixes": prefixes})
+    return [ImportedSource(r.source, r.title, r.memories, r.first, r.last, r.waiting) for r in rows]
+
+
+async def forget(session: AsyncSession, user_id: str, sources: list[str], prefix: str | None) -> int:
+    """Drop these conversations (or every one whose source starts with `prefix`) from the queue and its record of
+    what was read: forgotten, an export imported again comes back."""
+    where = ChatImport.source.in_(sources)
+    if prefix is not None:
+        where = where | ChatImport.source.startswith(f"{prefix}:", autoescape=True)
+    stmt = delete(ChatImport).where(ChatImport.user_id == user_id, where).returning(ChatImport.piece)
+    return len((await session.execute(stmt)).all())

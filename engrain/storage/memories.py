@@ -352,6 +352,31 @@ async def told_between(
     return [(r.content, r.told_at) for r in rows]
 
 
+async def of_source(session: AsyncSession, user_id: str, source: str, limit: int) -> list[Memory]:
+    """The live memories (not traits) that came from one source, in the order they were told."""
+    stmt = (
+        select(Memory)
+        .where(Memory.user_id == user_id, Memory.source == source, Memory.valid_until.is_(None), Memory.kind != "trait")
+        .order_by(Memory.told_at, Memory.id)
+        .limit(limit)
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
+async def erase_sources(
+    session: AsyncSession, user_id: str, sources: list[str], prefix: str | None, now: datetime, reason: str
+) -> Erasure:
+    """`erase` for every memory of these sources, or of every source that starts with `prefix` and a colon."""
+    return await erase(
+        session,
+        "SELECT user_id, id FROM memories WHERE user_id = :u AND (source = ANY(:sources) OR "
+        "(CAST(:prefix AS text) IS NOT NULL AND split_part(source, ':', 1) = :prefix AND position(':' IN source) > 0))",
+        {"u": user_id, "sources": sources, "prefix": prefix},
+        now,
+        reason,
+    )
+
+
 async def add_history(
     session: AsyncSession,
     memory_id: uuid.UUID,

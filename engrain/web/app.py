@@ -53,7 +53,7 @@ class SecurityHeaders:
 
 def build_ui(pages: Pages) -> Starlette:
     """The page's routes over `pages`' handlers, to be mounted at `pages.base` ("/ui")."""
-    screens, actions, signin = pages.screens, pages.actions, pages.signin
+    screens, actions, signin, imports = pages.screens, pages.actions, pages.signin, pages.imports
     routes = [
         Route("/", pages.screen(screens.profile), methods=["GET"]),
         Route("/traits", pages.screen(screens.traits), methods=["GET"]),
@@ -66,6 +66,14 @@ def build_ui(pages: Pages) -> Starlette:
         Route("/memories/{memory_id}/forget", pages.screen(screens.confirm_forget), methods=["GET"]),
         Route("/memories/{memory_id}/forget", pages.action(actions.forget), methods=["POST"]),
         Route("/links", pages.action(actions.link), methods=["POST"]),
+        Route("/import", pages.screen(imports.home), methods=["GET"]),
+        Route("/import", pages.action(imports.upload), methods=["POST"]),
+        Route("/import/start", pages.action(imports.start), methods=["POST"]),
+        Route("/import/runs/{run_id}", pages.screen(imports.progress), methods=["GET"]),
+        Route("/import/conversation", pages.screen(imports.conversation), methods=["GET"]),
+        Route("/import/forget", pages.screen(imports.confirm_forget), methods=["GET"]),
+        Route("/import/forget", pages.action(imports.forget), methods=["POST"]),
+        Route("/import/{token}", pages.screen(imports.preview), methods=["GET"]),
         Route("/status", pages.screen(screens.status), methods=["GET"]),
         Route("/export", pages.screen(screens.export), methods=["GET"]),
         Route("/login", signin.login, methods=["GET"]),

@@ -15,11 +15,13 @@ from starlette.responses import HTMLResponse, Response
 
 from engrain.errors import EngrainError
 from engrain.web.actions import Actions
+from engrain.web.import_screens import ImportScreens
 from engrain.web.rendering import Renderer
 from engrain.web.screens import Screens
 from engrain.web.services import PageServices
 from engrain.web.sessions import Session, Sessions
 from engrain.web.signin import Forbidden, SignIn, TokenSignIn
+from engrain.web.uploads import Uploads
 
 Screen = Callable[[Request, Session], Awaitable[Response]]
 Action = Callable[[Request, Session, FormData], Awaitable[Response]]
@@ -31,6 +33,7 @@ class Pages:
     signin: SignIn
     screens: Screens
     actions: Actions
+    imports: ImportScreens
 
     @classmethod
     def build(
@@ -47,7 +50,8 @@ class Pages:
         server (None: `engrain ui`, where only its one-time URL signs in)."""
         renderer = Renderer(base=base, zone=zone, clock=clock)
         signin = SignIn(renderer, sessions, tokens)
-        return cls(renderer, signin, Screens(renderer, services), Actions(renderer, services))
+        imports = ImportScreens(renderer, services, Uploads(clock))
+        return cls(renderer, signin, Screens(renderer, services), Actions(renderer, services), imports)
 
     def screen(self, handler: Screen) -> Callable[[Request], Awaitable[Response]]:
         """A GET handler that needs a session (else the sign-in page) and shows a service's error as a page."""

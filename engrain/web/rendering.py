@@ -26,6 +26,8 @@ NOTICES = {
     "forgotten": "Forgotten for good.",
     "linked": "Linked.",
     "exists": "Those two were already linked.",
+    "import_cancelled": "Cancelled: nothing was imported, and the file is gone.",
+    "import_forgotten": "Forgotten for good. Importing the export again would bring it back.",
 }
 
 

@@ -8,6 +8,9 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from engrain.services.memories.browsing import MemoryBrowser
+from engrain.services.memories.import_runs import ImportRuns
+from engrain.services.memories.imported import ImportedHistory
+from engrain.services.memories.importing import ChatImporter
 from engrain.services.memories.links import MemoryLinks
 from engrain.services.memories.views import MemoryViews
 from engrain.services.memories.writing import MemoryWriter
@@ -34,3 +37,6 @@ class PageServices:
     links: MemoryLinks
     status: StatusReport
     export: Export
+    chat_import: ChatImporter
+    imported: ImportedHistory
+    import_runs: ImportRuns

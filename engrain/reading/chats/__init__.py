@@ -6,6 +6,17 @@ is the memories service's decision (services/memories/importing.py)."""
 
 from __future__ import annotations
 
-from engrain.reading.chats.formats import FORMATS, Chat, ChatMessage, ExportError, detect, read
+from engrain.reading.chats.formats import (
+    FORMATS,
+    LABEL,
+    PREFIX,
+    Chat,
+    ChatMessage,
+    ExportError,
+    Format,
+    detect,
+    format_of,
+    read,
+)
 
-__all__ = ["FORMATS", "Chat", "ChatMessage", "ExportError", "detect", "read"]
+__all__ = ["FORMATS", "LABEL", "PREFIX", "Chat", "ChatMessage", "ExportError", "Format", "detect", "format_of", "read"]

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import Field
 
-from engrain.reading.chats.formats import Chat, ChatMessage, Lenient, conversations
+from engrain.reading.chats.formats import PREFIX, Chat, ChatMessage, Lenient, conversations
 
 _TEXT_TYPES = frozenset({"text", "multimodal_text", "code"})
 
@@ -78,7 +78,9 @@ def _time(value: float | None) -> datetime | None:
 
 def read(path: Path) -> Iterator[Chat]:
     for i, c in conversations(path, _Conversation):
-        chat = Chat(f"chatgpt:{c.conversation_id or c.id or i}", c.title or "Untitled", _time(c.create_time))
+        chat = Chat(
+            f"{PREFIX['chatgpt']}:{c.conversation_id or c.id or i}", c.title or "Untitled", _time(c.create_time)
+        )
         for node in c.kept():
             m = node.message
             if m is None or m.author.role not in ("user", "assistant"):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from engrain.reading.chats.formats import Chat, ChatMessage, Lenient, conversations, iso_time
+from engrain.reading.chats.formats import PREFIX, Chat, ChatMessage, Lenient, conversations, iso_time
 
 
 class _Block(Lenient):
@@ -39,7 +39,7 @@ class _Conversation(Lenient):
 
 def read(path: Path) -> Iterator[Chat]:
     for i, c in conversations(path, _Conversation):
-        chat = Chat(f"claude:{c.uuid or i}", c.name or "Untitled", iso_time(c.created_at))
+        chat = Chat(f"{PREFIX['claude']}:{c.uuid or i}", c.name or "Untitled", iso_time(c.created_at))
         for m in c.chat_messages:
             if m.sender in ("human", "assistant") and m.words:
                 at: datetime | None = iso_time(m.created_at) or chat.at

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import Field, ValidationError
 
-from engrain.reading.chats.formats import Chat, ChatMessage, ExportError, Lenient, iso_time
+from engrain.reading.chats.formats import PREFIX, Chat, ChatMessage, ExportError, Lenient, iso_time
 
 _GENERATED = re.compile(r"^\s*<(?:command-name|command-message|command-args|local-command-stdout|system-reminder)")
 
@@ -36,10 +36,15 @@ class _Entry(Lenient):
     isMeta: bool = False
     timestamp: str | None = None
     message: _Message = Field(default_factory=_Message)
+    summary: str | None = None  # a `summary` line: Claude Code's title for the session
+    cwd: str | None = None  # the project's folder
 
 
 def _session(path: Path) -> Chat:
-    chat = Chat(f"claude-code:{path.stem}", path.parent.name, None)
+    """One session, titled by Claude Code's summary of it, else its project's folder (the `cwd` of its lines, or
+    the folder the file is in: an uploaded file's folder is no project)."""
+    chat = Chat(f"{PREFIX['claude-code']}:{path.stem}", "", None)
+    project = ""
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
@@ -48,12 +53,16 @@ def _session(path: Path) -> Chat:
                 entry = _Entry.model_validate_json(line)
             except ValidationError as exc:
                 raise ExportError(f"{path} line {number}", f"not a session entry ({exc.errors()[0]['msg']})") from exc
+            if entry.type == "summary" and entry.summary and not chat.title:
+                chat.title = entry.summary.strip()[:200]
+            project = project or (entry.cwd or "").rstrip("/").rsplit("/", 1)[-1]
             text = entry.message.typed
             if entry.type != "user" or entry.isMeta or not text or _GENERATED.match(text):
                 continue
             at = iso_time(entry.timestamp)
             chat.at = chat.at or at
             chat.messages.append(ChatMessage("user", text, at))
+    chat.title = chat.title or project or path.parent.name
     return chat
 
 

@@ -14,6 +14,20 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 Format = Literal["chatgpt", "claude", "claude-code", "markdown"]
 FORMATS: tuple[Format, ...] = ("chatgpt", "claude", "claude-code", "markdown")
+# What a format's sources start with ("chatgpt:<id>", "notes:<file>"), and its name for people.
+PREFIX: dict[Format, str] = {
+    "chatgpt": "chatgpt",
+    "claude": "claude",
+    "claude-code": "claude-code",
+    "markdown": "notes",
+}
+LABEL: dict[Format, str] = {"chatgpt": "ChatGPT", "claude": "Claude", "claude-code": "Claude Code", "markdown": "Notes"}
+
+
+def format_of(source: str) -> Format | None:
+    """The format an imported memory's source names, if it is one."""
+    head = source.split(":", 1)[0]
+    return next((fmt for fmt, prefix in PREFIX.items() if prefix == head and ":" in source), None)
 
 
 class ExportError(ValueError):

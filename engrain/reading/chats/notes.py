@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-from engrain.reading.chats.formats import Chat, ChatMessage, ExportError
+from engrain.reading.chats.formats import PREFIX, Chat, ChatMessage, ExportError
 
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.S)
 _DATE = re.compile(r"^(?:date|created)\s*:\s*['\"]?([0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9:.+-Z]+)?)", re.M | re.I)
@@ -34,7 +34,9 @@ def _note(path: Path, root: Path) -> Chat:
             title = named.group(1)
         text = text[front.end() :]
     name = str(path.relative_to(root)) if path != root else path.name
-    return Chat(f"notes:{name}", title, at, [ChatMessage("user", text.strip(), at)] if text.strip() else [])
+    return Chat(
+        f"{PREFIX['markdown']}:{name}", title, at, [ChatMessage("user", text.strip(), at)] if text.strip() else []
+    )
 
 
 def read(path: Path) -> Iterator[Chat]:
