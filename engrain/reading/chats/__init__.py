@@ -16,7 +16,20 @@ from engrain.reading.chats.formats import (
     Format,
     detect,
     format_of,
+    named,
     read,
 )
 
-__all__ = ["FORMATS", "LABEL", "PREFIX", "Chat", "ChatMessage", "ExportError", "Format", "detect", "format_of", "read"]
+__all__ = [
+    "FORMATS",
+    "LABEL",
+    "PREFIX",
+    "Chat",
+    "ChatMessage",
+    "ExportError",
+    "Format",
+    "detect",
+    "format_of",
+    "named",
+    "read",
+]

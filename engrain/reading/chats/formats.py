@@ -24,6 +24,11 @@ PREFIX: dict[Format, str] = {
 LABEL: dict[Format, str] = {"chatgpt": "ChatGPT", "claude": "Claude", "claude-code": "Claude Code", "markdown": "Notes"}
 
 
+def named(value: str) -> Format | None:
+    """The format a user named (a form's or an option's value), if it is one."""
+    return next((fmt for fmt in FORMATS if fmt == value), None)
+
+
 def format_of(source: str) -> Format | None:
     """The format an imported memory's source names, if it is one."""
     head = source.split(":", 1)[0]

@@ -54,7 +54,7 @@ class ImportRun:
 async def read_export(path: Path, fmt: str | None) -> list[chats.Chat]:
     """Every conversation of the export at `path` (read off the event loop: a large export is seconds of CPU); a
     wrong or corrupt file is refused naming the file, the entry and what was expected."""
-    kind: chats.Format | None = next((f for f in chats.FORMATS if f == fmt), None)
+    kind = chats.named(fmt or "auto")
     if fmt not in (None, "", "auto") and kind is None:
         raise InvalidInput("format", f"{str(fmt)[:40]!r} is none of auto, {', '.join(chats.FORMATS)}")
     try:

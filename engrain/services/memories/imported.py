@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from engrain.errors import InvalidInput, NotFound
 from engrain.reading import inputs
-from engrain.reading.chats import FORMATS, LABEL, PREFIX, Format, format_of
+from engrain.reading.chats import FORMATS, LABEL, PREFIX, Format, format_of, named
 from engrain.storage import chat_imports as queue_repo
 from engrain.storage import memories as repo
 from engrain.storage.chat_imports import ImportedSource
@@ -44,13 +44,6 @@ class Forgotten:
     traits_dissolved: int  # left without supporting evidence
 
 
-def _format(value: str) -> Format:
-    for fmt in FORMATS:
-        if fmt == value:
-            return fmt
-    raise InvalidInput("format", f"{value[:40]!r} is none of {', '.join(FORMATS)}")
-
-
 class ImportedHistory:
     def __init__(self, runtime: Runtime) -> None:
         self.rt = runtime
@@ -83,7 +76,11 @@ class ImportedHistory:
         sources = [inputs.text_field("source", source, 200)] if source is not None else []
         if sources and format_of(sources[0]) is None:
             raise InvalidInput("source", f"{sources[0][:60]!r} is not an imported conversation")
-        prefix = PREFIX[_format(fmt)] if fmt is not None else None
+        prefix = None
+        if fmt is not None:
+            if (kind := named(fmt)) is None:
+                raise InvalidInput("format", f"{fmt[:40]!r} is none of {', '.join(FORMATS)}")
+            prefix = PREFIX[kind]
         now = self.rt.clock()
         async with (await self.rt.database()).transaction() as s:
             erased = await repo.erase_sources(s, user_id, sources, prefix, now, "user_request")

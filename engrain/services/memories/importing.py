@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
+import anyio
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.reading.chats import Chat, ChatMessage
@@ -229,13 +230,13 @@ class ChatImporter:
             count = ChatCount(chat.source, chat.title, 0, 0)
             if done is not None and start >= len(chat.messages):
                 report.unchanged += 1
-            for piece in pieces(chat, start, since, now):
-                items = statements(piece.chat, since, now)
+            # Reading the messages (sentences, dates, secrets) is CPU work: off the event loop, which the page's
+            # import shares with every user's calls.
+            read = await anyio.to_thread.run_sync(self._read, user_id, chat, start, number, since, now, queue)
+            for piece, items, row in read:
                 await self._stored_on(user_id, items, seen)
                 items, folded = self._new(items, seen)
                 report.duplicates += folded
-                row = self._queued(user_id, piece, number, now) if queue else None
-                number += 1
                 created = len(items) if dry_run else await self._store(user_id, chat.source, items, row)
                 report.duplicates += len(items) - created
                 report.queued += row is not None
@@ -251,6 +252,23 @@ class ChatImporter:
         if not dry_run and report.kept:
             await self._settle(user_id, now)
         return report
+
+    def _read(
+        self,
+        user_id: str,
+        chat: Chat,
+        start: int,
+        number: int,
+        since: datetime | None,
+        now: datetime,
+        queue: bool,
+    ) -> list[tuple[Piece, list[RememberRequest], ChatImport | None]]:
+        """The conversation's unread pieces, each with its statements and its queue row (None: `queue` False, or
+        no words of the user's)."""
+        return [
+            (piece, statements(piece.chat, since, now), self._queued(user_id, piece, n, now) if queue else None)
+            for n, piece in enumerate(pieces(chat, start, since, now), number)
+        ]
 
     async def _store(self, user_id: str, source: str, items: list[RememberRequest], row: ChatImport | None) -> int:
         """A piece's statements and its queue row (with the statements it created, which its extraction replaces),
