@@ -25,7 +25,8 @@ DESCRIPTION = (
     "after a session rich in personal information. `force` skips the "
     "check of whether enough new information arrived. When engrain has no model of its own, the result has "
     "status 'needs_model' and a `task`: do what it says, then call reflect again with its `task_id` and your "
-    "`answer` (a JSON object)."
+    "`answer` (a JSON object). While the user's imported chat history waits for a model, the task may instead be "
+    "a piece of it to read, answered with ingest_conversation as the task says."
 )
 
 
