@@ -93,7 +93,7 @@ class AppState:
         self.host_tasks = HostTasks(
             tasks, self.clock, self.process.database, self.reflection, self.ingest, self.import_queue
         )
-        self.reflection_due = ReflectionDue(runtime)
+        self.reflection_due = ReflectionDue(runtime, host_reads_imports=not self.routes.has_own_model)
         self.profile = ProfileView(runtime, self.reflection_due)
         self.reflect_requests = ReflectRequests(
             self.reflection, self.trait_review, self.host_tasks, self.reflection_due

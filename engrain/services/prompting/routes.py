@@ -97,6 +97,11 @@ class ModelRoutes:
             return Route("host", "host")
         return Route("none", "none", missing=NO_SAMPLING if self.choice.kind == "sampling" else None)
 
+    @property
+    def has_own_model(self) -> bool:
+        """Does the server hold a model that answers with no client (the scheduler's work)?"""
+        return self.choice.direct_ask() is not None
+
     def without_client(self) -> Route:
         """The route of work no client waits for (the scheduler's digest): the direct provider or none."""
         ask = self.choice.direct_ask()

@@ -1,4 +1,4 @@
-"""Day-one memory (issue 43, items 1, 2, 4 and 6 so far): the chats a user already has — a ChatGPT and a
+"""Day-one memory (issue 43, items 1, 2, 4 and 6; the queue is test_import_queue.py, the page tests/web): the chats a user already has — a ChatGPT and a
 Claude export, Claude Code sessions, a folder of notes (tests/data/chats, written by hand from the formats'
 public shapes) — become dated memories of the user with no model: the user's own statements, told at their
 message's time, from the branch they kept, without the assistant's words, code, attachments or tool output;
@@ -130,6 +130,10 @@ def test_the_command_imports_dry_runs_and_refuses_what_it_cannot_read(tmp_path):
     assert done.returncode == 0 and "kept 2 memories" in done.stdout, done.stderr
     twice = run(str(tmp_path / "notes"), "--user", "ana")
     assert "2 conversations (2 imported before, unchanged), 0 messages of the user read; kept 0" in twice.stdout
+    for export, kept in (("chatgpt/conversations.json", 5), ("claude/conversations.json", 2), ("claude-code", 2)):
+        out = run(str(CHATS / export), "--user", "ana")
+        assert out.returncode == 0 and f"kept {kept} memories" in out.stdout, out.stdout + out.stderr
+        assert "pieces queued for a model to read and improve" in out.stdout
     missing = run(str(tmp_path / "nowhere.json"))
     assert missing.returncode == 2 and "nowhere.json: no such file or folder" in missing.stderr
     (tmp_path / "odd.json").write_text(json.dumps([{"hello": 1}]), encoding="utf-8")

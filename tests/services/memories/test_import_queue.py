@@ -126,6 +126,16 @@ async def test_an_answered_conversation_hands_out_the_oldest_imported_piece_next
         )
 
 
+async def test_results_say_when_the_imported_history_waits_for_the_calling_model(host_settings):
+    async with connect(host_settings(), Clock(NOW)) as (client, app):
+        await app.chat_import.run(app.settings.user, list(chats.read(CHATS / "notes")), app.clock())
+        text = (await client.call_tool("recall", {"query": "hiking"})).content[0].text
+        # One memory is no reflection's worth; the two notes wait for the model to read them.
+        assert text.endswith(
+            "The user's imported chat history waits to be read (2 pieces): call reflect when the conversation allows."
+        )
+
+
 async def test_a_forced_reflection_and_another_user_are_not_handed_the_history(host_settings):
     async with connect(host_settings(), Clock(NOW)) as (client, app):
         await app.chat_import.run("someone-else", history(), app.clock())

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from engrain.services.recall.refreshing import RefreshingCache
 from engrain.services.traits.reflection import triggers
+from engrain.storage import chat_imports as queue_repo
 from engrain.storage import cycles as cycle_repo
 from engrain.storage import host_tasks as task_repo
 
@@ -38,11 +39,16 @@ class _State:
     mark: datetime | None  # the watermark's time
     pending: int  # new memories past it
     importance: int  # and their importance
+    imports: int  # pieces of imported chat history waiting for the calling model (0 when a server model reads them)
 
 
 class ReflectionDue:
-    def __init__(self, runtime: Runtime) -> None:
+    """`host_reads_imports`: the server has no model of its own, so the calling model reads the imported history
+    (services/memories/import_queue.py), and is told when some waits."""
+
+    def __init__(self, runtime: Runtime, host_reads_imports: bool) -> None:
         self.rt = runtime
+        self.host_reads_imports = host_reads_imports
         self._states = RefreshingCache(self._state, runtime.spawn, ttl=DUE_SECONDS, max_entries=USERS_KEPT)
         # What this process stored for each user since: (when, memories, importance).
         self._stored: defaultdict[str, list[tuple[float, int, int]]] = defaultdict(list)
@@ -60,12 +66,12 @@ class ReflectionDue:
             self._stored.pop(user_id, None)
         pending = state.pending + sum(n for _, n, _ in since)
         importance_since = state.importance + sum(i for _, _, i in since)
-        return _line(state.waiting, state.mark, pending, importance_since, self.rt.clock())
+        return _line(state, pending, importance_since, self.rt.clock())
 
     async def read(self, user_id: str) -> str | None:
         """The same line read now, for the profile (read seldom, and expected to be current)."""
         state = await self._state(user_id)
-        return _line(state.waiting, state.mark, state.pending, state.importance, self.rt.clock())
+        return _line(state, state.pending, state.importance, self.rt.clock())
 
     def settled(self) -> None:
         """A reflection ran or a task was answered: read again on the next call."""
@@ -79,14 +85,20 @@ class ReflectionDue:
             waiting = await task_repo.open_count(s, user_id, now)
             mark = await cycle_repo.watermark(s, user_id)
             pending, importance = await cycle_repo.importance_since(s, user_id, mark)
-        return _State(began, bool(waiting), mark.at if mark else None, pending, importance)
+            imports = (await queue_repo.waiting(s, user_id)).pieces if self.host_reads_imports else 0
+        return _State(began, bool(waiting), mark.at if mark else None, pending, importance, imports)
 
 
-def _line(waiting: bool, mark: datetime | None, pending: int, importance: int, now: datetime) -> str | None:
-    if waiting:
+def _line(state: _State, pending: int, importance: int, now: datetime) -> str | None:
+    if state.waiting:
         return "A reflection task waits for you: call reflect to get it."
-    trigger = triggers.decide(mark, pending, importance, now)
+    trigger = triggers.decide(state.mark, pending, importance, now)
     if triggers.worth_asking(trigger, pending, importance):
         count = f"{pending} new memor{'y' if pending == 1 else 'ies'}"
         return f"Reflection due ({count} to digest): call reflect when the conversation allows."
+    if state.imports:
+        count = f"{state.imports} piece{'' if state.imports == 1 else 's'}"
+        return (
+            f"The user's imported chat history waits to be read ({count}): call reflect when the conversation allows."
+        )
     return None
