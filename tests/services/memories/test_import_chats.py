@@ -1,9 +1,9 @@
 """Day-one memory (issue 43, items 1, 2, 4 and 6; the queue is test_import_queue.py, the page tests/web): the
-chats a user already has — a ChatGPT and a Claude export, Claude Code sessions, a folder of notes (tests/data/chats, written by hand from the formats'
-public shapes) — become dated memories of the user with no model: the user's own statements, told at their
-message's time, from the branch they kept, without the assistant's words, code, attachments or tool output;
-importing twice adds nothing. The CLI is run as a user runs it; the rest through the service and a real
-MCP client."""
+chats a user already has — a ChatGPT and a Claude export, Claude Code sessions, a folder of notes
+(tests/data/chats, written by hand from the formats' public shapes) — become dated memories of the user with no
+model: the user's own statements, told at their message's time, from the branch they kept, without the
+assistant's words, code, attachments or tool output; importing twice adds nothing. The CLI is run as a user
+runs it; the rest through the service and a real MCP client."""
 
 from __future__ import annotations
 
