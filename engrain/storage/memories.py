@@ -554,6 +554,25 @@ async def supersede(
     return [r.id for r in rows]
 
 
+async def retire_uncited(
+    session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID], now: datetime, reason: str
+) -> list[uuid.UUID]:
+    """Of these memories, end the ones a trait cites as evidence (they leave recall; the trait keeps what it
+    rests on, with a history row saying why) and return the others, for the caller to erase. One statement."""
+    rows = await session.execute(
+        text("""
+        WITH cited AS (SELECT DISTINCT memory_id AS id FROM trait_evidence
+                       WHERE user_id = :u AND memory_id = ANY(:ids)),
+        upd AS (UPDATE memories m SET valid_until = :now, updated_at = :now
+                FROM cited c WHERE m.user_id = :u AND m.id = c.id AND m.valid_until IS NULL RETURNING m.id),
+        hist AS (INSERT INTO memory_history (memory_id, user_id, action, reason, at)
+                 SELECT id, :u, 'supersede', :reason, :now FROM upd RETURNING 1)
+        SELECT id FROM unnest(CAST(:ids AS uuid[])) AS t(id) WHERE id NOT IN (SELECT id FROM cited)"""),
+        {"u": user_id, "ids": list(ids), "now": now, "reason": reason},
+    )
+    return [r.id for r in rows]
+
+
 def _erase_sql(doomed_sql: str) -> str:
     return f"""
     WITH RECURSIVE doomed AS ({doomed_sql}),

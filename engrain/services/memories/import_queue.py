@@ -25,7 +25,6 @@ from engrain.services.memories.extraction import Extraction
 from engrain.services.memories.ingest import Conversation, ConversationIngest, IngestRequest, Message, QueuedPiece
 from engrain.services.memories.results import IngestResult
 from engrain.storage import chat_imports as queue_repo
-from engrain.storage import memories as repo
 from engrain.storage.chat_imports import Waiting
 from engrain.storage.models import ChatImport
 from engrain.text.quoting import quoted
@@ -104,8 +103,7 @@ class ImportQueue:
         now = self.rt.clock()
         if not await queue_repo.extracted(s, user_id, queued.source, queued.piece, now):
             return None
-        if provisional:
-            await repo.erase_ids(s, user_id, provisional, now, repo.REPLACED_BY_EXTRACTION)
+        await self.ingest.replace_provisional(s, user_id, provisional)
         return await self.ingest.store(
             user_id, extraction.memories, extraction.summary, queued.source, "llm", llm_name, told, s
         )

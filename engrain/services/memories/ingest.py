@@ -32,6 +32,7 @@ from engrain.services.memories.redacting import merged
 from engrain.services.memories.results import IngestResult, RememberResult
 from engrain.services.memories.writing import RememberRequest
 from engrain.services.prompting.task_states import TaskState, task_state
+from engrain.storage import memories as repo
 from engrain.storage.profile import SUMMARY_PREFIX
 from engrain.text.languages import ENGLISH, detect
 from engrain.text.quoting import DATA_NOTICE, quoted
@@ -387,6 +388,15 @@ class ConversationIngest:
             )
         result.redacted = merged(conversation.redacted, result.redacted)
         return result
+
+    async def replace_provisional(self, s: AsyncSession, user_id: str, ids: list[uuid.UUID]) -> None:
+        """The rules' statements a model's extraction replaces, in the caller's transaction: erased, except those
+        a reflection cited meanwhile — ended instead, so that the trait keeps what it rests on (an imported
+        conversation may wait weeks for its extraction while reflections go on)."""
+        if ids:
+            now = self.rt.clock()
+            reason = repo.REPLACED_BY_EXTRACTION
+            await repo.erase_ids(s, user_id, await repo.retire_uncited(s, user_id, ids, now, reason), now, reason)
 
     async def store(
         self,

@@ -382,8 +382,7 @@ class HostTasks:
                     )
                 result = read
             else:
-                if state.provisional:
-                    await repo.erase_ids(s, user_id, state.provisional, now, repo.REPLACED_BY_EXTRACTION)
+                await self.ingest.replace_provisional(s, user_id, state.provisional)
                 result = await self.ingest.store(
                     user_id, extraction.memories, extraction.summary, state.session_id, "llm", LLM_NAME, told, s
                 )

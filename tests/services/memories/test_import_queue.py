@@ -15,7 +15,7 @@ import pytest
 from engrain.providers.llm import Prompt
 from engrain.reading import chats
 from tests.conftest import DATA, Clock, call, connect, running, scalar
-from tests.scripted import answer
+from tests.scripted import alias, answer
 
 pytestmark = pytest.mark.anyio
 CHATS = DATA / "chats"
@@ -124,6 +124,24 @@ async def test_an_answered_conversation_hands_out_the_oldest_imported_piece_next
         assert (
             "imported chat history waiting for a model: 2 pieces (the next reflect call hands you one)" in text[0].text
         )
+
+
+async def test_a_trait_that_rests_on_a_statement_the_extraction_replaces_keeps_it(host_settings):
+    async with connect(host_settings(), Clock(NOW)) as (client, app):
+        user = app.settings.user
+        await app.chat_import.run(user, history(), app.clock())
+        forced = await call(client, "reflect", force=True)
+        runs = {"content": "Runs along rivers", "confidence": 0.5, "context": "personal"}
+        runs["evidence_ids"] = [alias(forced["task"], "run along the Isar")]
+        await call(client, "reflect", task_id=forced["task_id"], answer=answer(new_behaviors=[runs]))
+        piece = await call(client, "reflect")
+        assert "«Marathon training»" in piece["task"]
+        await call(client, "ingest_conversation", task_id=piece["task_id"], answer={"memories": []})
+        traits = (await call(client, "get_user_traits", min_stage="trend"))["traits"]
+        assert [t["content"] for t in traits] == ["Runs along rivers"]  # not dissolved with its evidence
+        sql = "SELECT valid_until IS NOT NULL FROM memories WHERE user_id = :u AND content LIKE 'I live in Munich%'"
+        assert await scalar(app, sql, u=user) is True  # ended (out of recall), not erased
+        assert "run along the Isar" not in (await client.call_tool("recall", {"query": "Isar"})).content[0].text
 
 
 async def test_results_say_when_the_imported_history_waits_for_the_calling_model(host_settings):
