@@ -153,9 +153,10 @@ async def test_import_applies_the_tools_limits_and_writes_nothing_from_a_failing
 
 async def test_a_costly_remember_does_not_stall_another_users_recall(pg_url, tmp_path):
     """Over HTTP, as the issue measured it: the costliest allowed remember (8,000 characters of dates) of
-    one user runs while another user recalls. On this 2-core machine a plain 8,000-character remember
-    alone slows a concurrent recall about 3x (measured: CPU shared with its insert), so the median is held
-    under 5x the baseline and every recall under 10x."""
+    one user runs while another user recalls, one recall after another. Before the fix each recall waited the
+    remember out (one recall in all, seconds long); now they go on meanwhile — on this 2-core machine about ten
+    while it runs. The behaviour is held, not a timing (CI shares a busy box): several recalls end before the
+    remember does."""
     costly = " ".join(f"{d}/{m}/20{y:02d}" for d, m, y in [(i % 28 + 1, i % 12 + 1, i % 30) for i in range(1000)])
     costly = ("Dates: " + costly)[:8000]
     tokens = {"tok-stall-writer-0123456789": "stall-writer", "tok-stall-reader-0123456789": "stall-reader"}
@@ -185,8 +186,4 @@ async def test_a_costly_remember_does_not_stall_another_users_recall(pg_url, tmp
                 tg.start_soon(write)
                 while not finished.is_set() or not during:
                     during.append(await timed_recall())
-    # The recalls made meanwhile share 2 cores with the remember's own work (its insert in Postgres, its
-    # text reading in a worker thread): typical ones stay under 5x the baseline, none is held for the
-    # remember's whole duration (before the fix each waited it out: seconds, over 100x).
-    assert statistics.median(during) < 5 * baseline, (baseline, during)
-    assert max(during) < 10 * baseline, (baseline, during)
+    assert len(during) >= 3, (baseline, during)
