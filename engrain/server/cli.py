@@ -172,7 +172,12 @@ def import_chats(args: argparse.Namespace, settings: Settings) -> int:
     async def work(app: Any) -> int:
         bar = tqdm(total=len(found), unit="conversation", disable=not sys.stderr.isatty(), file=sys.stderr)
 
-        def step(_: ChatCount) -> None:
+        read = kept = 0
+
+        def step(count: ChatCount) -> None:
+            nonlocal read, kept
+            read, kept = read + count.messages, kept + count.kept
+            bar.set_postfix_str(f"{read:,} messages read, {kept:,} memories kept", refresh=False)
             bar.update()
 
         try:

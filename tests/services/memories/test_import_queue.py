@@ -139,6 +139,7 @@ async def test_a_trait_that_rests_on_a_statement_the_extraction_replaces_keeps_i
         await call(client, "ingest_conversation", task_id=piece["task_id"], answer={"memories": []})
         traits = (await call(client, "get_user_traits", min_stage="trend"))["traits"]
         assert [t["content"] for t in traits] == ["Runs along rivers"]  # not dissolved with its evidence
+        assert traits[0]["first_observed"].startswith("2023-05-08")  # when its evidence was told, not imported
         sql = "SELECT valid_until IS NOT NULL FROM memories WHERE user_id = :u AND content LIKE 'I live in Munich%'"
         assert await scalar(app, sql, u=user) is True  # ended (out of recall), not erased
         assert "run along the Isar" not in (await client.call_tool("recall", {"query": "Isar"})).content[0].text
