@@ -2,7 +2,8 @@
 2,000 conversations, 60,000 messages — 30,000 the user's) imported with `engrain import-chats`'s service into
 a fresh embedded database with the default embedder unless told. Prints JSON: wall time (read, and read +
 store), messages read per second, memories kept, duplicates counted, the planted facts recall finds first
-with their day, peak RSS, and recall p50/p95 afterwards; the machine. One run (the import is minutes long).
+with their day, peak RSS, recall p50/p95 afterwards, and how long the extraction prompts of the pieces queued
+for a model are (tokens at about four characters); the machine. One run (the import is a minute long).
 
     python bench/import_chats.py [--conversations 2000] [--turns 15] [--embedder auto]
 """
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from sqlalchemy import select
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.homes import bench_settings, scratch_home
@@ -28,6 +30,7 @@ from bench.make_chat_export import build
 from engrain.reading import chats
 from engrain.server.state import AppState
 from engrain.services.recall.search import RecallRequest
+from engrain.storage.models import ChatImport
 
 NOW = datetime(2025, 1, 10, 12, 0, tzinfo=UTC)
 
@@ -58,6 +61,9 @@ async def run(conversations: int, turns: int, embedder: str) -> dict[str, Any]:
             t0 = time.perf_counter()
             await app.recall.recall("me", RecallRequest(query=query, limit=10))
             latencies.append((time.perf_counter() - t0) * 1000)
+        async with (await app.database()).sessions() as s:
+            rows = (await s.execute(select(ChatImport).where(ChatImport.user_id == "me"))).scalars().all()
+        prompts = sorted([len((await app.import_queue.shown(row)).prompt.user) // 4 for row in rows])
     finally:
         await app.close()
     latencies.sort()
@@ -76,6 +82,11 @@ async def run(conversations: int, turns: int, embedder: str) -> dict[str, Any]:
         "pieces_queued_for_a_model": report.queued,
         "planted_found_first_with_their_day": f"{hits}/{len(planted)}",
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "piece_prompt_tokens": {
+            "p50": prompts[len(prompts) // 2],
+            "p95": prompts[int(0.95 * (len(prompts) - 1))],
+            "max": prompts[-1],
+        },
         "recall_ms": {
             "p50": round(statistics.median(latencies), 1),
             "p95": round(latencies[int(0.95 * (len(latencies) - 1))], 1),

@@ -65,13 +65,13 @@ class ImportQueue:
         reads (a time the checks now refuse) is marked read on the way: its rules' statements stay."""
         while (row := await queue_repo.oldest(s, user_id)) is not None:
             try:
-                return await self._prompt(row)
+                return await self.shown(row)
             except EngrainError as exc:
                 log.warning("queued piece %d of %s does not read (%s); its statements stay", row.piece, row.source, exc)
                 await queue_repo.extracted(s, user_id, row.source, row.piece, self.rt.clock())
         return None
 
-    async def _prompt(self, row: ChatImport) -> Next:
+    async def shown(self, row: ChatImport) -> Next:
         """The piece as a conversation (each message at its time) and the extraction prompt that shows it whole:
         the model has not seen it. Reading it is CPU work: off the event loop."""
         request = IngestRequest(messages=[Message.model_validate(m) for m in row.messages], session_id=row.source)
