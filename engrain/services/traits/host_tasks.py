@@ -246,22 +246,31 @@ class HostTasks:
 
     async def reflect(self, user_id: str, force: bool, planned: Plan | None = None) -> Outcome:
         """`reflect` on the host route. While the user's imported history waits for a model, reflections and its
-        pieces take turns (a reflection only when one is due; `force` asks for the reflection): the history is
-        read in bounded pieces, one a call, and traits keep forming meanwhile."""
-        if not force and not await self._handed_import_last(user_id) and (handed := await self._import_task(user_id)):
+        pieces take turns (`imports_first`): the history is read in bounded pieces, one a call, and traits keep
+        forming meanwhile."""
+        if await self.imports_first(user_id, force) and (handed := await self.import_task(user_id)):
             return handed
-        outcome = await self._reflect(user_id, force, planned)
-        if isinstance(outcome, NotTriggered) and (handed := await self._import_task(user_id)):
+        return await self.or_import(user_id, await self._reflect(user_id, force, planned))
+
+    async def imports_first(self, user_id: str, force: bool) -> bool:
+        """Is it the imported history's turn before a reflection: some waits, it is not forced, and the last task
+        this user was handed was no piece of it? (After a piece, a reflection if one is due; after a reflection,
+        a piece.)"""
+        if force:
+            return False
+        async with (await self.database()).sessions() as s:
+            task = await task_repo.latest(s, user_id)
+            if task is not None and isinstance(state := state_of(task), ExtractTask) and state.queued is not None:
+                return False
+            return (await self.imports.waiting(user_id, s)).pieces > 0
+
+    async def or_import(self, user_id: str, outcome: Outcome) -> Outcome:
+        """A reflection that was not due gives the turn to the imported history, if some waits."""
+        if isinstance(outcome, NotTriggered) and (handed := await self.import_task(user_id)):
             return handed
         return outcome
 
-    async def _handed_import_last(self, user_id: str) -> bool:
-        """Was the last task this user was handed a piece of their imported history?"""
-        async with (await self.database()).sessions() as s:
-            task = await task_repo.latest(s, user_id)
-        return task is not None and isinstance(state := state_of(task), ExtractTask) and state.queued is not None
-
-    async def _import_task(self, user_id: str) -> ImportHandedOut | None:
+    async def import_task(self, user_id: str) -> ImportHandedOut | None:
         """The oldest waiting piece of the user's imported history as an extraction task, if one waits."""
         async with (await self.database()).sessions.begin() as s:
             opened = await self._open_import(s, user_id)

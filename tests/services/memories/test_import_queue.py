@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from mcp.types import CreateMessageResult, TextContent
 
 from engrain.providers.llm import Prompt
 from engrain.reading import chats
@@ -164,6 +165,28 @@ async def test_a_forced_reflection_and_another_user_are_not_handed_the_history(h
         await app.chat_import.run(app.settings.user, history(), app.clock())
         forced = await call(client, "reflect", force=True)
         assert forced["task"] and "update engrain's model of the user" in forced["task"]
+
+
+async def test_a_client_that_samples_is_handed_the_pieces_as_tasks_too(host_settings):
+    """Sampling answers one prompt in the call; a piece is read through a task as with any client, in turns with
+    the reflections its model samples (nothing is sampled on the history's turn)."""
+    sampled: list[str] = []
+
+    async def sample(context: Any, params: Any) -> CreateMessageResult:
+        sampled.append(params.messages[0].content.text)
+        return CreateMessageResult(
+            role="assistant", content=TextContent(type="text", text=json.dumps(answer())), model="m"
+        )
+
+    async with connect(host_settings(), Clock(NOW), sampling_callback=sample) as (client, app):
+        await app.chat_import.run(app.settings.user, history(), app.clock())
+        first = await call(client, "reflect")
+        assert first["status"] == "needs_model" and "«Marathon training»" in first["task"] and sampled == []
+        await call(client, "ingest_conversation", task_id=first["task_id"], answer=MUNICH)
+        second = await call(client, "reflect")  # a reflection is due after a piece: sampled, in this call
+        assert second["llm"] == "sampling" and second["status"] == "completed" and len(sampled) == 1
+        third = await call(client, "reflect")
+        assert "«日语学习»" in third["task"] and len(sampled) == 1
 
 
 async def test_the_servers_own_model_reads_the_queue_in_the_digest(settings_factory):

@@ -37,6 +37,7 @@ STEPS = 3  # the sampled prompts of a cycle: questions (two-stage only), main, r
 
 @dataclass
 class _Request:
+    imports_first: bool | None = None  # the imported history's turn: nothing is sampled, a piece is handed out
     planned: bool = False
     plan: Plan | None = None
     prompts: dict[int, Prompt] = field(default_factory=dict[int, Prompt])  # by step: what the client's model was asked
@@ -73,6 +74,8 @@ class ReflectRequests:
     async def sampled_prompt(self, key: str, user_id: str, force: bool, answers: Sequence[str | None]) -> Prompt | None:
         """The prompt of step `len(answers)` for the client's model, given its answers to the steps before
         (None: not asked or not answered); None when this step asks nothing."""
+        if await self._imports_first(key, user_id, force):
+            return None
         plan = await self._plan(key, user_id, force)
         step = len(answers)
         if plan is None or step >= STEPS or any(a is None for a in answers[:1]):
@@ -84,6 +87,15 @@ class ReflectRequests:
         if prompt is not None:
             self._request(key).prompts[step] = prompt
         return prompt
+
+    async def _imports_first(self, key: str, user_id: str, force: bool) -> bool:
+        return await self._turn(self._request(key), user_id, force)
+
+    async def _turn(self, request: _Request, user_id: str, force: bool) -> bool:
+        """Is it the imported history's turn? Decided once a request: its resolvers and its body must agree."""
+        if request.imports_first is None:
+            request.imports_first = await self.host_tasks.imports_first(user_id, force)
+        return request.imports_first
 
     async def _prompt(self, plan: Plan, step: int, answers: Sequence[str | None]) -> Prompt | None:
         planner = self.reflection.planner
@@ -126,10 +138,19 @@ class ReflectRequests:
         outcome: Outcome
         if route.kind == "host":  # the calling model answers in a later call
             outcome = await self.host_tasks.reflect(user_id, force, request.plan)
+        elif (
+            route.kind == "sampling"
+            and await self._turn(request, user_id, force)
+            and (handed := await self.host_tasks.import_task(user_id))
+        ):
+            # The client's model reads the imported history as the calling model does: a task, one piece a call.
+            outcome = handed
         else:
             outcome = await self.reflection.reflect(
                 user_id, force=force, route=route.sampled(sampled), progress=progress, plan=request.plan
             )
+            if route.kind == "sampling":
+                outcome = await self.host_tasks.or_import(user_id, outcome)
         if route.missing and isinstance(outcome, Reflected) and outcome.status == "code_only":
             outcome.error = route.missing
         asked = None
