@@ -118,8 +118,12 @@ def reflect_result(outcome: Outcome, user_confirmation: str | None = None) -> Re
         case ImportHandedOut(task_id=task_id, task=task, waiting=waiting):
             return ReflectResult(
                 triggered=False,
-                reason=f"{waiting} piece{'' if waiting == 1 else 's'} of the imported chat history wait for a model; "
-                "this task hands out the oldest",
+                reason=(
+                    "1 piece of the imported chat history waits"
+                    if waiting == 1
+                    else f"{waiting} pieces of the imported chat history wait"
+                )
+                + " for a model; this task hands out the oldest",
                 llm="host",
                 status="needs_model",
                 task_id=task_id,
