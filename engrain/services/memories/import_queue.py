@@ -122,13 +122,23 @@ class ImportQueue:
                 if piece is None:
                     break
                 extraction = await route.answer(piece.prompt, Extraction.lenient)
-                if extraction is None:
+                try:
+                    if extraction is None:
+                        raise EngrainError("the model gave no extraction")
+                    async with db.sessions.begin() as s:
+                        result = await self.apply(
+                            s,
+                            user_id,
+                            piece.queued,
+                            piece.provisional,
+                            extraction,
+                            route.name,
+                            piece.conversation.latest,
+                        )
+                except EngrainError as exc:  # nothing of it was written: the next run asks again
+                    log.warning("queued piece %d of %s: %s", piece.queued.piece, piece.queued.source, exc)
                     stats["pieces_failed"] += 1
-                    break  # the model is failing for this user: the next run tries again
-                async with db.sessions.begin() as s:
-                    result = await self.apply(
-                        s, user_id, piece.queued, piece.provisional, extraction, route.name, piece.conversation.latest
-                    )
+                    break
                 if result is not None:
                     stats["pieces_read"] += 1
                     stats["memories"] += len(result.created)
