@@ -58,6 +58,8 @@ async def test_each_export_through_the_import_screen_then_forget_a_conversation_
                 assert "memor" in await page.locator("#summary").inner_text()
                 assert await memories_of(app, "%") > before, label
                 await page.get_by_role("link", name="See what came in").click()
+                await page.wait_for_url(f"{base}/ui/import")
+                await page.locator(".import-group h3").first.wait_for()
                 shown = await page.locator(".import-group h3").all_inner_texts()
                 assert any(h.startswith(f"{label}:") for h in shown), shown
 
@@ -80,8 +82,11 @@ async def test_each_export_through_the_import_screen_then_forget_a_conversation_
 
             # A whole export.
             await page.get_by_role("link", name="Forget everything imported from Claude Code…").click()
-            assert "1 conversation" in await page.locator("main").inner_text()
+            await page.wait_for_url(f"{base}/ui/import/forget?format=claude-code")
+            confirm = await page.locator("main").inner_text()
+            assert "Forget everything imported from Claude Code?" in confirm and "1 conversation" in confirm
             await page.get_by_role("button", name="Forget for good").click()
+            await page.wait_for_url(f"{base}/ui/import?done=import_forgotten")
             assert await memories_of(app, "claude-code:%") == 0 and await memories_of(app, "claude:%") > 0
             groups = await page.locator(".import-group h3").all_inner_texts()
             assert [g.split(":")[0] for g in groups] == ["ChatGPT", "Claude", "Notes"]
