@@ -115,6 +115,11 @@ async def test_behavior_to_preference_to_dissolution(settings_factory):
         await call(client, "remember", content="Took a taxi to the airport")
         out = await call(client, "reflect", force=True)
         assert out["llm_calls"] == 2
+        # The review quotes each piece of evidence with the day it was said.
+        review = llm.prompts[-1].user
+        day = (T0 + timedelta(days=3)).date().isoformat()
+        assert f"[said {day}] «Drove to work every day this week»" in review
+        assert f"[said {(T0 - timedelta(days=1)).date().isoformat()}] «Takes the stairs" in review
         reviewed = (await traits(client))[REWORDED]
         assert reviewed["id"] == preference["id"] and reviewed["contradiction_count"] == 2
         assert reviewed["confidence"] < preference["confidence"] * 0.6 + 1e-9

@@ -20,6 +20,7 @@ from engrain.services.traits.answers import MainAnswer, QuestionsAnswer
 from engrain.services.traits.reflection import triggers
 from engrain.services.traits.reflection.triggers import Trigger
 from engrain.services.traits.results import NotTriggered
+from engrain.services.wording.lines import Shown, when_text
 from engrain.storage import cycles as cycle_repo
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo
@@ -226,14 +227,22 @@ class ReflectionPlanner:
             rows = await trait_repo.evidence(s, plan.user_id, [t.id for _, t, _ in cases])
         blocks: list[str] = []
         shown = {m.id: m for _, m in [*plan.memories, *plan.evidence]}
+        tz = self.rt.settings.tz
+
+        def said(content: str, told_at: datetime) -> str:
+            """Evidence with the day the user said it: "I used to run" of 2019 is no case against 2026's runs."""
+            when = when_text(Shown(told_at), tz)
+            return f"[{when}] {quoted(content)}" if when else quoted(content)
+
         for alias, t, new in cases:
-            support = [r.content for r in rows if r.trait_id == t.id and r.polarity == "supporting"]
-            against = [r.content for r in rows if r.trait_id == t.id and r.polarity == "contradicting"]
-            against += [shown[m].content for m in new if m in shown]
+            mine = [r for r in rows if r.trait_id == t.id]
+            support = [said(r.content, r.told_at) for r in mine if r.polarity == "supporting"]
+            against = [said(r.content, r.told_at) for r in mine if r.polarity == "contradicting"]
+            against += [said(shown[m].content, shown[m].told_at) for m in new if m in shown]
             blocks.append(
                 f"[{alias}] {quoted(t.content)}\n  supporting: "
-                + " | ".join([quoted(c) for c in support] or ["(none)"])
+                + " | ".join(support or ["(none)"])
                 + "\n  contradicting: "
-                + " | ".join([quoted(c) for c in against] or ["(none)"])
+                + " | ".join(against or ["(none)"])
             )
         return "\n".join(blocks)
