@@ -74,7 +74,7 @@ class ReflectRequests:
     async def sampled_prompt(self, key: str, user_id: str, force: bool, answers: Sequence[str | None]) -> Prompt | None:
         """The prompt of step `len(answers)` for the client's model, given its answers to the steps before
         (None: not asked or not answered); None when this step asks nothing."""
-        if await self._imports_first(key, user_id, force):
+        if await self._turn(self._request(key), user_id, force):
             return None
         plan = await self._plan(key, user_id, force)
         step = len(answers)
@@ -87,9 +87,6 @@ class ReflectRequests:
         if prompt is not None:
             self._request(key).prompts[step] = prompt
         return prompt
-
-    async def _imports_first(self, key: str, user_id: str, force: bool) -> bool:
-        return await self._turn(self._request(key), user_id, force)
 
     async def _turn(self, request: _Request, user_id: str, force: bool) -> bool:
         """Is it the imported history's turn? Decided once a request: its resolvers and its body must agree."""
