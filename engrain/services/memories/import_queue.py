@@ -103,10 +103,7 @@ class ImportQueue:
         now = self.rt.clock()
         if not await queue_repo.extracted(s, user_id, queued.source, queued.piece, now):
             return None
-        await self.ingest.replace_provisional(s, user_id, provisional)
-        return await self.ingest.store(
-            user_id, extraction.memories, extraction.summary, queued.source, "llm", llm_name, told, s
-        )
+        return await self.ingest.store_in_place_of(s, user_id, provisional, extraction, queued.source, llm_name, told)
 
     async def extract_waiting(self, route: Route, limit: int = PIECES_PER_RUN) -> dict[str, int]:
         """Read up to `limit` waiting pieces (the users with the oldest first) with the server's model. A piece the

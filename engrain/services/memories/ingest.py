@@ -389,14 +389,26 @@ class ConversationIngest:
         result.redacted = merged(conversation.redacted, result.redacted)
         return result
 
-    async def replace_provisional(self, s: AsyncSession, user_id: str, ids: list[uuid.UUID]) -> None:
-        """The rules' statements a model's extraction replaces, in the caller's transaction: erased, except those
-        a reflection cited meanwhile — ended instead, so that the trait keeps what it rests on (an imported
-        conversation may wait weeks for its extraction while reflections go on)."""
-        if ids:
+    async def store_in_place_of(
+        self,
+        s: AsyncSession,
+        user_id: str,
+        provisional: list[uuid.UUID],
+        extraction: Extraction,
+        session_id: str | None,
+        llm_name: str,
+        told: datetime,
+    ) -> IngestResult:
+        """A model's extraction stored in the caller's transaction in place of the rules' statements kept until it
+        came (`provisional`): those are erased, except the ones a reflection cited meanwhile — ended instead, so
+        that the trait keeps what it rests on (an imported conversation may wait weeks for its extraction while
+        reflections go on)."""
+        if provisional:
             now = self.rt.clock()
             reason = repo.REPLACED_BY_EXTRACTION
-            await repo.erase_ids(s, user_id, await repo.retire_uncited(s, user_id, ids, now, reason), now, reason)
+            uncited = await repo.retire_uncited(s, user_id, provisional, now, reason)
+            await repo.erase_ids(s, user_id, uncited, now, reason)
+        return await self.store(user_id, extraction.memories, extraction.summary, session_id, "llm", llm_name, told, s)
 
     async def store(
         self,

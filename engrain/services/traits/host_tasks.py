@@ -391,9 +391,8 @@ class HostTasks:
                     )
                 result = read
             else:
-                await self.ingest.replace_provisional(s, user_id, state.provisional)
-                result = await self.ingest.store(
-                    user_id, extraction.memories, extraction.summary, state.session_id, "llm", LLM_NAME, told, s
+                result = await self.ingest.store_in_place_of(
+                    s, user_id, state.provisional, extraction, state.session_id, LLM_NAME, told
                 )
             await self.store.close(s, task, result.model_dump(mode="json"))
             result.imports_waiting = (await self.imports.waiting(user_id, s)).pieces
