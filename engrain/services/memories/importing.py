@@ -77,7 +77,7 @@ class ImportReport:
     messages: int = 0  # the user's messages read
     kept: int = 0  # memories stored (a dry run: statements that would be)
     duplicates: int = 0  # statements already stored (by this import or before)
-    queued: int = 0  # pieces queued for a model's extraction
+    queued: int = 0  # pieces queued for a model's extraction (a dry run: that would be)
     unchanged: int = 0  # conversations an earlier import read whole
     chats: list[ChatCount] = field(default_factory=list[ChatCount])
     examples: list[str] = field(default_factory=list[str])
@@ -116,7 +116,8 @@ def statements(chat: Chat, since: datetime | None, fallback: datetime) -> list[R
 
 @dataclass(frozen=True)
 class Piece:
-    """Consecutive messages of a conversation, queued as one extraction; `upto`: the index after its last."""
+    """Consecutive messages of a conversation, queued as one extraction, each as the extraction shows it (the
+    user's readable, the assistant's as context); `upto`: the index after its last in the conversation."""
 
     chat: Chat
     upto: int
@@ -131,12 +132,12 @@ def pieces(chat: Chat, start: int, since: datetime | None, fallback: datetime) -
     for i, message in enumerate(chat.messages[start:], start):
         if since is not None and (message.at or chat.at or fallback) < since:
             continue
-        length = len(readable(message.text) if message.role == "user" else context(message.text))
-        if taken and (size + length > PIECE_CHARS or len(taken) >= PIECE_MESSAGES):
+        text = readable(message.text) if message.role == "user" else context(message.text)
+        if taken and (size + len(text) > PIECE_CHARS or len(taken) >= PIECE_MESSAGES):
             out.append(Piece(Chat(chat.source, chat.title, chat.at, taken), i))
             taken, size = [], 0
-        taken.append(message)
-        size += length
+        taken.append(ChatMessage(message.role, text, message.at))
+        size += len(text)
     if taken:
         out.append(Piece(Chat(chat.source, chat.title, chat.at, taken), len(chat.messages)))
     return out
@@ -187,10 +188,9 @@ class ChatImporter:
         chat = piece.chat
         shown: list[dict[str, str]] = []
         for m in chat.messages:
-            text = readable(m.text) if m.role == "user" else context(m.text)
-            if text:
+            if m.text:
                 said = (m.at or chat.at or now).isoformat()
-                shown.append({"role": m.role, "content": redact(text, self.rt.settings.redact).text, "said_at": said})
+                shown.append({"role": m.role, "content": redact(m.text, self.rt.settings.redact).text, "said_at": said})
         if not any(m["role"] == "user" for m in shown):
             return None
         times = [datetime.fromisoformat(m["said_at"]) for m in shown]
@@ -222,10 +222,11 @@ class ChatImporter:
         """Import `chats` for `user_id` (`queue` False: the rules' statements only, nothing for a model)."""
         report = ImportReport()
         seen = Seen()
-        db = await self.rt.database()
+        chats = list(chats)
+        async with (await self.rt.database()).sessions() as s:  # what earlier imports read: one statement
+            covered = await queue_repo.covered(s, user_id, [chat.source[:200] for chat in chats])
         for chat in chats:
-            async with db.sessions() as s:
-                done = (await queue_repo.covered(s, user_id, [chat.source[:200]])).get(chat.source[:200])
+            done = covered.get(chat.source[:200])
             start, number = (done.upto, done.next) if done is not None else (0, 0)
             count = ChatCount(chat.source, chat.title, 0, 0)
             if done is not None and start >= len(chat.messages):
