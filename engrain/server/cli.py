@@ -50,7 +50,7 @@ def ui(args: argparse.Namespace, settings: Settings) -> int:
     from engrain.server.ui import serve_ui
 
     sys.setswitchinterval(SWITCH_INTERVAL)
-    serve_ui(AppState(settings), args.user or settings.user, args.port, open_browser=not args.no_browser)
+    serve_ui(AppState(settings, role="page"), args.user or settings.user, args.port, open_browser=not args.no_browser)
     return 0
 
 
@@ -59,7 +59,7 @@ def _with_app(settings: Settings, work: Callable[[Any], Awaitable[int]]) -> int:
     from engrain.server.state import AppState
 
     async def main() -> int:
-        app = AppState(settings)
+        app = AppState(settings, role="command")
         app.start(scheduler_loop=False)
         try:
             return await work(app)
@@ -135,11 +135,14 @@ def import_(args: argparse.Namespace, settings: Settings) -> int:
         try:
             # Bytes: a line that is not UTF-8 is refused with its number, not with a traceback.
             with open(args.file, "rb") if args.file != "-" else sys.stdin.buffer as lines:
-                stats = await import_jsonl(app.database, lines, progress=sys.stderr.isatty(), mode=settings.redact)
+                stats = await import_jsonl(
+                    app.database, lines, progress=sys.stderr.isatty(), mode=settings.redact, dry_run=args.dry_run
+                )
         except (EngrainError, OSError) as exc:
             print(f"engrain import: {exc}", file=sys.stderr)
             return 1
-        if stats.get("redacted"):  # those rows lost the vectors made from their secrets: make them again
+        # Rows whose secrets were replaced lost the vectors made from them: make them again.
+        if stats.get("redacted") and not args.dry_run:
             await app.embeddings.ready()
             stats["reembedded"] = {"memories": await app.reembedding.reembed_stale()}
         _print(stats)
@@ -355,6 +358,9 @@ def main(argv: list[str] | None = None) -> None:
     export_cmd.set_defaults(func=export)
     import_cmd = commands.add_parser("import", help="add what an export file holds (idempotent)")
     import_cmd.add_argument("file", help="a file from `engrain export`, or - for stdin")
+    import_cmd.add_argument(
+        "--dry-run", action="store_true", help="check the file and count what would be added; write nothing"
+    )
     import_cmd.set_defaults(func=import_)
     chats_cmd = commands.add_parser(
         "import-chats",

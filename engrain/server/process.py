@@ -34,8 +34,10 @@ class ProcessLifecycle:
         embeddings: EmbedderManager,
         on_open: Callable[[], None],
         job_loop: Callable[[], Awaitable[Any]],
+        *,
+        load_model: bool = True,
     ) -> None:
-        self.settings, self.embeddings = settings, embeddings
+        self.settings, self.embeddings, self._load_model = settings, embeddings, load_model
         self._on_open, self._job_loop = on_open, job_loop
         self._db: Database | None = None
         self._db_error: BaseException | None = None
@@ -49,13 +51,15 @@ class ProcessLifecycle:
         self._scheduler_loop: asyncio.Future[Any] | None = None
 
     def start(self, *, scheduler_loop: bool | None = None) -> None:
-        """Kick off the database, the embedder and (ENGRAIN_SCHEDULER=on) the job loop in the
-        background; idempotent. `scheduler_loop` overrides the setting (the CLI runs jobs itself)."""
+        """Kick off the database, the embedder (`load_model`; else it loads when a vector is first needed)
+        and (ENGRAIN_SCHEDULER=on) the job loop in the background; idempotent. `scheduler_loop` overrides the
+        setting (the CLI runs jobs itself)."""
         if self._started:
             return
         self._started = True
         self._opening = self._spawned(self._open_database())
-        self.embeddings.start()
+        if self._load_model:
+            self.embeddings.start()
         if scheduler_loop if scheduler_loop is not None else self.settings.scheduler == "on":
             self._scheduler_loop = self.spawn_until_close(self._job_loop())
 

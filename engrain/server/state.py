@@ -5,11 +5,11 @@ sessions hold the process) is `process.ProcessLifecycle`; this module only wires
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Literal
 
 import anyio
 
@@ -56,10 +56,25 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+# What a process is for, which decides its background work: a `server` (engrain serve) loads its model at
+# start and keeps the home's vectors in step with it; the `page` (engrain ui) loads its model at start and
+# re-embeds nothing; a `command` (export, status, import, reindex, worker…) loads a model only when it needs
+# a vector and re-embeds only when that is its work (reindex, import).
+Role = Literal["server", "page", "command"]
+
+
 class AppState:
-    def __init__(self, settings: Settings, clock: Callable[[], datetime] = utcnow, llm: LLM | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        clock: Callable[[], datetime] = utcnow,
+        llm: LLM | None = None,
+        *,
+        role: Role = "server",
+    ) -> None:
         self.settings = settings
         self.clock = clock
+        self.role = role
         # An explicit provider (tests pass a scripted one) wins over ENGRAIN_LLM.
         self.routes = ModelRoutes(
             LLMChoice("direct", llm)
@@ -70,10 +85,13 @@ class AppState:
         )
         self.embeddings = EmbedderManager(settings)
         self.embeddings.on_switch = self._on_embedder_switch
-        self.process = ProcessLifecycle(settings, self.embeddings, self._on_database_open, self._job_loop)
+        self.process = ProcessLifecycle(
+            settings, self.embeddings, self._on_database_open, self._job_loop, load_model=role != "command"
+        )
         # The composition root: each service gets the runtime and the services it calls, nothing else.
         runtime = Runtime(settings, clock, self.process.database, self.embeddings, self.process.spawn)
         self.languages = LanguageMix(runtime)
+        self.embeddings.home_multilingual = self.languages.wanted
         self.memories = MemoryWriter(runtime, self.languages)
         self.memory_views = MemoryViews(runtime)
         self.browser = MemoryBrowser(runtime)
@@ -112,10 +130,11 @@ class AppState:
         return self.process.holders
 
     def _on_database_open(self) -> None:
-        """Work that wants the open database, or that should be done before the first text needs it: the
-        language mix check, the readers loaded (`_settle`), and in a process that serves (not a one-off command
-        such as `engrain redact --dry-run`) the redaction of rows stored before the current rules."""
-        self.process.spawn(self.languages.check())
+        """Work that wants the open database, or that should be done before the first text needs it, in a
+        process that serves (not a one-off command such as `engrain export`): the readers and the model
+        loaded (`_settle`), and the redaction of rows stored before the current rules."""
+        if self.role == "command":
+            return
         if self.process.holders:
             self.process.spawn_until_close(self.stored_secrets.run_once())
         self.process.spawn(self._settle())
@@ -125,21 +144,47 @@ class AppState:
         pays for them), then freeze what start-up made for the garbage collector: its full collections
         scanned the models, dictionaries and modules too, and held the event loop, and every user's call, for
         a long time under a large batch (bench/hostile_input.py; docs/performance.md). Frozen objects are never
-        scanned."""
+        scanned. A server whose `auto` model differs from some stored vectors' then re-embeds them (a run an
+        earlier server did not finish resumes)."""
         async with anyio.create_task_group() as loading:  # side by side: the first texts need both
             loading.start_soon(anyio.to_thread.run_sync, load_identifier)
             loading.start_soon(anyio.to_thread.run_sync, load_date_reader)
-        with contextlib.suppress(Exception):  # a model that cannot load is reported where it is used
-            await self.embeddings.ready()
+        try:
+            model = await self.embeddings.ready()
+        except Exception:  # a model that cannot load is reported where it is used
+            model = None
         gc.freeze()  # no collection first: a full one holds the loop just as the first calls come in
         log.debug("start-up settled: what it made is frozen for the garbage collector")
+        if model is not None and self.role == "server" and self.embeddings.spec.kind == "auto":
+            self.process.spawn_until_close(self._reembed(model.id))
 
     async def _job_loop(self) -> None:
         await self.scheduler.run_forever()
 
-    async def _on_embedder_switch(self, embedder: Embedder) -> None:
-        done = await self.reembedding.reembed_stale()
-        log.info("re-embedded %d memories with %s", done, embedder.id)
+    async def _on_embedder_switch(self, embedder: Embedder, previous: str) -> None:
+        """Another model serves: a server re-embeds the home's memories in the background (stopped, not waited
+        for, when it closes: each batch commits, and the next start resumes); any other process says who will."""
+        if self.role == "server":
+            self.process.spawn_until_close(self._reembed(embedder.id))
+        else:
+            log.info(
+                "memories embedded by %s wait for %s: the next `engrain serve` re-embeds them, or `engrain reindex`",
+                previous,
+                embedder.id,
+            )
+
+    async def _reembed(self, model: str) -> None:
+        """Re-embed what another model made, once across the servers sharing this database."""
+        db = await self.database()
+        async with db.try_advisory_lock("reembed") as mine:
+            if not mine:
+                return  # another server is at it
+            stale = await self.reembedding.count_stale()
+            if not stale:
+                return
+            log.info("re-embedding %d memories with %s (in the background; resumed by the next start)", stale, model)
+            done = await self.reembedding.reembed_stale()
+            log.info("re-embedded %d memories with %s", done, model)
 
     # ---- identity --------------------------------------------------------------------
 

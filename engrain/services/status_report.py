@@ -130,9 +130,14 @@ async def _report(rt: Runtime, routes: ModelRoutes, jobs: JobsStatus, user_id: s
     stale = {e: n for e, n in report["counts"]["by_embedder"].items() if current and e != current.id}
     if stale:
         report["embedder"]["stale_rows"] = stale
+        who = (
+            "the server re-embeds them in the background"
+            if rt.embeddings.spec.kind == "auto"
+            else "`engrain reindex` re-embeds them"
+        )
         note = (
             f"{sum(stale.values())} memories were embedded by another model; recall finds them by full "
-            "text only until they are re-embedded"
+            f"text only until they are re-embedded ({who})"
         )
         report["embedder"]["message"] = "; ".join(filter(None, [report["embedder"]["message"], note]))
     return report

@@ -191,26 +191,23 @@ async def test_recall_leaves_out_vectors_of_a_model_that_does_not_know_the_langu
 async def test_mostly_chinese_memories_make_auto_prefer_a_multilingual_model(settings_factory, fresh_database_url):
     """The mix is read over every user's newest memories: a database of its own."""
     from engrain.providers.embedder_manager import EmbedderManager
-    from engrain.providers.embeddings import MULTILINGUAL_FASTEMBED_MODEL, HashEmbedder, use_installed
+    from engrain.providers.embeddings import HashEmbedder
     from engrain.services.memories.language_mix import MIN_MEMORIES, LanguageMix
     from engrain.services.runtime import Runtime
 
     async with connect(settings_factory(database_url=fresh_database_url), Clock(MONDAY)) as (client, app):
         for i in range(MIN_MEMORIES):
             await call(client, "remember", content=f"I like the number {i}")
-        english = EmbedderManager(settings_factory(embedder="auto", fetch_models=False))
+        english = EmbedderManager(settings_factory(embedder="auto"))
         english._use(HashEmbedder())  # what serves when nothing better is installed
         await LanguageMix(Runtime(app.settings, app.clock, app.database, english, app.spawn)).check()
         for i in range(MIN_MEMORIES + 1):
             await call(client, "remember", content=f"我第{i}次去北京出差")
-        chinese = EmbedderManager(settings_factory(embedder="auto", fetch_models=False))
+        chinese = EmbedderManager(settings_factory(embedder="auto"))
         chinese._use(HashEmbedder())
         await LanguageMix(Runtime(app.settings, app.clock, app.database, chinese, app.spawn)).check()
     assert english.multilingual is False
     assert chinese.multilingual is True and chinese.current is not None
-    if use_installed():  # the packaged multilingual model serves at once (tests/providers/test_multilingual.py)
-        assert chinese.current.id == "use:multilingual-v3"
-        assert "switched from hash-v2-384: many memories" in chinese.message
-    else:
-        assert chinese.current.id == "hash-v2-384"
-        assert MULTILINGUAL_FASTEMBED_MODEL in chinese.message and "offline" in chinese.message
+    # The packaged multilingual model (a dependency) serves at once (tests/providers/test_multilingual.py).
+    assert chinese.current.id == "use:multilingual-v3"
+    assert chinese.message == "switched from hash-v2-384: many memories are not in English"

@@ -3,8 +3,8 @@
 `auto` serves an English model unless a good share of the memories is in another language — most of
 them, or a quarter for someone who writes in two languages and asks in either — then a multilingual one
 (see providers/embedder_manager.py): the English model's vectors of other languages are noise, and a
-question in one language cannot reach a memory in the other. The mix is read when the database opens and, after a memory
-in another language is stored, at most once a minute (one query over the newest memories).
+question in one language cannot reach a memory in the other. The mix is read before `auto` loads a model and,
+after a memory in another language is stored, at most once a minute (one query over the newest memories).
 """
 
 from __future__ import annotations
@@ -50,10 +50,14 @@ class LanguageMix:
             self._next_check = time.monotonic() + CHECK_SECONDS
             self.rt.spawn(self.check())
 
-    async def check(self) -> None:
+    async def wanted(self) -> bool:
+        """Whether the home's newest memories call for the multilingual model (one query)."""
         db = await self.rt.database()
         async with db.sessions() as s:
             count, share = await stats_repo.language_mix(s, self.rt.clock(), SAMPLE)
         self._few = count < MIN_MEMORIES
-        if wants_multilingual(count, share):
+        return wants_multilingual(count, share)
+
+    async def check(self) -> None:
+        if await self.wanted():
             await self.rt.embeddings.prefer_multilingual()

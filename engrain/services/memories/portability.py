@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
+from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engrain.config import RedactMode
 from engrain.errors import InvalidInput
@@ -219,12 +221,17 @@ def _screen(item: dict[str, Any], mode: RedactMode, kinds: Counter[str]) -> None
 
 
 async def import_jsonl(
-    database: OpenDatabase, lines: Iterable[str | bytes], *, progress: bool = False, mode: RedactMode = "secrets"
+    database: OpenDatabase,
+    lines: Iterable[str | bytes],
+    *,
+    progress: bool = False,
+    mode: RedactMode = "secrets",
+    dry_run: bool = False,
 ) -> dict[str, dict[str, int]]:
     """Add what the file holds and the database lacks; return rows read and added per type, and the secrets
     replaced before anything was written (`redacted`: kind → count). The whole file is one transaction: a
     line that fails its checks, or that the database refuses, is reported with its number and field, and
-    nothing of the file is written."""
+    nothing of the file is written. `dry_run`: the same checks and counts, and the transaction rolled back."""
     db = await database()
     stats = {kind: {"read": 0, "added": 0} for kind in ORDER}
     kinds: Counter[str] = Counter()
@@ -232,7 +239,7 @@ async def import_jsonl(
     parents: list[tuple[str, str]] = []
     kind_of_pending: str | None = None
 
-    async with db.engine.begin() as conn:
+    async with db.engine.connect() as conn, _transaction(conn, commit=not dry_run):
 
         async def flush() -> None:
             nonlocal pending
@@ -260,6 +267,15 @@ async def import_jsonl(
     if kinds:
         stats["redacted"] = dict(sorted(kinds.items()))
     return stats
+
+
+@asynccontextmanager
+async def _transaction(conn: AsyncConnection, *, commit: bool) -> AsyncGenerator[None]:
+    """One transaction: committed when the block ends well and `commit` holds, else rolled back."""
+    async with conn.begin() as transaction:
+        yield
+        if not commit:
+            await transaction.rollback()
 
 
 async def _write(conn: Any, kind: str, rows: list[tuple[int, dict[str, Any]]]) -> int:
