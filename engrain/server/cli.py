@@ -129,14 +129,18 @@ def export(args: argparse.Namespace, settings: Settings) -> int:
 
 def import_(args: argparse.Namespace, settings: Settings) -> int:
     from engrain.errors import EngrainError
-    from engrain.services.memories.portability import import_jsonl
+    from engrain.services.memories.portability import bounded_lines, import_jsonl
 
     async def work(app: Any) -> int:
         try:
             # Bytes: a line that is not UTF-8 is refused with its number, not with a traceback.
-            with open(args.file, "rb") if args.file != "-" else sys.stdin.buffer as lines:
+            with open(args.file, "rb") if args.file != "-" else sys.stdin.buffer as handle:
                 stats = await import_jsonl(
-                    app.database, lines, progress=sys.stderr.isatty(), mode=settings.redact, dry_run=args.dry_run
+                    app.database,
+                    bounded_lines(handle),
+                    progress=sys.stderr.isatty(),
+                    mode=settings.redact,
+                    dry_run=args.dry_run,
                 )
         except (EngrainError, OSError) as exc:
             print(f"engrain import: {exc}", file=sys.stderr)

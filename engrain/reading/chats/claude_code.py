@@ -11,7 +11,16 @@ from pathlib import Path
 
 from pydantic import Field, ValidationError
 
-from engrain.reading.chats.formats import PREFIX, Chat, ChatMessage, ExportError, Lenient, iso_time
+from engrain.reading.chats.formats import (
+    PREFIX,
+    Chat,
+    ChatMessage,
+    ExportError,
+    Lenient,
+    files_in,
+    iso_time,
+    lines_of,
+)
 
 _GENERATED = re.compile(r"^\s*<(?:command-name|command-message|command-args|local-command-stdout|system-reminder)")
 
@@ -45,28 +54,26 @@ def _session(path: Path) -> Chat:
     the folder the file is in: an uploaded file's folder is no project)."""
     chat = Chat(f"{PREFIX['claude-code']}:{path.stem}", "", None)
     project = ""
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                entry = _Entry.model_validate_json(line)
-            except ValidationError as exc:
-                raise ExportError(f"{path} line {number}", f"not a session entry ({exc.errors()[0]['msg']})") from exc
-            if entry.type == "summary" and entry.summary and not chat.title:
-                chat.title = entry.summary.strip()[:200]
-            project = project or (entry.cwd or "").rstrip("/").rsplit("/", 1)[-1]
-            text = entry.message.typed
-            if entry.type != "user" or entry.isMeta or not text or _GENERATED.match(text):
-                continue
-            at = iso_time(entry.timestamp)
-            chat.at = chat.at or at
-            chat.messages.append(ChatMessage("user", text, at))
+    for number, line in lines_of(path):
+        if not line.strip():
+            continue
+        try:
+            entry = _Entry.model_validate_json(line)
+        except ValidationError as exc:
+            raise ExportError(f"{path} line {number}", f"not a session entry ({exc.errors()[0]['msg']})") from exc
+        if entry.type == "summary" and entry.summary and not chat.title:
+            chat.title = entry.summary.strip()[:200]
+        project = project or (entry.cwd or "").rstrip("/").rsplit("/", 1)[-1]
+        text = entry.message.typed
+        if entry.type != "user" or entry.isMeta or not text or _GENERATED.match(text):
+            continue
+        at = iso_time(entry.timestamp)
+        chat.at = chat.at or at
+        chat.messages.append(ChatMessage("user", text, at))
     chat.title = chat.title or project or path.parent.name
     return chat
 
 
 def read(path: Path) -> Iterator[Chat]:
-    files = [path] if path.is_file() else sorted(path.rglob("*.jsonl"))
-    for file in files:
+    for file in files_in(path, (".jsonl",)):
         yield _session(file)

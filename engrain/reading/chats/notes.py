@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-from engrain.reading.chats.formats import PREFIX, Chat, ChatMessage, ExportError
+from engrain.reading.chats.formats import PREFIX, Chat, ChatMessage, files_in, text_of
 
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.S)
 _DATE = re.compile(r"^(?:date|created)\s*:\s*['\"]?([0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9:.+-Z]+)?)", re.M | re.I)
@@ -17,10 +17,7 @@ SUFFIXES = (".md", ".markdown", ".txt")
 
 
 def _note(path: Path, root: Path) -> Chat:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ExportError(str(path), "not UTF-8 text") from exc
+    text = text_of(path)
     at = datetime.fromtimestamp(path.stat().st_mtime, UTC)
     title = path.stem
     if front := _FRONT_MATTER.match(text):
@@ -40,6 +37,5 @@ def _note(path: Path, root: Path) -> Chat:
 
 
 def read(path: Path) -> Iterator[Chat]:
-    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.suffix.lower() in SUFFIXES)
-    for file in files:
+    for file in files_in(path, SUFFIXES):
         yield _note(file, path)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Iterator
 from contextlib import asynccontextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO, cast
 
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
@@ -36,6 +36,7 @@ OpenDatabase = Callable[[], Awaitable["Database"]]
 FORMAT = "engrain-export"
 VERSION = 1
 BATCH = 500
+MAX_LINE = 16 * 1024**2  # a row: at most 8,000 characters of text, metadata and a vector of a few thousand numbers
 ORDER = ("user_state", "memory", "reflection_cycle", "link", "evidence", "history")
 
 
@@ -76,8 +77,16 @@ async def export_jsonl(
     return written
 
 
+def bounded_lines(handle: BinaryIO) -> Iterator[bytes]:
+    """The lines of an export file, none read past MAX_LINE + 1 bytes: a file of one endless line is refused at
+    its first MAX_LINE bytes (by `_parse`), not read whole into memory."""
+    return iter(lambda: handle.readline(MAX_LINE + 1), b"")
+
+
 def _parse(lines: Iterable[str | bytes]) -> Iterable[tuple[int, dict[str, Any]]]:
     for n, raw in enumerate(lines, start=1):
+        if len(raw) > MAX_LINE:
+            raise InvalidInput(f"line {n}", f"longer than {MAX_LINE // 1024**2} MB: no row of an export is")
         if isinstance(raw, bytes):
             try:
                 raw = raw.decode("utf-8")

@@ -104,7 +104,7 @@ def test_a_wrong_or_corrupt_file_is_named_with_what_was_expected(tmp_path):
     with pytest.raises(chats.ExportError, match=r"conversation 1: mapping: Field required"):
         list(chats.read(broken, "chatgpt"))
     broken.write_text("[{", encoding="utf-8")
-    with pytest.raises(chats.ExportError, match=r"conversations.json line 1: not valid JSON"):
+    with pytest.raises(chats.ExportError, match=r"conversations.json: not valid JSON"):
         chats.detect(broken)
     session = tmp_path / "s.jsonl"
     session.write_text('{"type": "user", "message": {"content": "ok fine then"}}\nnot json\n', encoding="utf-8")

@@ -1,0 +1,6 @@
+from typing import Any
+
+class ObjectBuilder:
+    value: Any
+    def __init__(self) -> None: ...
+    def event(self, event: str, value: Any) -> None: ...
