@@ -456,6 +456,227 @@ LOOK_ALIKES: dict[str, list[tuple[str, str]]] = {
 }
 
 
+def ssn(rng: random.Random) -> str:
+    """A US social security number of a valid shape (area 001-665 or 667-899, group and serial not zero)."""
+    area = rng.choice([a for a in range(1, 900) if a != 666])
+    return f"{area:03d}-{rng.randint(1, 99):02d}-{rng.randint(1, 9999):04d}"
+
+
+def steuer_id(rng: random.Random) -> str:
+    """A German tax identification number: 11 digits, one digit of the first ten twice, its check digit."""
+    from stdnum.de import idnr
+    from stdnum.iso7064 import mod_11_10
+
+    while True:
+        digits = [str(d) for d in rng.sample(range(10), 9)]
+        digits.insert(rng.randint(1, 9), rng.choice(digits[1:]))
+        if digits[0] == "0":
+            continue
+        body = "".join(digits)
+        number = body + mod_11_10.calc_check_digit(body)
+        if idnr.is_valid(number):
+            return f"{number[:2]} {number[2:5]} {number[5:8]} {number[8:]}" if rng.random() < 0.5 else number
+
+
+def nir(rng: random.Random) -> str:
+    """A French social security number: sex, year, month, department, commune, order, then its key."""
+    from stdnum.fr import nir as french
+
+    body = f"{rng.choice('12')}{rng.randint(50, 99):02d}{rng.randint(1, 12):02d}{rng.randint(1, 95):02d}"
+    body += f"{rng.randint(1, 990):03d}{rng.randint(1, 999):03d}"
+    number = body + french.calc_check_digits(body)
+    return " ".join([number[0], number[1:3], number[3:5], number[5:7], number[7:10], number[10:13], number[13:]])
+
+
+def dni(rng: random.Random) -> str:
+    from stdnum.es import dni as spanish
+
+    body = f"{rng.randint(10**7, 10**8 - 1)}"
+    return body + spanish.calc_check_digit(body)
+
+
+def resident_id(rng: random.Random) -> str:
+    """A Chinese resident identity card number: region, birth date, order, check character."""
+    from stdnum.cn import ric
+
+    body = f"{rng.choice(['110105', '310104', '440305', '330106'])}{rng.randint(1960, 2004)}"
+    body += f"{rng.randint(1, 12):02d}{rng.randint(1, 28):02d}{rng.randint(1, 999):03d}"
+    return body + ric.calc_check_digit(body + "0")  # it reads the number with a place for its check digit
+
+
+def sin(rng: random.Random) -> str:
+    """A Canadian social insurance number (Luhn)."""
+    body = str(rng.randint(1, 7)) + pick(rng, string.digits, 7)
+    number = body + luhn.calc_check_digit(body)
+    return f"{number[:3]} {number[3:6]} {number[6:]}"
+
+
+def nino(rng: random.Random) -> str:
+    """A UK National Insurance number: two letters of the allowed ones, six digits, A to D."""
+    first, second = rng.choice("ABCEGHJKLMNOPRSTWXYZ"), rng.choice("ABCEGHJKLMNPRSTWXYZ")
+    digits = pick(rng, string.digits, 6)
+    return f"{first}{second} {digits[:2]} {digits[2:4]} {digits[4:]} {rng.choice('ABCD')}"
+
+
+def four_digits(rng: random.Random) -> str:
+    return f"{rng.randint(1000, 9999)}"
+
+
+def env_file(rng: random.Random) -> str:
+    return with_digit(rng, HEX, 48)
+
+
+def openssh_key(rng: random.Random) -> str:
+    lines = ["b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW"]
+    lines += [pick(rng, ALNUM + "+/", 70) for _ in range(4)]
+    return "-----BEGIN OPENSSH PRIVATE KEY-----\n" + "\n".join(lines) + "\n-----END OPENSSH PRIVATE KEY-----"
+
+
+def pgp_key(rng: random.Random) -> str:
+    lines = [pick(rng, ALNUM + "+/", 64) for _ in range(4)]
+    return (
+        "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n"
+        + "\n".join(lines)
+        + "\n="
+        + pick(rng, ALNUM, 4)
+        + "\n-----END PGP PRIVATE KEY BLOCK-----"
+    )
+
+
+# Issue 50: what the first corpus had too little of, written from how people say these things (before any rule
+# for them was written): codes to doors, gates and locks told in words; national identity numbers; `.env`
+# pastes; whole key blocks; passwords said in passing. Appended, so that the rows above keep their splits.
+SAID: dict[str, list[tuple[str, str, Callable[[random.Random], str]]]] = {
+    "en": [
+        ("code", "the code to the front door is {s}", four_digits),
+        ("code", "If you ever need to get into the garage, the code is {s}.", four_digits),
+        ("code", "Front door keypad: {s}, then press the star key.", four_digits),
+        ("code", "The lockbox with the spare key opens with {s}", four_digits),
+        ("code", "Code for the bike lock: {s}", four_digits),
+        ("code", "The key safe next to the door opens with {s}.", four_digits),
+        ("code", "Our alarm code is {s} and the panel is in the hallway.", four_digits),
+        ("code", "The storage unit's keypad code is {s}.", four_digits),
+        ("national id", "My SSN is {s}, I need it for the tax form.", ssn),
+        ("national id", "For the mortgage they asked for my social security number: {s}", ssn),
+        ("national id", "my social is {s} if the bank calls", ssn),
+        ("national id", "My National Insurance number is {s}.", nino),
+        ("national id", "Canadian SIN for the job paperwork: {s}", sin),
+        ("password", "wifi's {s} btw", lambda r: "coffeebreak" + str(r.randint(1990, 2024))),
+        ("password", "netflix login: anna.k@example.com pw: {s}", lambda r: "Popcorn#" + str(r.randint(10, 99))),
+        ("password", "The router admin login is admin and the password is {s}", lambda r: "R0uter!" + four_digits(r)),
+        (".env paste", "Here's the .env for the blog:\nDEBUG=false\nSESSION_SECRET={s}\nPORT=8080", env_file),
+        (".env paste", "my .env:\nMAIL_HOST=smtp.example.com\nMAIL_PASSWORD={s}\nMAIL_PORT=587", env_file),
+        (".env paste", "export JWT_SECRET={s}\nexport NODE_ENV=production", env_file),
+        ("private key", "Keep this for the VPS, it's my ssh key:\n{s}", openssh_key),
+        ("private key", "Backup of my signing key:\n{s}", pgp_key),
+    ],
+    "de": [
+        ("code", "Der Code für die Haustür ist {s}.", four_digits),
+        ("code", "Das Zahlenschloss vom Fahrrad geht mit {s} auf.", four_digits),
+        ("code", "Das Garagentor öffnet sich mit dem Code {s}.", four_digits),
+        ("code", "Die Alarmanlage schaltest du mit {s} aus.", four_digits),
+        ("national id", "Meine Steuer-ID ist {s}, die brauche ich für die Steuererklärung.", steuer_id),
+        ("national id", "Steueridentifikationsnummer: {s}", steuer_id),
+        ("password", "Passwort fürs WLAN: {s}", lambda r: "Kaffeetasse" + str(r.randint(10, 99))),
+        ("password", "Mein Passwort für die Krankenkassen-App ist {s}", lambda r: "Gesund" + four_digits(r) + "!"),
+    ],
+    "fr": [
+        ("code", "Le digicode de l'immeuble, c'est {s}.", lambda r: four_digits(r) + r.choice("AB")),
+        ("code", "Le code du portail est {s}.", four_digits),
+        ("code", "Pour le cadenas du vélo, c'est {s}.", four_digits),
+        ("code", "Le code de l'alarme : {s}", four_digits),
+        ("national id", "Mon numéro de sécurité sociale est le {s}.", nir),
+        ("national id", "Numéro de sécu pour la mutuelle : {s}", nir),
+        ("password", "le mdp du wifi c'est {s}", lambda r: "soleil" + str(r.randint(1990, 2024))),
+        ("password", "Mon mot de passe pour les impôts est {s}", lambda r: "Impots" + four_digits(r) + "?"),
+    ],
+    "es": [
+        ("code", "El código del portal es {s}.", four_digits),
+        ("code", "La combinación del candado de la bici es {s}.", four_digits),
+        ("code", "Para abrir el garaje, el código es {s}.", four_digits),
+        ("code", "La alarma se desactiva con el código {s}.", four_digits),
+        ("national id", "Mi DNI es {s}, lo necesito para el contrato.", dni),
+        ("national id", "Número de DNI: {s}", dni),
+        ("password", "La contraseña de Netflix es {s}", lambda r: "palomitas" + str(r.randint(10, 99))),
+        ("password", "mi clave del banco es {s}, no se la digas a nadie", lambda r: "Sevilla" + four_digits(r)),
+    ],
+    "zh": [
+        ("code", "大门密码是{s}。", four_digits),
+        ("code", "车库的密码：{s}", four_digits),
+        ("code", "自行车锁的密码是{s}", four_digits),
+        ("code", "保险箱密码 {s}", lambda r: str(r.randint(100000, 999999))),
+        ("national id", "我的身份证号是{s}。", resident_id),
+        ("national id", "身份证号码：{s}，办签证要用。", resident_id),
+        ("password", "wifi密码 {s}", lambda r: "home" + str(r.randint(10000, 99999))),
+        ("password", "我支付宝的登录密码是{s}", lambda r: "Zfb" + four_digits(r) + "!"),
+    ],
+}
+
+# Issue 50: numbers a user needs, which redaction must never take: flights, rooms, tracking and order numbers,
+# versions, commit hashes, postal codes, codes that are no secret.
+KEPT: dict[str, list[tuple[str, str]]] = {
+    "en": [
+        ("flight", "My flight is UA 1523 tomorrow at 6:40."),
+        ("room", "We're in room 4417 at the Hilton, top floor."),
+        ("tracking number", "USPS tracking number 9400 1000 0000 0000 0000 00 for the package."),
+        ("version", "I'm on version 2.14.3 of the app and it still crashes."),
+        ("git hash", "Commit 3e4f9a1 fixed the login bug."),
+        ("order number", "Order #1002-4417-889 is delayed again."),
+        ("postal code", "The zip code is 94110."),
+        ("area code", "The area code for Boston is 617."),
+        ("error code", "Windows update failed with error code 0x80070005."),
+        ("seat", "Gate B22, seat 14C."),
+        ("promo code", "I used promo code SPRING25 for 25% off."),
+        ("course code", "The course code is CS 4417 and it starts Monday."),
+        ("booking", "My booking reference for the hotel is K7XQ2M."),
+        ("words", "The code is on GitHub under my account."),
+        ("words", "The door code didn't work so I called the landlord."),
+        ("date", "My birthday is 1988-04-17."),
+        ("case number", "The case number is 123-45-678."),
+        ("code", "In the middleware I do const token = req.header('Authorization'); and check it."),
+        ("code", "password = request.json.get('password') returns None when the form is empty"),
+        ("code", "hashed_password = hash_password(password) runs before the insert"),
+        ("code", "I read it with API_KEY = os.getenv('OPENAI_API_KEY') in settings.py"),
+        ("code", "const secret = process.env.JWT_SECRET; is undefined in the tests"),
+        ("code", "token = jwt.encode(payload, key, algorithm='HS256') gives me bytes on the old version"),
+        ("code", "access_token = response.json()['access_token'] fails when the call times out"),
+        ("code", "The config has clientSecret: 'YOUR_CLIENT_SECRET', which I still need to fill in."),
+        ("code", "In __init__ I set self.password = password and nothing else."),
+        ("code", "The workflow passes db_password: ${{ secrets.DB_PASSWORD }} to the job."),
+    ],
+    "de": [
+        ("flight", "Mein Flug ist LH 441 um 7:10."),
+        ("room", "Wir haben Zimmer 4417 im dritten Stock."),
+        ("tracking number", "Die Sendungsnummer ist 00340434161234567890."),
+        ("postal code", "Die Postleitzahl ist 80331."),
+        ("error code", "Fehlercode 0x80070005 beim Update."),
+        ("words", "Der Code liegt auf GitHub."),
+    ],
+    "fr": [
+        ("flight", "Mon vol est le AF 1234 demain matin."),
+        ("room", "Chambre 4417 au quatrième étage."),
+        ("postal code", "Le code postal est 69003."),
+        ("tracking number", "Numéro de suivi : 6A12345678901."),
+        ("words", "Le code est sur GitHub."),
+    ],
+    "es": [
+        ("flight", "Mi vuelo es el IB 3171 el viernes."),
+        ("room", "Estamos en la habitación 4417."),
+        ("tracking number", "Número de seguimiento: 1Z999AA10123456784"),
+        ("error code", "El código del error era 404."),
+        ("postal code", "Mi código postal es 41001."),
+    ],
+    "zh": [
+        ("flight", "我的航班是 CA1234。"),
+        ("room", "房间号是 4417。"),
+        ("postal code", "邮编是 200030。"),
+        ("tracking number", "快递单号 YT1234567890123。"),
+        ("error code", "错误代码是 404。"),
+        ("words", "这个代码在 GitHub 上。"),
+    ],
+}
+
+
 def main() -> None:
     rng = random.Random(20261127)
     rows: list[tuple[str, str, str, str]] = []  # lang, kind, secret, sentence
@@ -472,6 +693,13 @@ def main() -> None:
             secret = make(rng)
             rows.append((lang, kind, secret, template.format(s=secret)))
     for lang, alikes in LOOK_ALIKES.items():
+        for kind, sentence in alikes:
+            rows.append((lang, "not:" + kind, "", sentence))
+    for lang, said in SAID.items():
+        for kind, template, make in said:
+            secret = make(rng)
+            rows.append((lang, kind, secret, template.format(s=secret)))
+    for lang, alikes in KEPT.items():
         for kind, sentence in alikes:
             rows.append((lang, "not:" + kind, "", sentence))
     lines = ["# engrain secret corpus (bench/make_secret_corpus.py; tests/data/README.md): " + ", ".join(COLUMNS)]

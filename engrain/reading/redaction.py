@@ -45,6 +45,8 @@ from detect_secrets.plugins.twilio import TwilioKeyDetector
 from stdnum import iban, luhn
 
 from engrain.config import RedactMode
+from engrain.reading import identity_numbers as identity
+from engrain.reading.stated_secrets import NOT_A_VALUE, code_or_example, stated
 
 MAX_TOKEN = 512  # the longest token a plugin sees: their patterns backtrack, so each token's cost is bounded
 _MIN_TOKEN = 16  # shorter tokens hold no provider key (the stated and structured rules find short secrets)
@@ -133,7 +135,6 @@ _ASSIGNED = re.compile(
     r"auth[_\-]?token|access[_\-]?token|refresh[_\-]?token|client[_\-]?secret|token|accountkey|sharedaccesskey)"
     r"[A-Za-z0-9_]{0,20}+[\"']?\s{0,3}+(?:=|:=|:|=>)\s{0,3}+[\"']?(?P<value>[^\s\"',;]{4,256}+)"
 )
-
 # A card number: 13–19 digits, maybe grouped by spaces or hyphens, not part of a longer number.
 _CARD = re.compile(r"(?<![\d\-])\d(?:[ \-]?\d){12,18}(?![\d]|-\d)")
 _CARD_PREFIXES = re.compile(
@@ -143,132 +144,6 @@ _CARD_LENGTHS = {"3": (14, 15, 16, 19), "4": (13, 16, 19), "5": (16,), "2": (16,
 # An IBAN: country, check digits, then 11–30 letters and digits, maybe grouped by spaces.
 _IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}(?![A-Za-z0-9])")
 _EMAIL = re.compile(r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}+@[A-Za-z0-9\-]{1,63}+(?:\.[A-Za-z0-9\-]{1,63}+)+")
-
-
-# A secret the user states in words: what it is, then a word that joins it to the value ("is", "ist", "是",
-# ":"), then the value. Per language, the words that name a password, a PIN or a code, or a key.
-@dataclass(frozen=True)
-class _Stated:
-    label: str
-    pattern: re.Pattern[str]
-    cues: tuple[str, ...]  # tried only when one of these is in the lowercased text (most texts have none)
-    digits_only: bool = False  # a PIN or a door code is digits; a password is anything
-
-
-def _qualified(linkers: str, determiners: str) -> str:
-    """ "the password *for the garage door* is …": a linking word, maybe a determiner, and up to two words
-    naming what the secret opens."""
-    word, gap = r"[^\s.,;:!?]{1,30}+", r"(?:\s++|(?<=')|(?<=’))"  # "de l'immeuble": an apostrophe joins too
-    return rf"(?:\s++(?:{linkers}){gap}(?:(?:{determiners}){gap})?{word}(?:\s++{word})?)?"
-
-
-_FOR = _qualified("for|to|of|on|at", "the|my|our|your")
-_DE_FOR = _qualified("für|vom|von|im|am|an|in|zum|zur|des|der", "den|die|das|dem|meine[nmrs]?|unsere[nmrs]?")
-_FR_FOR = _qualified("de|du|des|pour|d'|à", "la|le|l'|les|mon|ma|mes|notre|nos")
-_ES_FOR = _qualified("de|del|para|en", "la|el|los|las|mi|mis|nuestro|nuestra")
-_VALUE = r"[\"'“‘«„「]?(?P<value>[^\s\"'”’»“」]{3,64}+)"  # a sentence's end is cut off it later
-_QUOTED_VALUE = r"(?P<quoted>[\"“‘«„「][^\"”’»“」\n]{3,80}+[\"”’»“」])"
-_DIGITS_VALUE = r"(?P<value>\d[\d \-]{2,10}\d)"
-
-
-def _stated(label: str, cues: str, words: str, joins: str, *, digits: bool = False) -> _Stated:
-    value = _DIGITS_VALUE if digits else rf"(?:{_QUOTED_VALUE}|{_VALUE})"
-    pattern = re.compile(rf"(?i)(?:{words})(?:{joins})\s*+{value}")
-    return _Stated(label, pattern, tuple(cues.split()), digits)
-
-
-_EN_JOIN = r"(?:\s++(?:is|was|are|were|remains|stays)(?:\s++(?:still|now|just))?|\s*+[:=]|\s++-)"
-_DE_JOIN = r"(?:\s++(?:ist|war|lautet|lautete|heißt)(?:\s++(?:immer\s++noch|noch|jetzt))?|\s*+[:=])"
-_FR_JOIN = r"(?:\s++(?:est|était|c'est|reste)(?:\s++(?:toujours|encore))?|\s*+[:=])"
-_ES_JOIN = r"(?:\s++(?:es|era|sigue\s++siendo)|\s*+[:=])"
-_ZH_JOIN = r"(?:是|为|為|：|:|=)"
-
-_STATED: tuple[_Stated, ...] = (
-    _stated(
-        "password",
-        "pass pw wifi wi-fi",
-        r"\b(?:pass(?:word|phrase)s?|pw|pwd|wi-?fi(?:\s++(?:key|code))?)\b" + _FOR,
-        _EN_JOIN,
-    ),
-    _stated(
-        "PIN",
-        "pin passcode code combination cvv cvc",
-        r"\b(?:pin(?:\s++(?:code|number))?|passcode|combination|cvv|cvc|"
-        r"(?:alarm|door|gate|garage|lock|safe|locker|access|entry|security)\s++code)\b" + _FOR,
-        _EN_JOIN,
-        digits=True,
-    ),
-    _stated(
-        "credential",
-        "key secret token code",
-        r"\b(?:(?:api|secret|access|private|license)\s++key|secret|token|recovery\s++code)\b" + _FOR,
-        _EN_JOIN,
-    ),
-    _stated(
-        "password",
-        "passw kennwort zugangsdaten",
-        r"\b(?:(?:WLAN-|WiFi-|E-Mail-|Router-)?Passw(?:ort|örter)|Kennwort|Zugangsdaten)\b" + _DE_FOR,
-        _DE_JOIN,
-    ),
-    _stated(
-        "PIN",
-        "pin geheimzahl code",
-        r"\b(?:PIN(?:-Code|-Nummer)?|Geheimzahl|(?:Tür|Alarm|Tresor|Zugangs)code)\b" + _DE_FOR,
-        _DE_JOIN,
-        digits=True,
-    ),
-    _stated(
-        "credential", "schlüssel key token", r"\b(?:API-Schlüssel|API-Key|Token|geheimer\s++Schlüssel)\b", _DE_JOIN
-    ),
-    _stated(
-        "password",
-        "mot de passe",
-        r"\bmot\s++de\s++passe(?:\s++(?:du\s++)?(?:wi-?fi|routeur|mail))?\b" + _FR_FOR,
-        _FR_JOIN,
-    ),
-    _stated(
-        "PIN",
-        "pin code",
-        r"\b(?:code\s++(?:PIN|secret|d'accès|de\s++la\s++porte|de\s++l'alarme|du\s++coffre)|PIN)\b" + _FR_FOR,
-        _FR_JOIN,
-        digits=True,
-    ),
-    _stated("credential", "clé jeton", r"\b(?:clé\s++(?:d'API|API|secrète)|jeton)\b", _FR_JOIN),
-    _stated(
-        "password",
-        "contraseña clave",
-        r"\b(?:contraseña|clave(?:\s++(?:del\s++)?wi-?fi)?)" + _ES_FOR,
-        _ES_JOIN,
-    ),
-    _stated(
-        "PIN",
-        "pin código",
-        r"\b(?:(?:código\s++)?PIN|código\s++(?:secreto|de\s++acceso|de\s++la\s++puerta|de\s++la\s++alarma))\b"
-        + _ES_FOR,
-        _ES_JOIN,
-        digits=True,
-    ),
-    _stated("credential", "clave token", r"\b(?:clave\s++(?:de\s++)?API|token)\b", _ES_JOIN),
-    _stated("password", "密码 密碼 口令", r"(?:密码|密碼|口令)", _ZH_JOIN),
-    _stated("PIN", "pin 密码", r"(?:PIN码|PIN碼|支付密码|门禁密码)", _ZH_JOIN, digits=True),
-    _stated("credential", "密钥 令牌 key", r"(?:API\s*+(?:密钥|key|Key)|密钥|令牌)", _ZH_JOIN),
-)
-
-# Words that follow "my password is" without being one: "too short", "the same as…", "expired".
-_NOT_A_VALUE = frozenset(
-    """a an the my your his her our their this that these those it its same different too very so quite still
-    now just not no never always also only wrong right correct incorrect weak strong long short easy hard simple
-    new old expired changed reset saved stored written required needed case sensitive secure safe insecure
-    compromised leaked forgotten lost gone here there ready set done what which why how where when something
-    nothing anything everything one two three four five six seven eight nine ten twelve
-    ist war nicht kein keine zu sehr noch jetzt das der die ein eine mein meine dein sein ihr unser gleich
-    falsch richtig lang kurz neu alt abgelaufen geändert vergessen sicher unsicher
-    est était pas trop très encore toujours le la les un une mon ma mes son sa même faux vrai court
-    nouveau ancien expiré changé oublié sûr
-    es era muy todavía aún ya el los las una mi mis su mismo misma igual incorrecta correcta larga
-    corta nueva vieja caducada cambiada olvidada segura insegura
-    是 不是 太 很 还 已经 错 对 一样 相同 忘了 过期""".split()  # noqa: SIM905 (a word list reads best as words)
-)
 
 
 @dataclass
@@ -334,36 +209,14 @@ def _structured_hits(text: str, lower: str) -> Iterator[_Hit]:
     if any(cue in lower for cue in ("pass", "pwd", "secret", "key", "token")):
         for m in _ASSIGNED.finditer(text):
             value, name = m.group("value"), m.group("name").lower()
-            if value.startswith(("[secret:", "[contact:", "$", "{", "<", "%")) or value.lower() in _NOT_A_VALUE:
+            if value.startswith(("[secret:", "[contact:", "$", "{", "<", "%")) or value.lower() in NOT_A_VALUE:
                 continue  # a placeholder, a variable, a template
+            if code_or_example(value):
+                continue
             label = (
                 "password" if "pass" in name or "pwd" in name else "access token" if "token" in name else "credential"
             )
             yield _Hit(m.start("value"), m.end("value"), label)
-
-
-def _stated_hits(text: str, lower: str) -> Iterator[_Hit]:
-    for rule in _STATED:
-        if not any(cue in lower for cue in rule.cues):
-            continue
-        for m in rule.pattern.finditer(text):
-            quoted = m.groupdict().get("quoted")
-            if quoted:
-                start, end = m.span("quoted")
-                value = quoted[1:-1].strip()
-            else:
-                value = m.group("value").rstrip(
-                    ".,;:?)"
-                )  # a sentence's punctuation ends the value ("!" may be its own)
-                start = m.start("value")
-                end = start + len(value)
-            if not value or value.startswith(("[secret", "[contact")) or value.lower() in _NOT_A_VALUE:
-                continue
-            if rule.digits_only and sum(c.isdigit() for c in value) < 3:
-                continue
-            if rule.label == "credential" and not quoted and not (len(value) >= 8 and any(c.isdigit() for c in value)):
-                continue  # "the secret is patience": a key is long and has digits
-            yield _Hit(start, end, rule.label)
 
 
 def _card_hits(text: str) -> Iterator[_Hit]:
@@ -409,7 +262,8 @@ def redact(text: str, mode: RedactMode = "secrets") -> Redaction:
     hits = [
         *_token_hits(text),
         *_structured_hits(text, lower),
-        *_stated_hits(text, lower),
+        *(_Hit(start, end, label) for start, end, label in stated(text, lower)),
+        *(_Hit(start, end, identity.LABEL) for start, end in identity.identity_numbers(text)),
         *_card_hits(text),
         *_iban_hits(text),
     ]
@@ -458,4 +312,4 @@ def summary(kinds: dict[str, int]) -> str:
 
 # Bumped whenever the rules above change what they find: the stored rows are then read again (a server runs
 # the pass once per version and mode, services/memories/redacting.StoredSecrets).
-RULES_VERSION = 1
+RULES_VERSION = 2

@@ -25,6 +25,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from bench.redaction import measure, read_corpus
+from bench.redaction_paths import needle
 from engrain.providers.embeddings import HashEmbedder
 from engrain.reading.enrich import content_hash
 from engrain.reading.redaction import redact
@@ -78,16 +79,6 @@ def _dump(pg_url: str) -> str:
     raise AssertionError(f"no pg_dump could read the test database: {errors}")
 
 
-def _needle(row: dict[str, str]) -> str:
-    """What to look for: the secret, and for a short one (a PIN) the words before it too, so that the same
-    four digits in a port number or a UUID are no finding."""
-    secret = row["secret"]
-    if len(secret) >= 8:
-        return secret
-    before = row["sentence"].split(secret)[0]
-    return before[-8:] + secret
-
-
 def _leaks(text: str, secrets: list[str]) -> list[str]:
     """The secrets (or a long line of one: a private key's body) that `text` holds."""
     found = []
@@ -105,7 +96,7 @@ async def test_no_secret_reaches_the_database_the_log_an_export_or_recall(settin
     caplog.set_level(logging.DEBUG)
     # The secrets the rules find in their sentences (the corpus's figures measure what they miss): none of
     # them may reach anything through any path.
-    secrets = [_needle(row) for row in SECRETS if row["secret"] not in redact(row["sentence"]).text]
+    secrets = [needle(row) for row in SECRETS if row["secret"] not in redact(row["sentence"]).text]
     assert len(secrets) >= 0.98 * len(SECRETS)
     settings = settings_factory(llm="host")
     async with connect(settings, Clock(NOW)) as (client, app):
