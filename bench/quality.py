@@ -17,6 +17,12 @@ so k counts results for every system alike.
 
     python bench/quality.py [--data bench/data/synthetic_locomo.json] [--embedder auto] [--details]
     python bench/quality.py --data bench/data/synthetic_locomo_zh.json --embedder hash
+    python bench/quality.py --data ../shared/data/beam-500k/beam500k.locomo.json.gz --told   # long assistant chats
+
+A `.json.gz` file is read as well. A turn longer than the longest memory (8,000 characters: BEAM has such
+assistant replies) is split at paragraph, then sentence, boundaries into pieces that each stand for its
+dia_id, for engrain and the baselines alike. The report gives, per kind of question and overall, any@k and
+all@k of every system side by side, recall p50/p95, and how fast the turns were stored.
 
 `--details` adds every question with the rank of its first evidence hit in each system and
 engrain's first three results: where a figure moves, this says which questions moved it.
@@ -41,6 +47,7 @@ from sqlalchemy import text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.homes import bench_settings, scratch_home
+from engrain.reading.inputs import MAX_CONTENT_CHARS
 from engrain.scheduler import jobs
 from engrain.server.state import AppState
 from engrain.services.memories.writing import RememberRequest
@@ -77,8 +84,23 @@ class Turn:
         return f"{self.speaker}: {self.text}"
 
 
+PIECE = MAX_CONTENT_CHARS - 200  # room for the speaker's name
+
+
+def pieces(text: str, size: int = PIECE) -> list[str]:
+    """`text` cut into pieces of at most `size` characters, at a paragraph's end where one falls inside the
+    piece, else at a sentence's, else at a space."""
+    out: list[str] = []
+    while len(text) > size:
+        window = text[:size]
+        cut = max(window.rfind("\n\n"), 0) or max(window.rfind(". "), 0) or max(window.rfind(" "), 0) or size
+        out.append(text[: cut + 1].strip())
+        text = text[cut + 1 :]
+    return [*out, text.strip()] if text.strip() else out
+
+
 def session_turns(sample: dict[str, Any]) -> list[Turn]:
-    """Every turn of a sample, with its session's date (parsed once per session)."""
+    """Every turn of a sample (a long one in pieces), with its session's date (parsed once per session)."""
     import dateparser
 
     conv = sample["conversation"]
@@ -87,8 +109,17 @@ def session_turns(sample: dict[str, Any]) -> list[Turn]:
     for n in numbers:
         raw = conv.get(f"session_{n}_date_time")
         when = dateparser.parse(raw, languages=[detect(raw)]) if raw else None
-        out += [Turn(t["dia_id"], t["speaker"], t["text"], when) for t in conv[f"session_{n}"] if t.get("text")]
+        for t in conv[f"session_{n}"]:
+            out += [Turn(t["dia_id"], t["speaker"], piece, when) for piece in pieces(t.get("text") or "")]
     return out
+
+
+def load_samples(path: str) -> list[dict[str, Any]]:
+    """The samples of a LoCoMo-layout file, gzipped or not."""
+    import gzip
+
+    raw = Path(path).read_bytes()
+    return json.loads(gzip.decompress(raw) if path.endswith(".gz") else raw)
 
 
 class Scores:
@@ -248,11 +279,13 @@ async def evaluate(
     finally:
         await app.close()
     ordered = sorted(latencies)
+    stored_turns = sum(len(turns) for _, _, turns, _ in stored_samples)
     report = {
         "embedder": model.id,
         "samples": len(samples),
         "questions": questions,
         "ingest_seconds": round(ingest_s, 3),
+        "stored_per_second": round(stored_turns / ingest_s, 1) if ingest_s else None,
         "recall_latency_ms": {
             "p50": round(statistics.median(ordered) * 1000, 2) if ordered else None,
             "p95": round(ordered[int(0.95 * (len(ordered) - 1))] * 1000, 2) if ordered else None,
@@ -296,7 +329,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     budgets = tuple(int(b) for b in args.text_budgets.split(",") if b.strip())
-    samples = json.loads(Path(args.data).read_text())
+    samples = load_samples(args.data)
     print(
         json.dumps(
             anyio.run(
