@@ -9,13 +9,14 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, tzinfo
 
 from engrain.reading import languages
 from engrain.reading.dates import began, changing, find_event_period, mood_of, recurrence, time_phrase
 from engrain.reading.mood import Mood
 from engrain.reading.periods import Period
+from engrain.reading.speakers import REPLY
 from engrain.text.languages import ENGLISH
 
 _ARROW = re.compile(r"\s*(?:→|->|=>|⟶|⇒)\s*")
@@ -122,6 +123,20 @@ class Enrichment:
     @property
     def event_time(self) -> datetime | None:
         return self.event.start if self.event is not None else None
+
+    def as_reply(self) -> Enrichment:
+        """The reading of what an assistant said: a reply, current, with no event, habit or steps of the user's
+        (its "next week" is advice, not the user's plan; reading/speakers.py)."""
+        return replace(
+            self,
+            kind=REPLY,
+            temporality="current",
+            event=None,
+            procedure_steps=[],
+            date_text=None,
+            time_phrase=None,
+            recurrence=None,
+        )
 
 
 def procedure_steps(content: str, lang: str = ENGLISH) -> list[str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -35,6 +35,7 @@ class Key(StrEnum):
     CORE_ASKED_AT = "core_asked_at"  # a trait the user was asked to confirm before core (ISO time)
     LAST_DECAY_AT = "last_decay_at"  # the time up to which a trait's confidence has decayed (ISO time)
     EMOTION = "emotion"  # a client's {valence, arousal}: a vivid memory stays recent longer (rules/recall.recency)
+    STANDING = "standing"  # a standing instruction or preference of the user's (reading/standing.py)
 
 
 class MemoryMetadata(BaseModel):
@@ -55,6 +56,7 @@ class MemoryMetadata(BaseModel):
     core_asked_at: str | None = None
     last_decay_at: str | None = None
     emotion: dict[str, Any] | None = None
+    standing: Literal["instruction", "preference"] | None = None
 
     @classmethod
     def of(cls, raw: Mapping[str, Any] | None) -> MemoryMetadata:

@@ -5,7 +5,8 @@ each term of a hit's breakdown from the same constants (services/recall/search.B
 written once in Python (`score`, `recency`, `redundancy`) and once as SQL over the statement's
 columns; `tests/rules/test_recall_rules.py` evaluates both on the same values in PostgreSQL.
 
-    score = penalty · (min(1, vector + TEXT_BUMP·text) + LEXICAL_WEIGHT·lexical + temporal + bridge)
+    score = penalty · (min(1, vector + TEXT_BUMP·text) + LEXICAL_WEIGHT·lexical + temporal + slot + bridge
+                       + standing·vector)
                     · (1 - RECENCY_WEIGHT·(1 - recency) + IMPORTANCE_WEIGHT·importance + trait_boost)
 
 Recency only takes away: the user's newest memories keep the whole score, older ones lose up to
@@ -28,6 +29,10 @@ IMPORTANCE_WEIGHT = 0.15
 AROUSAL_SLOWS_DECAY = 0.5
 # A plan whose date has passed is worth half as much as a current one.
 OVERDUE_PENALTY = 0.5
+# A reply (what an assistant said in a chat, reading/speakers.py) stands behind the user's own words: unless
+# the query asks what the assistant said, suggested or wrote, it keeps this share of its score (issue 51: long,
+# generic answers crowded the user's short statements out of the first ten).
+REPLY_WEIGHT = 0.6
 # Query-time date understanding: a "when did…" question prefers memories that say when (a time phrase in
 # the text), and a period named in the query ("last March") prefers memories dated in it.
 WHEN_WEIGHT = 0.1
@@ -54,6 +59,11 @@ DIVERSITY_FLOOR = 0.5
 # the live memories holding that key are candidates, and gain this — enough to rank the current value first
 # (issue 42: at 0.3, "My mother lives in York", a word shared with the question, outranked the user's move).
 SLOT_WEIGHT = 1.0
+# A standing instruction or preference of the user's (reading/standing.py) bears on later requests that do not
+# repeat its words ("always give TypeScript examples" on "how do I read a file?"): it gains this share of its
+# similarity to the query, and the user's instructions are candidates for every query (issue 51).
+STANDING_WEIGHTS = {"instruction": 0.5, "preference": 0.25}
+STANDING_CANDIDATES = 50  # the newest instructions a recall looks at whatever its words
 # Memories linked to the best hits that come along with them (one hop).
 LINK_EXPANSION = 3
 
@@ -70,20 +80,29 @@ def score(
     trait_boost: float,
     penalty: float,
     slot: float = 0.0,
+    standing: float = 0.0,
 ) -> float:
     """The score of one candidate from its terms (the module docstring's formula)."""
     base = min(1.0, vector + (TEXT_BUMP if text else 0.0)) + LEXICAL_WEIGHT * lexical + temporal + slot + bridge
+    base += standing * vector
     return penalty * base * (1 - RECENCY_WEIGHT * (1 - recency) + IMPORTANCE_WEIGHT * importance + trait_boost)
 
 
 def score_sql(bridge: str = "0.0") -> str:
-    """`score` over the columns vector, text, lexical, temporal, slot, recency, importance, trait_boost,
-    penalty and the expression `bridge`."""
+    """`score` over the columns vector, text, lexical, temporal, slot, standing, recency, importance,
+    trait_boost, penalty and the expression `bridge`."""
     return (
         f"penalty * (least(1.0, vector + CASE WHEN text THEN {TEXT_BUMP} ELSE 0.0 END) + {LEXICAL_WEIGHT} * lexical"
-        f" + temporal + slot + {bridge}) * (1 - {RECENCY_WEIGHT} * (1 - recency) + {IMPORTANCE_WEIGHT} * importance"
-        " + trait_boost)"
+        f" + temporal + slot + {bridge} + standing * vector) * (1 - {RECENCY_WEIGHT} * (1 - recency)"
+        f" + {IMPORTANCE_WEIGHT} * importance + trait_boost)"
     )
+
+
+def standing_sql(standing: str, reply: str) -> str:
+    """The STANDING_WEIGHTS weight of a row (`standing`: its standing, a SQL text; `reply`: the condition that it
+    is what an assistant said, which is never the user's)."""
+    cases = " ".join(f"WHEN '{name}' THEN {weight}" for name, weight in STANDING_WEIGHTS.items())
+    return f"CASE WHEN {reply} THEN 0.0 ELSE CASE {standing} {cases} ELSE 0.0 END END"
 
 
 def recency(age_seconds: float, decay_seconds: float, arousal: float = 0.0) -> float:
@@ -119,9 +138,19 @@ def slot_sql(asked: bool, fills: str) -> str:
     return f"CASE WHEN {fills} THEN {SLOT_WEIGHT} ELSE 0.0 END" if asked else "0.0"
 
 
-def penalty_sql(overdue: str) -> str:
-    """OVERDUE_PENALTY for a plan whose date has passed (`overdue`, a SQL condition), else 1."""
-    return f"CASE WHEN {overdue} THEN {OVERDUE_PENALTY} ELSE 1.0 END"
+def penalty(*, overdue: bool, reply: bool, asks_assistant: bool) -> float:
+    """What a candidate keeps of its score: OVERDUE_PENALTY for a plan whose date has passed, REPLY_WEIGHT for a
+    reply when the query does not ask what the assistant said."""
+    return (OVERDUE_PENALTY if overdue else 1.0) * (reply_weight(asks_assistant) if reply else 1.0)
+
+
+def reply_weight(asks_assistant: bool) -> float:
+    return 1.0 if asks_assistant else REPLY_WEIGHT
+
+
+def penalty_sql(overdue: str, reply: str, weight: str) -> str:
+    """`penalty` over SQL conditions (`overdue`, `reply`) and the reply's weight for this query (`weight`)."""
+    return f"CASE WHEN {overdue} THEN {OVERDUE_PENALTY} ELSE 1.0 END * CASE WHEN {reply} THEN {weight} ELSE 1.0 END"
 
 
 def redundancy(first_score: float, closest: float) -> float:

@@ -202,6 +202,7 @@ def import_chats(args: argparse.Namespace, settings: Settings) -> int:
             + (f" ({report.unchanged:,} imported before, unchanged)" if report.unchanged else "")
             + f", {report.messages:,} messages of the user read; {verb} {report.kept:,} memories"
             + (f", {report.duplicates:,} already known" if report.duplicates else "")
+            + (f" and {report.replies:,} of the assistant's replies" if report.replies else "")
             + f" (user {user!r})"
         )
         if report.queued:

@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from engrain.reading.metadata import Key
+from engrain.reading.speakers import REPLY
 from engrain.rules import plans as plans_rules
 from engrain.rules.traits import Stage
 from engrain.storage.models import Memory, MemoryHistory, MemoryVector
@@ -683,10 +684,14 @@ async def dissolve_unsupported(
     return [r.id for r in rows]
 
 
-async def recent(session: AsyncSession, user_id: str, now: datetime, limit: int) -> list[Memory]:
+async def recent(
+    session: AsyncSession, user_id: str, now: datetime, limit: int, *, users_own: bool = False
+) -> list[Memory]:
+    """The newest told memories (`users_own`: not what an assistant said)."""
+    left_out = ("trait", REPLY) if users_own else ("trait",)
     stmt = (
         select(Memory)
-        .where(Memory.user_id == user_id, Memory.kind != "trait", known(now))
+        .where(Memory.user_id == user_id, Memory.kind.not_in(left_out), known(now))
         .order_by(Memory.created_at.desc(), Memory.id)
         .limit(limit)
     )

@@ -78,6 +78,18 @@ async def key_dates(
     return list((await session.execute(stmt)).scalars())
 
 
+async def standing(session: AsyncSession, user_id: str, now: datetime, limit: int) -> list[Memory]:
+    """The user's standing instructions, then their preferences (reading/standing.py), each newest told first."""
+    kind = Memory.metadata_[Key.STANDING.value].astext
+    stmt = (
+        select(Memory)
+        .where(Memory.user_id == user_id, kind.in_(("instruction", "preference")), Memory.kind != "trait", known(now))
+        .order_by(kind, Memory.told_at.desc(), Memory.id)
+        .limit(limit)
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
 async def habits(session: AsyncSession, user_id: str, now: datetime, limit: int) -> list[Memory]:
     """Habits the user keeps ("every Thursday I swim": a recurrence read at write time), newest told first."""
     stmt = (

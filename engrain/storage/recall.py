@@ -19,17 +19,21 @@ from sqlalchemy import RowMapping, TextClause, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from engrain.reading.metadata import Key
+from engrain.reading.speakers import REPLY
 from engrain.rules.recall import (
     BRIDGE_SEEDS,
     BRIDGE_WEIGHT,
     DIVERSITY_POOL_MIN,
     LINK_EXPANSION,
     RARE_WORD_FREQ,
+    STANDING_CANDIDATES,
     penalty_sql,
     recency_exponent_sql,
     redundancy_sql,
+    reply_weight,
     score_sql,
     slot_sql,
+    standing_sql,
     temporal_sql,
 )
 from engrain.rules.traits import RECALLED_STAGES, recall_boost_sql
@@ -177,6 +181,11 @@ def _temporal(asks_when: bool, window: bool, ahead: bool) -> str:
 
 
 _FILLS_SLOT = f"m.metadata ->> '{Key.SLOT}' = :slot"
+_OVERDUE = "m.temporality = 'prospective' AND coalesce(m.event_end, m.event_time) <= :now"
+_IS_REPLY = f"m.kind = '{REPLY}'"
+_INSTRUCTION = f"m.metadata ->> '{Key.STANDING}' = 'instruction'"
+_PENALTY = penalty_sql(_OVERDUE, _IS_REPLY, ":reply_weight")
+_STANDING = standing_sql(f"m.metadata ->> '{Key.STANDING}'", _IS_REPLY)
 
 
 def _score_columns(dim: int | None, emb: str, temporal: str, slot: str = "0.0") -> str:
@@ -198,9 +207,10 @@ def _score_columns(dim: int | None, emb: str, temporal: str, slot: str = "0.0") 
         {safe_exp(_RECENCY_EXPONENT)} AS recency,
         ({temporal})::float8 AS temporal,
         ({slot})::float8 AS slot,
+        {_STANDING} AS standing,
         m.importance / 10.0 AS importance,
         {recall_boost_sql("m.trait_stage")} AS trait_boost,
-        {penalty_sql("m.temporality = 'prospective' AND coalesce(m.event_end, m.event_time) <= :now")} AS penalty"""
+        {_PENALTY} AS penalty"""
 
 
 def _score(bridge: str = "0.0") -> str:
@@ -236,7 +246,8 @@ def _redundancy(with_vector: bool) -> str:
 _TERM_NAMES = (
     "id, content, kind, namespace, event_time, event_end, event_grain, told_at, created_at, temporality, stage,"
     " importance_raw, category,"
-    " tags, pinned, metadata, vector, text, lexical, recency, temporal, slot, importance, trait_boost, penalty"
+    " tags, pinned, metadata, vector, text, lexical, recency, temporal, slot, standing, importance, trait_boost,"
+    " penalty"
 )
 _ROW_COLUMNS = """m.id, m.content, m.kind, m.namespace, m.event_time, m.event_end, m.event_grain, m.told_at,
     m.created_at, m.temporality,
@@ -314,10 +325,15 @@ def recall_sql(
     ),
     {plans_cte}
     {slotted_cte}
+    -- The user's standing instructions bear on requests that share no word with them (their partial index).
+    standing AS (
+        SELECT m.id FROM memories m WHERE {_INSTRUCTION} AND {where} ORDER BY m.told_at DESC, m.id
+        LIMIT {STANDING_CANDIDATES}
+    ),
     -- The user as a column, and MATERIALIZED so that it stays one (not folded into a constant): memory_behind.
     cand AS MATERIALIZED (SELECT CAST(:user AS text) AS user_id, id
              FROM (SELECT id FROM vec UNION SELECT id FROM txt UNION SELECT id FROM any_txt UNION SELECT id FROM plans
-                   UNION SELECT id FROM slotted) AS found),
+                   UNION SELECT id FROM slotted UNION SELECT id FROM standing) AS found),
     terms AS (
         SELECT {_ROW_COLUMNS}, m.tsv, {score_cols}
         FROM cand{memory_behind("cand", "m.*")} CROSS JOIN q
@@ -407,6 +423,7 @@ class RecallQuery:
     ahead: bool = False  # the query asks what is coming: plans in `window` are candidates (rules/recall.py)
     slot: str | None = None  # the single-valued fact the query asks about (reading/slots.asked_slot)
     rarity: WordRarity = WordRarity()
+    asks_assistant: bool = False  # the query asks what the assistant said: replies keep their whole score
 
     def statement(self) -> tuple[str, dict[str, Any]]:
         """The SQL text and its parameters (also what the benchmarks EXPLAIN)."""
@@ -422,6 +439,7 @@ class RecallQuery:
             "pool": self.pool,
             "stat_words": list(self.rarity.words),
             "stat_freqs": list(self.rarity.freqs),
+            "reply_weight": reply_weight(self.asks_assistant),
         }
         if self.vector is not None:
             params["qv"] = vector_literal(self.vector)
@@ -524,6 +542,7 @@ class RecallRow:
     recency: float
     temporal: float
     slot: float
+    standing: float
     importance: float
     trait_boost: float
     penalty: float

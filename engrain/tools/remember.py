@@ -8,6 +8,7 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from engrain.reading import inputs
+from engrain.reading.speakers import Role
 from engrain.services.memories.results import RememberManyResult, RememberResult
 from engrain.services.memories.writing import MAX_BATCH, MemoryWriter, RememberRequest
 from engrain.services.traits.reflection.due import ReflectionDue
@@ -49,6 +50,11 @@ KEY = (
     "e.g. 'user · phone', 'user · gym', 'Mei · due date'. A later memory with the same key and another value "
     "replaces this one (kept as history). Leave it out for anything else; engrain reads common cases itself."
 )
+ROLE = (
+    "For a turn of a chat: who said it. 'assistant' keeps what the assistant said as a reply — found when the "
+    "user asks what you said, suggested or wrote, never read as the user's own fact or plan. Read from a leading "
+    "'Assistant:' or 'User:' when omitted."
+)
 SAID_AT = (
     "When the user said it, if not now (ISO or a phrase like '2023-05-08' or 'last March'): for imported "
     "history. Relative dates in the text are read against it."
@@ -70,6 +76,7 @@ class MemoryItem(BaseModel):
     pinned: bool = Field(default=False, description=PINNED)
     said_at: str | None = Field(default=None, description=SAID_AT)
     key: str | None = Field(default=None, description=KEY)
+    role: Role | None = Field(default=None, description=ROLE)
 
 
 def register(server: MCPServer, memories: MemoryWriter, due: ReflectionDue, caller: Caller) -> None:
@@ -93,6 +100,7 @@ def register(server: MCPServer, memories: MemoryWriter, due: ReflectionDue, call
         supersedes: Annotated[str | None, Field(description="Id of a memory this one replaces.")] = None,
         said_at: Annotated[str | None, Field(description=SAID_AT)] = None,
         key: Annotated[str | None, Field(description=KEY)] = None,
+        role: Annotated[Role | None, Field(description=ROLE)] = None,
     ) -> Annotated[CallToolResult, RememberResult]:
         request = RememberRequest(
             content=content,
@@ -106,6 +114,7 @@ def register(server: MCPServer, memories: MemoryWriter, due: ReflectionDue, call
             supersedes=supersedes,
             said_at=said_at,
             key=key,
+            role=role,
         )
         result = await memories.remember(user, request)
         when = f", happened {result.happened}" if result.happened else ""

@@ -15,7 +15,18 @@ from tests.conftest import scalar
 
 pytestmark = pytest.mark.anyio
 
-TERMS = ("vector", "text", "lexical", "temporal", "slot", "recency", "importance", "trait_boost", "penalty")
+TERMS = (
+    "vector",
+    "text",
+    "lexical",
+    "temporal",
+    "slot",
+    "standing",
+    "recency",
+    "importance",
+    "trait_boost",
+    "penalty",
+)
 
 
 async def test_the_sql_score_agrees_with_the_python_score(session):
@@ -24,7 +35,16 @@ async def test_the_sql_score_agrees_with_the_python_score(session):
         dict(zip(TERMS, values, strict=True), bridge=bridge)
         for values, bridge in zip(
             itertools.product(
-                (0.0, 0.97), (False, True), (0.0, 0.6), (0.0, 0.15), (0.0, 0.3), (1.0, 0.2), (0.5,), (0.25,), (1.0, 0.5)
+                (0.0, 0.97),
+                (False, True),
+                (0.0, 0.6),
+                (0.0, 0.15),
+                (0.0, 0.3),
+                (0.0, 0.5),
+                (1.0, 0.2),
+                (0.5,),
+                (0.25,),
+                (1.0, 0.5),
             ),
             itertools.cycle((0.0, 0.1)),
         )

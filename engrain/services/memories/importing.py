@@ -4,9 +4,12 @@ queued for a model to read properly later.
 
 What is kept at once is what `ingest_conversation` keeps on its rules route, message by message: the user's
 own statements about themselves (first person, not a question, not a reply to the other speaker), each told at
-its message's time, so that "next week" in a message of 2024-03-01 is that week. The assistant's words are not
-the user's and are left out; so are code (fenced blocks) and pasted documents (of a long message, only its
-first paragraph is read). Each memory records where it came from (`source`: the export's id for the
+its message's time, so that "next week" in a message of 2024-03-01 is that week; code (fenced blocks) and
+pasted documents (of a long message, only its first paragraph is read) are left out. The assistant's words are
+not the user's: each of its messages is kept as a reply (reading/speakers.py; its words without code, to
+REPLY_CHARS), so that "what did ChatGPT recommend for my back?" finds it, while it never counts as the user's
+fact, plan or preference, and a model's reading of the piece does not replace it. Each memory records where it
+came from (`source`: the export's id for the
 conversation; `metadata.conversation`: its title). Secrets are redacted on writing, as for any memory.
 Duplicates collapse: exact repeats (of what is stored, by this import or before) and the same fact in other
 words told the same day (`reading/duplicates.same_fact` over texts with one `fact_key`: "my 2 cats" and "my
@@ -44,6 +47,8 @@ from engrain.storage.models import ChatImport
 _FENCED = re.compile(r"```.*?(?:```|\Z)", re.S)
 # A message longer than this (once its code is out) is a pasted document: only its first paragraph is read.
 PASTED_CHARS = 2_000
+# An assistant's reply kept: its words without code, to this length (what it recommended comes first).
+REPLY_CHARS = 2_000
 # An assistant's message is context for what the user said: its start and its end (where it asks) are shown.
 CONTEXT_CHARS = 400
 # A queued piece: at most this many characters of messages (about 3,000 tokens) and this many messages.
@@ -76,6 +81,7 @@ class ImportReport:
     conversations: int = 0
     messages: int = 0  # the user's messages read
     kept: int = 0  # memories stored (a dry run: statements that would be)
+    replies: int = 0  # the assistant's replies kept (a dry run: that would be)
     duplicates: int = 0  # statements already stored (by this import or before)
     queued: int = 0  # pieces queued for a model's extraction (a dry run: that would be)
     unchanged: int = 0  # conversations an earlier import read whole
@@ -97,6 +103,18 @@ def context(text: str) -> str:
     if len(text) > 2 * CONTEXT_CHARS:
         text = f"{text[:CONTEXT_CHARS].rstrip()} … {text[-CONTEXT_CHARS:].lstrip()}"
     return text
+
+
+def replies(chat: Chat, since: datetime | None, fallback: datetime) -> list[RememberRequest]:
+    """The assistant's messages of a chat, each kept as a reply told at its time."""
+    meta = {"conversation": chat.title[:200]}
+    out: list[RememberRequest] = []
+    for message in chat.messages:
+        at = message.at or chat.at or fallback
+        text = _FENCED.sub(" ", message.text).strip()[:REPLY_CHARS]
+        if message.role == "assistant" and text and (since is None or at >= since):
+            out.append(RememberRequest(content=text, role="assistant", said_at=at.isoformat(), metadata=meta))
+    return out
 
 
 def statements(chat: Chat, since: datetime | None, fallback: datetime) -> list[RememberRequest]:
@@ -238,6 +256,8 @@ class ChatImporter:
                 await self._stored_on(user_id, items, seen)
                 items, folded = self._new(items, seen)
                 report.duplicates += folded
+                said = replies(piece.chat, since, now)
+                report.replies += len(said) if dry_run else await self._store_replies(user_id, chat.source, said)
                 created = len(items) if dry_run else await self._store(user_id, chat.source, items, row)
                 report.duplicates += len(items) - created
                 report.queued += row is not None
@@ -286,6 +306,14 @@ class ChatImporter:
                     await then(s, [])
             return 0
         results = await self.memories.remember_many(user_id, items, source=source[:200], then=then)
+        return sum(r.status == "created" for r in results)
+
+    async def _store_replies(self, user_id: str, source: str, said: list[RememberRequest]) -> int:
+        """The assistant's replies of a piece, apart from its statements: a model's reading of the piece replaces
+        those, never these. How many were new."""
+        if not said:
+            return 0
+        results = await self.memories.remember_many(user_id, said, source=source[:200])
         return sum(r.status == "created" for r in results)
 
     async def _settle(self, user_id: str, now: datetime) -> None:

@@ -309,6 +309,18 @@ def rule_statements(messages: list[Message]) -> list[tuple[str, int]]:
     return out
 
 
+def assistant_replies(conversation: Conversation) -> list[RememberRequest]:
+    """What the assistant said, each message kept whole (to the longest memory) as a reply told at its time:
+    found when the user asks what was recommended or written (reading/speakers.py), never the user's own."""
+    return [
+        RememberRequest(
+            content=m.content.strip()[: inputs.MAX_CONTENT_CHARS], role="assistant", said_at=told.isoformat()
+        )
+        for m, told in zip(conversation.messages, conversation.told, strict=True)
+        if m.role == "assistant" and m.content.strip()
+    ]
+
+
 class ConversationIngest:
     def __init__(self, runtime: Runtime, memories: MemoryWriter, links: MemoryLinks) -> None:
         self.rt = runtime
@@ -377,14 +389,24 @@ class ConversationIngest:
         """Store what a model extracted, or, with `extracted` None, the user's own statements (rules), each
         told at the time of its message."""
         session_id = conversation.request.session_id
+        replies = assistant_replies(conversation)
         if extracted is None:
             # Reading every message's sentences is CPU work that grows with the conversation: off the event loop.
             kept = await anyio.to_thread.run_sync(rule_statements, conversation.messages)
             statements = [ExtractedMemory(content=text, said_at=conversation.told[i].isoformat()) for text, i in kept]
-            result = await self.store(user_id, statements, None, session_id, "rules", llm_name, conversation.latest)
+            result = await self.store(
+                user_id, statements, None, session_id, "rules", llm_name, conversation.latest, replies=replies
+            )
         else:
             result = await self.store(
-                user_id, extracted.memories, extracted.summary, session_id, "llm", llm_name, conversation.latest
+                user_id,
+                extracted.memories,
+                extracted.summary,
+                session_id,
+                "llm",
+                llm_name,
+                conversation.latest,
+                replies=replies,
             )
         result.redacted = merged(conversation.redacted, result.redacted)
         return result
@@ -420,11 +442,12 @@ class ConversationIngest:
         llm_name: str,
         told: datetime,
         session: AsyncSession | None = None,
+        replies: list[RememberRequest] | None = None,
     ) -> IngestResult:
-        """Each item through `remember` (validation, enrichment, dedup), then the summary, linked to them,
-        all in one transaction (the caller's `session`, or one of its own): a conversation is stored whole
-        or not at all, whatever interrupts it. `told`: when the conversation ended, the told time of the
-        summary and of items that name none."""
+        """Each item through `remember` (validation, enrichment, dedup), then the summary, linked to them, and
+        the assistant's `replies`, all in one transaction (the caller's `session`, or one of its own): a
+        conversation is stored whole or not at all, whatever interrupts it. `told`: when the conversation ended,
+        the told time of the summary and of items that name none."""
         async with (await self.rt.database()).transaction(session) as s:
             source = inputs.text_field("session_id", session_id, 200) if session_id else None
             created: list[str] = []
@@ -453,6 +476,9 @@ class ConversationIngest:
                         await self.links.link(
                             user_id, summary_id, memory_id, SUMMARY_RELATION, created_by="ingest", session=s
                         )
+            kept_replies = [
+                (await self.memories.remember(user_id, reply, source=source, session=s)).id for reply in replies or []
+            ]
             return IngestResult(
                 created=created,
                 duplicates=duplicates,
@@ -460,6 +486,7 @@ class ConversationIngest:
                 method=method,
                 llm=llm_name,
                 redacted=merged(*redacted),
+                replies=kept_replies,
             )
 
     async def _remember_leniently(

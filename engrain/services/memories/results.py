@@ -85,6 +85,9 @@ class IngestResult(BaseModel):
     imports_waiting: int = Field(
         default=0, description="Pieces of the user's imported chat history still waiting for a model to read them."
     )
+    replies: list[str] = Field(
+        default_factory=list[str], description="Ids of the assistant's replies kept (found when asked about)."
+    )
 
 
 class LinkResult(BaseModel):

@@ -27,6 +27,8 @@ from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.mood import Mood
 from engrain.reading.periods import Period, happened_label
 from engrain.reading.slots import Topic, given_slot, shown_key, single_valued, slot_of, slot_topic, states_now
+from engrain.reading.speakers import REPLY, ROLES, spoken_by
+from engrain.reading.standing import standing_of
 from engrain.services.memories import replacing
 from engrain.services.memories.redacting import redact_request, redacted
 from engrain.services.memories.results import ForgetResult, PinResult, RememberResult, Replaceable
@@ -128,6 +130,7 @@ class RememberRequest(BaseModel):
     key: str | None = None  # the single-valued fact it states, as the caller read it ("user · phone")
     temporality: str | None = None
     procedure_steps: list[str] | None = None
+    role: str | None = None  # who said it, for a turn of a chat (reading/speakers.py); None: read from the text
 
 
 async def to_thread(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -370,15 +373,18 @@ class MemoryWriter:
         if source is not None:
             source = inputs.text_field("source", source, 200)
         info = enrich(content, told, tz, event=explicit, lang=lang)
-        if request.procedure_steps:
+        role = inputs.kind("role", request.role, ROLES) if request.role is not None else spoken_by(content)
+        if role == "assistant":  # what the assistant said: a reply, never the user's fact, plan or habit
+            info, kind = info.as_reply(), REPLY
+        if request.procedure_steps and kind != REPLY:
             info.procedure_steps, info.kind = request.procedure_steps, "procedural"
-        if request.temporality is not None:  # the model's reading wins over the rules' plan and habit reading
+        if request.temporality is not None and kind != REPLY:  # the model's reading wins over the rules' reading
             info.temporality = inputs.kind("temporality", request.temporality, inputs.TEMPORALITIES)
             if info.temporality == "prospective":
                 info.recurrence = None  # a plan, as the model read it: no habit
         # A later memory of this slot with another value replaces this one; the caller's key wins.
-        slot = slot_of(content, lang)
-        if request.key is not None:
+        slot = slot_of(content, lang) if kind != REPLY else None
+        if request.key is not None and kind != REPLY:
             slot = given_slot(inputs.slot_key("key", request.key), slot, content)
         read = MemoryMetadata(
             procedure_steps=info.procedure_steps or None,
@@ -387,6 +393,7 @@ class MemoryWriter:
             recurrence=info.recurrence or None,  # a habit: a rule, never an upcoming plan
             slot=slot.key if slot else None,
             slot_value=slot.normalized if slot else None,
+            standing=standing_of(content) if kind != REPLY else None,
         )
         extra = {**(request.metadata or {}), **read.stored()}  # the client's keys, and what the reading found
         return Prepared(
@@ -396,7 +403,7 @@ class MemoryWriter:
             namespace=inputs.namespace(request.namespace) if request.namespace is not None else "default",
             importance_given=importance or (IMPORTANT if info.important else None),
             lang=lang,
-            topic=slot_topic(content, lang) if slot is None else None,
+            topic=slot_topic(content, lang) if slot is None and kind != REPLY else None,
             category=category or info.category,
             tags=inputs.tags(request.tags or []),
             temporality=info.temporality,  # judged on arrival by the caller (`on_arrival`)

@@ -152,8 +152,9 @@ class ProfileView:
             # Twice a section's worth: a plan already shown among the key dates is not shown again.
             upcoming, overdue = await repo.plans_around(s, user_id, now, at, FETCHED)
             habits = await profile_repo.habits(s, user_id, now, FETCHED)
+            asked = await profile_repo.standing(s, user_id, now, FETCHED)
             pinned = await repo.pinned(s, user_id, now)
-            lately = await repo.recent(s, user_id, now, LATELY + 3 * PER_SECTION)
+            lately = await repo.recent(s, user_id, now, LATELY + 3 * PER_SECTION, users_own=True)
 
         # A trait an upgrade restates (its parent is shown) is not shown again (issue 42: a preference and the two
         # behaviours it was made from filled three lines with one thing).
@@ -200,6 +201,7 @@ class ProfileView:
             Section("People and pets"), [m for m in facts if m not in own], tagged=True, limit=2 * PER_SECTION
         )
         family = fill(family, people)
+        standing = fill(Section("Instructions and preferences for answers"), asked)
         health_, likes_ = fill(Section("Health"), health), fill(Section("Preferences"), likes)
         ahead = fill(Section("Upcoming plans", listed="plans"), upcoming)
         late = fill(Section("Overdue plans", listed="plans"), overdue)
@@ -212,6 +214,7 @@ class ProfileView:
         sections = [
             about,
             family,
+            standing,
             health_,
             likes_,
             dated,

@@ -14,7 +14,10 @@ from engrain.rules.recall import (
     DIVERSITY_FLOOR,
     DIVERSITY_WEIGHT,
     LEXICAL_WEIGHT,
+    OVERDUE_PENALTY,
+    REPLY_WEIGHT,
     SLOT_WEIGHT,
+    STANDING_WEIGHTS,
     TEXT_BUMP,
     WHEN_WEIGHT,
     WINDOW_WEIGHT,
@@ -53,10 +56,19 @@ class Breakdown(BaseModel):
         f"{DIVERSITY_FLOOR}; up to {DIVERSITY_WEIGHT:.0%} of the "
         "score): paraphrases make room.",
     )
+    standing: float = Field(
+        default=0.0,
+        description="A standing instruction or preference of the user's gains this share of its vector "
+        f"({', '.join(f'{k} {v}' for k, v in STANDING_WEIGHTS.items())}): it bears on requests that do not "
+        "repeat its words.",
+    )
     recency: float
     importance: float
     trait_boost: float
-    penalty: float
+    penalty: float = Field(
+        description=f"What the memory keeps of its score: {OVERDUE_PENALTY} for a plan whose date passed; "
+        f"{REPLY_WEIGHT} for what an assistant said (a reply) unless the query asks what was said."
+    )
 
 
 class LinkRef(BaseModel):

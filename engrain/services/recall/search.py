@@ -22,6 +22,7 @@ from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.periods import happened_label
 from engrain.reading.redaction import redact
 from engrain.reading.slots import asked_slot
+from engrain.reading.speakers import asks_assistant
 from engrain.services.recall.focus import FocusedQuery, QueryFocus
 from engrain.services.recall.refreshing import RefreshingCache
 from engrain.services.recall.results import Breakdown, LinkRef, RecallHit, RecallResult
@@ -70,6 +71,7 @@ def _hit(row: RecallRow, tz: tzinfo | None) -> RecallHit:
             lexical=round(float(row.lexical), 6),
             temporal=float(row.temporal),
             slot=float(row.slot),
+            standing=float(row.standing),
             bridge=float(row.bridge),
             redundancy=round(float(row.redundancy), 6),
             recency=float(row.recency),
@@ -276,6 +278,7 @@ class RecallSearch:
             ahead=when.ahead,
             slot=asked_slot(query, words.lang),
             rarity=await self.rarity.get("memories"),
+            asks_assistant=asks_assistant(query),
         )
         return PreparedRecall(
             query=query,

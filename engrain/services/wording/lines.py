@@ -21,6 +21,7 @@ from engrain.reading.dates import local, meant
 from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.periods import Period
 from engrain.reading.slots import tag
+from engrain.reading.speakers import REPLY
 from engrain.rules import plans
 from engrain.rules.traits import FORMING_STAGES
 from engrain.text.quoting import inline
@@ -31,9 +32,11 @@ def marks(
 ) -> list[str]:
     """What the model should know a memory is beyond its words: a plan (overdue once its whole period passed:
     "next month" is not overdue on its 2nd), a habit, a procedure, a trait and its stage; plain facts and past
-    events carry no mark."""
+    events carry no mark; what an assistant said is marked as its reply."""
     if kind == "trait":
         return [f"trait, {stage}" if stage else "trait"]
+    if kind == REPLY:
+        return ["assistant's reply"]  # what was said to the user, not what the user said
     if habit:
         return ["habit"]
     if temporality == "prospective":

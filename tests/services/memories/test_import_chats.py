@@ -36,7 +36,7 @@ async def imported(client_app, *paths: Path) -> list[dict]:
         from sqlalchemy import text
 
         rows = await s.execute(
-            text("SELECT content, told_at, source, metadata FROM memories WHERE user_id = :u ORDER BY told_at"),
+            text("SELECT content, told_at, source, metadata, kind FROM memories WHERE user_id = :u ORDER BY told_at"),
             {"u": app.settings.user},
         )
         return [dict(r._mapping) for r in rows]
@@ -45,7 +45,10 @@ async def imported(client_app, *paths: Path) -> list[dict]:
 async def test_each_export_gives_the_users_own_statements_at_their_messages_time(settings_factory):
     async with connect(settings_factory(), Clock(NOW)) as session:
         rows = await imported(session, *(CHATS / p for p in EXPORTS))
-        said = {r["content"]: r for r in rows}
+        said = {r["content"]: r for r in rows if r["kind"] != "reply"}
+        # The assistant's messages are kept as its replies (issue 51), without their code, never as the user's.
+        replies = {r["content"]: r for r in rows if r["kind"] == "reply"}
+        assert replies and not any("range(42)" in text for text in replies), sorted(replies)
         assert set(said) == {
             "We went hiking in the Dolomites last weekend.",
             "I love sleeping in mountain huts.",
@@ -59,7 +62,7 @@ async def test_each_export_gives_the_users_own_statements_at_their_messages_time
             "I prefer pytest over unittest, and I always use fixtures for the database.",
             "We deploy the shop on Fridays, never on Mondays.",
         }, sorted(said)
-        # Not kept: an abandoned branch, the assistant, code, an attachment, tool output, commands, "Buy milk".
+        # Not kept as the user's: an abandoned branch, the assistant, code, an attachment, tool output, commands.
         assert not any(w in " ".join(said) for w in ("Hamburg", "Isar paths", "range(42)", "Globex", "listing"))
         munich = said["I live in Munich with my two cats, so I run along the Isar."]
         assert munich["told_at"] == datetime(2023, 5, 8, 12, 2, tzinfo=UTC)
@@ -124,7 +127,8 @@ def test_the_command_imports_dry_runs_and_refuses_what_it_cannot_read(tmp_path):
 
     dry = run(str(CHATS / "claude" / "conversations.json"), "--user", "ana", "--dry-run")
     assert dry.returncode == 0, dry.stderr
-    assert "would keep 2 memories (user 'ana')" in dry.stdout and "- I'm allergic to shellfish" in dry.stdout
+    assert "would keep 2 memories and 1 of the assistant's replies (user 'ana')" in dry.stdout
+    assert "- I'm allergic to shellfish" in dry.stdout
     shutil.copytree(CHATS / "notes", tmp_path / "notes")
     done = run(str(tmp_path / "notes"), "--user", "ana", "--from", "markdown")
     assert done.returncode == 0 and "kept 2 memories" in done.stdout, done.stderr

@@ -29,12 +29,18 @@ async def test_rules_keep_first_person_statements(settings_factory):
     async with connect(settings_factory(llm="none")) as (client, app):
         out = await call(client, "ingest_conversation", messages=CONVERSATION, session_id="conv-1")
         assert out["method"] == "rules" and out["llm"] == "none" and out["summary_id"] is None
-        contents = await scalar(
-            app, "SELECT array_agg(content ORDER BY created_at) FROM memories WHERE user_id = :u", u=app.settings.user
-        )
+        sql = "SELECT array_agg(content ORDER BY created_at) FROM memories WHERE user_id = :u AND kind <> 'reply'"
+        contents = await scalar(app, sql, u=app.settings.user)
         assert "I just moved to Lisbon last month." in contents
         assert "My wife and I love surfing." in contents
         assert not [c for c in contents if c.endswith("?") or "Carcavelos" in c]
+        # What the assistant said is kept as its reply (issue 51), never among the user's statements.
+        replies = await scalar(
+            app, "SELECT array_agg(content) FROM memories WHERE kind = 'reply' AND user_id = :u", u=app.settings.user
+        )
+        assert "Lisbon is great for surfing. Do you surf at Carcavelos?" in replies and len(out["replies"]) == len(
+            replies
+        )
         kinds = await scalar(
             app, "SELECT json_object_agg(content, kind) FROM memories WHERE user_id = :u", u=app.settings.user
         )

@@ -61,7 +61,10 @@ async def test_a_week_of_ordinary_memories_gives_home_work_and_family(settings_f
     assert "[said 2026-11-21, habit] «I go climbing every Thursday evening.»" in section(profile, "Habits")
     plans = section(profile, "Upcoming plans")
     assert "· happened 2026-11-28, plan] «We're having dinner with Maria's parents next Saturday.»" in plans
-    assert "«I prefer short answers with code examples.»" in section(profile, "Preferences")
+    # How they like answers (reading/standing.py): a section of its own, read before the rest (issue 51).
+    assert "«I prefer short answers with code examples.»" in section(
+        profile, "Instructions and preferences for answers"
+    )
     assert profile.index("## About them") < profile.index("## People and pets") < profile.index("## Habits")
     assert "As of 2026-11-22 in the user's time." in profile  # the last told time: the user's clock
     assert estimate_tokens(profile) <= PROFILE_TOKENS

@@ -402,7 +402,8 @@ async def test_ingestion_by_the_calling_model_replaces_the_provisional_statement
         assert done["method"] == "llm" and done["llm"] == "host" and len(done["created"]) == 2 and done["summary_id"]
         contents = await scalar(
             app,
-            "SELECT array_agg(content ORDER BY content) FROM memories WHERE user_id = :u AND valid_until IS NULL",
+            "SELECT array_agg(content ORDER BY content) FROM memories WHERE user_id = :u AND valid_until IS NULL"
+            " AND kind <> 'reply'",
             u=app.settings.user,
         )
         assert contents == [

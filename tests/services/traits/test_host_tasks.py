@@ -167,7 +167,11 @@ EXTRACTION: dict[str, Any] = {
 
 
 async def live(app: AppState) -> list[str]:
-    sql = "SELECT array_agg(content ORDER BY content) FROM memories WHERE user_id = :u AND valid_until IS NULL"
+    """The live memories of the user's own (the assistant's replies, kept apart and never replaced, are not)."""
+    sql = (
+        "SELECT array_agg(content ORDER BY content) FROM memories WHERE user_id = :u AND valid_until IS NULL"
+        " AND kind <> 'reply'"
+    )
     return await scalar(app, sql, u=app.settings.user) or []
 
 
@@ -225,7 +229,7 @@ async def test_two_answers_at_once_apply_one(settings_factory):
             tg.start_soon(answer_it)
         refused = [o for o in outcomes if isinstance(o, InvalidInput)]
         assert len(outcomes) == 2 and len(refused) == 1 and "already answered" in str(refused[0])
-        total = await scalar(app, "SELECT count(*) FROM memories WHERE user_id = :u", u=user)
+        total = await scalar(app, "SELECT count(*) FROM memories WHERE user_id = :u AND kind <> 'reply'", u=user)
         assert total == 3  # two memories and the summary, once (the provisional statement is erased)
 
 

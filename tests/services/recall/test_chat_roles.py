@@ -1,0 +1,81 @@
+"""A chat is a conversation between the user and an assistant (issue 51), through a real MCP client: what the
+assistant said is kept as a reply, found when the user asks what it recommended, and ranked behind the user's
+own words otherwise; a standing instruction is recalled by a request that does not repeat its words; and a
+reply is never read as the user's fact, plan or preference."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import call, connect
+
+pytestmark = pytest.mark.anyio
+SAID = "2024-03-04T10:00:00+00:00"
+BACK = "I've had lower back pain for two weeks since I started working from my couch."
+ADVICE = (
+    "Assistant: For lower back pain from working on a couch, I'd recommend a lumbar support cushion, a desk at "
+    "elbow height, and ten minutes of cat-cow and child's pose stretches every morning. If the pain spreads down a "
+    "leg or lasts beyond six weeks, see a physiotherapist."
+)
+# What a chat holds besides: other replies and user turns, for the answer to outrank.
+CHAT = [
+    ("user", "Can you help me plan meals for the week? I'm vegetarian."),
+    ("assistant", "Sure! Monday: lentil curry. Tuesday: halloumi wraps. Wednesday: mushroom risotto."),
+    ("user", "My sister Ana is visiting in May and she loves hiking."),
+    ("assistant", "Great, for hiking with Ana in May I'd suggest the coastal trail, which is easy and scenic."),
+    ("user", "I'm learning Rust and struggling with the borrow checker."),
+    ("assistant", "The borrow checker enforces one mutable or many shared references; try cloning less."),
+]
+
+
+async def test_an_assistant_reply_is_found_by_what_did_you_recommend(settings_factory):
+    async with connect(settings_factory()) as (client, _):
+        items = [{"content": text, "role": role, "said_at": SAID} for role, text in CHAT]
+        items += [{"content": BACK, "said_at": SAID}, {"content": ADVICE, "said_at": SAID}]
+        stored = await call(client, "remember_many", items=items)
+        kinds = [r["kind"] for r in stored["results"]]
+        assert kinds[1] == "reply" and kinds[-1] == "reply" and kinds[-2] != "reply"  # "Assistant:" says who spoke
+        found = await call(client, "recall", query="What did you recommend for my back pain?", limit=3)
+        assert found["results"][0]["content"] == ADVICE
+        text = (await client.call_tool("recall", {"query": "What did you recommend for my back pain?"})).content[0]
+        assert "assistant's reply" in text.text  # the model reads that the assistant said it
+
+
+async def test_the_users_statement_ranks_above_a_long_reply_repeating_its_words(settings_factory):
+    statement = "I switched our team's database from MySQL to PostgreSQL last month."
+    echo = (
+        "Switching your team's database from MySQL to PostgreSQL is a big step. PostgreSQL gives you better "
+        "JSON support, window functions, and stricter types than MySQL; when you switched from MySQL to "
+        "PostgreSQL, you probably also had to change the driver, the migrations and the database dumps your team "
+        "relies on, and revisit indexes, collations and the way the team's database backups are taken."
+    )
+    async with connect(settings_factory()) as (client, _):
+        items = [{"content": text, "role": role, "said_at": SAID} for role, text in CHAT]
+        items += [{"content": statement, "role": "user", "said_at": SAID}]
+        items += [{"content": echo, "role": "assistant", "said_at": SAID}]
+        await call(client, "remember_many", items=items)
+        found = await call(client, "recall", query="Which database does my team use now?", limit=5)
+        contents = [hit["content"] for hit in found["results"]]
+    assert contents.index(statement) < contents.index(echo), contents
+
+
+async def test_a_standing_instruction_is_recalled_by_an_unrelated_sounding_request(settings_factory):
+    instruction = "Always give me code examples in TypeScript, never plain JavaScript."
+    async with connect(settings_factory()) as (client, _):
+        items = [{"content": text, "role": role, "said_at": SAID} for role, text in CHAT]
+        items += [{"content": instruction, "said_at": SAID}]
+        await call(client, "remember_many", items=items)
+        found = await call(client, "recall", query="How do I read a file line by line?", limit=5)
+        profile = (await client.read_resource("engrain://profile")).contents[0].text
+    assert instruction in [hit["content"] for hit in found["results"]]
+    assert instruction in profile
+
+
+async def test_a_reply_is_never_the_users_fact_plan_or_preference(settings_factory):
+    async with connect(settings_factory()) as (client, _):
+        reply = "Assistant: You should move to Lisbon next month and you love surfing there."
+        stored = await call(client, "remember", content=reply, said_at=SAID)
+        assert stored["kind"] == "reply" and stored["temporality"] == "current" and stored["happened"] is None
+        profile = (await client.read_resource("engrain://profile")).contents[0].text
+        plans = (await client.read_resource("engrain://intentions")).contents[0].text
+    assert "Lisbon" not in profile and "Lisbon" not in plans
