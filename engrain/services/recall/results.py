@@ -116,3 +116,8 @@ class RecallResult(BaseModel):
         "matched as text.",
     )
     as_of: datetime | None = Field(default=None, description="The moment the answer is as of (time travel).")
+    in_time_order: bool = Field(
+        default=False,
+        description="The question asks for an order or a summary: the text lists the results in the order told "
+        "(`results` stay best first).",
+    )

@@ -17,6 +17,7 @@ from sqlalchemy.exc import DBAPIError
 from engrain.errors import EngrainError, InvalidInput, Unavailable
 from engrain.providers.embeddings import Embedder
 from engrain.reading import inputs
+from engrain.reading.asks import asks_in_time
 from engrain.reading.dates import QueryTime, read_query_time
 from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.periods import happened_label
@@ -157,6 +158,7 @@ class PreparedRecall:
     track_access: bool
     accessed_at: datetime
     as_of: datetime | None
+    in_time_order: bool = False  # the question asks for an order or a summary: the text lists hits as told
 
 
 # A query up to this long is read on the event loop (a fraction of a millisecond); a longer one, whose date
@@ -289,6 +291,7 @@ class RecallSearch:
             track_access=request.track_access,
             accessed_at=accessed_at,
             as_of=now if as_of is not None else None,
+            in_time_order=asks_in_time(query),
         )
 
     async def execute(self, prepared: PreparedRecall) -> RecallResult:
@@ -330,4 +333,5 @@ class RecallSearch:
             truncated_by_tokens=truncated,
             words_not_embedded=list(prepared.left_out),
             as_of=prepared.as_of,
+            in_time_order=prepared.in_time_order,
         )

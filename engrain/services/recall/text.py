@@ -19,19 +19,27 @@ _MIN_CUT = 80  # characters: below this, a memory that does not fit is left to t
 def render(result: RecallResult, *, now: datetime, tz: tzinfo | None, explain: bool, budget: int | None) -> str:
     when = f" as of {result.as_of.isoformat(timespec='seconds')}" if result.as_of else ""
     count = len(result.results)
-    lines = [f"{count} {'memory' if count == 1 else 'memories'} for «{inline(result.query, 60)}»{when} ({DATA_NOTICE})"]
+    order = ", in the order told" if result.in_time_order else ""
+    lines = [
+        f"{count} {'memory' if count == 1 else 'memories'} for «{inline(result.query, 60)}»{when}{order} "
+        f"({DATA_NOTICE})"
+    ]
     left = 4 * (budget if budget is not None else TEXT_TOKENS)
-    shown = 0
+    chosen: list[tuple[RecallHit, list[str]]] = []  # the best hits that fit, each with its lines
     for hit in result.results:
         if left < _MIN_CUT:
             break
         line = _line(hit, now, tz, limit=left)
-        lines.append(line)
+        block = [line]
         if explain and hit.breakdown is not None:
             terms = hit.breakdown.model_dump()
-            lines.append(f"  score {hit.score:.3f}: " + ", ".join(f"{k} {_term(v)}" for k, v in terms.items()))
+            block.append(f"  score {hit.score:.3f}: " + ", ".join(f"{k} {_term(v)}" for k, v in terms.items()))
+        chosen.append((hit, block))
         left -= len(line)
-        shown += 1
+    if result.in_time_order:  # the best that fit, told first first: a story read as it happened
+        chosen.sort(key=lambda pair: pair[0].told_at)
+    lines += [line for _, block in chosen for line in block]
+    shown = len(chosen)
     if shown < count:
         lines.append(f"({count - shown} more in the structured result, or recall with a larger max_tokens)")
     return "\n".join(lines)

@@ -79,3 +79,19 @@ async def test_a_reply_is_never_the_users_fact_plan_or_preference(settings_facto
         profile = (await client.read_resource("engrain://profile")).contents[0].text
         plans = (await client.read_resource("engrain://intentions")).contents[0].text
     assert "Lisbon" not in profile and "Lisbon" not in plans
+
+
+async def test_an_order_or_summary_question_reads_its_memories_in_the_order_told(settings_factory):
+    told = [
+        ("2024-05-02T10:00:00+00:00", "I deployed the chat app to production on Fly.io."),
+        ("2024-01-10T10:00:00+00:00", "I started building the chat app with Node.js and Socket.io."),
+        ("2024-03-15T10:00:00+00:00", "I added message editing to the chat app."),
+    ]
+    async with connect(settings_factory()) as (client, _):
+        await call(client, "remember_many", items=[{"content": text, "said_at": at} for at, text in told])
+        result = await client.call_tool("recall", {"query": "In what order did I work on the chat app?"})
+    lines = result.content[0].text.splitlines()
+    assert "in the order told" in lines[0]
+    shown = [line for line in lines[1:] if line.startswith("- [said")]
+    assert [line[8:18] for line in shown] == ["2024-01-10", "2024-03-15", "2024-05-02"], shown
+    assert result.structured_content["in_time_order"] is True
