@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Generator
@@ -52,6 +53,9 @@ T = TypeVar("T")
 Then = Callable[[AsyncSession, list[uuid.UUID]], Awaitable[None]]
 
 MAX_BATCH = 5_000
+# A turn of a chat this short is embedded with the end of the turn before it (what it answers).
+SHORT_TURN_WORDS = 8
+CONTEXT_CHARS = 600
 # New rows between two checks of the planner's statistics (storage/db.Database.refresh_statistics): a batch
 # of this many is checked right after it commits; one-at-a-time writes, every this many.
 STATISTICS_CHECK_ROWS = 100
@@ -77,6 +81,8 @@ class Prepared:
     lang: str  # detected once, for enrichment and the full-text form
     topic: Topic | None = None  # a single-valued slot it speaks of without filling it (reading/slots.slot_topic)
     redacted: dict[str, int] | None = None  # secrets replaced before it was read (kind → count)
+    turn: bool = False  # a turn of a chat (its role given or its speaker named)
+    context: str = ""  # what its vector is made of besides its words: a short turn's previous turn
 
     @property
     def event_time(self) -> datetime | None:
@@ -412,6 +418,7 @@ class MemoryWriter:
             pinned=bool(request.pinned),
             source=source,
             metadata=extra,
+            turn=role is not None,
         )
 
     def _prepare_batch(self, items: list[RememberRequest], now: datetime, source: str | None) -> list[Prepared]:
@@ -429,6 +436,11 @@ class MemoryWriter:
             latest = max(p.told_at for p in prepared)
             for p in prepared:
                 p.temporality = on_arrival(p.temporality, p.event, p.told_at, latest)
+        for before, p in itertools.pairwise(prepared):
+            # A short turn of a chat ("Yes, the green one!") means what it answers: its vector reads that too, so
+            # that the question it settles finds it (issue 51). Its words and full-text index stay its own.
+            if p.turn and before.turn and len(p.content.split()) <= SHORT_TURN_WORDS:
+                p.context = before.content[-CONTEXT_CHARS:]
         return prepared
 
     @staticmethod
@@ -472,7 +484,8 @@ class MemoryWriter:
             key = (p.namespace, p.kind, p.digest)
             if key not in existing:
                 fresh.setdefault(key, p)
-        model, vectors = await self.rt.embeddings.embed([p.content for p in fresh.values()]) if fresh else (None, [])
+        texts = [f"{p.context}\n{p.content}" if p.context else p.content for p in fresh.values()]
+        model, vectors = await self.rt.embeddings.embed(texts) if fresh else (None, [])
         rows = await to_thread(lambda: {key: p.row(user_id, now) for key, p in fresh.items()}) if model else {}
         stored_vectors = [repo.Vector(model.id, vec) for vec in vectors] if model is not None else []
         async with db.sessions.begin() as s:

