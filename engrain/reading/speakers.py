@@ -63,6 +63,12 @@ def spoken_by(content: str) -> Role | None:
     return "assistant" if _ASSISTANT.match(found.group("name").strip()) else "user"
 
 
+def words_of(content: str) -> str:
+    """A turn's words without the name of the side that spoke it ("User: Always…" → "Always…")."""
+    found = _SPEAKER.match(content)
+    return content[found.end() :] if found is not None else content
+
+
 def asks_assistant(query: str) -> bool:
     """Whether a question asks what the assistant said, suggested, wrote or gave."""
     return _ASKS_ASSISTANT.search(query) is not None

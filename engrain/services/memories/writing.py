@@ -28,7 +28,7 @@ from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.mood import Mood
 from engrain.reading.periods import Period, happened_label
 from engrain.reading.slots import Topic, given_slot, shown_key, single_valued, slot_of, slot_topic, states_now
-from engrain.reading.speakers import REPLY, ROLES, spoken_by
+from engrain.reading.speakers import REPLY, ROLES, spoken_by, words_of
 from engrain.reading.standing import standing_of
 from engrain.services.memories import replacing
 from engrain.services.memories.redacting import redact_request, redacted
@@ -399,7 +399,7 @@ class MemoryWriter:
             recurrence=info.recurrence or None,  # a habit: a rule, never an upcoming plan
             slot=slot.key if slot else None,
             slot_value=slot.normalized if slot else None,
-            standing=standing_of(content) if kind != REPLY else None,
+            standing=standing_of(words_of(content)) if kind != REPLY else None,
         )
         extra = {**(request.metadata or {}), **read.stored()}  # the client's keys, and what the reading found
         return Prepared(

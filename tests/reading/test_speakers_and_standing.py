@@ -1,0 +1,85 @@
+"""Who spoke a turn, whether a question asks what the assistant said, which statements are standing
+instructions or preferences, and which questions want the order of things (issue 51)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engrain.reading.asks import asks_in_time
+from engrain.reading.speakers import asks_assistant, spoken_by, words_of
+from engrain.reading.standing import standing_of
+
+
+@pytest.mark.parametrize(
+    "turn, role",
+    [
+        ("Assistant: You should try a lumbar cushion.", "assistant"),
+        ("ChatGPT： 好的", "assistant"),
+        ("User: I moved to Lisbon.", "user"),
+        ("Me: sounds good", "user"),
+        ("Caroline: I went to a support group yesterday.", None),  # a person's name says nothing
+        ("I said: no way", None),
+    ],
+)
+def test_a_leading_name_says_who_spoke(turn, role):
+    assert spoken_by(turn) == role
+
+
+@pytest.mark.parametrize(
+    "question, asks",
+    [
+        ("What did you recommend for my back pain?", True),
+        ("Remind me of the code you wrote for the parser", True),
+        ("你之前推荐的书是哪本？", True),
+        ("Was hast du mir empfohlen?", True),
+        ("¿Qué me recomendaste para dormir?", True),
+        ("Qu'est-ce que tu m'as conseillé ?", True),
+        ("What do you suggest for my back?", False),  # a request for something new
+        ("Can you give me a summary of my project?", False),
+        ("What did I say about my dog?", False),
+    ],
+)
+def test_a_question_about_what_the_assistant_said(question, asks):
+    assert asks_assistant(question) is asks
+
+
+@pytest.mark.parametrize(
+    "statement, standing",
+    [
+        ("Always provide a code example when I ask about async error handling.", "instruction"),
+        ("Use metric units", "instruction"),
+        ("From now on, answer in French.", "instruction"),
+        ("以后回答都用中文", "instruction"),
+        ("Ab jetzt bitte immer auf Deutsch antworten.", "instruction"),
+        ("A partir de ahora, respóndeme en inglés.", "instruction"),
+        ("Désormais, réponds en anglais.", "instruction"),
+        ("I prefer short answers.", "preference"),
+        ("Ich bevorzuge kurze Antworten.", "preference"),
+        ("I always go running on Sundays.", None),  # a habit: what the user does
+        ("I never eat meat.", None),
+        ("Use this code to fix the bug.", None),  # a request of the moment
+    ],
+)
+def test_standing_instructions_and_preferences(statement, standing):
+    assert standing_of(statement) == standing
+
+
+def test_a_turn_that_names_its_speaker_is_read_without_the_name():
+    assert words_of("User: Always answer in TypeScript.") == "Always answer in TypeScript."
+    assert standing_of(words_of("User: Always answer in TypeScript.")) == "instruction"
+    assert words_of("Caroline: hi") == "Caroline: hi"
+
+
+@pytest.mark.parametrize(
+    "question, in_time",
+    [
+        ("Which did I do first, the marathon or the move?", True),
+        ("Can you walk me through the order in which I brought up the features?", True),
+        ("What have I told you about my project?", True),
+        ("Give me a summary of my resume analyzer work.", True),
+        ("我做这些事情的先后顺序是什么？", True),
+        ("Where do I live?", False),
+    ],
+)
+def test_a_question_that_wants_things_in_time(question, in_time):
+    assert asks_in_time(question) is in_time
