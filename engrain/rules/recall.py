@@ -32,7 +32,7 @@ OVERDUE_PENALTY = 0.5
 # A reply (what an assistant said in a chat, reading/speakers.py) stands behind the user's own words: unless
 # the query asks what the assistant said, suggested or wrote, it keeps this share of its score (issue 51: long,
 # generic answers crowded the user's short statements out of the first ten).
-REPLY_WEIGHT = 0.6
+REPLY_WEIGHT = 0.5
 # Query-time date understanding: a "when did…" question prefers memories that say when (a time phrase in
 # the text), and a period named in the query ("last March") prefers memories dated in it.
 WHEN_WEIGHT = 0.1
