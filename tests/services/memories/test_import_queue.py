@@ -45,9 +45,11 @@ async def waiting(client: Any) -> dict[str, Any]:
 
 
 async def live(app: Any, source: str) -> list[str]:
+    """The live memories of the user's own from one conversation (the assistant's replies, which a model's reading
+    never replaces, are not)."""
     sql = (
         "SELECT array_agg(content ORDER BY content) FROM memories WHERE user_id = :u AND source = :s "
-        "AND valid_until IS NULL"
+        "AND valid_until IS NULL AND kind <> 'reply'"
     )
     return await scalar(app, sql, u=app.settings.user, s=source) or []
 
