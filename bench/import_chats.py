@@ -1,9 +1,10 @@
 """How fast a user's chat history comes in (issue 43): a synthetic ChatGPT export (bench/make_chat_export.py:
 2,000 conversations, 60,000 messages — 30,000 the user's) imported with `engrain import-chats`'s service into
 a fresh embedded database with the default embedder unless told. Prints JSON: wall time (read, and read +
-store), messages read per second, memories kept, duplicates counted, the planted facts recall finds first
-with their day, peak RSS, recall p50/p95 afterwards, and how long the extraction prompts of the pieces queued
-for a model are (tokens at about four characters); the machine. One run (the import is a minute long).
+store), messages read per second, memories and the assistant's replies kept and how fast they were stored,
+duplicates counted, the planted facts recall finds first with their day, peak RSS, recall p50/p95 afterwards,
+and how long the extraction prompts of the pieces queued for a model are (tokens at about four characters);
+the machine. One run (the import is a minute long).
 
     python bench/import_chats.py [--conversations 2000] [--turns 15] [--embedder auto]
 """
@@ -78,6 +79,8 @@ async def run(conversations: int, turns: int, embedder: str) -> dict[str, Any]:
         "messages_per_second_read": round(messages / read_s),
         "messages_per_second_overall": round(messages / (read_s + store_s)),
         "memories_kept": report.kept,
+        "assistant_replies_kept": report.replies,
+        "stored_per_second": round((report.kept + report.replies) / store_s),
         "duplicates": report.duplicates,
         "pieces_queued_for_a_model": report.queued,
         "planted_found_first_with_their_day": f"{hits}/{len(planted)}",

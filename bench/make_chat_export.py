@@ -2,7 +2,7 @@
 messages each, every one answered, in the export's tree shape (seeded; no real data). A user's messages
 mix statements about themselves (ten planted facts, each said in one conversation, and some 2,000 different
 ones about their days, which repeat across conversations), questions, requests with code and small talk,
-over two years.
+over two years; every answer is a different assistant reply of a few hundred characters.
 
     python bench/make_chat_export.py OUT.json [--conversations 2000] [--turns 15] [--seed 3]
 """
@@ -85,6 +85,19 @@ QUESTIONS = [
 ]
 CODE = "Here is my function:\n```python\ndef total(xs):\n    return sum(x for x in xs)\n```\nwhy is it slow?"
 SMALL = ["thanks!", "ok", "great, that helps", "haha nice", "perfect"]
+# An assistant's answers, from parts: each one different and a few hundred to a thousand characters long, as real
+# replies are (the importer keeps each one's words as a reply, issue 51).
+OPENINGS = ["Good question!", "Sure, here is how I'd approach it.", "That sounds great.", "Happy to help with that."]
+BODY = [
+    "The main thing to keep in mind is the trade-off between simplicity and speed.",
+    "Start with the smallest version that works, then measure before you optimise anything.",
+    "A common mistake is to change several things at once, which hides what actually helped.",
+    "If you want, I can walk you through an example step by step.",
+    "Many people find it easier to write the steps down first and check each one.",
+    "There are two usual options here, and the right one depends on how often it runs.",
+    "You could also ask someone who has done it before; their notes save a lot of time.",
+    "Keep an eye on the edge cases: empty inputs, very large inputs and repeated values.",
+]
 
 
 def _node(ident: str, role: str | None, text: str, parent: str | None, at: float) -> dict[str, Any]:
@@ -127,7 +140,8 @@ def build(conversations: int, turns: int, seed: int) -> tuple[list[dict[str, Any
                 text = rng.choice(SMALL)
             user, answer = f"u{t}", f"a{t}"
             mapping[user] = _node(user, "user", text, parent, at)
-            mapping[answer] = _node(answer, "assistant", "Here is an answer. " * 8, user, at + 30)
+            reply = " ".join([rng.choice(OPENINGS), *rng.sample(BODY, rng.randint(3, 8)), f"(answer {c}.{t})"])
+            mapping[answer] = _node(answer, "assistant", reply, user, at + 30)
             mapping[parent]["children"].append(user)
             mapping[user]["children"].append(answer)
             parent = answer

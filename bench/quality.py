@@ -22,7 +22,8 @@ so k counts results for every system alike.
 A `.json.gz` file is read as well. A turn longer than the longest memory (8,000 characters: BEAM has such
 assistant replies) is split at paragraph, then sentence, boundaries into pieces that each stand for its
 dia_id, for engrain and the baselines alike. The report gives, per kind of question and overall, any@k and
-all@k of every system side by side, recall p50/p95, and how fast the turns were stored.
+all@k of every system, recall p50/p95, and how fast the turns were stored, as JSON on stdout and as a table
+side by side on stderr; `--samples N` takes the first N conversations only.
 
 `--details` adds every question with the rank of its first evidence hit in each system and
 engrain's first three results: where a figure moves, this says which questions moved it.
@@ -306,6 +307,25 @@ async def evaluate(
     return report
 
 
+def table(report: dict[str, Any]) -> str:
+    """The report side by side, one line per kind of question: engrain's any@1/5/10 and all@10, then every
+    baseline's, then recall's p50/p95 and the store rate."""
+    systems = report["systems"]
+    lines = [f"{'kind':28s}{'n':>4s}  " + "  ".join(f"{name + ' @1/@5/@10/all@10':>30s}" for name in systems)]
+    for group, first in systems["engrain"].items():
+        cells = [
+            "/".join(f"{systems[name][group][key]:.3f}" for key in ("any@1", "any@5", "any@10", "all@10"))
+            for name in systems
+        ]
+        lines.append(f"{group:28s}{first['questions']:4d}  " + "  ".join(f"{c:>30s}" for c in cells))
+    latency = report["recall_latency_ms"]
+    lines.append(
+        f"engrain recall p50 {latency['p50']} ms, p95 {latency['p95']} ms; stored {report['stored_per_second']} "
+        f"turns/s ({report['embedder']})"
+    )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", default=str(DEFAULT_DATA))
@@ -321,6 +341,7 @@ def main() -> None:
         action="store_true",
         help="skip the scheduler's expiry job (plans whose date passed keep the 0.5 penalty)",
     )
+    parser.add_argument("--samples", type=int, default=0, help="only the first N conversations (0: all)")
     parser.add_argument(
         "--text-budgets",
         default="",
@@ -329,23 +350,20 @@ def main() -> None:
     )
     args = parser.parse_args()
     budgets = tuple(int(b) for b in args.text_budgets.split(",") if b.strip())
-    samples = load_samples(args.data)
-    print(
-        json.dumps(
-            anyio.run(
-                lambda: evaluate(
-                    samples,
-                    args.embedder,
-                    None,
-                    args.details,
-                    expire_plans=not args.no_expiry,
-                    told=args.told,
-                    text_budgets=budgets,
-                )
-            ),
-            indent=2,
+    samples = load_samples(args.data)[: args.samples or None]
+    report = anyio.run(
+        lambda: evaluate(
+            samples,
+            args.embedder,
+            None,
+            args.details,
+            expire_plans=not args.no_expiry,
+            told=args.told,
+            text_budgets=budgets,
         )
     )
+    print(json.dumps(report, indent=2))
+    print(table(report), file=sys.stderr)
 
 
 if __name__ == "__main__":

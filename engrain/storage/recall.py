@@ -33,6 +33,7 @@ from engrain.rules.recall import (
     reply_weight,
     score_sql,
     slot_sql,
+    standing_scale,
     standing_sql,
     temporal_sql,
 )
@@ -185,7 +186,7 @@ _OVERDUE = "m.temporality = 'prospective' AND coalesce(m.event_end, m.event_time
 _IS_REPLY = f"m.kind = '{REPLY}'"
 _INSTRUCTION = f"m.metadata ->> '{Key.STANDING}' = 'instruction'"
 _PENALTY = penalty_sql(_OVERDUE, _IS_REPLY, ":reply_weight")
-_STANDING = standing_sql(f"m.metadata ->> '{Key.STANDING}'", _IS_REPLY)
+_STANDING = standing_sql(f"m.metadata ->> '{Key.STANDING}'", _IS_REPLY, ":standing_scale")
 
 
 def _score_columns(dim: int | None, emb: str, temporal: str, slot: str = "0.0") -> str:
@@ -424,6 +425,7 @@ class RecallQuery:
     slot: str | None = None  # the single-valued fact the query asks about (reading/slots.asked_slot)
     rarity: WordRarity = WordRarity()
     asks_assistant: bool = False  # the query asks what the assistant said: replies keep their whole score
+    asks_what_user_told: bool = False  # "what did I say…": standing instructions gain nothing (rules/recall.py)
 
     def statement(self) -> tuple[str, dict[str, Any]]:
         """The SQL text and its parameters (also what the benchmarks EXPLAIN)."""
@@ -440,6 +442,7 @@ class RecallQuery:
             "stat_words": list(self.rarity.words),
             "stat_freqs": list(self.rarity.freqs),
             "reply_weight": reply_weight(self.asks_assistant),
+            "standing_scale": standing_scale(self.asks_what_user_told),
         }
         if self.vector is not None:
             params["qv"] = vector_literal(self.vector)

@@ -1,11 +1,11 @@
-"""Who spoke a turn, whether a question asks what the assistant said, which statements are standing
-instructions or preferences, and which questions want the order of things (issue 51)."""
+"""Who spoke a turn, whether a question asks what the assistant said or what the user told, which statements are
+standing instructions or preferences, and which questions want the order of things (issue 51)."""
 
 from __future__ import annotations
 
 import pytest
 
-from engrain.reading.asks import asks_in_time
+from engrain.reading.asks import asks_in_time, asks_what_user_told
 from engrain.reading.speakers import asks_assistant, spoken_by, words_of
 from engrain.reading.standing import standing_of
 
@@ -83,3 +83,22 @@ def test_a_turn_that_names_its_speaker_is_read_without_the_name():
 )
 def test_a_question_that_wants_things_in_time(question, in_time):
     assert asks_in_time(question) is in_time
+
+
+@pytest.mark.parametrize(
+    "question, told",
+    [
+        ("What did I say about my TypeScript project?", True),
+        ("How old was I when I moved to Lisbon?", True),
+        ("What city did I say I work in?", True),
+        ("我之前说过我住在哪里？", True),
+        ("Was habe ich dir über meinen Hund erzählt?", True),
+        ("¿Qué te dije sobre mi perro?", True),
+        ("Qu'est-ce que j'ai dit sur mon chien ?", True),
+        ("How do I read a file line by line?", False),  # a request: the user's instructions bear on it
+        ("Can you show me an example of a closure?", False),
+        ("Which database does my team use now?", False),
+    ],
+)
+def test_a_question_about_what_the_user_told(question, told):
+    assert asks_what_user_told(question) is told

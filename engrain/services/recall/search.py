@@ -17,7 +17,7 @@ from sqlalchemy.exc import DBAPIError
 from engrain.errors import EngrainError, InvalidInput, Unavailable
 from engrain.providers.embeddings import Embedder
 from engrain.reading import inputs
-from engrain.reading.asks import asks_in_time
+from engrain.reading.asks import asks_in_time, asks_what_user_told
 from engrain.reading.dates import QueryTime, read_query_time
 from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.periods import happened_label
@@ -281,6 +281,7 @@ class RecallSearch:
             slot=asked_slot(query, words.lang),
             rarity=await self.rarity.get("memories"),
             asks_assistant=asks_assistant(query),
+            asks_what_user_told=asks_what_user_told(query),
         )
         return PreparedRecall(
             query=query,

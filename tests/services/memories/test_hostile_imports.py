@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 import zipfile
@@ -59,14 +58,29 @@ def one_long_line(path: Path, size: int = BIG) -> Path:
     return path
 
 
-def import_chats(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "engrain", "import-chats", *args, "--user", "ana"]
-    return subprocess.run(command, env=engrain_env(home), capture_output=True, text=True, timeout=BOUND)
+# Runs a command and prints, last on stderr, the largest resident size (Linux: kilobytes) it or a process it waited
+# for reached: that command's alone, whatever else the test worker ran before.
+MEASURED = (
+    "import resource, subprocess, sys; done = subprocess.run(sys.argv[1:]); "
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(done.returncode)"
+)
 
 
-def peak_child_rss_mb() -> float:
-    """The largest resident size any child process of this one reached (Linux: kilobytes)."""
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+def measured(command: list[str], home: Path) -> tuple[subprocess.CompletedProcess[str], float]:
+    """`command` run for `home`, with its peak resident size in MB (the output holds none of the measuring)."""
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURED, *command],
+        env=engrain_env(home),
+        capture_output=True,
+        text=True,
+        timeout=BOUND,
+    )
+    stderr, _, peak = done.stderr.rstrip("\n").rpartition("\n")
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout, stderr), int(peak) / 1024
+
+
+def import_chats(home: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], float]:
+    return measured([sys.executable, "-m", "engrain", "import-chats", *args, "--user", "ana"], home)
 
 
 @pytest.mark.parametrize(
@@ -82,10 +96,10 @@ async def test_a_hostile_export_is_refused_by_name_in_bounded_memory(tmp_path, m
     monkeypatch.delenv("ENGRAIN_DATABASE_URL", raising=False)
     home = tmp_path / "home"
     hostile = make(tmp_path / name)
-    done = import_chats(home, str(hostile))
+    done, peak_mb = import_chats(home, str(hostile))
     assert done.returncode == 2, done.stdout + done.stderr
     assert said in done.stderr and "Traceback" not in done.stderr, done.stderr
-    assert peak_child_rss_mb() < 1024  # the 200 MB ones were read in bounded pieces, or not at all
+    assert peak_mb < 1024  # the 200 MB ones were read in bounded pieces, or not at all
     await no_postmaster(home)
 
 
@@ -130,7 +144,7 @@ async def test_a_folder_import_follows_no_link_out_of_the_folder(tmp_path, monke
     (notes / "elsewhere").symlink_to(private, target_is_directory=True)
     os.mkfifo(notes / "pipe.md")
     home = tmp_path / "home"
-    done = import_chats(home, str(notes))
+    done, _ = import_chats(home, str(notes))
     assert done.returncode == 0 and "kept 1 memories" in done.stdout, done.stdout + done.stderr
     assert "notes: 2 symbolic links not followed (only what is inside the folder is read): elsewhere, keys.md" in (
         done.stderr
@@ -169,12 +183,6 @@ def test_an_export_file_of_one_endless_line_is_refused_by_engrain_import(tmp_pat
     monkeypatch.delenv("ENGRAIN_DATABASE_URL", raising=False)
     export = one_long_line(tmp_path / "me.jsonl")
     home = tmp_path / "home"
-    done = subprocess.run(
-        [sys.executable, "-m", "engrain", "import", str(export)],
-        env=engrain_env(home),
-        capture_output=True,
-        text=True,
-        timeout=BOUND,
-    )
+    done, peak_mb = measured([sys.executable, "-m", "engrain", "import", str(export)], home)
     assert done.returncode == 1 and "line 1: longer than 16 MB: no row of an export is" in done.stderr, done.stderr
-    assert peak_child_rss_mb() < 1024
+    assert peak_mb < 1024

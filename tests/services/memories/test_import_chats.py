@@ -129,6 +129,8 @@ def test_the_command_imports_dry_runs_and_refuses_what_it_cannot_read(tmp_path):
     assert dry.returncode == 0, dry.stderr
     assert "would keep 2 memories and 1 of the assistant's replies (user 'ana')" in dry.stdout
     assert "- I'm allergic to shellfish" in dry.stdout
+    own_only = run(str(CHATS / "claude" / "conversations.json"), "--user", "ana", "--dry-run", "--no-replies")
+    assert "would keep 2 memories (user 'ana')" in own_only.stdout, own_only.stdout + own_only.stderr
     shutil.copytree(CHATS / "notes", tmp_path / "notes")
     done = run(str(tmp_path / "notes"), "--user", "ana", "--from", "markdown")
     assert done.returncode == 0 and "kept 2 memories" in done.stdout, done.stderr

@@ -72,6 +72,21 @@ async def test_a_standing_instruction_is_recalled_by_an_unrelated_sounding_reque
     assert instruction in profile
 
 
+async def test_a_standing_instruction_gains_nothing_on_a_question_about_what_the_user_told(settings_factory):
+    """ "What did I say about…" looks up the past: the instruction is found by its words, and scored by them only."""
+    instruction = "Always give me code examples in TypeScript, never plain JavaScript."
+    async with connect(settings_factory()) as (client, _):
+        await call(client, "remember_many", items=[{"content": instruction, "said_at": SAID}])
+        request = await call(
+            client, "recall", query="How do I read a file line by line in TypeScript?", limit=3, explain=True
+        )
+        told = await call(client, "recall", query="What did I say about TypeScript?", limit=3, explain=True)
+    [asked] = [hit for hit in request["results"] if hit["content"] == instruction]
+    [looked_up] = [hit for hit in told["results"] if hit["content"] == instruction]
+    assert asked["breakdown"]["standing"] == 0.5
+    assert looked_up["breakdown"]["standing"] == 0.0
+
+
 async def test_a_reply_is_never_the_users_fact_plan_or_preference(settings_factory):
     async with connect(settings_factory()) as (client, _):
         reply = "Assistant: You should move to Lisbon next month and you love surfing there."
