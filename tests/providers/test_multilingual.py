@@ -124,6 +124,23 @@ async def test_a_new_user_who_writes_chinese_is_answered_by_meaning_from_the_sta
     assert {hit["content"] for hit in found["results"]} == {"我每周四去游泳", "我周末常常去爬山"}
 
 
+async def test_a_first_batch_in_chinese_is_embedded_by_the_multilingual_model_at_once(
+    settings_factory, fresh_database_url
+):
+    """A conversation stored at once (`remember_many`) by a new user is weighed before it is embedded: no row
+    waits for a re-embedding in the background, so the first question finds it by meaning."""
+    settings = settings_factory(embedder="auto", fetch_models=False, database_url=fresh_database_url)
+    async with connect(settings) as (client, app):
+        items = [{"content": text} for text in ["我每周四去游泳", "我周末常常去爬山", "我在一家游戏公司工作"]]
+        await call(client, "remember_many", items=items)
+        models = await scalar(
+            app, "SELECT array_agg(DISTINCT embedder) FROM memory_vectors WHERE user_id = :u", u=app.settings.user
+        )
+        found = await call(client, "recall", query="我平时做什么运动？", limit=2)
+    assert models == ["use:multilingual-v3"]
+    assert {hit["content"] for hit in found["results"]} == {"我每周四去游泳", "我周末常常去爬山"}
+
+
 def test_one_foreign_sentence_among_an_english_users_first_memories_switches_nothing():
     from engrain.services.memories.language_mix import wants_multilingual
 

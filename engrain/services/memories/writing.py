@@ -485,6 +485,7 @@ class MemoryWriter:
             if key not in existing:
                 fresh.setdefault(key, p)
         texts = [f"{p.context}\n{p.content}" if p.context else p.content for p in fresh.values()]
+        await self.languages.before_embedding([p.lang for p in fresh.values()])
         model, vectors = await self.rt.embeddings.embed(texts) if fresh else (None, [])
         rows = await to_thread(lambda: {key: p.row(user_id, now) for key, p in fresh.items()}) if model else {}
         stored_vectors = [repo.Vector(model.id, vec) for vec in vectors] if model is not None else []
