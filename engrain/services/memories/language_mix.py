@@ -54,11 +54,15 @@ class LanguageMix:
             self._next_check = time.monotonic() + CHECK_SECONDS
             self.rt.spawn(self.check())
 
-    async def wanted(self) -> bool:
-        """Whether the home's newest memories call for the multilingual model (one query)."""
+    async def _mix(self) -> tuple[int, float]:
+        """How many of the home's newest memories were read, and the share of them not in English (one query)."""
         db = await self.rt.database()
         async with db.sessions() as s:
-            count, share = await stats_repo.language_mix(s, self.rt.clock(), SAMPLE)
+            return await stats_repo.language_mix(s, self.rt.clock(), SAMPLE)
+
+    async def wanted(self) -> bool:
+        """Whether the home's newest memories call for the multilingual model (one query)."""
+        count, share = await self._mix()
         self._few = count < MIN_MEMORIES
         return wants_multilingual(count, share)
 
@@ -68,12 +72,10 @@ class LanguageMix:
         foreign = sum(lang != ENGLISH for lang in langs)
         if self.rt.embeddings.multilingual or self.rt.embeddings.spec.kind != "auto" or not foreign:
             return
-        db = await self.rt.database()
-        async with db.sessions() as s:
-            count, share = await stats_repo.language_mix(s, self.rt.clock(), SAMPLE)
-        total = min(SAMPLE, count + len(langs))
-        foreign += round(share * max(0, total - len(langs)))  # the home's newest that the sample keeps
-        if wants_multilingual(total, foreign / total):
+        count, share = await self._mix()
+        kept = min(count, max(0, SAMPLE - len(langs)))  # the home's newest that a sample with the batch keeps
+        total = len(langs) + kept
+        if wants_multilingual(total, (foreign + share * kept) / total):
             await self.rt.embeddings.prefer_multilingual()
 
     async def check(self) -> None:
