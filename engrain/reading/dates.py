@@ -78,6 +78,12 @@ _BOOKED_FOR = re.compile(
 _SINCE = re.compile(r"\b(?:ever\s+)?since\b", re.IGNORECASE)
 _SINCE_BEFORE = re.compile(r"\b(?:ever\s+)?since\s+(?:the\s+|last\s+)?$", re.IGNORECASE)
 _BARE_YEAR = re.compile(r"(?:in\s+)?(?:19|20)\d\d")
+# A year right after a capitalised word is part of a name ("Cyberpunk 2077", "Blade Runner 2049", "Windows
+# 2000"), unless that word says when ("Since 2019", "Christmas 2019").
+_NAMED_BEFORE = re.compile(
+    r"\b(?!(?:In|On|By|Since|Until|Till|From|Of|The|Before|After|During|Around|Early|Late|Mid|Christmas|Easter"
+    r"|Thanksgiving|Halloween|Year)\b)[A-Z][\w'’.-]*\s+$"
+)
 # Words that are dates only in a date's company: "a bright sun", "march on", "may I", "my 18th birthday",
 # a month named alone ("April is my sister's name", but "in April", "April 3rd").
 _LOOKALIKE = re.compile(rf"(?:sun|sat|wed|mar|may|jan|aug|fall|{FULL_MONTHS})(?:\s+on)?|\d{{1,2}}(?:st|nd|rd|th)", re.I)
@@ -317,6 +323,31 @@ _NAMES_WHICH = re.compile(
 )
 
 
+# "Last week" in the languages engrain reads (not "two weeks ago", not "a week ago": those count days back).
+_LAST_WEEK = re.compile(
+    r"\b(?:last|past|previous)\s+week\b(?!\s*end)|\b(?:letzte|vorige|vergangene)[nmrs]?\s+woche\b"
+    r"|\bsemana\s+pasada\b|\bpasada\s+semana\b|\bsemaine\s+(?:derni[eè]re|pass[ée]e)\b|\bderni[eè]re\s+semaine\b"
+    r"|上(?:个)?(?:周|星期|礼拜)(?![一二三四五六日天末])",
+    re.IGNORECASE,
+)
+
+
+def as_meant(period: Period, phrase: str | None, told: datetime) -> Period:
+    """The period a relative phrase names as people mean it (docs/SPEC.md §5): weeks run Monday to Sunday,
+    and "last week" told on a Sunday is the week ending that day — the days just past, not the week before
+    them ("I graduated last week", said on Sunday 2 April, is the week of 27 March). Every other relative
+    week, month and day counts whole units back from the told day ("last month" on 31 January is December)."""
+    if (
+        period.grain is Grain.WEEK
+        and phrase
+        and _LAST_WEEK.search(phrase)
+        and told.weekday() == 6
+        and period.end <= Period.containing(told, Grain.WEEK).start
+    ):
+        return Period.containing(told, Grain.WEEK)
+    return period
+
+
 def find_event_period(
     content: str, now: datetime, tz: tzinfo | None, lang: str = ENGLISH
 ) -> tuple[Period | None, str | None]:
@@ -326,8 +357,8 @@ def find_event_period(
     when, phrase = find_event_time(content, now, tz, lang)
     if when is None:
         return None, None
-    period = period_of(when, phrase)
     told = local(now, tz)
+    period = as_meant(period_of(when, phrase), phrase, told)
     if period.grain in (Grain.MONTH, Grain.SEASON) and phrase and not _NAMES_WHICH.search(phrase):
         for years in (-1, 1):
             other = Period.containing(_years_later(period.start, years), period.grain)
@@ -450,6 +481,8 @@ def _read_by_dateparser(content: str, local_now: datetime, prefer_past: bool) ->
             if _lookalike(content, start, text):
                 continue
             if _BARE_YEAR.fullmatch(text.strip()):  # "2019" is the year, not today's date moved to 2019
+                if _NAMED_BEFORE.search(content[max(0, start - 40) : start]):
+                    continue
                 value = value.replace(month=1, day=1)
             day = _ordinal_day(text, local_now, prefer_past)
             return (day or value.replace(tzinfo=local_now.tzinfo)), text
@@ -554,15 +587,17 @@ def parse_period(field: str, value: str, now: datetime, tz: tzinfo | None, *, pr
         elif m := _ISO_WEEK.fullmatch(text):
             monday = datetime.fromisocalendar(int(m[1]), int(m[2]), 1).replace(tzinfo=local_now.tzinfo)
             period = Period.containing(monday, Grain.WEEK)
-        elif m := _RANGE.fullmatch(text):
-            first, last = (parse_when(field, part, now, tz, prefer_past=prefer_past) for part in (m[1], m[2]))
-            if last < first:
+        elif (m := _RANGE.fullmatch(text)) and not _RANGE.fullmatch(m[1]) and not _RANGE.fullmatch(m[2]):
+            # Each end at its own precision: "2024-06..2024-08" runs to the end of August, not its first day.
+            first, last = (parse_period(field, part, now, tz, prefer_past=prefer_past) for part in (m[1], m[2]))
+            if last.end <= first.start:
                 raise InvalidInput(field, f"{value!r} ends before it begins")
-            period = Period.between(first, last)
+            period = Period.between(first.start, max(first.end, last.end) - timedelta(microseconds=1))
         else:
             when = parse_when(field, text, now, tz, prefer_past=prefer_past)
             exact = _is_iso(text)
-            period = Period(when, Period.containing(when, Grain.DAY).end, Grain.DAY) if exact else period_of(when, text)
+            read = Period(when, Period.containing(when, Grain.DAY).end, Grain.DAY) if exact else period_of(when, text)
+            period = as_meant(read, text, local_now)
     except ValueError:  # a month 13, a week 54
         raise InvalidInput(field, f"{value!r} is not a date, a month (2022-12), a week (2022-W48) or a year") from None
     if meant(period.start) is None:

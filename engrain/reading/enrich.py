@@ -194,14 +194,22 @@ def temporality_of(mood: Mood, asks_assistant: bool, event_time: datetime | None
 
 
 def enrich(
-    content: str, now: datetime, tz: tzinfo | None, event: Period | None = None, lang: str = ENGLISH
+    content: str,
+    now: datetime,
+    tz: tzinfo | None,
+    event: Period | None = None,
+    lang: str = ENGLISH,
+    *,
+    read_dates: bool = True,
+    retold: bool = False,
 ) -> Enrichment:
     """Infer kind, temporality, the event's period, category and procedure steps from the text alone (written
     in `lang`), told at `now`. A client-given `event` (the calling model's reading) wins over a date found in
-    the text."""
+    the text; `read_dates=False`: the model read the text and found no date, which wins too. A `retold` text
+    (a conversation's summary) tells what was said, not the user's rule: it holds no habit."""
     date_text: str | None = None
-    habit = recurrence(content, lang)
-    if event is None and habit is None:  # a habit's weekday ("every Thursday") is a rule, not a date
+    habit = recurrence(content, lang) if not retold else None
+    if event is None and habit is None and read_dates:  # a habit's weekday ("every Thursday") is a rule, not a date
         event, date_text = find_event_period(content, now, tz, lang)
     event_time = event.start if event is not None else None
     steps = procedure_steps(content, lang)

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 import pytest
 
 from bench.time_reader import CORPUS, Sentence, measure, read_corpus
+from engrain.reading.dates import parse_period
 from engrain.reading.enrich import enrich
 from engrain.text.languages import detect
 from tests.conftest import Clock, call, connect
@@ -132,3 +133,62 @@ async def test_a_chinese_month_is_read_through_remember(settings_factory):
     async with connect(settings_factory(), Clock(TOLD)) as (client, _):
         out = await call(client, "remember", content="去年十月我搬到了上海")
         assert out["event_time"].startswith("2025-10-01") and out["temporality"] == "historical"
+
+
+SUNDAY_2_APRIL = datetime(2023, 4, 2, 12, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "told", "happened"),
+    [
+        # Told on a Sunday, "last week" is the week ending that day: the days just past (issue 52, part 6).
+        ("I graduated last week.", SUNDAY_2_APRIL, "week of 2023-03-27"),
+        ("Letzte Woche habe ich meinen Abschluss gemacht.", SUNDAY_2_APRIL, "week of 2023-03-27"),
+        ("La semana pasada fui a Madrid.", SUNDAY_2_APRIL, "week of 2023-03-27"),
+        ("La semaine dernière, je suis allé à Paris.", SUNDAY_2_APRIL, "week of 2023-03-27"),
+        ("上周我毕业了。", SUNDAY_2_APRIL, "week of 2023-03-27"),
+        # On any other day it is the calendar week before the told one; counted weeks count days back.
+        ("I graduated last week.", datetime(2023, 4, 1, 12, 0, tzinfo=UTC), "week of 2023-03-20"),
+        ("A week ago I adopted a cat.", SUNDAY_2_APRIL, "week of 2023-03-20"),
+        ("Two weeks ago I adopted a cat.", SUNDAY_2_APRIL, "week of 2023-03-13"),
+        ("Next week I fly to Rome.", SUNDAY_2_APRIL, "week of 2023-04-03"),
+        ("Last month I started a new job.", datetime(2023, 1, 31, 12, 0, tzinfo=UTC), "2022-12"),
+    ],
+)
+def test_a_relative_week_is_read_as_people_mean_it(text, told, happened):
+    info = enrich(text, told, UTC, lang=detect(text))
+    assert info.event is not None and info.event.label(UTC) == happened
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I started playing Cyberpunk 2077.",  # was `happened 2077`, a plan
+        "Blade Runner 2049 is my favourite film",
+        "My old laptop ran Windows 2000",
+    ],
+)
+def test_a_year_in_a_name_is_no_date(text):
+    info = enrich(text, SUNDAY_2_APRIL, UTC)
+    assert info.event is None and info.temporality != "prospective"
+
+
+@pytest.mark.parametrize(
+    ("text", "year"), [("Christmas 2019 was at my parents' place", "2019"), ("Since 2019 I live in Porto", "2019")]
+)
+def test_a_year_after_a_word_of_time_is_still_a_date(text, year):
+    info = enrich(text, SUNDAY_2_APRIL, UTC)
+    assert info.event is not None and info.event.label(UTC) == year
+
+
+@pytest.mark.parametrize(
+    ("given", "happened"),
+    [
+        ("2024-06..2024-08", "2024-06-01..2024-08-31"),  # was ending 2024-08-01
+        ("2022-12-03..2022-12-05", "2022-12-03..2022-12-05"),
+        ("2022-W48..2022-W49", "2022-11-28..2022-12-11"),
+        ("last week", "week of 2023-03-27"),
+    ],
+)
+def test_a_given_span_ends_at_the_end_of_its_last_part(given, happened):
+    assert parse_period("event_time", given, SUNDAY_2_APRIL, UTC, prefer_past=True).label(UTC) == happened

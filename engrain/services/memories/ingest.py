@@ -456,6 +456,8 @@ class ConversationIngest:
             for item in items[:MAX_EXTRACTED]:
                 steps = [x.strip()[:500] for x in item.procedure_steps or [] if x.strip()][:30]
                 request = RememberRequest(**item.model_dump(exclude={"procedure_steps", "message"}))
+                # `"event_time": null` written out: the model read the text and found no date; it wins.
+                request.undated = "event_time" in item.model_fields_set and item.event_time is None
                 request.procedure_steps = steps if len(steps) >= 2 else None
                 request.said_at = request.said_at or told.isoformat()
                 result = await self._remember_leniently(user_id, request, source, s, told)
@@ -466,7 +468,7 @@ class ConversationIngest:
                 text = SUMMARY_PREFIX + " ".join(summary.split())[:1000]
                 # Dated by its sources: the conversation's end, never the moment it was digested.
                 request = RememberRequest(
-                    content=text, kind="episodic", event_time=told.isoformat(), said_at=told.isoformat()
+                    content=text, kind="episodic", event_time=told.isoformat(), said_at=told.isoformat(), retold=True
                 )
                 result = await self.memories.remember(user_id, request, source=source, session=s)
                 summary_id = result.id

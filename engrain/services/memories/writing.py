@@ -137,6 +137,8 @@ class RememberRequest(BaseModel):
     temporality: str | None = None
     procedure_steps: list[str] | None = None
     role: str | None = None  # who said it, for a turn of a chat (reading/speakers.py); None: read from the text
+    undated: bool = False  # the model read the text and gave no date (`event_time: null`): none is read from it
+    retold: bool = False  # a conversation's summary: what was said, retold; no habit, slot or standing of its own
 
 
 async def to_thread(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -378,7 +380,9 @@ class MemoryWriter:
             category = inputs.text_field("category", category, inputs.MAX_CATEGORY_CHARS)
         if source is not None:
             source = inputs.text_field("source", source, 200)
-        info = enrich(content, told, tz, event=explicit, lang=lang)
+        info = enrich(
+            content, told, tz, event=explicit, lang=lang, read_dates=not request.undated, retold=request.retold
+        )
         role = inputs.kind("role", request.role, ROLES) if request.role is not None else spoken_by(content)
         if role == "assistant":  # what the assistant said: a reply, never the user's fact, plan or habit
             info, kind = info.as_reply(), REPLY
@@ -388,9 +392,10 @@ class MemoryWriter:
             info.temporality = inputs.kind("temporality", request.temporality, inputs.TEMPORALITIES)
             if info.temporality == "prospective":
                 info.recurrence = None  # a plan, as the model read it: no habit
+        own = kind != REPLY and not request.retold  # the user's own words: their facts, slots and instructions
         # A later memory of this slot with another value replaces this one; the caller's key wins.
-        slot = slot_of(content, lang) if kind != REPLY else None
-        if request.key is not None and kind != REPLY:
+        slot = slot_of(content, lang) if own else None
+        if request.key is not None and own:
             slot = given_slot(inputs.slot_key("key", request.key), slot, content)
         read = MemoryMetadata(
             procedure_steps=info.procedure_steps or None,
@@ -399,7 +404,7 @@ class MemoryWriter:
             recurrence=info.recurrence or None,  # a habit: a rule, never an upcoming plan
             slot=slot.key if slot else None,
             slot_value=slot.normalized if slot else None,
-            standing=standing_of(words_of(content)) if kind != REPLY else None,
+            standing=standing_of(words_of(content)) if own else None,
         )
         extra = {**(request.metadata or {}), **read.stored()}  # the client's keys, and what the reading found
         return Prepared(
@@ -409,7 +414,7 @@ class MemoryWriter:
             namespace=inputs.namespace(request.namespace) if request.namespace is not None else "default",
             importance_given=importance or (IMPORTANT if info.important else None),
             lang=lang,
-            topic=slot_topic(content, lang) if slot is None and kind != REPLY else None,
+            topic=slot_topic(content, lang) if slot is None and own else None,
             category=category or info.category,
             tags=inputs.tags(request.tags or []),
             temporality=info.temporality,  # judged on arrival by the caller (`on_arrival`)

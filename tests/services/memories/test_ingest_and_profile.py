@@ -206,3 +206,31 @@ async def test_get_user_traits_filters(settings_factory):
         assert await names(subtype="behavior") == ["Beh", "Cand"]
         assert await names(limit=1) == ["Core value"]
         assert "limit: 0 is out of range" in await call_error(client, "get_user_traits", limit=0)
+
+
+async def test_a_models_null_date_and_a_summary_are_read_as_the_model_gave_them(settings_factory):
+    """`"event_time": null` written out by the model is its reading (no date), not a gap for the rules to fill;
+    a summary retelling "every week" is no habit of the user's (issue 52, part 6)."""
+    llm = ScriptedLLM(
+        {
+            "memories": [
+                {"content": "I want to visit Kyoto in 2027 someday", "event_time": None, "temporality": "current"},
+                {"content": "I finished the Berlin marathon in 2023", "temporality": "historical"},
+            ],
+            "summary": "The user talked about running every week and a dream trip to Kyoto.",
+        }
+    )
+    async with connect(settings_factory(), Clock(datetime(2026, 11, 22, tzinfo=UTC)), llm) as (client, app):
+        out = await call(client, "ingest_conversation", messages=CONVERSATION)
+        kyoto, marathon = out["created"]
+        rows = await scalar(
+            app,
+            "SELECT json_object_agg(id::text, json_build_object('event', event_time, 'meta', metadata))"
+            " FROM memories WHERE user_id = :u",
+            u=app.settings.user,
+        )
+        found = (await client.call_tool("recall", {"query": "running every week"})).content[0].text
+    assert rows[kyoto]["event"] is None  # the rules would read 2027 from the sentence
+    assert rows[marathon]["event"].startswith("2023-01-01")  # a date left out is still read from the text
+    assert "recurrence" not in rows[out["summary_id"]]["meta"]
+    assert "Conversation summary" in found and "habit" not in found
