@@ -97,17 +97,6 @@ DEFAULT_IMPORTANCE = 5
 IMPORTANT = 8
 
 
-def on_arrival(temporality: str, event: Period | None, told_at: datetime, at: datetime) -> str:
-    """A plan told before `at` whose period was over by then is history when it arrives, not an overdue plan.
-    `at` is the user's present for this write (issue 41): the server's now for a memory told live about the
-    past ("I'm going to paint this weekend", said last May), and the last message of an imported history for a
-    batch — a review "next Thursday" told the day before that last message is still ahead there, and stays a
-    plan until the expiry pass, on the user's clock, passes it."""
-    if temporality == "prospective" and event is not None and told_at < at and event.end <= at:
-        return "historical"
-    return temporality
-
-
 @dataclass
 class Enrichment:
     kind: str

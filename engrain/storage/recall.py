@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from engrain.reading.metadata import Key
 from engrain.reading.speakers import REPLY
+from engrain.rules import plans
 from engrain.rules.recall import (
     BRIDGE_SEEDS,
     BRIDGE_WEIGHT,
@@ -182,7 +183,8 @@ def _temporal(asks_when: bool, window: bool, ahead: bool) -> str:
 
 
 _FILLS_SLOT = f"m.metadata ->> '{Key.SLOT}' = :slot"
-_OVERDUE = "m.temporality = 'prospective' AND coalesce(m.event_end, m.event_time) <= :now"
+# A plan is judged on the user's clock (rules/plans.py), as the intentions and the profile judge it.
+_OVERDUE = f"m.temporality = 'prospective' AND {plans.over_sql('(SELECT t FROM user_now)')}"
 _IS_REPLY = f"m.kind = '{REPLY}'"
 _INSTRUCTION = f"m.metadata ->> '{Key.STANDING}' = 'instruction'"
 _PENALTY = penalty_sql(_OVERDUE, _IS_REPLY, ":reply_weight")
@@ -395,7 +397,7 @@ def recall_sql(
         UNION ALL
         SELECT *, 1 AS part FROM linked
     )
-    SELECT r.*,
+    SELECT r.*, (SELECT t FROM user_now) AS user_now,
         coalesce((SELECT json_agg(json_build_object('id', l.target_id, 'relation', l.relation)
                                   ORDER BY l.created_at, l.target_id)
                   FROM memory_links l WHERE l.user_id = :user AND l.source_id = r.id{link_time}), '[]'::json) AS links
@@ -556,6 +558,7 @@ class RecallRow:
     linked_from: uuid.UUID | None
     relation: str | None
     links: list[LinkedId]
+    user_now: datetime  # the user's clock (or the moment asked about): where plans were judged
 
     @classmethod
     def of(cls, row: RowMapping) -> RecallRow:

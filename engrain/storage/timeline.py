@@ -17,15 +17,21 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 
+def _clock_sql(user: str, extra: str = "") -> str:
+    """The clock of the user `user` at the server time `:now` as a scalar subquery; NULL for a user with
+    nothing told yet. One backward probe of the (user_id, told_at) index."""
+    return (
+        "(SELECT least(u.told_at + (CAST(:now AS timestamptz) - u.created_at), CAST(:now AS timestamptz))"
+        f" FROM memories u WHERE u.user_id = {user} AND u.told_at <= :now{extra}"
+        " ORDER BY u.told_at DESC LIMIT 1)"
+    )
+
+
 def user_now_sql(user: str, extra: str = "") -> str:
     """The clock of the user `user` (an SQL expression) at the server time `:now`, as a scalar subquery
-    (:now itself for a user with nothing told yet). One backward probe of the (user_id, told_at) index.
-    `extra`: a further condition on the alias `u` of their memories."""
-    return (
-        "coalesce((SELECT least(u.told_at + (CAST(:now AS timestamptz) - u.created_at), CAST(:now AS timestamptz))"
-        f" FROM memories u WHERE u.user_id = {user} AND u.told_at <= :now{extra}"
-        " ORDER BY u.told_at DESC LIMIT 1), CAST(:now AS timestamptz))"
-    )
+    (:now itself for a user with nothing told yet). `extra`: a further condition on the alias `u` of their
+    memories."""
+    return f"coalesce({_clock_sql(user, extra)}, CAST(:now AS timestamptz))"
 
 
 def reflected_told_sql(user: str) -> str:
@@ -46,3 +52,14 @@ async def user_now(session: AsyncSession, user_id: str, now: datetime) -> dateti
     value = await session.scalar(text(f"SELECT {user_now_sql(':user')}"), {"user": user_id, "now": now})
     assert isinstance(value, datetime)
     return value
+
+
+async def write_present(session: AsyncSession, user_id: str, now: datetime, told: datetime) -> datetime:
+    """The user's present for a write whose latest told time is `told` (rules/plans.on_arrival judges its plans
+    there): the later of the user's clock and `told`. A fresh home has no clock yet: a conversation stored there
+    is judged at its own time, as is each conversation of a history stored in order; a live user's clock is
+    the server's, so a plan told long ago arrives as history. A write told now needs no reading."""
+    if told >= now:
+        return now
+    clock = await session.scalar(text(f"SELECT {_clock_sql(':user')}"), {"user": user_id, "now": now})
+    return max(clock, told) if isinstance(clock, datetime) else told

@@ -23,18 +23,19 @@ from engrain.errors import InvalidInput, NotFound, QuotaExceeded
 from engrain.reading import inputs
 from engrain.reading.dates import mood_of
 from engrain.reading.duplicates import is_near_duplicate
-from engrain.reading.enrich import DEFAULT_IMPORTANCE, IMPORTANT, content_hash, enrich, on_arrival
+from engrain.reading.enrich import DEFAULT_IMPORTANCE, IMPORTANT, content_hash, enrich
 from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.mood import Mood
 from engrain.reading.periods import Period, happened_label
 from engrain.reading.slots import Topic, given_slot, shown_key, single_valued, slot_of, slot_topic, states_now
 from engrain.reading.speakers import REPLY, ROLES, spoken_by, words_of
 from engrain.reading.standing import standing_of
+from engrain.rules import plans
 from engrain.services.memories import replacing
 from engrain.services.memories.redacting import redact_request, redacted
 from engrain.services.memories.results import ForgetResult, PinResult, RememberResult, Replaceable
 from engrain.services.wording import short_ids as ids
-from engrain.storage import analyze
+from engrain.storage import analyze, timeline
 from engrain.storage import memories as repo
 from engrain.storage import stats as stats_repo
 from engrain.storage.models import Memory
@@ -87,6 +88,11 @@ class Prepared:
     @property
     def event_time(self) -> datetime | None:
         return self.event.start if self.event is not None else None
+
+    def arrive(self, present: datetime) -> None:
+        """Judge its plan at the user's present for this write (rules/plans.on_arrival)."""
+        end = self.event.end if self.event is not None else None
+        self.temporality = plans.on_arrival(self.temporality, self.event_time, end, self.told_at, present)
 
     def row(self, user_id: str, now: datetime) -> Memory:
         return Memory(
@@ -173,6 +179,15 @@ def _result(
     )
 
 
+async def _arrive(s: AsyncSession, user_id: str, now: datetime, batch: list[Prepared]) -> None:
+    """A batch's plans judged at its present: an imported history at its own end (its last message), unless
+    the user's clock is already past it (storage/timeline.write_present)."""
+    if batch:
+        present = await timeline.write_present(s, user_id, now, max(p.told_at for p in batch))
+        for p in batch:
+            p.arrive(present)
+
+
 @contextmanager
 def _item(i: int) -> Generator[None]:
     """An error about one item of a batch names it: `items[3].content`."""
@@ -217,10 +232,9 @@ class MemoryWriter:
         request, kinds = await redacted(request, self.rt.settings.redact)
         await fulltext.load_for(request.content)
         item, (model, vector) = await self._read_and_embed(request, now, source)
-        # Told live about the past ("I'm going to paint this weekend", said_at last May): judged at the present.
-        item.temporality = on_arrival(item.temporality, item.event, item.told_at, now)
         db = await self.rt.database()
         async with db.transaction(session) as s:
+            item.arrive(await timeline.write_present(s, user_id, now, item.told_at))
             old_id = await ids.resolve(s, user_id, "supersedes", request.supersedes) if request.supersedes else None
             result = await self._write(s, user_id, item, old_id, model, vector, now)
         if result.status == "created":  # once committed (or in the caller's transaction): the mix may read it
@@ -437,10 +451,6 @@ class MemoryWriter:
                 item = self._prepare(it, now, source)
                 item.redacted = kinds or None
                 prepared.append(item)
-        if prepared:  # an imported history is judged at its own end, its last message (the user's clock then)
-            latest = max(p.told_at for p in prepared)
-            for p in prepared:
-                p.temporality = on_arrival(p.temporality, p.event, p.told_at, latest)
         for before, p in itertools.pairwise(prepared):
             # A short turn of a chat ("Yes, the green one!") means what it answers: its vector reads that too, so
             # that the question it settles finds it (issue 51). Its words and full-text index stay its own.
@@ -484,6 +494,7 @@ class MemoryWriter:
     ) -> list[RememberResult]:
         async with db.sessions() as s:
             existing = await repo.live_by_hashes(s, user_id, [p.digest for p in prepared])
+            await _arrive(s, user_id, now, prepared)
         fresh: dict[tuple[str, str, str], Prepared] = {}
         for p in sorted(prepared, key=lambda p: p.digest):  # one lock order for every concurrent batch
             key = (p.namespace, p.kind, p.digest)

@@ -121,3 +121,5 @@ class RecallResult(BaseModel):
         description="The question asks for an order or a summary: the text lists the results in the order told "
         "(`results` stay best first).",
     )
+    # The user's present the plans were judged at (their clock, or the moment asked about): for the text's marks.
+    user_now: datetime | None = Field(default=None, exclude=True)

@@ -197,7 +197,8 @@ class RecallSearch:
         if not explain:
             for hit in result.results:
                 hit.breakdown = None
-        return render(result, now=self.rt.clock(), tz=self.rt.settings.tz, explain=explain, budget=budget)
+        now = result.user_now or self.rt.clock()  # plans marked on the user's clock, as the statement judged them
+        return render(result, now=now, tz=self.rt.settings.tz, explain=explain, budget=budget)
 
     async def _read_rarity(self, _: str) -> WordRarity:
         db = await self.rt.database()
@@ -335,4 +336,5 @@ class RecallSearch:
             words_not_embedded=list(prepared.left_out),
             as_of=prepared.as_of,
             in_time_order=prepared.in_time_order,
+            user_now=rows[0].user_now if rows else None,
         )

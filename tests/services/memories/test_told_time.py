@@ -40,13 +40,29 @@ async def test_relative_dates_are_read_against_the_told_time(settings_factory):
 
 
 async def test_a_plan_whose_date_passed_before_it_was_told_to_engrain_is_history(settings_factory):
+    """Told to a user whose clock is at today (a live user), a plan of 2023 for a weekend long gone is history."""
     async with connect(settings_factory(), Clock(NOW)) as (client, _):
-        old = await call(client, "remember", content="I'm going to paint the fence this weekend", said_at="2023-05-08")
-        assert old["event_time"].startswith("2023-05-13") and old["temporality"] == "historical"
         live = await call(client, "remember", content="I'm going to paint the shed on Saturday")
         assert live["temporality"] == "prospective" and live["event_time"] > NOW.isoformat()
+        old = await call(client, "remember", content="I'm going to paint the fence this weekend", said_at="2023-05-08")
+        assert old["event_time"].startswith("2023-05-13") and old["temporality"] == "historical"
         intentions = (await client.read_resource("engrain://intentions")).contents[0].text
         assert line_ids(intentions, "Upcoming") == [live["id"][:8]] and line_ids(intentions, "Overdue") == []
+
+
+async def test_a_history_told_to_a_fresh_home_is_judged_on_its_own_time(settings_factory):
+    """A fresh home has no clock but the history it is told (issue 52: one clock): the plan is ahead there, in
+    the result, the intentions and recall alike; a later live message moves the clock, and the plan is over."""
+    async with connect(settings_factory(), Clock(NOW)) as (client, _):
+        old = await call(client, "remember", content="I'm going to paint the fence this weekend", said_at="2023-05-08")
+        intentions = (await client.read_resource("engrain://intentions")).contents[0].text
+        recalled = (await client.call_tool("recall", {"query": "paint the fence"})).content[0].text
+        assert old["temporality"] == "prospective" and line_ids(intentions, "Upcoming") == [old["id"][:8]]
+        assert "plan]" in recalled and "overdue" not in recalled
+        await call(client, "remember", content="I'm going to paint the shed on Saturday")
+        intentions = (await client.read_resource("engrain://intentions")).contents[0].text
+        recalled = (await client.call_tool("recall", {"query": "paint the fence"})).content[0].text
+    assert line_ids(intentions, "Overdue") == [old["id"][:8]] and "overdue plan" in recalled
 
 
 async def test_a_told_time_in_the_future_is_refused_with_its_field(settings_factory):

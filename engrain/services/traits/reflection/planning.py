@@ -23,6 +23,7 @@ from engrain.services.traits.results import NotTriggered
 from engrain.services.wording.lines import Shown, when_text
 from engrain.storage import cycles as cycle_repo
 from engrain.storage import memories as repo
+from engrain.storage import timeline
 from engrain.storage import traits as trait_repo
 from engrain.storage.cycles import Mark
 from engrain.storage.models import Memory
@@ -58,6 +59,7 @@ class Plan:
     # than one cycle shows, just past the last one shown (the rest stay pending for the next cycle).
     mark: Mark | None = None
     tz: tzinfo | None = None  # the user's zone, for the dates the prompts show
+    user_now: datetime | None = None  # the user's clock when read: the prompts judge plans there (else `now`)
 
     def memory_ref(self, ref: Any) -> uuid.UUID | None:
         """A cited memory id, if the model was shown it (anything else is hallucinated or foreign)."""
@@ -86,12 +88,12 @@ def memory_lines(plan: Plan) -> str:
     """The plan's new memories, each that may replace an older fact pointing at it ("may replace [e1]")."""
     alias_of = {m.id: alias for alias, m in plan.evidence}
     hints = {new: alias_of[old] for new, old in plan.may_replace.items() if old in alias_of}
-    return prompts.memory_lines(plan.memories, plan.now, plan.tz, hints)
+    return prompts.memory_lines(plan.memories, plan.user_now or plan.now, plan.tz, hints)
 
 
 def main_prompt(plan: Plan) -> Prompt:
     """The main reflection prompt: new memories, older ones shown as evidence (if any), current traits."""
-    evidence = prompts.memory_lines(plan.evidence, plan.now, plan.tz) if plan.evidence else None
+    evidence = prompts.memory_lines(plan.evidence, plan.user_now or plan.now, plan.tz) if plan.evidence else None
     return prompts.main_prompt(memory_lines(plan), prompts.trait_lines(plan.traits), evidence)
 
 
@@ -158,6 +160,7 @@ class ReflectionPlanner:
             shown = memories[:MAX_MEMORIES]
             may_replace = {m.id: target for m in shown if (target := _may_replace(m)) is not None}
             replaceable = await _replaceable(s, user_id, list(may_replace.values()), now)
+            clock = await timeline.user_now(s, user_id, now)
         mark = Mark(shown[-1].created_at, shown[-1].id) if len(memories) > MAX_MEMORIES else Mark(now)
         # The model reads the most important first; which memories it is shown is decided by age above.
         shown = sorted(shown, key=lambda m: (-m.importance, -m.created_at.timestamp(), str(m.id)))
@@ -173,6 +176,7 @@ class ReflectionPlanner:
             since=reading.mark,
             mark=mark,
             tz=self.rt.settings.tz,
+            user_now=clock,
         )
 
     async def still_current(self, plan: Plan, user_id: str) -> bool:
