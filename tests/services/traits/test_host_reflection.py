@@ -485,3 +485,29 @@ async def test_ingest_says_when_a_reflection_is_due_and_a_refusal_says_what_wait
         assert refused.structured_content["triggered"] is False
         assert refused.structured_content["memories_pending"] == 1
         assert "1 memory waiting (force=true reflects now)" in refused.content[0].text
+
+
+async def test_the_due_line_follows_the_users_activity_through_a_fast_import(host_settings):
+    """Issue 52, part 4: sessions of a history fed seconds apart, each with five new memories, each end with the due
+    line — and `reflect` agrees it is due — though the last reflection was seconds ago (it came after 5 of 25
+    sessions: the 60-second window and the 24-hour rule of the server's clock held it back)."""
+    clock = Clock(NOW)
+    async with connect(host_settings(), clock) as (client, _):
+        for session in range(3):
+            said = f"2023-0{session + 3}-10T18:00:00Z"
+            texts = [f"Session {session}: I {verb} today" for verb in ("ran 5k", "painted", "cooked", "read", "swam")]
+            turns = [{"role": "user", "content": text, "said_at": said} for text in texts]
+            out = await call(client, "ingest_conversation", messages=turns)
+            extracted = {
+                "memories": [{"content": t, "kind": "episodic", "message": i + 1} for i, t in enumerate(texts)]
+            }
+            done = await client.call_tool("ingest_conversation", {"task_id": out["task_id"], "answer": extracted})
+            assert (
+                done.content[0]
+                .text.rstrip()
+                .endswith("Reflection due (5 new memories to digest): call reflect when the conversation allows.")
+            ), (session, done.content[0].text)
+            task = await call(client, "reflect")  # not forced: due by the same rule the line follows
+            assert task["status"] == "needs_model" and task["trigger_type"] in ("first_time", "memories_accumulated")
+            await call(client, "reflect", task_id=task["task_id"], answer={"new_trends": []})
+            clock.now += timedelta(seconds=5)

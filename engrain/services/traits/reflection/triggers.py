@@ -1,5 +1,6 @@
 """When a user's new memories call for a reflection (docs/SPEC.md §7 triggers): the first time, once
-their importance adds up, or a day after the last one; never twice within a minute."""
+their importance adds up or enough of them wait, or a day after the last one; never twice within a minute over
+fewer than that."""
 
 from __future__ import annotations
 
@@ -63,14 +64,20 @@ def worth_asking(trigger: Trigger, pending: int, importance: int) -> bool:
 
 
 def decide(mark: datetime | None, count: int, importance: int, now: datetime) -> Trigger:
-    if mark is not None and now - mark < IDEMPOTENCY_WINDOW:
-        return Trigger(False, None, None, "reflected less than 60 s ago")
+    """On the user's activity first (issue 52): enough new memories call for a reflection however little wall
+    time passed — a history imported in minutes spans months, and a minute's or a day's rule of the server's
+    clock left 87 days of the user's time unreflected. The 60-second window only keeps a reflection from
+    running twice over the same few memories."""
     if count == 0:
         return Trigger(False, None, None, "no new memories since the last reflection")
     if mark is None:
         return Trigger(True, "first_time", None)
     if importance >= IMPORTANCE_TRIGGER:
         return Trigger(True, "importance_accumulated", float(importance))
+    if count >= WORTH_ASKING_MEMORIES:
+        return Trigger(True, "memories_accumulated", float(count))
+    if now - mark < IDEMPOTENCY_WINDOW:
+        return Trigger(False, None, None, "reflected less than 60 s ago")
     if now - mark >= SCHEDULED_AFTER:
         return Trigger(True, "scheduled", (now - mark).total_seconds() / 3600)
     return Trigger(
