@@ -61,8 +61,11 @@ RECALL_BOOST: dict[Stage, float] = {Stage.CORE: 0.25, Stage.ESTABLISHED: 0.15, S
 RECALLED_STAGES: tuple[Stage, ...] = tuple(RECALL_BOOST)
 
 DECAY_LAMBDA: dict[str, float] = {Subtype.BEHAVIOR: 0.005, Subtype.PREFERENCE: 0.002, Subtype.CORE: 0.001}
-SPACING = 0.1  # each reinforcement slows decay: λ_eff = λ / (1 + SPACING · reinforcements)
+SPACING = 0.5  # each reinforcement slows decay: λ_eff = λ / (1 + SPACING · reinforcements)
 QUALITY_FACTOR = {"A": 0.25, "B": 0.20, "C": 0.15, "D": 0.05}  # evidence grade → share of the gap closed
+# The spacing effect on growth: evidence told this many days (or more) after the trait's last reinforcement counts
+# as two told the same day — a pattern met again a month later says more than one more line of the same sitting.
+SPACED_DAYS = 30
 CONTRADICT_ONE, CONTRADICT_SEVERAL = 0.8, 0.6
 
 TREND_CONFIDENCE = 0.2  # a new trend
@@ -209,8 +212,13 @@ def recall_boost_sql(stage: str) -> str:
     return f"CASE {stage} {cases} ELSE 0.0 END"
 
 
-def reinforced(c: float, grade: str) -> float:
-    return clamp(c + (1 - c) * QUALITY_FACTOR[grade])
+def reinforced(c: float, grade: str, gap_days: float = 0.0) -> float:
+    """c + (1 - c) · f', f' = 1 - (1 - f)^(1 + min(gap, SPACED_DAYS) / SPACED_DAYS): the grade's share f of the
+    gap to 1 closed once for evidence told the same day as the last reinforcement, twice for evidence told a
+    month or more after it (issue 52: at one reinforcement a month, growth could not outrun decay, and a
+    pattern told in 12 sessions over 222 days ended emerging at 0.55)."""
+    spaced = 1 + min(max(0.0, gap_days), SPACED_DAYS) / SPACED_DAYS
+    return clamp(c + (1 - c) * (1 - (1 - QUALITY_FACTOR[grade]) ** spaced))
 
 
 def contradicted(c: float, pieces: int) -> float:
@@ -241,16 +249,17 @@ def promotable_sql(trait: str) -> str:
     )
 
 
-def expired_trend_sql(trait: str, reflected: str, user_now: str) -> str:
+def expired_trend_sql(trait: str, reflected: str, user_now: str, waiting: str) -> str:
     """A trend not reinforced often enough whose window closed before the told time a reflection has looked up
     to (`reflected`: the model saw what came after and did not reinforce it), or TREND_GRACE_DAYS before the
-    user's clock (`user_now`) when no reflection looks. Issue 42: judged on the user's clock alone, a trend
-    dissolved as soon as newer memories arrived — before the model could see them reinforce it — so no trend
-    survived a reflection every three to five sessions."""
+    user's clock (`user_now`) when no reflection looks — and never while a memory told since the trend was
+    first seen waits unshown (`waiting`, a condition): the lifecycle waits for the model. Issue 42: judged on
+    the user's clock alone, a trend dissolved as soon as newer memories arrived; issue 52: it still dissolved at
+    a reflection's hand-out, before the model saw the memories of its window the task listed."""
     return (
         f"{trait}.trait_stage = '{Stage.TREND}' AND coalesce({trait}.trait_reinforcement_count, 0) < {PROMOTE_AFTER}"
         f" AND ({trait}.trait_window_end < {reflected}"
-        f" OR {trait}.trait_window_end + interval '{TREND_GRACE_DAYS} days' < {user_now})"
+        f" OR {trait}.trait_window_end + interval '{TREND_GRACE_DAYS} days' < {user_now}) AND NOT {waiting}"
     )
 
 

@@ -47,6 +47,18 @@ def reflected_told_sql(user: str) -> str:
     )
 
 
+def waiting_since_sql(user: str, since: str) -> str:
+    """Whether a memory of `user` told at or after `since` (SQL expressions) waits past the reflection watermark:
+    told, and not yet shown to a model (a reflection's hand-out does not move the watermark; its answer does).
+    A backward probe of the (user_id, told_at) index."""
+    return (
+        f"EXISTS (SELECT 1 FROM memories u LEFT JOIN user_state w ON w.user_id = u.user_id"
+        f" WHERE u.user_id = {user} AND u.told_at >= {since} AND u.kind NOT IN ('trait', 'reply')"
+        " AND u.valid_until IS NULL AND (w.last_reflected_at IS NULL OR u.created_at > w.last_reflected_at"
+        " OR (u.created_at = w.last_reflected_at AND w.last_reflected_id IS NOT NULL AND u.id > w.last_reflected_id)))"
+    )
+
+
 async def user_now(session: AsyncSession, user_id: str, now: datetime) -> datetime:
     """`user_now_sql` for one user."""
     value = await session.scalar(text(f"SELECT {user_now_sql(':user')}"), {"user": user_id, "now": now})

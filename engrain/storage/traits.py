@@ -37,7 +37,7 @@ from engrain.rules.traits import (
 )
 from engrain.storage.models import Memory, MemoryHistory, TraitEvidence
 from engrain.storage.sqltext import safe_exp
-from engrain.storage.timeline import reflected_told_sql, user_now_sql
+from engrain.storage.timeline import reflected_told_sql, user_now_sql, waiting_since_sql
 
 # Strongest first in listings: a trend ranks below every stage of the confidence scale.
 _LISTING_ORDER = (Stage.TREND, *RANKED_STAGES)
@@ -415,9 +415,11 @@ async def promote_trends(session: AsyncSession, user_id: str | None, now: dateti
         user_id,
         now,
         action="stage",
-        set_sql=f"trait_stage = '{Stage.CANDIDATE}', trait_confidence = {PROMOTED_CONFIDENCE}",
+        # What the reinforcements earned is kept (issue 52: promotion reset 0.36 to 0.30).
+        set_sql=f"trait_stage = '{Stage.CANDIDATE}', "
+        f"trait_confidence = greatest({PROMOTED_CONFIDENCE}, coalesce(m.trait_confidence, 0))",
         where_sql=f"m.kind = 'trait' AND m.valid_until IS NULL AND {promotable_sql('m')}",
-        reason=f"trend → candidate (reinforced twice within its window; confidence {PROMOTED_CONFIDENCE})",
+        reason=f"trend → candidate (reinforced twice within its window; confidence at least {PROMOTED_CONFIDENCE})",
     )
 
 
@@ -430,8 +432,13 @@ async def expire_trends(session: AsyncSession, user_id: str | None, now: datetim
         now,
         action="dissolve",
         set_sql=f"trait_stage = '{Stage.DISSOLVED}', valid_until = :now",
-        where_sql=f"m.kind = 'trait' AND m.valid_until IS NULL AND "
-        f"{expired_trend_sql('m', reflected_told_sql('m.user_id'), user_now_sql('m.user_id'))}",
+        where_sql="m.kind = 'trait' AND m.valid_until IS NULL AND "
+        + expired_trend_sql(
+            "m",
+            reflected_told_sql("m.user_id"),
+            user_now_sql("m.user_id"),
+            waiting_since_sql("m.user_id", "coalesce(m.trait_first_observed, m.told_at)"),
+        ),
         reason="trend window passed with fewer than 2 reinforcements",
     )
 

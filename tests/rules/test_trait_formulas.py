@@ -37,6 +37,12 @@ def test_reinforcement_by_grade(grade, factor):
     assert lc.reinforced(1.0, grade) == 1.0
 
 
+@pytest.mark.parametrize(("gap", "pieces"), [(0, 1.0), (15, 1.5), (30, 2.0), (400, 2.0), (-3, 1.0)])
+def test_spaced_evidence_counts_more(gap, pieces):
+    """Evidence told a month after the last reinforcement closes the gap as two pieces told the same day would."""
+    assert lc.reinforced(0.4, "B", gap) == pytest.approx(1 - 0.6 * 0.8**pieces)
+
+
 def test_contradiction_one_or_several():
     assert lc.contradicted(0.5, 1) == pytest.approx(0.4)
     assert lc.contradicted(0.5, 2) == pytest.approx(0.3)
@@ -46,7 +52,7 @@ def test_contradiction_one_or_several():
 @pytest.mark.parametrize(("subtype", "lam"), [("behavior", 0.005), ("preference", 0.002), ("core", 0.001)])
 def test_decay_with_spacing_effect(subtype, lam):
     assert lc.decayed(0.8, subtype, 0, 10) == pytest.approx(0.8 * math.exp(-lam * 10))
-    assert lc.decayed(0.8, subtype, 5, 10) == pytest.approx(0.8 * math.exp(-lam / 1.5 * 10))
+    assert lc.decayed(0.8, subtype, 5, 10) == pytest.approx(0.8 * math.exp(-lam / 3.5 * 10))  # 1 + 0.5 · 5
     assert lc.decayed(0.8, subtype, 0, -3) == 0.8
 
 

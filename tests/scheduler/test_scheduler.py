@@ -216,7 +216,7 @@ async def test_trait_decay_follows_the_formula(settings):
         cases = {
             await add_trait(app, "b", confidence=0.8, reinforced=NOW - 100 * DAY): 0.8 * math.exp(-0.005 * 100),
             await add_trait(app, "b5", confidence=0.8, count=5, reinforced=NOW - 100 * DAY): 0.8
-            * math.exp(-0.005 / 1.5 * 100),
+            * math.exp(-0.005 / 3.5 * 100),
             await add_trait(
                 app, "p", confidence=0.8, subtype="preference", stage="established", reinforced=NOW - 100 * DAY
             ): 0.8 * math.exp(-0.002 * 100),
@@ -229,7 +229,7 @@ async def test_trait_decay_follows_the_formula(settings):
         await app.scheduler.run("decay")  # a second pass must not decay the same 100 days again
         for tid, expected in cases.items():
             hours = 1 / 24
-            lam = {"b": 0.005, "b5": 0.005 / 1.5, "p": 0.002, "c": 0.001}[
+            lam = {"b": 0.005, "b5": 0.005 / 3.5, "p": 0.002, "c": 0.001}[
                 await scalar(app, "SELECT content FROM memories WHERE id = :id", id=tid)
             ]
             value = await scalar(app, "SELECT trait_confidence FROM memories WHERE id = :id", id=tid)

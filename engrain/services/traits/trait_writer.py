@@ -318,8 +318,11 @@ class TraitWriter:
         if trait.trait_stage == Stage.TREND and window is not None:
             # The window follows the evidence: a pattern seen again is given its time again from then.
             trait.trait_window_end = max(window, latest + timedelta(days=trend_window_days(trait.content, None)))
+        # Spaced evidence counts more (rules/traits.reinforced): the told time since the last reinforcement.
+        gap = (latest - (trait.trait_last_reinforced or latest)).total_seconds() / 86400
         trait.trait_last_reinforced = max(trait.trait_last_reinforced or latest, latest)
-        await self.set_confidence(trait, reinforced(trait.trait_confidence or 0.0, grade), f"reinforced ({grade})")
+        confidence = reinforced(trait.trait_confidence or 0.0, grade, gap)
+        await self.set_confidence(trait, confidence, f"reinforced ({grade}{', spaced' if gap >= 1 else ''})")
 
     async def contradict(self, trait: Memory, evidence: list[uuid.UUID], description: str) -> None:
         await self._told(evidence)

@@ -14,6 +14,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from engrain.providers.llm import Prompt
+from engrain.rules.traits import reinforced
 from tests.conftest import Clock, call, call_error, connect, engrain_env, execute, scalar
 from tests.scripted import ScriptedLLM, alias, answer
 from tests.services.traits.test_trait_lifecycle import BEHAVIOR, PREFERENCE, REWORDED, T0, traits
@@ -286,8 +287,7 @@ async def test_the_trait_lifecycle_driven_entirely_through_host_tasks(host_setti
                 ]
             ),
         )
-        expected = 0.5 * math.exp(-0.005 / 1.1)
-        expected += (1 - expected) * 0.25
+        expected = reinforced(0.5 * math.exp(-0.005 / 1.5), "A", 1)  # told a day after the last: spaced
         behavior = (await traits(client))[BEHAVIOR]
         assert behavior["stage"] == "established" and behavior["confidence"] == pytest.approx(expected, abs=1e-6)
 

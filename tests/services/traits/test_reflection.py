@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 import anyio
 import pytest
 
+from engrain.rules.traits import PROMOTED_CONFIDENCE, TREND_CONFIDENCE, reinforced
 from engrain.services.traits.reflection.cycle import lock_name
 from engrain.storage.db import advisory_key
 from tests.conftest import Clock, call, connect, scalar
@@ -311,7 +312,7 @@ async def test_decay_follows_the_formula_and_never_double_counts(settings_factor
             await call(client, "remember", content=f"Unrelated note on day {days}")
             await call(client, "reflect", force=True)
         [trait] = await traits(client, min_stage="candidate")
-        assert trait["confidence"] == pytest.approx(0.5 * math.exp(-0.005 / 1.1 * 20), abs=1e-6)
+        assert trait["confidence"] == pytest.approx(0.5 * math.exp(-0.005 / 1.5 * 20), abs=1e-6)
 
 
 async def test_trend_promotion_and_expiry(settings_factory, clock):
@@ -349,8 +350,11 @@ async def test_trend_promotion_and_expiry(settings_factory, clock):
         await call(client, "reflect", force=True)  # promotion is a code-only step at the start of a cycle
         found = {t["content"]: t for t in await traits(client, min_stage="trend")}
         assert found["Is learning Portuguese"]["stage"] == "candidate"
-        # Promoted at 0.3, then the same cycle's decay: 1 day since its last reinforcement, 2 reinforcements.
-        assert found["Is learning Portuguese"]["confidence"] == pytest.approx(0.3 * math.exp(-0.005 / 1.2), abs=1e-6)
+        # Promoted keeping what the reinforcement earned (grade C, told 2 days after the first: issue 52), then the
+        # same cycle's decay: 1 day since its last reinforcement, 2 reinforcements (λ / (1 + 0.5 · 2)).
+        earned = max(PROMOTED_CONFIDENCE, reinforced(TREND_CONFIDENCE, "C", 2))
+        assert earned > PROMOTED_CONFIDENCE
+        assert found["Is learning Portuguese"]["confidence"] == pytest.approx(earned * math.exp(-0.005 / 2), abs=1e-6)
         clock.now += timedelta(days=15)  # the mood's 14-day window passed with a single observation
         await remember_all(client, "Booked the dentist for January")
         # The model looked at what was told after the window and did not see the mood again: it dissolves.
@@ -382,8 +386,8 @@ async def test_dedup_against_existing_traits_reinforces(settings_factory, clock)
         out = await call(client, "reflect", force=True)
         assert out["traits_created"] == 0 and out["traits_updated"] == 1
         [trait] = await traits(client, min_stage="candidate")
-        before = 0.4 * math.exp(-0.005 / 1.1 * 2 / 1440)  # two minutes of decay, then a grade-C reinforcement
-        assert trait["confidence"] == pytest.approx(before + (1 - before) * 0.15, abs=1e-6)
+        before = 0.4 * math.exp(-0.005 / 1.5 * 2 / 1440)  # two minutes of decay, then a grade-C reinforcement
+        assert trait["confidence"] == pytest.approx(reinforced(before, "C", 2 / 1440), abs=1e-6)
         assert trait["reinforcement_count"] == 2
 
 

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from engrain.rules.traits import reinforced
 from tests.conftest import Clock, call, connect
 from tests.scripted import ScriptedLLM, alias, answer
 
@@ -86,8 +87,7 @@ async def test_behavior_to_preference_to_dissolution(settings_factory):
         clock.now += timedelta(days=1)
         await call(client, "remember", content="Biked to the grocery store")
         await call(client, "reflect", force=True)
-        expected = 0.5 * math.exp(-0.005 / 1.1)
-        expected += (1 - expected) * 0.25
+        expected = reinforced(0.5 * math.exp(-0.005 / 1.5), "A", 1)  # told a day after the last: spaced
         behavior = (await traits(client))[BEHAVIOR]
         assert behavior["stage"] == "established" and behavior["confidence"] == pytest.approx(expected, abs=1e-6)
         assert behavior["reinforcement_count"] == 2
@@ -285,5 +285,5 @@ async def test_single_contradiction_multiplies_by_0_8_without_review(settings_fa
         out = await call(client, "reflect", force=True)
         assert out["llm_calls"] == 1
         trait = (await traits(client, min_stage="candidate"))["Works late"]
-        after_decay = 0.5 * math.exp(-0.005 / 1.1 / 1440)  # one minute of decay, then × 0.8
+        after_decay = 0.5 * math.exp(-0.005 / 1.5 / 1440)  # one minute of decay (1 + 0.5 · 1), then × 0.8
         assert trait["confidence"] == pytest.approx(after_decay * 0.8, abs=1e-6) and trait["stage"] == "emerging"

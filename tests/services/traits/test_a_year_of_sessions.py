@@ -1,0 +1,146 @@
+"""The trait lifecycle on the user's clock (issue 52, part 2), through a real MCP client on the host route — the
+calling model answers every task, as Claude Desktop would with no model on the server:
+
+- a trend is never dissolved at a reflection's hand-out while the memories of its window wait unshown (it was: the
+  code-only passes ran against a clock already at the newest session);
+- a pattern told in 9 of 12 months of a history is established by month 6 and core by month 12 (it ended emerging:
+  growth could not outrun decay at one reinforcement a month).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from tests.conftest import Clock, call, connect
+from tests.scripted import alias, answer
+
+pytestmark = pytest.mark.anyio
+
+NOW = datetime(2026, 11, 28, 9, 0, tzinfo=UTC)  # the server's day: the history is years old
+TRAIT = "Paints watercolours regularly"
+
+
+def lines(task: str, kind: str) -> list[tuple[str, str]]:
+    """(alias, line) of the task's memory (m) or trait (t) lines."""
+    return [(m.group(1), line) for line in task.splitlines() if (m := re.match(rf"\[({kind}\d+)\]", line))]
+
+
+async def reflect_as(client, model: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
+    """reflect, and answer each task it hands out as `model` reads its text; the last result."""
+    out = await call(client, "reflect", force=True)
+    while out.get("task_id"):
+        out = await call(client, "reflect", task_id=out["task_id"], answer=model(out["task"]))
+    return out
+
+
+def later(clock: Clock) -> Clock:
+    """The server's clock a minute on (what is stored after a reflection is new to the next one)."""
+    clock.now += timedelta(minutes=1)
+    return clock
+
+
+async def stage_of(client, content: str) -> tuple[str, float] | None:
+    listed = await call(client, "get_user_traits", min_stage="trend")
+    found = [(t["stage"], t["confidence"]) for t in listed["traits"] if t["content"] == content]
+    return found[0] if found else None
+
+
+async def test_a_trend_is_not_dissolved_at_a_hand_out_before_the_model_saw_its_window(host_settings):
+    """The reproduction of issue 52, item 2: a trend of 2023-05-18 (window 30 days), then a memory inside its window
+    and one three months later; the next hand-out dissolved the trend while its task listed the Jasper line."""
+    trip = "Road trips with the family"
+    clock = Clock(NOW)
+    async with connect(host_settings(), clock) as (client, _):
+        await call(client, "remember", content="I took my family on a road trip to the Rockies", said_at="2023-05-18")
+        await reflect_as(
+            client,
+            lambda task: answer(
+                new_trends=[{"content": trip, "evidence_ids": [alias(task, "Rockies")], "window_days": 30}]
+            ),
+        )
+        assert await stage_of(client, trip) == ("trend", 0.2)
+        later(clock)
+        await call(
+            client,
+            "remember",
+            content="Last weekend I took my family on a road trip to Jasper",
+            said_at="2023-05-24",
+        )
+        await call(client, "remember", content="I started painting classes this week.", said_at="2023-08-19")
+        handed = await call(client, "reflect", force=True)
+        assert handed["status"] == "needs_model" and handed["traits_dissolved"] == 0, handed
+        listed = dict(lines(handed["task"], "t"))
+        assert any(trip in line for line in listed.values()), handed["task"]  # shown to reinforce, not "(none yet)"
+        jasper = alias(handed["task"], "Jasper")
+        trait = next(a for a, line in listed.items() if trip in line)
+        reinforcement = {"trait_id": trait, "new_evidence_ids": [jasper], "quality_grade": "B"}
+        done = await call(client, "reflect", task_id=handed["task_id"], answer=answer(reinforcements=[reinforcement]))
+        assert done["traits_dissolved"] == 0
+        stage, confidence = await stage_of(client, trip) or ("gone", 0.0)
+    assert stage == "candidate" and confidence > 0.3  # promoted, keeping what the reinforcement earned
+
+
+async def test_a_trend_the_model_saw_and_did_not_reinforce_dissolves(host_settings):
+    """The other side: once the model has looked at what came after the window and not reinforced it, it goes."""
+    trip = "Road trips with the family"
+    clock = Clock(NOW)
+    async with connect(host_settings(), clock) as (client, _):
+        await call(client, "remember", content="I took my family on a road trip to the Rockies", said_at="2023-05-18")
+        await reflect_as(
+            client,
+            lambda task: answer(new_trends=[{"content": trip, "evidence_ids": [alias(task, "Rockies")]}]),
+        )
+        later(clock)
+        await call(client, "remember", content="I started painting classes this week.", said_at="2023-08-19")
+        handed = await call(client, "reflect", force=True)
+        assert handed["traits_dissolved"] == 0
+        done = await call(client, "reflect", task_id=handed["task_id"], answer=answer())
+        assert done["traits_dissolved"] == 1 and await stage_of(client, trip) is None
+
+
+PAINTING = {  # the months the user spoke of painting, in their words: 9 of 12
+    1: "Spent Saturday painting watercolours of the harbour",
+    2: "I painted the old mill in watercolour this weekend",
+    3: "My watercolour class started again, painted tulips",
+    5: "Painted a watercolour of my neighbour's cat",
+    6: "Took my paints to the lake and painted all morning",
+    8: "I entered two watercolour paintings in the town fair",
+    9: "Painted the autumn trees from the balcony",
+    11: "Rainy Sunday, so I painted at the kitchen table",
+    12: "Finished a watercolour for my sister's Christmas present",
+}
+OTHER = ("Had a long call with my brother about the house", "Went grocery shopping after work")
+
+
+def painter(task: str) -> dict[str, Any]:
+    """The calling model: a trend the first time the user paints, then one reinforcement (grade B: the user says it
+    themself) citing each month's painting."""
+    painted = [a for a, line in lines(task, "m") if re.search(r"paint|watercolour", line, re.I)]
+    trait = next((a for a, line in lines(task, "t") if TRAIT in line), None)
+    if not painted:
+        return answer()
+    if trait is None:
+        return answer(new_trends=[{"content": TRAIT, "evidence_ids": painted, "window_days": 30}])
+    return answer(reinforcements=[{"trait_id": trait, "new_evidence_ids": painted, "quality_grade": "B"}])
+
+
+async def test_a_pattern_told_in_nine_months_of_a_year_is_established_by_june_and_core_by_december(host_settings):
+    stages: dict[int, tuple[str, float] | None] = {}
+    clock = Clock(NOW)
+    async with connect(host_settings(), clock) as (client, _):
+        for month in range(1, 13):
+            later(clock)
+            items = [{"content": f"{text} ({month}/2023)", "said_at": f"2023-{month:02d}-04"} for text in OTHER]
+            if month in PAINTING:
+                items.append({"content": PAINTING[month], "said_at": f"2023-{month:02d}-10"})
+            await call(client, "remember_many", items=items)
+            await reflect_as(client, painter)
+            stages[month] = await stage_of(client, TRAIT)
+    assert stages[1] == ("trend", 0.2)
+    assert stages[6] is not None and stages[6][0] in ("established", "core"), stages
+    assert stages[12] is not None and stages[12][0] == "core", stages
