@@ -26,6 +26,7 @@ from engrain.rules import plans as plans_rules
 from engrain.rules.traits import Stage
 from engrain.storage.models import Memory, MemoryHistory, MemoryVector
 from engrain.storage.sqltext import memory_behind, memory_passes, sql_literal, vector_literal
+from engrain.storage.timeline import user_now_sql
 from engrain.storage.traits import SampleRow, sample_sql
 from engrain.storage.vector_index import ensure_vector_index
 from engrain.text import fulltext
@@ -390,8 +391,10 @@ async def add_history(
     at: datetime | None = None,
     stage: str | None = None,
     confidence: float | None = None,
+    user_at: datetime | None = None,
 ) -> None:
     values: dict[str, Any] = dict(
+        user_at=user_at,
         memory_id=memory_id,
         user_id=user_id,
         action=action,
@@ -676,8 +679,9 @@ async def dissolve_unsupported(
                               WHERE e.user_id = m.user_id AND e.trait_id = m.id AND e.polarity = 'supporting')
             RETURNING m.id, m.user_id),
         hist AS (
-            INSERT INTO memory_history (memory_id, user_id, action, reason, at, stage)
-            SELECT id, user_id, 'dissolve', :reason, :now, '{Stage.DISSOLVED}' FROM upd RETURNING 1)
+            INSERT INTO memory_history (memory_id, user_id, action, reason, at, stage, user_at)
+            SELECT id, user_id, 'dissolve', :reason, :now, '{Stage.DISSOLVED}', {user_now_sql("upd.user_id")}
+            FROM upd RETURNING 1)
         SELECT id FROM upd ORDER BY id"""),
         {"users": [u for u, _ in traits], "ids": [t for _, t in traits], "now": now, "reason": reason},
     )

@@ -215,6 +215,8 @@ class MemoryHistory(Base):
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     stage: Mapped[str | None] = mapped_column(Text)  # traits: stage and confidence after the change
     confidence: Mapped[float | None] = mapped_column(Float)
+    # Traits: the user's clock when the change was made (storage/timeline.py), what `as_of` reads; null before 0019.
+    user_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class UserState(Base):

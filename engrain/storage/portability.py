@@ -66,6 +66,7 @@ TIMES = {  # the time columns of every exported row
     "started_at",
     "finished_at",
     "at",
+    "user_at",
     "last_reflected_at",
 }
 
@@ -83,7 +84,7 @@ EXPORTS: dict[str, str] = {
     "WHERE user_id = ANY(:users) ORDER BY user_id, source_id, target_id, relation",
     "evidence": "SELECT trait_id, memory_id, user_id, polarity, quality, cycle_id, created_at "
     "FROM trait_evidence WHERE user_id = ANY(:users) ORDER BY user_id, trait_id, memory_id, polarity",
-    "history": "SELECT memory_id, user_id, action, old_content, new_content, reason, at, stage, confidence "
+    "history": "SELECT memory_id, user_id, action, old_content, new_content, reason, at, stage, confidence, user_at "
     "FROM memory_history "
     "WHERE user_id = ANY(:users) ORDER BY user_id, at, memory_id, action, old_content NULLS FIRST, "
     "new_content NULLS FIRST, reason NULLS FIRST",
@@ -196,12 +197,12 @@ async def import_batch(conn: AsyncConnection, kind: str, rows: Sequence[dict[str
         )
     elif kind == "history":
         for p in params:  # files written before history carried trait stages; texts a row does not keep
-            for optional in ("stage", "confidence", "old_content", "new_content", "reason"):
+            for optional in ("stage", "confidence", "old_content", "new_content", "reason", "user_at"):
                 p.setdefault(optional, None)
         sql = (
             "INSERT INTO memory_history (memory_id, user_id, action, old_content, new_content, reason, at, "
-            "stage, confidence) SELECT CAST(:memory_id AS uuid), :user_id, :action, :old_content, :new_content, "
-            ":reason, :at, :stage, :confidence "
+            "stage, confidence, user_at) SELECT CAST(:memory_id AS uuid), :user_id, :action, :old_content, "
+            ":new_content, :reason, :at, :stage, :confidence, :user_at "
             "WHERE NOT EXISTS (SELECT 1 FROM memory_history h WHERE h.memory_id = CAST(:memory_id AS uuid) "
             "AND h.user_id = :user_id AND h.action = :action AND h.at = :at "
             "AND h.old_content IS NOT DISTINCT FROM :old_content AND h.new_content IS NOT DISTINCT FROM "

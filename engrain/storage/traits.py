@@ -90,9 +90,10 @@ async def traits_as_of(
     subtype: str | None = None,
     context: str | None = None,
 ) -> list[tuple[Memory, str, float | None, str]]:
-    """The user's traits as they stood at `at`, rebuilt from history: (row, stage then, confidence then,
-    wording then). A trait's stage is the one its latest history row up to `at` recorded; its wording
-    is the text before the first edit after `at`. Strongest stage first, then by confidence."""
+    """The user's traits as they stood at `at` on the user's timeline, rebuilt from history: (row, stage then,
+    confidence then, wording then). A trait's stage is the one its latest history row up to `at` recorded — by
+    the user's clock when the change was made (`user_at`; the server's time for rows from before it was kept);
+    its wording is the text before the first edit after `at`. Strongest stage first, then by confidence."""
     rank = "array_position(ARRAY[" + ", ".join(f"'{x}'" for x in _LISTING_ORDER) + "], st.stage)"
     extra = (" AND m.trait_subtype = :subtype" if subtype is not None else "") + (
         " AND m.trait_context = :context" if context is not None else ""
@@ -101,13 +102,15 @@ async def traits_as_of(
         text(f"""
         SELECT m.id, st.stage, st.confidence,
                coalesce((SELECT h.old_content FROM memory_history h WHERE h.user_id = m.user_id AND h.memory_id = m.id
-                         AND h.action = 'modify' AND h.at > :at ORDER BY h.at, h.id LIMIT 1), m.content) AS content
+                         AND h.action = 'modify' AND coalesce(h.user_at, h.at) > :at
+                         ORDER BY coalesce(h.user_at, h.at), h.id LIMIT 1), m.content) AS content
         FROM memories m
         CROSS JOIN LATERAL (
             SELECT h.stage, h.confidence FROM memory_history h
-            WHERE h.user_id = m.user_id AND h.memory_id = m.id AND h.at <= :at AND h.stage IS NOT NULL
-            ORDER BY h.at DESC, h.id DESC LIMIT 1) st
-        WHERE m.user_id = :user AND m.kind = 'trait' AND m.created_at <= :at AND st.stage = ANY(:stages){extra}
+            WHERE h.user_id = m.user_id AND h.memory_id = m.id AND coalesce(h.user_at, h.at) <= :at
+              AND h.stage IS NOT NULL
+            ORDER BY coalesce(h.user_at, h.at) DESC, h.id DESC LIMIT 1) st
+        WHERE m.user_id = :user AND m.kind = 'trait' AND st.stage = ANY(:stages){extra}
         ORDER BY {rank} DESC, st.confidence DESC NULLS LAST, m.created_at, m.id
     """),
         {"user": user_id, "at": at, "stages": list(stages), "subtype": subtype, "context": context},
@@ -399,9 +402,10 @@ async def _update_with_history(
         WHERE {where_sql} {_user_filter(user_id)}
         RETURNING m.id, m.user_id, m.content, m.kind, m.trait_stage, m.trait_confidence),
     hist AS (
-        INSERT INTO memory_history (memory_id, user_id, action, reason, at, stage, confidence)
+        INSERT INTO memory_history (memory_id, user_id, action, reason, at, stage, confidence, user_at)
         SELECT id, user_id, :action, :reason, :now, CASE WHEN kind = 'trait' THEN trait_stage END,
-               CASE WHEN kind = 'trait' THEN trait_confidence END FROM upd RETURNING 1)
+               CASE WHEN kind = 'trait' THEN trait_confidence END,
+               CASE WHEN kind = 'trait' THEN {user_now_sql("upd.user_id")} END FROM upd RETURNING 1)
     SELECT (SELECT count(*) FROM upd) AS changed, {sample_sql("upd")}
     """
     row = await run_pass(session, sql, _params(user_id, now=now, action=action, reason=reason))
@@ -503,15 +507,15 @@ async def decay_traits(session: AsyncSession, user_id: str | None, now: datetime
             updated_at = :now
         FROM staged s WHERE m.user_id = s.user_id AND m.id = s.id
         RETURNING m.id, m.user_id, m.content, s.old_stage, m.trait_stage AS new_stage, m.trait_confidence AS c,
-                  {rank_sql("s.cap")} < {rank_sql("s.mapped")} AS held, s.occasions, s.span),
+                  s.user_now, {rank_sql("s.cap")} < {rank_sql("s.mapped")} AS held, s.occasions, s.span),
     hist AS (
-        INSERT INTO memory_history (memory_id, user_id, action, reason, at, stage, confidence)
+        INSERT INTO memory_history (memory_id, user_id, action, reason, at, stage, confidence, user_at)
         SELECT id, user_id, CASE WHEN new_stage = '{Stage.DISSOLVED}' THEN 'dissolve' ELSE 'stage' END,
                CASE WHEN held AND new_stage <> '{Stage.DISSOLVED}'
                     THEN format('held by time: %s → %s (evidence from %s occasions over %s days)',
                                 old_stage, new_stage, occasions, round(span::numeric))
                     ELSE format('decay: %s → %s (confidence %s)', old_stage, new_stage, round(c::numeric, 3)) END,
-               :now, new_stage, c
+               :now, new_stage, c, user_now
         FROM upd WHERE new_stage <> old_stage RETURNING 1)
     SELECT (SELECT count(*) FROM upd) AS decayed,
            (SELECT count(*) FROM upd WHERE new_stage = '{Stage.DISSOLVED}') AS dissolved,

@@ -136,6 +136,7 @@ class TraitWriter:
             at=self.now,
             stage=trait.trait_stage,
             confidence=trait.trait_confidence,
+            user_at=self.user_now,
         )
 
     async def set_confidence(self, trait: Memory, c: float, why: str) -> None:

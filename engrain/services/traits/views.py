@@ -75,14 +75,15 @@ class TraitViews:
         limit: int | None,
         include_evidence: bool,
     ) -> TraitList:
-        """Stages, confidence and wording as they were at `at` (from history); evidence cited by then."""
+        """Stages, confidence and wording as they were at `at` on the user's timeline (from history); evidence
+        told by then."""
         db = await self.rt.database()
         async with db.sessions() as s:
             rows = await trait_repo.traits_as_of(s, user_id, at, stages=stages, subtype=subtype, context=context)
             shown = rows[:limit] if limit else rows
             ev = await trait_repo.evidence(s, user_id, [t.id for t, *_ in shown]) if include_evidence else None
-        if ev is not None:
-            ev = [e for e in ev if e.created_at <= at]
+        if ev is not None:  # what the user had told by then, on their timeline
+            ev = [e for e in ev if e.told_at <= at]
         views = [
             TraitView.of(t, ev).model_copy(
                 update={

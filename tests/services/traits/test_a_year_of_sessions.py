@@ -141,6 +141,14 @@ async def test_a_pattern_told_in_nine_months_of_a_year_is_established_by_june_an
             await call(client, "remember_many", items=items)
             await reflect_as(client, painter)
             stages[month] = await stage_of(client, TRAIT)
+        # As of a day of the history, the trait as it stood then on the user's timeline (it showed none: every
+        # change was dated by the server's clock, the day of the import).
+        before = await call(client, "get_user_traits", min_stage="trend", as_of="2022-12-31")
+        spring = await call(client, "get_user_traits", min_stage="trend", as_of="2023-04-20")
+        then = (await client.read_resource("engrain://profile/as-of/2023-04-20")).contents[0].text
+    assert before["traits"] == []
+    assert [(t["content"], t["stage"]) for t in spring["traits"]] == [(TRAIT, stages[4][0])], spring
+    assert TRAIT in then
     assert stages[1] == ("trend", 0.2)
     assert stages[6] is not None and stages[6][0] in ("established", "core"), stages
     assert stages[12] is not None and stages[12][0] == "core", stages
