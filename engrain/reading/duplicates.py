@@ -25,6 +25,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
+from engrain.reading.calendar_words import FULL_MONTHS, FULL_WEEKDAYS
 from engrain.reading.mood import text_mood
 
 SPEC_THRESHOLD = 0.95
@@ -293,3 +294,29 @@ def is_near_duplicate(
     if new_time is not None and stored_time is not None and new_time.date() != stored_time.date():
         return False
     return cosine >= near_duplicate_threshold(embedder_id) and same_fact(new, stored)
+
+
+REPEATED_PHRASE = 3  # content words in a row
+_NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+")
+_NOT_A_NAME = re.compile(rf"^(?:{FULL_WEEKDAYS}|{FULL_MONTHS})$", re.IGNORECASE)
+
+
+def _names(text: str) -> set[str]:
+    """The people and places a text names (capitalised words inside a sentence, not days or months)."""
+    return {n.lower() for n in _NAME.findall(text) if not _NOT_A_NAME.match(n)}
+
+
+def repeats(first: str, second: str) -> bool:
+    """Does `second` say again what `first` says? All its content words are in `first`, or the two share a
+    phrase of REPEATED_PHRASE content words in a row that is at least half of the shorter one — and they name
+    the same people and places. The profile folds such lines into the first (issue 52: three People lines
+    repeated "family means everything"); "I climb with Anna every Thursday" and "… with Tom …" stay two, as do
+    "my sister Ana lives in Porto" and "… works in Porto" (no three words in a row). English stems."""
+    a, b = _content(_words(first)), _content(_words(second))
+    if not a or not b or _names(first) != _names(second):
+        return False
+    if set(b) <= set(a):
+        return True
+    runs = {tuple(a[i : i + REPEATED_PHRASE]) for i in range(len(a) - REPEATED_PHRASE + 1)}
+    shared = any(tuple(b[i : i + REPEATED_PHRASE]) in runs for i in range(len(b) - REPEATED_PHRASE + 1))
+    return shared and REPEATED_PHRASE >= min(len(set(a)), len(set(b))) / 2

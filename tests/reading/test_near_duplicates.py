@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from bench.near_duplicates import cosines, read_pairs
-from engrain.reading.duplicates import is_near_duplicate, same_fact
+from engrain.reading.duplicates import is_near_duplicate, repeats, same_fact
 from tests.conftest import call, connect, scalar
 
 pytestmark = pytest.mark.anyio
@@ -84,3 +84,24 @@ def test_two_dated_memories_of_different_days_are_two_events():
     assert is_near_duplicate("hash-v2-384", 0.9, second, first) is True
     assert is_near_duplicate("hash-v2-384", 0.9, second, first, june, march) is False
     assert is_near_duplicate("hash-v2-384", 0.9, second, first, march, march) is True
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "folded"),
+    [
+        ("Family means everything to me.", "For me family means everything, it always has.", True),
+        ("My family means everything to me", "Spending Sunday with the kids, family means everything", True),
+        ("I love crime novels", "I love crime novels, always have", True),
+        ("My sister Ana lives in Porto", "My sister Ana works in Porto", False),  # no three words in a row
+        ("I climb with Anna every Thursday", "I climb with Tom every Thursday", False),  # other people
+        ("My mum Ruth lives in York", "My brother Tom moved to Glasgow", False),
+        (
+            "Every Thursday I climb at the wall with my colleagues from the studio and then we eat",
+            "Every Thursday I climb, and on Sundays I cook a big lunch for the whole family with my sister",
+            False,
+        ),  # a third in common
+    ],
+)
+def test_lines_that_say_one_thing_again_are_folded(first, second, folded):
+    """The profile folds a line into an earlier one that it repeats (issue 52); lines of other facts stay."""
+    assert repeats(first, second) is folded

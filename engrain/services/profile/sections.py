@@ -1,9 +1,11 @@
 """The profile's sections, in the order a model needs them, and the token budget they share.
 
-The standing picture comes first (issue 42): the current facts by key (who the user is, where they live and
-work, their phone or gym), the people and pets in their life, their health and preferences, the dates that
-matter; then what is ahead (plans, on the user's clock) and how they live (habits); then what engrain
-concluded (traits by stage, the forming ones apart); then what was told lately and not yet digested. Each
+The standing picture comes first (issues 42, 52): the current facts by key (who the user is, where they live
+and work, their phone or gym), the people and pets in their life, how they want answers and what they prefer,
+their health; then what engrain concluded (traits by stage and confidence, the forming ones apart) and how they
+live (habits); then what is ahead (plans, on the user's clock) and the dates that matter; then what was told
+lately and not yet digested. Each section keeps a share of the budget (`Section.share`), and lines that repeat
+one another are folded into the first (view.py). Each
 line is a memory line (services/wording/lines.py): its date, its mark, its whole words up to LINE_CHARS, a
 short id. What a section has beyond its share, and what the budget leaves out, is counted with where it is
 listed, never cut mid-line or dropped without a word.
@@ -52,6 +54,7 @@ class Section:
     items: list[Item] = field(default_factory=list[Item])
     more: int = 0  # rows beyond the section's share, not shown anywhere in the profile
     listed: str = "memories"  # where the rest is listed (LISTED_BY)
+    share: int = 2  # lines it keeps before any section's further lines take the budget (`render`)
 
 
 def left_out_line(counts: dict[str, int]) -> str:
@@ -65,28 +68,30 @@ def item_line(item: Item, tz: tzinfo | None) -> str:
 
 
 def render(head: list[str], sections: list[Section], budget_tokens: int, tail: list[str], tz: tzinfo | None) -> str:
-    """`head`, then each non-empty section with as many of its lines as the budget holds, then a count of
-    what did not fit, then `tail` (the line that says a reflection is due); all of it within the budget."""
+    """`head`, then each non-empty section with the lines the budget holds, then a count of what did not fit, then
+    `tail` (the line that says a reflection is due); all of it within the budget. The budget is spent by value
+    (issue 52): first each section's share of lines, in the sections' order, then the further lines in the same
+    order — so that no section is left out because those above it had many lines (the traits were: the facts,
+    people and preferences of a year filled the budget before them)."""
     longest = len(left_out_line({what: 99_999 for what in LISTED_BY}))
     left = 4 * budget_tokens - sum(len(x) + 1 for x in head) - sum(len(x) + 2 for x in tail) - longest - 8
+    lines = [[item_line(item, tz) for item in section.items] for section in sections]
+    chosen: list[set[int]] = [set() for _ in sections]
+    for shares in (True, False):
+        for i, section in enumerate(sections):
+            for j, line in enumerate(lines[i]):
+                if shares and len(chosen[i]) >= section.share:
+                    break
+                cost = len(line) + 1 + (0 if chosen[i] else len(section.title) + 5)
+                if j not in chosen[i] and cost <= left:
+                    chosen[i].add(j)
+                    left -= cost
     out = list(head)
     left_out = dict.fromkeys(LISTED_BY, 0)
-    for section in sections:
-        left_out[section.listed] += section.more
-        if not section.items:
-            continue
-        title = f"## {section.title}"
-        opened = False  # the title is written with the section's first line that fits
-        for line in (item_line(item, tz) for item in section.items):
-            if len(line) + 1 + (0 if opened else len(title) + 2) > left:
-                left_out[section.listed] += 1
-                continue
-            if not opened:
-                out += ["", title]
-                left -= len(title) + 2
-                opened = True
-            out.append(line)
-            left -= len(line) + 1
+    for i, section in enumerate(sections):
+        left_out[section.listed] += section.more + len(lines[i]) - len(chosen[i])
+        if chosen[i]:
+            out += ["", f"## {section.title}", *(line for j, line in enumerate(lines[i]) if j in chosen[i])]
     if any(left_out.values()):
         out += ["", left_out_line(left_out)]
     if tail:

@@ -3,11 +3,13 @@ session and written as memory lines under a token budget (sections.py)."""
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from engrain.reading import inputs
+from engrain.reading.duplicates import repeats
 from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.periods import Period
 from engrain.reading.slots import PROFILE_ORDER, of_family, tag
@@ -171,59 +173,76 @@ class ProfileView:
         def fill(
             into: Section, rows: list[Memory], tagged: bool = False, limit: int = PER_SECTION, counted: bool = True
         ) -> Section:
-            """Add to `into` the rows not shown above, up to `limit`, and keep the rest for counting (`counted`)."""
+            """Add to `into` the rows not shown above, up to `limit`, and keep the rest for counting (`counted`). A
+            row that repeats one already in the section is folded into it ("+1 alike"), not shown again."""
             rest = [m for m in rows if m.id not in shown]
-            for m in rest[:limit]:
+            alike: dict[uuid.UUID, int] = {}
+            left: list[Memory] = []
+            for m in rest:
+                if (first := next((i for i in into.items if repeats(i.content, m.content)), None)) is not None:
+                    shown.add(m.id)
+                    alike[first.id] = alike.get(first.id, 0) + 1
+                    continue
+                if len(into.items) >= limit:
+                    left.append(m)
+                    continue
                 shown.add(m.id)
                 meta = MemoryMetadata.of(m.metadata_)
                 happened = Period.stored(m.event_time, m.event_end, m.event_grain, tz)
                 tags = [slots[m.id].tag] if tagged else marks(m.kind, m.temporality, happened, at, meta.habit)
                 tags += replaced_mark(meta)
                 into.items.append(Item(m.id, m.content, shown_when(m.kind, m.told_at, happened), tags))
+            for item in into.items:
+                if item.id in alike:
+                    item.tags.append(f"+{alike[item.id]} alike")
             if counted:
-                overflow.append((into, rest[limit:]))
+                overflow.append((into, left))
             return into
 
-        def traits_section(title: str, stages: tuple[str, ...]) -> Section:
+        def traits_section(title: str, stages: tuple[str, ...], share: int) -> Section:
             rows = [
                 Item(t.id, words, NOT_SHOWN, [trait_tag(stage, conf)], trait=True)
                 for t, stage, conf, words in traits
                 if stage in stages
             ]
-            return Section(title, rows[:PER_SECTION], more=max(0, len(rows) - PER_SECTION), listed="traits")
+            kept = rows[:PER_SECTION]
+            return Section(title, kept, more=max(0, len(rows) - PER_SECTION), listed="traits", share=share)
 
         own = [m for m in facts if not of_family(slots[m.id].key)]
         # Filled in this order, so that a memory fit for two sections shows in the first: a milestone about
         # the family ("we adopted") is a key date; a plan among the key dates is not shown again.
-        about = fill(Section("About them"), own, tagged=True, limit=2 * PER_SECTION)
-        dated = fill(Section("Key dates"), dates)
+        about = fill(Section("About them", share=6), own, tagged=True, limit=2 * PER_SECTION)
+        dated = fill(Section("Key dates", share=3), dates)
         family = fill(
-            Section("People and pets"), [m for m in facts if m not in own], tagged=True, limit=2 * PER_SECTION
+            Section("People and pets", share=4), [m for m in facts if m not in own], tagged=True, limit=2 * PER_SECTION
         )
         family = fill(family, people)
-        standing = fill(Section("Instructions and preferences for answers"), asked)
-        health_, likes_ = fill(Section("Health"), health), fill(Section("Preferences"), likes)
-        ahead = fill(Section("Upcoming plans", listed="plans"), upcoming)
+        standing = fill(Section("Instructions and preferences for answers", share=4), asked)
+        health_, likes_ = fill(Section("Health"), health), fill(Section("Preferences", share=3), likes)
+        ahead = fill(Section("Upcoming plans", listed="plans", share=3), upcoming)
         late = fill(Section("Overdue plans", listed="plans"), overdue)
-        habits_ = fill(Section("Habits"), habits)
+        habits_ = fill(Section("Habits", share=3), habits)
         pinned_ = fill(Section("Pinned"), pinned, limit=len(pinned))
         # The newest told: what is older is no section's leftover.
         lately_ = fill(Section("Lately told"), [m for m in lately if not summary(m)], limit=LATELY, counted=False)
         for into, rest in overflow:
             into.more += sum(m.id not in shown for m in rest)
+        # In the order of their value to a model that reads only this text (issue 52): who the user is, the people
+        # in their life and how they want answers; then what engrain concluded about them and how they live; then
+        # what is ahead and the dates that matter. Every established and core trait has its share.
         sections = [
             about,
             family,
             standing,
-            health_,
             likes_,
-            dated,
-            ahead,
-            late,
+            health_,
+            traits_section("Core traits", (Stage.CORE,), PER_SECTION),
+            traits_section("Established traits", (Stage.ESTABLISHED,), PER_SECTION),
+            traits_section("Forming traits (tentative, not yet confirmed)", FORMING_STAGES, 3),
             habits_,
-            traits_section("Core traits", (Stage.CORE,)),
-            traits_section("Established traits", (Stage.ESTABLISHED,)),
-            traits_section("Forming traits (tentative, not yet confirmed)", FORMING_STAGES),
+            ahead,
+            dated,
+            late,
             pinned_,
             lately_,
         ]

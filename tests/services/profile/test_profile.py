@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -14,7 +15,7 @@ from mcp import Client
 
 from engrain.services.profile.sections import PROFILE_TOKENS
 from engrain.services.recall.search import estimate_tokens
-from tests.conftest import DATA, Clock, call, connect
+from tests.conftest import DATA, Clock, call, connect, execute
 
 pytestmark = pytest.mark.anyio
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
@@ -72,8 +73,10 @@ async def test_a_week_of_ordinary_memories_gives_home_work_and_family(settings_f
 
 async def test_the_budget_holds_and_counts_what_it_leaves_out(settings_factory):
     async with connect(settings_factory(llm="none"), Clock(NOW)) as (client, _):
-        items = [{"content": f"My friend number {i} told me a long story about {'the sea ' * 30}"} for i in range(12)]
-        items += [{"content": f"I climb at a gym every Thursday number {i} with {'friends ' * 40}"} for i in range(12)]
+        # Long, and each naming someone else (lines that repeat one another are folded into one: issue 52).
+        names = ["Ana", "Ben", "Cleo", "Dan", "Eva", "Finn", "Gus", "Hana", "Ivo", "Jon", "Kai", "Lea"]
+        items = [{"content": f"My friend {name} told me a long story about {'the sea ' * 30}"} for name in names]
+        items += [{"content": f"I climb at a gym every Thursday with {name} and {'friends ' * 40}"} for name in names]
         await call(client, "remember_many", items=items)
         profile = await read_profile(client)
     assert estimate_tokens(profile) <= PROFILE_TOKENS
@@ -161,8 +164,10 @@ async def test_the_calling_model_on_ten_dated_sessions(settings_factory):
     assert "home] «Actually I moved to Lisbon in early June 2023.»" in about
     assert "job] «I work as a midwife at a hospital in Lisbon.»" in about and "nurse" not in about
     assert "«Tom and I passed the adoption home study.»" in section(profile, "Key dates")
-    # A plan told in 2023 for a day that had passed when it was imported is history, not an upcoming plan.
-    assert "Upcoming plans" not in profile and "Overdue plans" not in profile
+    # The history's last session (2023-09-09) plans a trip for October 2023: on the user's clock, the one every
+    # reader judges plans at (issue 52), it is still ahead — as intentions and recall say too.
+    assert "«I'm planning a trip to Cork in October 2023 to see my parents.»" in section(profile, "Upcoming plans")
+    assert "Overdue plans" not in profile
     assert "Runs twice a week" in section(profile, "Forming traits (tentative, not yet confirmed)")
     assert estimate_tokens(profile) <= PROFILE_TOKENS
     # The host route's weight: what the model reads per session stays small (the task names its messages).
@@ -192,3 +197,90 @@ async def test_a_twenty_message_extraction_task_names_the_messages_and_stays_sma
     assert "1: 2023-05-08 13:00; 2: 2023-05-08 13:01;" in specific[1]
     assert sum(len(line) for line in specific) < 2_000
     assert len(task) < 2_000 + 1_500  # and the instructions around it
+
+
+# A year of a person, crowded as the held-out one was (issue 52, part 1): many facts about the people in their life
+# (three of them repeating one phrase), their health and preferences, habits, and the traits reflection concluded.
+CROWDED = [
+    "My name is Lena and I teach history at a secondary school in Leeds.",
+    "I live in Headingley with my husband Sam.",
+    "My husband Sam is a carpenter and builds furniture for a living.",
+    "My mum Ruth lives in York and I visit her most Sundays.",
+    "My brother Tom moved to Glasgow for a job at a bank.",
+    "Family means everything to me.",
+    "For me family means everything, it always has.",
+    "I always tell my kids that family means everything.",
+    "My daughter Mia is nine and plays the violin in the school orchestra.",
+    "My son Jake is six and is obsessed with dinosaurs and the natural history museum.",
+    "Our dog Biscuit is a scruffy terrier rescued from a shelter in Bradford.",
+    "My best friend Priya runs a bakery in Chapel Allerton and we walk together on Wednesdays.",
+    "My colleague Dev teaches chemistry down the corridor and lends me his lab coat for the science fair.",
+    "My neighbour Margaret is eighty-two, used to be a nurse at Jimmy's, and keeps an eye on our house.",
+    "My sister-in-law Chloe is a midwife in Harrogate and is expecting her second baby in the spring.",
+    "My father-in-law Pete is recovering from a hip replacement and hates being told to rest.",
+    "My old flatmate Jess moved to Melbourne and we video call on the first Sunday of every month.",
+    "My headteacher Mr Okafor is retiring next summer after twenty-six years at the school.",
+    "My cousin Aisha is training to be a barrister in London and stays with us at Easter.",
+    "My friend Rob from university organises a reunion walk in the Dales every autumn.",
+    "My son's teacher Ms Patel says Jake reads well beyond his age but struggles to sit still.",
+    "My daughter's violin teacher Mr Novak thinks Mia could try for the county youth orchestra.",
+    "I have mild asthma and carry an inhaler when I run in cold weather.",
+    "I'm allergic to penicillin, which I found out after a bad reaction at university.",
+    "I had knee surgery in 2019 after a netball injury and still do physio exercises.",
+    "I get migraines when I sleep badly, usually after parents' evenings, and take sumatriptan for them.",
+    "My blood pressure was a bit high at my last check-up, so the GP wants to see me again in six months.",
+    "I've had eczema on my hands since childhood and it flares up every winter with the cold.",
+    "I wear glasses for reading and the board, and my prescription changed again this year.",
+    "I tore a ligament in my ankle skiing in Austria three years ago and it still aches in the rain.",
+    "I'm lactose intolerant, so I take oat milk in everything and avoid cheese sauces.",
+    "I prefer tea to coffee, strong with a splash of milk and no sugar.",
+    "I love walking holidays in the Lake District, especially staying in youth hostels off season.",
+    "I like folk music, Kate Rusby above all, and we go to the Whitby folk week when we can.",
+    "I enjoy cryptic crosswords and do the Guardian one on the train whenever I can find a seat.",
+    "I love baking sourdough at weekends, although Sam says the starter takes up half the fridge.",
+    "I prefer audiobooks for long drives, mostly history narrated by the authors themselves.",
+    "I really like Italian food, especially the little trattoria on Otley Road we go to for birthdays.",
+    "I'm vegetarian and have been since I was a teenager.",
+    "I love crime novels, especially anything set in Scandinavia.",
+    "I can't stand horror films, even the silly ones.",
+]
+HABITS = ["I paint watercolours every Saturday morning.", "I go running every Tuesday and Thursday before school."]
+ESTABLISHED = ["Paints watercolours as her main hobby", "Plans family time around weekends"]
+FORMING = [f"Forming pattern number {n} about her teaching week" for n in range(9)]
+
+
+async def test_the_profile_text_spends_its_budget_by_value(settings_factory):
+    """Issue 52, part 1: the held-out profile spent its 1,000 tokens on facts, people, health and preferences and
+    only counted the traits; the user's main hobby was nowhere in it. Now every established trait and the top habits
+    are in the text, repeated lines are folded, and what is left out says where to read it."""
+    async with connect(settings_factory(llm="none"), Clock(NOW)) as (client, app):
+        items = [{"content": text, "said_at": f"2026-{1 + i % 10:02d}-15"} for i, text in enumerate(CROWDED)]
+        items += [{"content": text, "said_at": "2026-10-01"} for text in HABITS]
+        await call(client, "remember_many", items=items)
+        for n, (content, stage, confidence) in enumerate(
+            [(t, "established", 0.7 - 0.01 * i) for i, t in enumerate(ESTABLISHED)]
+            + [(t, "emerging", 0.5 - 0.01 * i) for i, t in enumerate(FORMING)]
+        ):
+            await execute(
+                app,
+                "INSERT INTO memories (id, user_id, kind, content, content_hash, trait_subtype, trait_stage,"
+                " trait_confidence, trait_context, created_at, told_at) VALUES (:id, :u, 'trait', :c, md5(:c),"
+                " 'behavior', :s, :f, 'personal', :at, :at)",
+                id=uuid.uuid4(),
+                u=app.settings.user,
+                c=content,
+                s=stage,
+                f=confidence,
+                at=NOW - timedelta(days=n),
+            )
+        profile = await read_profile(client)
+    assert estimate_tokens(profile) <= PROFILE_TOKENS
+    established = section(profile, "Established traits")
+    assert all(trait in established for trait in ESTABLISHED), profile
+    habits = section(profile, "Habits")
+    assert all(habit in habits for habit in HABITS), profile
+    # The three lines repeating "family means everything" are one line at most, the others folded into it.
+    assert profile.count("family means everything") <= 1, profile
+    # The sections still come in the order of their value, and what did not fit says where it is.
+    assert profile.index("## About them") < profile.index("## People and pets") < profile.index("## Established")
+    assert re.search(r"^\(\d+ more not shown here — .*get_user_traits", profile, re.M), profile
