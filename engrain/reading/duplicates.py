@@ -319,4 +319,4 @@ def repeats(first: str, second: str) -> bool:
         return True
     runs = {tuple(a[i : i + REPEATED_PHRASE]) for i in range(len(a) - REPEATED_PHRASE + 1)}
     shared = any(tuple(b[i : i + REPEATED_PHRASE]) in runs for i in range(len(b) - REPEATED_PHRASE + 1))
-    return shared and REPEATED_PHRASE >= min(len(set(a)), len(set(b))) / 2
+    return shared and min(len(set(a)), len(set(b))) / 2 <= REPEATED_PHRASE
