@@ -1,13 +1,15 @@
 """Corrections said in passing: how often a later statement of a single-valued fact replaces the earlier one
-(`remember` through a real MCP client, in process, as a client calls it), on tests/data/corrections.tsv.
+(`remember` through a real MCP client, in process, as a client calls it), on tests/data/corrections.tsv or another
+corpus of the same columns (`--corpus`: tests/data/corrections_in_their_words.tsv, issue 52's pairs in the words
+people use — "I switched dentists, I now see Dr. Lindqvist" — written and split before its rules).
 
-Each pair is stored in a fresh user, the first then the second, a day apart; a pair labelled 1 must end
+Each pair is stored in a fresh user, the first then the second, `--days` apart (1); a pair labelled 1 must end
 with the first memory superseded by the second, a pair labelled 0 with both live. Prints JSON: precision
 and recall of automatic supersede, overall and per language, per split (`dev` may be tuned on, `test` is
 held out), how often a pair the rule did not replace was flagged as "may replace" (a correction: good, a
 non-correction: a question the model answers for nothing), and the pairs it got wrong on the dev split.
 
-    python bench/corrections.py [--embedder hash] [--split test|dev|all]
+    python bench/corrections.py [--embedder hash] [--split test|dev|all] [--corpus PATH] [--days N]
 """
 
 from __future__ import annotations
@@ -80,16 +82,18 @@ def _flags(flagged: list[tuple[bool, bool, bool]]) -> dict[str, Any]:
     }
 
 
-async def measure(embedder: str, split: str, home: str | None = None) -> dict[str, Any]:
+async def measure(
+    embedder: str, split: str, home: str | None = None, corpus: Path = PAIRS, days: int = 1
+) -> dict[str, Any]:
     now = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
     settings = bench_settings(home or scratch_home("engrain-corrections-"), embedder)
     app = AppState(settings, clock=lambda: now)
     results: list[tuple[str, bool, bool]] = []
     flagged: list[tuple[bool, bool, bool]] = []  # (a correction, replaced by the rule, flagged as may-replace)
     misses: list[dict[str, Any]] = []
-    said = (now - timedelta(days=1)).isoformat()
+    said = (now - timedelta(days=days)).isoformat()
     async with Client(create_server(app)) as client:  # through MCP, as a client calls it
-        pairs = [p for p in read_pairs() if split in ("all", p.split)]
+        pairs = [p for p in read_pairs(corpus) if split in ("all", p.split)]
         for pair in pairs:
             lang, label, first, second = pair.lang, pair.label, pair.first, pair.second
             a = await _remember(client, content=first, said_at=said)
@@ -106,6 +110,8 @@ async def measure(embedder: str, split: str, home: str | None = None) -> dict[st
         by_lang[r[0]].append(r)
     return {
         "embedder": embedder,
+        "corpus": corpus.name,
+        "days_apart": days,
         "split": split,
         "attributes": len({p.attribute for p in pairs}),
         "corrections": sum(p.label for p in pairs),
@@ -121,8 +127,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--embedder", default="hash")
     parser.add_argument("--split", choices=("test", "dev", "all"), default="test")
+    parser.add_argument("--corpus", type=Path, default=PAIRS)
+    parser.add_argument("--days", type=int, default=1, help="days between the first and the second statement")
     args = parser.parse_args()
-    print(json.dumps(anyio.run(measure, args.embedder, args.split), ensure_ascii=False, indent=2))
+    result = anyio.run(measure, args.embedder, args.split, None, args.corpus, args.days)
+    print(json.dumps(result, ensure_ascii=False, indent=2))
 
 
 if __name__ == "__main__":
