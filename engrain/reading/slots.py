@@ -106,6 +106,33 @@ ENGLISH_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             _I,
         ),
     ),
+    # Who does the user's hair, said as people say it (issue 52): "Jess at Fringe Benefits cuts my hair now".
+    (
+        "hairdresser",
+        re.compile(
+            r"(?:^|(?<=[.!?,;]\s))(?:(?:now|these days)\s*,?\s+)?(?P<value>(?-i:(?!(?:My|Our|I|He|She|We|They|It|The"
+            r"|This|That|Now|Then)\b)[A-Z][\w'’-]*))(?:\s+(?:at|from)\s+[^.,;!?]{1,40}?)?\s+(?:cuts|does|styles)\s+my"
+            r"\s+hair\b",
+            _I,
+        ),
+    ),
+    # Where the user banks, said as people say it: "I bank with Barclays", "I moved my account over to Monzo".
+    ("bank", re.compile(rf"\bI\s+{_NOW}(?:now\s+)?bank\s+with\s+{_VALUE}{_END}", _I)),
+    (
+        "bank",
+        re.compile(
+            rf"\b(?:(?:I|we)\s+)?(?:moved|switched|transferred)\s+(?:my|our)\s+(?:bank\s+|current\s+)?account\s+(?:over\s+)?to"
+            rf"\s+{_VALUE}{_END}",
+            _I,
+        ),
+    ),
+    # "We packed up and moved to Sheffield": the household's move.
+    (
+        "home",
+        re.compile(
+            rf"\bwe\s+(?:[a-z]+\s+){{0,3}}?(?:and\s+)?(?:finally\s+)?moved\s+(?:back\s+)?to\s+{_PLACE_VALUE}{_END}", _I
+        ),
+    ),
     # Someone close, named: "my sister Anna", "my wife, Maria", "my dog Max" (many values: two sisters).
     (
         "person",
@@ -168,6 +195,12 @@ ENGLISH_NAMED: list[re.Pattern[str]] = [
     re.compile(
         rf"{_I_OR_NONE}(?:'ve|\s+have)?\s*(?:just\s+|finally\s+|recently\s+)?(?:switched|changed|moved)\s+(?:my\s+)?"
         rf"{_ATTRIBUTE}\s+to\s+{_NAMED_VALUE}{_END}",
+        _I,
+    ),
+    # A change said by the attribute (issue 52): "I switched dentists, I now see Dr. Lindqvist".
+    re.compile(
+        rf"{_I_OR_NONE}(?:'ve|\s+have)?\s*(?:just\s+|finally\s+)?(?:switched|changed)\s+{_ATTRIBUTE}\s*[,;]?\s*(?:and\s+)?"
+        rf"(?:I\s+)?(?:now\s+)?(?:see|go\s+to|use|am\s+with|bank\s+with|am\s+at)\s+(?:now\s+)?{_NAMED_VALUE}{_END}",
         _I,
     ),
     # "I drive a Kia Niro now".
@@ -290,7 +323,7 @@ def attribute(words: str, lang: str = ENGLISH, favourite: bool = False) -> str:
     return table.get(name, name)
 
 
-def _framed(content: str, start: int, lang: str) -> bool:
+def framed(content: str, start: int, lang: str) -> bool:
     """Whether what starts at `start` is inside a quote or after a frame in its sentence that makes it not
     the user's claim about now: reported speech, a hypothetical, a request, fiction, a dream."""
     before = content[:start]
@@ -351,7 +384,7 @@ def _read(content: str, lang: str) -> tuple[Slot, bool, re.Match[str]] | None:
     # The words around the value, not the value: "联想" (Lenovo) holds 想 (to want).
     value_at = m.start("value") if m["value"] else m.start("fvalue")
     clause = content[max(0, start - 12) : value_at] + content[m.end() : m.end() + 2]
-    now = not (_NOT_NOW if english else not_now(lang)).search(clause) and not _framed(content, m.start(), lang)
+    now = not (_NOT_NOW if english else not_now(lang)).search(clause) and not framed(content, m.start(), lang)
     return slot, now, m
 
 

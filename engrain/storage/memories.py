@@ -483,6 +483,27 @@ async def slot_holders(
     return [(r.id, r.value, r.told_at) for r in rows]
 
 
+async def facts_naming(
+    session: AsyncSession, user_id: str, value: str, told_by: datetime, now: datetime, limit: int = 5
+) -> list[Memory]:
+    """The user's live current facts whose words hold `value` (any case), told by `told_by`, newest told first:
+    what a statement that the user left that value may end (reading/leaving.py). Read only for such a statement."""
+    stmt = (
+        select(Memory)
+        .where(
+            Memory.user_id == user_id,
+            Memory.kind == "fact",
+            Memory.temporality == "current",
+            (Memory.valid_until.is_(None)) | (Memory.valid_until > now),
+            Memory.told_at <= told_by,
+            Memory.content.icontains(value, autoescape=True),
+        )
+        .order_by(Memory.told_at.desc(), Memory.id)
+        .limit(limit)
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
 async def replace_value(
     session: AsyncSession, user_id: str, old_id: uuid.UUID, new_id: uuid.UUID, key: str, now: datetime
 ) -> None:

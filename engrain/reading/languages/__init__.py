@@ -76,6 +76,12 @@ class Rules:
     # of the user's own (`mine`: "mein", "mon") or fills a slot ("I told you, I live in Berlin now").
     addressed: re.Pattern[str] = _NEVER
     mine: re.Pattern[str] = _NEVER
+    # Leaving a value by name (reading/leaving.py): patterns with `old`; "instead of X", which counts only with a
+    # word of now (`now_words`); and the people other than the user a sentence may be about (`others`).
+    leaving: list[re.Pattern[str]] = field(default_factory=list[re.Pattern[str]])
+    instead: re.Pattern[str] = _NEVER
+    now_words: re.Pattern[str] = _NEVER
+    others: re.Pattern[str] = _NEVER
 
 
 _RULES = {
@@ -107,6 +113,10 @@ _RULES = {
         asks_named=zh.ASKS_NAMED,
         reply=zh.REPLY,
         mine=zh.MINE,
+        leaving=zh.LEAVING,
+        instead=zh.INSTEAD,
+        now_words=zh.NOW_WORDS,
+        others=zh.OTHERS,
     ),
     **{
         m.CODE: Rules(
@@ -140,6 +150,10 @@ _RULES = {
             reply=m.REPLY,
             addressed=m.ADDRESSED,
             mine=m.MINE,
+            leaving=m.LEAVING,
+            instead=m.INSTEAD,
+            now_words=m.NOW_WORDS,
+            others=m.OTHERS,
         )
         for m in (de, es, fr)
     },

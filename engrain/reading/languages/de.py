@@ -94,6 +94,12 @@ CATEGORIES = [
 _REL = r"mein(?:e)?\s+(?P<rel>schwester|bruder|mutter|vater|frau|mann|freundin|freund|tochter|sohn|partnerin|partner)"
 _NAME = r"(?P<value>(?-i:[A-ZÄÖÜ][\w.-]*(?:\s+[A-ZÄÖÜ][\w.-]*)*))"
 SLOTS = [
+    # Who does the user's hair (issue 52): "Die Haare schneidet mir jetzt Jana".
+    (
+        "hairdresser",
+        re.compile(rf"\b(?:die\s+)?haare\s+schneidet\s+mir\s+(?:jetzt\s+|inzwischen\s+|nun\s+)?{_NAME}", _I),
+    ),
+    ("hairdresser", re.compile(rf"{_NAME}\s+schneidet\s+mir\s+(?:jetzt\s+|inzwischen\s+)?die\s+haare\b", _I)),
     (
         "home",
         re.compile(
@@ -171,6 +177,13 @@ NAMED = [
         rf"(?:\s+(?:gekauft|bekommen|geholt))?\s*[,:–-]\s*{_VALUE}{_VALUE_END}",
         _I,
     ),
+    # A change said by the attribute (issue 52): "Ich habe den Zahnarzt gewechselt, ich gehe jetzt zu Dr. Lindqvist".
+    re.compile(
+        r"\bich\s+(?:habe|hab)\s+(?:den|die|das|meinen|meine|mein)\s+(?P<attr>(?-i:[A-ZÄÖÜ][\wäöüß-]+))\s+gewechselt"
+        rf"\s*[,;]?\s*(?:und\s+)?(?:ich\s+)?(?:gehe|bin)\s+(?:jetzt\s+|nun\s+)?(?:zu|bei)\s+(?:der\s+|dem\s+)?"
+        rf"{_VALUE}{_VALUE_END}",
+        _I,
+    ),
 ]
 ATTRIBUTES = {
     "handy": "phone",
@@ -186,6 +199,8 @@ ATTRIBUTES = {
     "hausärztin": "doctor",
     "zahnarzt": "dentist",
     "zahnärztin": "dentist",
+    "friseur": "hairdresser",
+    "friseurin": "hairdresser",
     "bank": "bank",
     "lieblingsfarbe": "favourite colour",
     "lieblingsessen": "favourite food",
@@ -207,7 +222,7 @@ ATTRIBUTES = {
     "tochter": "daughter",
     "sohn": "son",
 }
-# Reported speech, a hypothetical, a request or a dream before the statement (slots._framed).
+# Reported speech, a hypothetical, a request or a dream before the statement (slots.framed).
 FRAME = re.compile(
     r"\b(?:stell\s+dir\s+vor|angenommen|wenn|falls|traum\w*|träum\w*|geschichte|roman|(?!ich\b)\w+\s+"
     r"(?:sagt|sagte|meint|meinte|denkt|dachte|glaubt|glaubte|behauptet)|schreib\w*|kannst\s+du|könntest\s+du|bitte)\b",
@@ -218,3 +233,24 @@ ASKS_NAMED = [
     re.compile(r"\b(?:was|wer|welche[rsn]?)\s+ist\s+(?:mein|meine)\s+(?P<attr>(?-i:[A-ZÄÖÜ][\wäöüß-]+))", _I),
     re.compile(r"\bwelche[rsn]?\s+(?P<attr>(?-i:[A-ZÄÖÜ][\wäöüß-]+))\s+(?:habe|fahre|nutze|benutze)\s+ich\b", _I),
 ]
+
+# Leaving a value by name (reading/leaving.py, issue 52): "Ich gehe nicht mehr zu Dr. Weber", "von McFit zu Urban
+# Sports gewechselt", "das iPhone durch ein Pixel ersetzt", "McFit gekündigt", "statt X" (with "jetzt").
+_OLD = r"(?P<old>(?-i:[A-ZÄÖÜ][\wäöüß'’.&+-]*|[a-z][A-Z][\w.+-]*)(?:[ -](?-i:[A-ZÄÖÜ0-9][\wäöüß'’.&+-]*))*)"
+LEAVING = [
+    re.compile(
+        r"\bich\s+(?:gehe|bin|trainiere|arbeite|nutze|benutze|kaufe)\s+(?:jetzt\s+)?nicht\s+mehr\s+"
+        rf"(?:zu|bei|in|im|zum|zur|mit)\s+(?:der\s+|dem\s+|den\s+)?{_OLD}",
+        _I,
+    ),
+    re.compile(rf"\bvon\s+(?:der\s+|dem\s+)?{_OLD}\s+(?:zu|zur|zum|auf)\s+[^.!?]+?gewechselt\b", _I),
+    re.compile(rf"\b(?:das|den|die|mein\w*)\s+{_OLD}\s+durch\s+[^.!?]+?ersetzt\b", _I),
+    re.compile(rf"\b(?:habe|hab)\s+(?:jetzt\s+)?(?:die\s+|das\s+|den\s+|mein\w*\s+)?{_OLD}\s+gekündigt\b", _I),
+]
+INSTEAD = re.compile(rf"\b(?:statt|anstatt|anstelle)\s+(?:von\s+)?(?:der\s+|dem\s+|des\s+)?{_OLD}", _I)
+NOW_WORDS = re.compile(r"\b(?:jetzt|inzwischen|mittlerweile|nun|seitdem)\b", _I)
+OTHERS = re.compile(
+    r"\b(?:mein\w*|unser\w*)\s+(?:schwester|bruder|mutter|vater|freund\w*|frau|mann|kolleg\w*|chef\w*|tochter|sohn"
+    r"|nachbar\w*)\b|\b(?:er|sie)\s+(?!ich\b)",
+    _I,
+)

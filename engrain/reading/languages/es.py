@@ -102,6 +102,9 @@ CATEGORIES = [
 _REL = r"mi\s+(?P<rel>hermana|hermano|madre|padre|esposa|esposo|mujer|marido|novia|novio|pareja|hija|hijo)"
 _NAME = r"(?P<value>(?-i:[A-ZÁÉÍÓÚÑ][\w.-]*(?:\s+(?:de\s+)?[A-ZÁÉÍÓÚÑ][\w.-]*)*))"
 SLOTS = [
+    # Who does the user's hair (issue 52): "Ahora me corta el pelo Lucía".
+    ("hairdresser", re.compile(rf"\bme\s+corta\s+el\s+pelo\s+{_NAME}", _I)),
+    ("hairdresser", re.compile(rf"{_NAME}\s+me\s+corta\s+el\s+pelo\b", _I)),
     (
         "home",
         re.compile(
@@ -129,8 +132,11 @@ SLOTS = [
     ("name", re.compile(r"\b(?:me\s+llamo|mi\s+nombre\s+es)\s+(?P<value>(?-i:[A-ZÁÉÍÓÚÑ][\w-]+))", _I)),
     ("person", re.compile(rf"\b{_REL}\s+se\s+llama\s+(?P<value>(?-i:[A-ZÁÉÍÓÚÑ][\w-]+))", _I)),
 ]
+# "Voy a" is a plan before a verb ("voy a mudarme"), not before a place or a person ("voy a la doctora Molina").
 NOT_NOW = re.compile(
-    r"\b(?:no|nunca|antes|vivía|trabajaba|voy\s+a|quiero|quisiera|si|cuando|quizás|tal\s+vez)\b|\?\s*$", _I
+    r"\b(?:no|nunca|antes|vivía|trabajaba|voy\s+a\s+\w+(?:ar|er|ir)(?:me|te|se|lo|la)?|quiero|quisiera|si|cuando"
+    r"|quizás|tal\s+vez)\b|\?\s*$",
+    _I,
 )
 
 # Replies to the other speaker (ingestion without a model keeps statements about the user only).
@@ -181,6 +187,12 @@ NAMED = [
         rf"(?:\s+nuev[oa])?\s*[,:]\s*{_VALUE}{_VALUE_END}",
         _I,
     ),
+    # A change said by the attribute (issue 52): "Cambié de dentista, ahora voy a la doctora Molina".
+    re.compile(
+        r"\b(?:cambié|me\s+cambié)\s+de\s+(?P<attr>[a-záéíóúñ]+)\s*[,;]?\s*(?:y\s+)?(?:ahora\s+)?"
+        rf"(?:voy\s+(?:a\s+|al\s+)?|veo\s+a\s+|uso\s+|estoy\s+con\s+)(?:ahora\s+)?{_VALUE}{_VALUE_END}",
+        _I,
+    ),
 ]
 ATTRIBUTES = {
     "móvil": "phone",
@@ -196,6 +208,8 @@ ATTRIBUTES = {
     "médica": "doctor",
     "doctor": "doctor",
     "dentista": "dentist",
+    "peluquero": "hairdresser",
+    "peluquera": "hairdresser",
     "banco": "bank",
     "portátil": "laptop",
     "ordenador": "laptop",
@@ -222,7 +236,7 @@ ATTRIBUTES = {
     "amigo": "friend",
     "amiga": "friend",
 }
-# Reported speech, a hypothetical, a request or a dream before the statement (slots._framed).
+# Reported speech, a hypothetical, a request or a dream before the statement (slots.framed).
 FRAME = re.compile(
     r"\b(?:imagina|imaginemos|supón|supongamos|si|sueñ\w*|soñ\w*|historia|novela|(?!yo\b)\w+\s+(?:dice|dijo|cree|"
     r"creen|piensa|piensan|opina)|escribe|puedes|podrías|por\s+favor)\b",
@@ -233,3 +247,24 @@ ASKS_NAMED = [
     re.compile(rf"\b(?:cu[áa]l|qu[ée]|qui[ée]n)\s+es\s+mi\s+{_ATTR}", _I),
     re.compile(r"\bqu[ée]\s+(?P<attr>[a-záéíóúñ]+)\s+(?:tengo|uso|conduzco)\b", _I),
 ]
+
+# Leaving a value by name (reading/leaving.py, issue 52): "Ya no voy al doctor Pérez", "Dejé BodyFit", "Sustituí el
+# iPhone por un Xiaomi", "me pasé de X a Y", "en lugar de X" (with "ahora").
+_OLD = r"(?P<old>(?-i:[A-ZÁÉÍÓÚÑ][\wáéíóúñü'’.&+-]*|[a-z][A-Z][\w.+-]*)(?:[ -](?-i:[A-ZÁÉÍÓÚÑ0-9][\wáéíóúñü'’.&+-]*))*)"
+_DOCTOR = r"(?:(?:el|la)\s+)?(?:doctora?|dra?\.)\s+"
+LEAVING = [
+    re.compile(
+        r"\bya\s+no\s+(?:voy|vamos|uso|veo|trabajo|entreno|compro)\s+"
+        rf"(?:a\s+la\s+|al\s+|a\s+|en\s+(?:el\s+|la\s+)?|con\s+)?(?:{_DOCTOR})?{_OLD}",
+        _I,
+    ),
+    re.compile(rf"\b(?:dejé|dejamos|abandoné|cancelé|cambié|sustituí|reemplacé)\s+(?:el\s+|la\s+|mi\s+)?{_OLD}", _I),
+    re.compile(rf"\bme\s+(?:cambié|pasé)\s+de\s+(?:el\s+|la\s+)?{_OLD}\s+a\b", _I),
+]
+INSTEAD = re.compile(rf"\ben\s+(?:lugar|vez)\s+de\s+(?:el\s+|la\s+)?{_OLD}", _I)
+NOW_WORDS = re.compile(r"\b(?:ahora|ya no|actualmente|desde entonces)\b", _I)
+OTHERS = re.compile(
+    r"\b(?:mi|mis|nuestr\w+)\s+(?:hermana|hermano|madre|padre|amig\w+|mujer|marido|novi\w+|jef\w+|hij\w+"
+    r"|vecin\w+|compañer\w+)\b|\b(?:él|ella|ellos|ellas)\b",
+    _I,
+)

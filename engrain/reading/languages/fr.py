@@ -4,9 +4,11 @@ import re
 
 CODE = "fr"
 _I = re.IGNORECASE
+# "Je vais" is a plan before a verb ("je vais peindre"), the present before a place ("je vais à la salle Basic-Fit",
+# "je vais chez le docteur Leroy": where one goes, issue 52).
 PLAN = re.compile(
-    r"\b(?:vais|va|allons|compte|prévois|prévoyons|veux|voudrais|dois|devons|prochaine?s?|demain"
-    r"|après-demain|bientôt|rappelle-moi)\b",
+    r"\b(?:(?:vais|va|allons)(?!\s+(?:à|au|aux|chez|en|dans|sur)\b)|compte|prévois|prévoyons|veux|voudrais|dois"
+    r"|devons|prochaine?s?|demain|après-demain|bientôt|rappelle-moi)\b",
     _I,
 )
 # "ai/avons" and "suis/sommes" are the past only before a participle ("j'ai acheté", "nous sommes mariés":
@@ -87,6 +89,13 @@ CATEGORIES = [
 _REL = r"(?:ma|mon)\s+(?P<rel>sœur|soeur|frère|mère|père|femme|mari|copine|copain|compagne|compagnon|fille|fils)"
 _NAME = r"(?P<value>(?-i:[A-ZÀÂÉÈÊÎÔÛÇ][\w.-]*(?:\s+(?:de\s+)?[A-ZÀÂÉÈÊÎÔÛÇ][\w.-]*)*))"
 SLOTS = [
+    # Who does the user's hair (issue 52): "C'est Julie du salon Ciseaux d'Or qui me coupe les cheveux".
+    (
+        "hairdresser",
+        re.compile(
+            rf"(?:c['’]est\s+)?{_NAME}\s+(?:[^.,;!?]{{0,40}}?\s+)?qui\s+me\s+(?:coupe\s+les\s+cheveux|coiffe)\b", _I
+        ),
+    ),
     (
         "home",
         re.compile(
@@ -155,19 +164,25 @@ _VALUE = (
     r"(?-i:(?:[A-ZÀÂÉÈÊÎÔÛÇ0-9]|[a-z][A-Z])[\w.&+-]*)(?:\s+(?:de\s+)?(?-i:(?:[A-ZÀÂÉÈÊÎÔÛÇ0-9]|[a-z][A-Z])[\w.&+-]*))*)"
 )
 _FAVOURITE_VALUE = r"(?P<fvalue>(?:(?:le|la|les)\s+|l['’])?[\wàâçéèêëîïôûù]+)"
-_VALUE_END = r"(?=\s*(?:$|[.,;!?)]|\s(?:et|mais|depuis|parce|à|au|avec|maintenant)\b))"
+_VALUE_END = r"(?=\s*(?:$|[.,;!?)]|\s(?:et|mais|depuis|parce|à|au|avec|chez|maintenant)\b))"
 _WORD = r"[a-zàâçéèêëîïôûùœ]+"
 _ATTR = rf"(?P<attr>{_WORD}(?:\s+(?:de|d')\s*{_WORD}|\s+(?P<fav>préférée?|favorite?|portable))?)"
 NAMED = [
     re.compile(
-        rf"(?<!\bde\s)\b(?:mon|ma|notre)\s+(?:(?:nouveau|nouvelle|nouvel)\s+)?{_ATTR}\s+(?:actuel(?:le)?\s+)?"
-        rf"(?:est|c'est)\s+(?:maintenant\s+|désormais\s+|aujourd'hui\s+)?"
+        rf"(?<!\bde\s)\b(?:mon|ma|notre)\s+(?:(?:nouveau|nouvelle|nouvel)\s+)?{_ATTR}\s*,?\s+(?:actuel(?:le)?\s+)?"
+        rf"(?:est|c['’]est)\s+(?:maintenant\s+|désormais\s+|aujourd'hui\s+)?"
         rf"(?:{_VALUE}|(?(fav){_FAVOURITE_VALUE}|(?!))){_VALUE_END}",
         _I,
     ),
     re.compile(
         rf"\bj'ai\s+(?:acheté\s+|maintenant\s+)?(?:un|une)\s+(?:nouveau|nouvelle|nouvel)\s+(?P<attr>{_WORD})"
         rf"\s*[,:]\s*{_VALUE}{_VALUE_END}",
+        _I,
+    ),
+    # A change said by the attribute (issue 52): "J'ai changé de dentiste, maintenant je vais chez le docteur Leroy".
+    re.compile(
+        rf"\bj['’]ai\s+changé\s+de\s+(?P<attr>{_WORD})\s*[,;]?\s*(?:et\s+)?(?:maintenant\s+|désormais\s+)?"
+        rf"(?:je\s+vais|je\s+vois|je\s+suis)\s+(?:maintenant\s+)?(?:chez\s+|à\s+|avec\s+)?{_VALUE}{_VALUE_END}",
         _I,
     ),
 ]
@@ -182,6 +197,8 @@ ATTRIBUTES = {
     "médecin": "doctor",
     "docteur": "doctor",
     "dentiste": "dentist",
+    "coiffeur": "hairdresser",
+    "coiffeuse": "hairdresser",
     "banque": "bank",
     "ordinateur": "laptop",
     "ordinateur portable": "laptop",
@@ -207,7 +224,7 @@ ATTRIBUTES = {
     "ami": "friend",
     "amie": "friend",
 }
-# Reported speech, a hypothetical, a request or a dream before the statement (slots._framed).
+# Reported speech, a hypothetical, a request or a dream before the statement (slots.framed).
 FRAME = re.compile(
     r"\b(?:imagine|imaginons|suppose|supposons|si|rêv\w*|histoire|roman|(?!je\b)\w+\s+(?:dit|disait|croit|"
     r"croient|pense|pensent|trouve)|écris|peux-tu|pourrais-tu|s'il\s+te\s+plaît)\b",
@@ -218,3 +235,30 @@ ASKS_NAMED = [
     re.compile(rf"\b(?:quel(?:le)?|qui)\s+est\s+(?:mon|ma)\s+{_ATTR}", _I),
     re.compile(rf"\bquel(?:le)?\s+(?P<attr>{_WORD})\s+(?:ai-je|j'ai|est-ce\s+que\s+j'ai)\b", _I),
 ]
+
+# Leaving a value by name (reading/leaving.py, issue 52): "Je ne vais plus chez le docteur Bernard", "J'ai quitté
+# Basic-Fit", "J'ai remplacé mon iPhone par un Pixel", "passé de X à Y", "à la place de X" (with "maintenant").
+_OLD = (
+    r"(?P<old>(?-i:[A-ZÀÂÉÈÊÎÔÛÇ][\wàâéèêëîïôûùç'’.&+-]*|[a-z][A-Z][\w.+-]*)"
+    r"(?:[ -](?-i:[A-ZÀÂÉÈÊÎÔÛÇ0-9][\wàâéèêëîïôûùç'’.&+-]*))*)"
+)
+LEAVING = [
+    re.compile(
+        r"\b(?:je|j['’])\s*ne\s+(?:vais|suis|travaille|vois|consulte|utilise|m'entraîne)\s+plus\s+"
+        rf"(?:chez\s+|à\s+la\s+|à\s+l['’]|au\s+|à\s+|avec\s+)?(?:le\s+|la\s+)?(?:docteure?\s+|dr\.?\s+)?{_OLD}",
+        _I,
+    ),
+    re.compile(
+        rf"\bj['’]ai\s+(?:quitté|résilié|lâché|abandonné|laissé\s+tomber)\s+(?:le\s+|la\s+|l['’]|mon\s+|ma\s+)?{_OLD}",
+        _I,
+    ),
+    re.compile(rf"\b(?:j['’]ai\s+)?remplacé\s+(?:mon\s+|ma\s+|le\s+|la\s+|l['’])?{_OLD}\s+par\b", _I),
+    re.compile(rf"\b(?:je\s+suis\s+)?passée?\s+de\s+(?:la\s+|le\s+|l['’])?{_OLD}\s+(?:à|chez)\b", _I),
+]
+INSTEAD = re.compile(rf"\bà\s+la\s+place\s+(?:de\s+|du\s+|d['’])(?:la\s+|l['’])?{_OLD}", _I)
+NOW_WORDS = re.compile(r"\b(?:maintenant|désormais|dorénavant|plus)\b", _I)
+OTHERS = re.compile(
+    r"\b(?:ma|mon|mes|notre|nos)\s+(?:sœur|soeur|frère|mère|père|ami\w*|copine|copain|femme|mari|chef\w*|fille|fils"
+    r"|voisin\w*|collègue\w*)\b|\b(?:il|elle|ils|elles)\b",
+    _I,
+)

@@ -264,6 +264,11 @@ _REL = r"我(?P<rel>姐姐|妹妹|哥哥|弟弟|妈妈|爸爸|老婆|老公|女�
 _PLACE = r"(?P<value>(?!家|这里|那里|公司)[\u4e00-\u9fffA-Za-z]{1,12}?)"
 _STOP = r"(?=[，。,.！!；;]|$|了|啦|呢|住|生活|附近)"
 SLOTS = [
+    # Who does the user's hair (issue 52): "现在是小美给我剪头发了".
+    (
+        "hairdresser",
+        re.compile(r"(?:现在|目前)?(?:是)?(?P<value>[\u4e00-\u9fff]{1,4}?)(?:在)?给我(?:剪头发|剪发|理发)"),
+    ),
     ("home", re.compile(rf"(?:我|{_REL})(?:现在|目前|已经)?(?:住在|搬到了|搬到|搬去了|搬去){_PLACE}{_STOP}")),
     ("employer", re.compile(rf"(?:我|{_REL})(?:现在|目前)?在{_PLACE}(?:工作|上班)")),
     ("employer", re.compile(rf"我(?:现在|已经)?(?:入职了|加入了|跳槽到了|跳槽到){_PLACE}{_STOP}")),
@@ -328,6 +333,8 @@ ATTRIBUTES = {
     "健身房": "gym",
     "医生": "doctor",
     "牙医": "dentist",
+    "理发师": "hairdresser",
+    "发型师": "hairdresser",
     "银行": "bank",
     "电脑": "laptop",
     "笔记本": "laptop",
@@ -354,7 +361,7 @@ ATTRIBUTES = {
     "儿子": "son",
     "朋友": "friend",
 }
-# Reported speech, a hypothetical, a request or a dream before the statement (slots._framed).
+# Reported speech, a hypothetical, a request or a dream before the statement (slots.framed).
 FRAME = re.compile(
     r"如果|假如|假设|要是|想象|设想|梦见|梦到|做梦|梦里|小说|故事|(?<!我)(?:说|以为|认为|觉得)|帮我|请你|能不能"
 )
@@ -363,3 +370,15 @@ ASKS_NAMED = [
     re.compile(r"我(?:现在)?(?:的|用的)(?P<attr>[\u4e00-\u9fff]{1,4}?)(?:是)?(?:什么|哪个|哪家|哪款|谁)"),
     re.compile(r"我(?:现在)?(?:用|开|去|在)(?:的)?(?:是)?(?:什么|哪个|哪家|哪款)(?P<attr>[\u4e00-\u9fff]{1,4})"),
 ]
+
+# Leaving a value by name (reading/leaving.py, issue 52): "我现在不找张医生了", "我把iPhone换成了华为",
+# "我不去一兆韦德了", "退了X的卡", "而不是X"/"不再X".
+_OLD = r"(?P<old>[^\s，。,.；;！!？?了的]{1,12}?)"
+LEAVING = [
+    re.compile(rf"我(?:现在|已经|早就)?(?:不再|不)(?:去|找|用|在|看)\s*{_OLD}(?:了|，)"),
+    re.compile(rf"我(?:已经|现在)?把\s*{_OLD}\s*换成了"),
+    re.compile(rf"我(?:已经)?(?:离开了|退了|辞掉了|注销了)\s*{_OLD}(?:[，。,.]|$|的)"),
+]
+INSTEAD = re.compile(rf"(?:而不是|代替了|取代了)\s*{_OLD}(?:[，。,.]|$)")
+NOW_WORDS = re.compile(r"现在|如今|目前|已经|不再")
+OTHERS = re.compile(r"妹妹|姐姐|哥哥|弟弟|妈妈|母亲|爸爸|父亲|朋友|老婆|老公|妻子|丈夫|同事|老板|女儿|儿子|邻居|他|她")

@@ -24,9 +24,10 @@ from engrain.reading import inputs
 from engrain.reading.dates import mood_of
 from engrain.reading.duplicates import is_near_duplicate
 from engrain.reading.enrich import DEFAULT_IMPORTANCE, IMPORTANT, content_hash, enrich
+from engrain.reading.leaving import left_value, names
 from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.mood import Mood
-from engrain.reading.periods import Period, happened_label
+from engrain.reading.periods import Grain, Period, happened_label
 from engrain.reading.slots import Topic, given_slot, shown_key, single_valued, slot_of, slot_topic, states_now
 from engrain.reading.speakers import REPLY, ROLES, spoken_by, words_of
 from engrain.reading.standing import standing_of
@@ -83,6 +84,7 @@ class Prepared:
     topic: Topic | None = None  # a single-valued slot it speaks of without filling it (reading/slots.slot_topic)
     redacted: dict[str, int] | None = None  # secrets replaced before it was read (kind → count)
     turn: bool = False  # a turn of a chat (its role given or its speaker named)
+    left: str | None = None  # a value the user says they left ("Ditched Vodafone for…": reading/leaving.py)
     context: str = ""  # what its vector is made of besides its words: a short turn's previous turn
 
     @property
@@ -300,7 +302,7 @@ class MemoryWriter:
             await repo.mark_may_replace(s, user_id, memory.id, maybe.id)  # as a batch marks its rows
         if old_id is not None:
             await self._supersede(s, user_id, old_id, memory.id, now)
-        replaced = await self._fill_slot(s, user_id, memory, now)
+        replaced = await self._fill_slot(s, user_id, memory, now) | await self._leave(s, user_id, memory, item, now)
         result = _result(memory, "created", self.rt.settings.tz, old_id or replaced.get(memory.id))
         if maybe is not None:
             result.may_replace = Replaceable(id=str(maybe.id), content=maybe.content)
@@ -438,6 +440,8 @@ class MemoryWriter:
             source=source,
             metadata=extra,
             turn=role is not None,
+            # A one-day event is no change of value ("tea instead of coffee this morning", "I left Paris today").
+            left=left_value(content, lang) if own and not (info.event and info.event.grain is Grain.DAY) else None,
         )
 
     def _prepare_batch(self, items: list[RememberRequest], now: datetime, source: str | None) -> list[Prepared]:
@@ -528,6 +532,8 @@ class MemoryWriter:
             replaced: dict[uuid.UUID, uuid.UUID] = {}
             maybe: dict[uuid.UUID, Memory] = {}
             for key, row in sorted(rows.items(), key=lambda kv: (kv[1].told_at, str(kv[1].id))):
+                for winner, loser in (await self._leave(s, user_id, row, fresh[key], now)).items():
+                    replaced.setdefault(winner, loser)
                 if MemoryMetadata.of(row.metadata_).slot is not None:
                     for winner, loser in (await self._fill_slot(s, user_id, row, now)).items():
                         replaced.setdefault(winner, loser)
@@ -562,6 +568,21 @@ class MemoryWriter:
                     result.may_replace = Replaceable(id=str(found.id), content=found.content)
             out.append(_told(result, p.content, p.redacted))
         return out
+
+    async def _leave(
+        self, s: AsyncSession, user_id: str, memory: Memory, item: Prepared, now: datetime
+    ) -> dict[uuid.UUID, uuid.UUID]:
+        """A statement that the user left a value ("I don't see Dr. Green anymore") replaces the user's current
+        fact told before it that names that value ("My therapist is Dr. Green"): reading/leaving.py. Returns
+        {winner: what it replaced}."""
+        if item.left is None:
+            return {}
+        replaced: dict[uuid.UUID, uuid.UUID] = {}
+        for old in await repo.facts_naming(s, user_id, item.left, memory.told_at, now):
+            if old.id != memory.id and names(old.content, item.left, old.lang or item.lang):
+                await self._supersede(s, user_id, old.id, memory.id, now)
+                replaced.setdefault(memory.id, old.id)
+        return replaced
 
     async def _supersede(
         self, s: AsyncSession, user_id: str, old_id: uuid.UUID, new_id: uuid.UUID, now: datetime

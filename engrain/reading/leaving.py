@@ -1,0 +1,91 @@
+"""A change of value said by naming what the user left: "Ditched Vodafone for Giffgaff", "I don't see Dr. Green
+anymore", "I replaced Chrome with Firefox", "Ich gehe nicht mehr zu Dr. Weber", "我把iPhone换成了华为Mate 60".
+
+People rarely restate a fact in its first form ("my dentist is now X"); they say what they stopped ("I switched
+dentists", "cancelled PureGym, I'm at Third Space now"). When such a statement names the old value, the user's live
+fact that names it is what changed (issue 52: 2 of 6 held-out corrections won with no model). Only the user's own
+statement about how things are: not someone else's ("my sister left Deloitte"), not framed (a quote, a
+hypothetical, a request: `slots.framed`), not a one-off of one day ("tea instead of coffee this morning", "I left
+Paris yesterday"), and "instead of X" only with a word of now ("… instead of Riverside now"). The memory it replaces
+must be a current fact of the user's own that names the value (services/memories/writing.py applies it).
+The English patterns live here, each other language's in its module (`languages.rules(lang).leaving`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from engrain.reading.languages import rules
+from engrain.reading.slots import RELATIONS, framed
+from engrain.text.languages import ENGLISH
+
+_I = re.IGNORECASE
+# The value left: a name ("PureGym", "Dr. Green", "iPhone", "Riverside Vets"), as slots.py reads values.
+_OLD = (
+    r"(?P<old>(?:the\s+)?(?-i:(?:[A-Z]|[a-z][A-Z])[\w'’.&+-]*)"
+    r"(?:[ -](?-i:(?:[A-Z0-9]|[a-z][A-Z])[\w'’.&+-]*|&|of))*)"
+)
+# The user as subject, said or left out as chat leaves it: at a sentence's start, after "I"/"we", or after "and".
+_ME = r"(?:\b(?:I|we)(?:'ve|\s+have)?\s+|(?:^|(?<=[.!?,;]\s)|\band\s+))(?:just\s+|finally\s+|recently\s+|also\s+)?"
+ENGLISH_LEAVING = [
+    # "Cancelled PureGym", "ditched Vodafone for Giffgaff", "I left Deloitte and joined…", "quit Spotify".
+    re.compile(rf"{_ME}(?:cancell?ed|ditched|dropped|left|quit|dumped)\s+(?:my\s+)?{_OLD}", _I),
+    # "I replaced Chrome with Firefox", "swapped Spotify for Tidal", "switched Monzo for Starling".
+    re.compile(rf"{_ME}(?:replaced|swapped|traded|switched|exchanged)\s+(?:my\s+)?{_OLD}\s+(?:with|for)\s", _I),
+    # "switched from Vodafone to EE", "moved my account from Barclays to Monzo".
+    re.compile(rf"{_ME}(?:switched|moved|changed|went)\s+(?:[\w']+\s+){{0,3}}?from\s+{_OLD}\s+(?:to|over to)\s", _I),
+    # "I don't see Dr. Green anymore", "I no longer go to PureGym", "we stopped going to Riverside Vets".
+    re.compile(
+        r"\b(?:I|we)\s+(?:don't|do not|no longer|stopped)\s+(?:going\s+to|seeing|using|see|use|go\s+to|bank\s+with"
+        rf"|work\s+(?:at|for)|shop\s+at|train\s+at)\s+{_OLD}(?=[^.!?]*\b(?:any\s?more|no longer|stopped)\b|)",
+        _I,
+    ),
+]
+ENGLISH_INSTEAD = re.compile(rf"\binstead\s+of\s+{_OLD}", _I)
+ENGLISH_NOW = re.compile(r"\b(?:now|these days|nowadays|any\s?more|since then)\b", _I)
+# Someone else as the subject: "my sister switched…", "he left Deloitte".
+ENGLISH_OTHERS = re.compile(
+    rf"\b(?:my|our)\s+(?:{RELATIONS}|friend|colleague|neighbou?r|kids?|children)\b|\b(?:he|she|they)\b", _I
+)
+_NEGATED = re.compile(r"\b(?:don't|do not|no longer|stopped)\b", _I)
+# Sentences, not cut after a title ("Dr. Green", "Mr. Novak").
+_SENTENCE = re.compile(r"(?:[^.!?。！？\n]|(?<=\b(?:Dr|Mr|Ms|St))\.|(?<=\bMrs)\.)+")
+_ARTICLE = re.compile(r"^(?:the|le|la|les|el|los|las|der|die|das|den|dem)\s+", _I)
+
+
+def left_value(content: str, lang: str = ENGLISH) -> str | None:
+    """The value the user says they left for another, as written ("PureGym", "Dr. Green"); None when the text
+    says no such thing of the user's own."""
+    r = rules(lang)
+    english = lang == ENGLISH
+    patterns = ENGLISH_LEAVING if english else r.leaving
+    instead, now, others = (
+        (ENGLISH_INSTEAD, ENGLISH_NOW, ENGLISH_OTHERS) if english else (r.instead, r.now_words, r.others)
+    )
+    for sentence in _SENTENCE.finditer(content):
+        text = sentence.group(0)
+        found = [(m, False) for p in patterns for m in p.finditer(text)] + [(m, True) for m in instead.finditer(text)]
+        for m, needs_now in sorted(found, key=lambda f: f[0].start()):
+            if needs_now and not now.search(text):
+                continue
+            if english and m.re is ENGLISH_LEAVING[3] and not _NEGATED.search(m.group(0)):
+                continue
+            if others.search(text[: m.start()]) or framed(content, sentence.start() + m.start(), lang):
+                continue
+            old = _ARTICLE.sub("", m["old"].strip(" .,'’\""))
+            if old:
+                return old
+    return None
+
+
+def names(content: str, value: str, lang: str = ENGLISH) -> bool:
+    """Does `content` name `value` — as a word of its own in a spaced language — and say it of the user's own
+    ("My dentist is Dr. Okafor", not "My sister's dentist is Dr. Okafor")?"""
+    r = rules(lang)
+    others = ENGLISH_OTHERS if lang == ENGLISH else r.others
+    at = content.lower().find(value.lower())
+    if at < 0 or others.search(content[:at]):
+        return False
+    if not r.spaced:
+        return True
+    return re.search(rf"(?<![\w]){re.escape(value)}(?![\w])", content, _I) is not None
