@@ -16,8 +16,11 @@ from typing import Any
 
 import pytest
 
+from engrain.services.profile.sections import PROFILE_TOKENS
+from engrain.services.recall.search import estimate_tokens
 from tests.conftest import Clock, call, connect
 from tests.scripted import alias, answer
+from tests.services.profile.test_profile import section
 
 pytestmark = pytest.mark.anyio
 
@@ -114,6 +117,7 @@ PAINTING = {  # the months the user spoke of painting, in their words: 9 of 12
     11: "Rainy Sunday, so I painted at the kitchen table",
     12: "Finished a watercolour for my sister's Christmas present",
 }
+HABIT = "I go swimming every Sunday morning."
 OTHER = ("Had a long call with my brother about the house", "Went grocery shopping after work")
 
 
@@ -138,6 +142,8 @@ async def test_a_pattern_told_in_nine_months_of_a_year_is_established_by_june_an
             items = [{"content": f"{text} ({month}/2023)", "said_at": f"2023-{month:02d}-04"} for text in OTHER]
             if month in PAINTING:
                 items.append({"content": PAINTING[month], "said_at": f"2023-{month:02d}-10"})
+            if month == 2:
+                items.append({"content": HABIT, "said_at": "2023-02-12"})
             await call(client, "remember_many", items=items)
             await reflect_as(client, painter)
             stages[month] = await stage_of(client, TRAIT)
@@ -146,6 +152,10 @@ async def test_a_pattern_told_in_nine_months_of_a_year_is_established_by_june_an
         before = await call(client, "get_user_traits", min_stage="trend", as_of="2022-12-31")
         spring = await call(client, "get_user_traits", min_stage="trend", as_of="2023-04-20")
         then = (await client.read_resource("engrain://profile/as-of/2023-04-20")).contents[0].text
+        profile = (await client.read_resource("engrain://profile")).contents[0].text
+    # What a model that reads only the profile text learns: the core pattern and the habit (issue 52, part 1).
+    assert TRAIT in section(profile, "Core traits") and HABIT in section(profile, "Habits"), profile
+    assert estimate_tokens(profile) <= PROFILE_TOKENS
     assert before["traits"] == []
     assert [(t["content"], t["stage"]) for t in spring["traits"]] == [(TRAIT, stages[4][0])], spring
     assert TRAIT in then
