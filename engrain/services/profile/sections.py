@@ -6,8 +6,8 @@ their health; then what engrain concluded (traits by stage and confidence, the f
 live (habits); then what is ahead (plans, on the user's clock) and the dates that matter; then what was told
 lately and not yet digested. Each section keeps a share of the budget (`Section.share`), and lines that repeat
 one another are folded into the first (view.py). Each line is a memory line (services/wording/lines.py): its
-date, its mark, its whole words up to LINE_CHARS, a short id. What a section has beyond its share, and what the budget leaves out, is counted with where it is
-listed, never cut mid-line or dropped without a word.
+date, its mark, its whole words up to LINE_CHARS, a short id. What a section has beyond its share, and what the
+budget leaves out, is counted with where it is listed, never cut mid-line or dropped without a word.
 """
 
 from __future__ import annotations
