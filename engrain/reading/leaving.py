@@ -50,7 +50,8 @@ ENGLISH_OTHERS = re.compile(
 _NEGATED = re.compile(r"\b(?:don't|do not|no longer|stopped)\b", _I)
 # Sentences, not cut after a title ("Dr. Green", "Mr. Novak").
 _SENTENCE = re.compile(r"(?:[^.!?。！？\n]|(?<=\b(?:Dr|Mr|Ms|St))\.|(?<=\bMrs)\.)+")
-_ARTICLE = re.compile(r"^(?:the|le|la|les|el|los|las|der|die|das|den|dem)\s+", _I)
+_ARTICLES = r"(?:the|le|la|les|el|los|las|der|die|das|den|dem)"
+_ARTICLE = re.compile(rf"^{_ARTICLES}\s+", _I)
 
 
 def left_value(content: str, lang: str = ENGLISH) -> str | None:
@@ -78,14 +79,23 @@ def left_value(content: str, lang: str = ENGLISH) -> str | None:
     return None
 
 
-def names(content: str, value: str, lang: str = ENGLISH) -> bool:
-    """Does `content` name `value` — as a word of its own in a spaced language — and say it of the user's own
-    ("My dentist is Dr. Okafor", not "My sister's dentist is Dr. Okafor")?"""
+# What says the user has, uses or goes to a value: "I go to PureGym", "I'm on Vodafone", "My therapist is Dr. Green".
+ENGLISH_HOLDS = r"\b(?:go|goes|use|uses|using|am|'m|are|'re|is|'s|bank|see|sees|train|shop|work|live|drive|have|got)\b"
+_BETWEEN = 4  # words at most between such a verb and the value ("I go to the gym at PureGym")
+
+
+def holds(content: str, value: str, lang: str = ENGLISH) -> bool:
+    """Does `content` say the user holds `value` now — a verb of having, using or going to, then the value within a
+    few words, in a statement of the user's own ("I go to PureGym on Kirkstall Road", "My dentist is Dr. Okafor";
+    not "I love the old town in Gdansk", not "My sister's dentist is Dr. Okafor")? Only such a fact is what
+    leaving the value ends."""
     r = rules(lang)
     others = ENGLISH_OTHERS if lang == ENGLISH else r.others
+    verbs = ENGLISH_HOLDS if lang == ENGLISH else r.holds
     at = content.lower().find(value.lower())
     if at < 0 or others.search(content[:at]):
         return False
-    if not r.spaced:
-        return True
-    return re.search(rf"(?<![\w]){re.escape(value)}(?![\w])", content, _I) is not None
+    gap = rf"(?:[^\s.!?]+\s+){{0,{_BETWEEN}}}" if r.spaced else r"[^。！？.!?]{0,6}?"
+    edge = r"(?![\w])" if r.spaced else ""
+    pattern = rf"{verbs}\s*{gap}(?:{_ARTICLES}\s+)?{re.escape(value)}{edge}"
+    return re.search(pattern, content, _I) is not None

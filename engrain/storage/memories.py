@@ -484,24 +484,39 @@ async def slot_holders(
 
 
 async def facts_naming(
-    session: AsyncSession, user_id: str, value: str, told_by: datetime, now: datetime, limit: int = 5
-) -> list[Memory]:
-    """The user's live current facts whose words hold `value` (any case), told by `told_by`, newest told first:
-    what a statement that the user left that value may end (reading/leaving.py). Read only for such a statement."""
-    stmt = (
-        select(Memory)
-        .where(
-            Memory.user_id == user_id,
-            Memory.kind == "fact",
-            Memory.temporality == "current",
-            (Memory.valid_until.is_(None)) | (Memory.valid_until > now),
-            Memory.told_at <= told_by,
-            Memory.content.icontains(value, autoescape=True),
+    session: AsyncSession, user_id: str, values: list[tuple[str, str]], told_by: datetime, now: datetime, limit: int = 5
+) -> list[list[Memory]]:
+    """For each value (`(config, words)`: its words as that text-search configuration reads them), the user's live
+    current facts whose words hold it, told by `told_by`, newest told first: what a statement that the user left
+    that value may end (reading/leaving.py decides among them). One statement for all of a batch's values, each
+    served by the GIN index."""
+    if not values:
+        return []
+    rows = (
+        await session.execute(
+            text(
+                "SELECT v.i, f.id FROM unnest(CAST(:configs AS text[]), CAST(:words AS text[])) WITH ORDINALITY"
+                " AS v(config, words, i) CROSS JOIN LATERAL (SELECT m.id FROM memories m WHERE m.user_id = :u"
+                " AND m.tsv @@ websearch_to_tsquery(CAST(v.config AS regconfig), v.words) AND m.kind = 'fact'"
+                " AND m.temporality = 'current' AND (m.valid_until IS NULL OR m.valid_until > :now)"
+                " AND m.told_at <= :told ORDER BY m.told_at DESC, m.id LIMIT :limit) f"
+            ),
+            {
+                "u": user_id,
+                "configs": [c for c, _ in values],
+                "words": [w for _, w in values],
+                "now": now,
+                "told": told_by,
+                "limit": limit,
+            },
         )
-        .order_by(Memory.told_at.desc(), Memory.id)
-        .limit(limit)
-    )
-    return list((await session.execute(stmt)).scalars())
+    ).all()
+    found = {m.id: m for m in await get_many(session, user_id, [memory_id for _, memory_id in rows])} if rows else {}
+    out: list[list[Memory]] = [[] for _ in values]
+    for position, memory_id in rows:
+        if memory_id in found:
+            out[int(position) - 1].append(found[memory_id])
+    return out
 
 
 async def replace_value(

@@ -82,6 +82,7 @@ class Rules:
     instead: re.Pattern[str] = _NEVER
     now_words: re.Pattern[str] = _NEVER
     others: re.Pattern[str] = _NEVER
+    holds: str = r"(?!)"  # verbs that say the user has, uses or goes to what follows (a regex fragment)
 
 
 _RULES = {
@@ -117,6 +118,7 @@ _RULES = {
         instead=zh.INSTEAD,
         now_words=zh.NOW_WORDS,
         others=zh.OTHERS,
+        holds=zh.HOLDS,
     ),
     **{
         m.CODE: Rules(
@@ -154,6 +156,7 @@ _RULES = {
             instead=m.INSTEAD,
             now_words=m.NOW_WORDS,
             others=m.OTHERS,
+            holds=m.HOLDS,
         )
         for m in (de, es, fr)
     },

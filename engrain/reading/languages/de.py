@@ -254,3 +254,6 @@ OTHERS = re.compile(
     r"|nachbar\w*)\b|\b(?:er|sie)\s+(?!ich\b)",
     _I,
 )
+
+# What says the user holds a value (reading/leaving.holds): "Ich trainiere bei McFit", "Mein Zahnarzt ist Dr. Weber".
+HOLDS = r"\b(?:gehe|bin|trainiere|nutze|benutze|arbeite|wohne|fahre|ist|sind|habe)\b"

@@ -268,3 +268,6 @@ OTHERS = re.compile(
     r"|vecin\w+|compañer\w+)\b|\b(?:él|ella|ellos|ellas)\b",
     _I,
 )
+
+# What says the user holds a value (reading/leaving.holds): "Voy al gimnasio BodyFit", "Mi banco es el Santander".
+HOLDS = r"\b(?:voy|uso|estoy|entreno|trabajo|vivo|conduzco|es|son|tengo|compro)\b"

@@ -262,3 +262,6 @@ OTHERS = re.compile(
     r"|voisin\w*|collègue\w*)\b|\b(?:il|elle|ils|elles)\b",
     _I,
 )
+
+# What says the user holds a value (reading/leaving.holds): "Je vais à la salle Basic-Fit", "Ma banque, c'est…".
+HOLDS = r"\b(?:vais|utilise|suis|m['’]entraîne|travaille|habite|conduis|est|c['’]est|ai|achète)\b"

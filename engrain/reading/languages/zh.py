@@ -382,3 +382,6 @@ LEAVING = [
 INSTEAD = re.compile(rf"(?:而不是|代替了|取代了)\s*{_OLD}(?:[，。,.]|$)")
 NOW_WORDS = re.compile(r"现在|如今|目前|已经|不再")
 OTHERS = re.compile(r"妹妹|姐姐|哥哥|弟弟|妈妈|母亲|爸爸|父亲|朋友|老婆|老公|妻子|丈夫|同事|老板|女儿|儿子|邻居|他|她")
+
+# What says the user holds a value (reading/leaving.holds): "我在一兆韦德健身", "我的手机是iPhone 12".
+HOLDS = r"(?:在|用|是|去|找|看)"

@@ -24,7 +24,7 @@ from engrain.reading import inputs
 from engrain.reading.dates import mood_of
 from engrain.reading.duplicates import is_near_duplicate
 from engrain.reading.enrich import DEFAULT_IMPORTANCE, IMPORTANT, content_hash, enrich
-from engrain.reading.leaving import left_value, names
+from engrain.reading.leaving import holds, left_value
 from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.mood import Mood
 from engrain.reading.periods import Grain, Period, happened_label
@@ -302,7 +302,10 @@ class MemoryWriter:
             await repo.mark_may_replace(s, user_id, memory.id, maybe.id)  # as a batch marks its rows
         if old_id is not None:
             await self._supersede(s, user_id, old_id, memory.id, now)
-        replaced = await self._fill_slot(s, user_id, memory, now) | await self._leave(s, user_id, memory, item, now)
+        left = await self._holders(s, user_id, [item], now)
+        replaced = await self._fill_slot(s, user_id, memory, now) | await self._leave(
+            s, user_id, memory, item, left, now
+        )
         result = _result(memory, "created", self.rt.settings.tz, old_id or replaced.get(memory.id))
         if maybe is not None:
             result.may_replace = Replaceable(id=str(maybe.id), content=maybe.content)
@@ -531,8 +534,9 @@ class MemoryWriter:
             # the rules cannot settle names what it may replace, as `remember` does.
             replaced: dict[uuid.UUID, uuid.UUID] = {}
             maybe: dict[uuid.UUID, Memory] = {}
+            left = await self._holders(s, user_id, [fresh[key] for key in rows], now)  # one statement for all
             for key, row in sorted(rows.items(), key=lambda kv: (kv[1].told_at, str(kv[1].id))):
-                for winner, loser in (await self._leave(s, user_id, row, fresh[key], now)).items():
+                for winner, loser in (await self._leave(s, user_id, row, fresh[key], left, now)).items():
                     replaced.setdefault(winner, loser)
                 if MemoryMetadata.of(row.metadata_).slot is not None:
                     for winner, loser in (await self._fill_slot(s, user_id, row, now)).items():
@@ -569,18 +573,42 @@ class MemoryWriter:
             out.append(_told(result, p.content, p.redacted))
         return out
 
+    @staticmethod
+    async def _holders(s: AsyncSession, user_id: str, items: list[Prepared], now: datetime) -> dict[str, list[Memory]]:
+        """For each value the `items` say the user left, the user's current facts that name it (one statement)."""
+        values = sorted({(p.left, p.lang) for p in items if p.left is not None})
+        if not values:
+            return {}
+        forms = [fulltext.form(value, lang) for value, lang in values]  # as the index reads each value
+        told_by = max(p.told_at for p in items)
+        found = await repo.facts_naming(
+            s,
+            user_id,
+            [(f.ts_config, f.search_text or v) for f, (v, _) in zip(forms, values, strict=True)],
+            told_by,
+            now,
+        )
+        return {value: rows for (value, _), rows in zip(values, found, strict=True)}
+
     async def _leave(
-        self, s: AsyncSession, user_id: str, memory: Memory, item: Prepared, now: datetime
+        self,
+        s: AsyncSession,
+        user_id: str,
+        memory: Memory,
+        item: Prepared,
+        holders: dict[str, list[Memory]],
+        now: datetime,
     ) -> dict[uuid.UUID, uuid.UUID]:
         """A statement that the user left a value ("I don't see Dr. Green anymore") replaces the user's current
-        fact told before it that names that value ("My therapist is Dr. Green"): reading/leaving.py. Returns
+        fact told before it that holds that value ("My therapist is Dr. Green"): reading/leaving.py. `holders`: the
+        facts naming each value (`_holders`); one another statement replaced already is passed over. Returns
         {winner: what it replaced}."""
-        if item.left is None:
-            return {}
         replaced: dict[uuid.UUID, uuid.UUID] = {}
-        for old in await repo.facts_naming(s, user_id, item.left, memory.told_at, now):
-            if old.id != memory.id and names(old.content, item.left, old.lang or item.lang):
+        named = holders.get(item.left, []) if item.left is not None else []
+        for old in list(named):
+            if old.id != memory.id and old.told_at <= memory.told_at and holds(old.content, item.left or "", old.lang):
                 await self._supersede(s, user_id, old.id, memory.id, now)
+                named.remove(old)  # replaced: a later statement of the batch passes it over
                 replaced.setdefault(memory.id, old.id)
         return replaced
 

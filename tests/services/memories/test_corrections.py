@@ -222,3 +222,22 @@ async def test_an_imported_history_says_what_an_unsure_statement_may_replace(set
     async with connect(settings_factory(), Clock(NOW)) as (client, _):
         job = await call(client, "remember", content="I work as a nurse.")
         assert (await call(client, "remember", content="I quit."))["may_replace"]["id"] == job["id"]
+
+
+async def test_an_imported_history_applies_changes_said_in_the_users_words_in_told_order(settings_factory):
+    """The batch path (remember_many, what an import uses) reads the values left in one statement for the whole batch
+    and replaces in told order: the gym the user left goes, the one they went to after is kept."""
+    async with connect(settings_factory(), Clock(NOW)) as (client, _):
+        out = await call(
+            client,
+            "remember_many",
+            items=[
+                {"content": "I go to PureGym on Kirkstall Road.", "said_at": "2026-01-10"},
+                {"content": "I love the climbing wall at PureGym.", "said_at": "2026-02-10"},
+                {"content": "Cancelled PureGym, I'm at Third Space now.", "said_at": "2026-05-02"},
+                {"content": "I'm on Vodafone.", "said_at": "2026-03-01"},
+            ],
+        )
+    gym, wall, left, phone = out["results"]
+    assert left["superseded"] == gym["id"]  # the user's gym, not the line that only names it
+    assert wall["superseded"] is None and phone["superseded"] is None
