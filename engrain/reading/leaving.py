@@ -28,8 +28,11 @@ _OLD = (
 # The user as subject, said or left out as chat leaves it: at a sentence's start, after "I"/"we", or after "and".
 _ME = r"(?:\b(?:I|we)(?:'ve|\s+have)?\s+|(?:^|(?<=[.!?,;]\s)|\band\s+))(?:just\s+|finally\s+|recently\s+|also\s+)?"
 ENGLISH_LEAVING = [
-    # "Cancelled PureGym", "ditched Vodafone for Giffgaff", "I left Deloitte and joined…", "quit Spotify".
-    re.compile(rf"{_ME}(?:cancell?ed|ditched|dropped|left|quit|dumped)\s+(?:my\s+)?{_OLD}", _I),
+    # "Cancelled PureGym", "ditched Vodafone for Giffgaff", "I left Deloitte and joined…", "quit Spotify", "sold the
+    # Yaris", "traded in the Focus for…".
+    re.compile(
+        rf"{_ME}(?:cancell?ed|ditched|dropped|left|quit|dumped|sold|traded\s+in)\s+(?:my\s+|our\s+|the\s+)?{_OLD}", _I
+    ),
     # "I replaced Chrome with Firefox", "swapped Spotify for Tidal", "switched Monzo for Starling".
     re.compile(rf"{_ME}(?:replaced|swapped|traded|switched|exchanged)\s+(?:my\s+)?{_OLD}\s+(?:with|for)\s", _I),
     # "switched from Vodafone to EE", "moved my account from Barclays to Monzo".

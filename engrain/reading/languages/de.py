@@ -246,8 +246,14 @@ LEAVING = [
     re.compile(rf"\bvon\s+(?:der\s+|dem\s+)?{_OLD}\s+(?:zu|zur|zum|auf)\s+[^.!?]+?gewechselt\b", _I),
     re.compile(rf"\b(?:das|den|die|mein\w*)\s+{_OLD}\s+durch\s+[^.!?]+?ersetzt\b", _I),
     re.compile(rf"\b(?:habe|hab)\s+(?:jetzt\s+)?(?:die\s+|das\s+|den\s+|mein\w*\s+)?{_OLD}\s+gekündigt\b", _I),
+    # "Den Golf habe ich verkauft", "ich habe meinen Golf verkauft".
+    re.compile(rf"\b(?:den|die|das|meinen|meine|mein)\s+{_OLD}\s+(?:habe|hab)\s+ich\s+(?:jetzt\s+)?verkauft\b", _I),
+    re.compile(rf"\bich\s+(?:habe|hab)\s+(?:den|die|das|meinen|meine|mein)\s+{_OLD}\s+verkauft\b", _I),
 ]
-INSTEAD = re.compile(rf"\b(?:statt|anstatt|anstelle)\s+(?:von\s+)?(?:der\s+|dem\s+|des\s+)?{_OLD}", _I)
+INSTEAD = re.compile(
+    rf"\b(?:statt|anstatt|anstelle)\s+(?:von\s+|bei\s+|in\s+|im\s+|zu\s+|zum\s+|zur\s+)?(?:der\s+|dem\s+|des\s+)?{_OLD}",
+    _I,
+)
 NOW_WORDS = re.compile(r"\b(?:jetzt|inzwischen|mittlerweile|nun|seitdem)\b", _I)
 OTHERS = re.compile(
     r"\b(?:mein\w*|unser\w*)\s+(?:schwester|bruder|mutter|vater|freund\w*|frau|mann|kolleg\w*|chef\w*|tochter|sohn"

@@ -258,7 +258,10 @@ LEAVING = [
         rf"(?:a\s+la\s+|al\s+|a\s+|en\s+(?:el\s+|la\s+)?|con\s+)?(?:{_DOCTOR})?{_OLD}",
         _I,
     ),
-    re.compile(rf"\b(?:dejé|dejamos|abandoné|cancelé|cambié|sustituí|reemplacé)\s+(?:el\s+|la\s+|mi\s+)?{_OLD}", _I),
+    re.compile(
+        rf"\b(?:dejé|dejamos|abandoné|cancelé|cambié|sustituí|reemplacé|vendí|vendimos)\s+(?:el\s+|la\s+|mi\s+)?{_OLD}",
+        _I,
+    ),
     re.compile(rf"\bme\s+(?:cambié|pasé)\s+de\s+(?:el\s+|la\s+)?{_OLD}\s+a\b", _I),
 ]
 INSTEAD = re.compile(rf"\ben\s+(?:lugar|vez)\s+de\s+(?:el\s+|la\s+)?{_OLD}", _I)

@@ -249,7 +249,7 @@ LEAVING = [
         _I,
     ),
     re.compile(
-        rf"\bj['’]ai\s+(?:quitté|résilié|lâché|abandonné|laissé\s+tomber)\s+(?:le\s+|la\s+|l['’]|mon\s+|ma\s+)?{_OLD}",
+        rf"\bj['’]ai\s+(?:quitté|résilié|lâché|abandonné|laissé\s+tomber|vendu)\s+(?:le\s+|la\s+|l['’]|mon\s+|ma\s+)?{_OLD}",
         _I,
     ),
     re.compile(rf"\b(?:j['’]ai\s+)?remplacé\s+(?:mon\s+|ma\s+|le\s+|la\s+|l['’])?{_OLD}\s+par\b", _I),
