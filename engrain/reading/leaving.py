@@ -35,6 +35,13 @@ ENGLISH_LEAVING = [
     ),
     # "I replaced Chrome with Firefox", "swapped Spotify for Tidal", "switched Monzo for Starling".
     re.compile(rf"{_ME}(?:replaced|swapped|traded|switched|exchanged)\s+(?:my\s+)?{_OLD}\s+(?:with|for)\s", _I),
+    # The old value named in the reason for a switch: "I've gone over to Three, EE kept putting the price up".
+    re.compile(
+        rf"{_ME}(?:switched|changed|moved|gone\s+over|went\s+over|changed\s+over)\s+to\s+(?-i:[A-Z0-9][\w'’.&+-]*)"
+        r"(?:[ -](?-i:[A-Z0-9][\w'’.&+-]*))*\s*(?:,|;|\bbecause\b|\bas\b|\bsince\b)\s*(?:the\s+)?"
+        rf"{_OLD}\s+(?:was|were|kept|is|had|got|charged|put|raised|went)\b",
+        _I,
+    ),
     # "switched from Vodafone to EE", "moved my account from Barclays to Monzo".
     re.compile(rf"{_ME}(?:switched|moved|changed|went)\s+(?:[\w']+\s+){{0,3}}?from\s+{_OLD}\s+(?:to|over to)\s", _I),
     # "I don't see Dr. Green anymore", "I no longer go to PureGym", "we stopped going to Riverside Vets".

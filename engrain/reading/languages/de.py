@@ -237,7 +237,14 @@ ASKS_NAMED = [
 # Leaving a value by name (reading/leaving.py, issue 52): "Ich gehe nicht mehr zu Dr. Weber", "von McFit zu Urban
 # Sports gewechselt", "das iPhone durch ein Pixel ersetzt", "McFit gekündigt", "statt X" (with "jetzt").
 _OLD = r"(?P<old>(?-i:[A-ZÄÖÜ][\wäöüß'’.&+-]*|[a-z][A-Z][\w.+-]*)(?:[ -](?-i:[A-ZÄÖÜ0-9][\wäöüß'’.&+-]*))*)"
+_SWITCHED_TO = r"(?-i:[A-ZÄÖÜ0-9][\wäöüß'’.&+-]*)(?:[ -](?-i:[A-ZÄÖÜ0-9][\wäöüß'’.&+-]*))*"
 LEAVING = [
+    # The old value named in the reason for a switch: "Ich bin zu Vodafone gewechselt, die Telekom war zu teuer".
+    re.compile(
+        rf"\b(?:zu|zur|zum)\s+(?:der\s+|dem\s+)?{_SWITCHED_TO}\s+gewechselt\s*[,;]\s*(?:weil\s+|denn\s+)?"
+        rf"(?:die\s+|der\s+|das\s+)?{_OLD}\s+(?:war|ist|hat|wurde|wollte)\b",
+        _I,
+    ),
     re.compile(
         r"\bich\s+(?:gehe|bin|trainiere|arbeite|nutze|benutze|kaufe)\s+(?:jetzt\s+)?nicht\s+mehr\s+"
         rf"(?:zu|bei|in|im|zum|zur|mit)\s+(?:der\s+|dem\s+|den\s+)?{_OLD}",

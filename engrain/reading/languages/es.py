@@ -252,7 +252,14 @@ ASKS_NAMED = [
 # iPhone por un Xiaomi", "me pasé de X a Y", "en lugar de X" (with "ahora").
 _OLD = r"(?P<old>(?-i:[A-ZÁÉÍÓÚÑ][\wáéíóúñü'’.&+-]*|[a-z][A-Z][\w.+-]*)(?:[ -](?-i:[A-ZÁÉÍÓÚÑ0-9][\wáéíóúñü'’.&+-]*))*)"
 _DOCTOR = r"(?:(?:el|la)\s+)?(?:doctora?|dra?\.)\s+"
+_SWITCHED_TO = r"(?-i:[A-ZÁÉÍÓÚÑ0-9][\wáéíóúñü'’.&+-]*)(?:[ -](?-i:[A-ZÁÉÍÓÚÑ0-9][\wáéíóúñü'’.&+-]*))*"
 LEAVING = [
+    # The old value named in the reason for a switch: "Me cambié a Orange porque Movistar subió la tarifa".
+    re.compile(
+        rf"\bme\s+(?:cambié|pasé)\s+a\s+(?:el\s+|la\s+)?{_SWITCHED_TO}\s*[,;]?\s*(?:porque|ya\s+que|pues)\s+"
+        rf"(?:el\s+|la\s+)?{_OLD}\s+(?:subió|era|es|cobraba|tenía|me)\b",
+        _I,
+    ),
     re.compile(
         r"\bya\s+no\s+(?:voy|vamos|uso|veo|trabajo|entreno|compro)\s+"
         rf"(?:a\s+la\s+|al\s+|a\s+|en\s+(?:el\s+|la\s+)?|con\s+)?(?:{_DOCTOR})?{_OLD}",

@@ -242,7 +242,14 @@ _OLD = (
     r"(?P<old>(?-i:[A-ZÀÂÉÈÊÎÔÛÇ][\wàâéèêëîïôûùç'’.&+-]*|[a-z][A-Z][\w.+-]*)"
     r"(?:[ -](?-i:[A-ZÀÂÉÈÊÎÔÛÇ0-9][\wàâéèêëîïôûùç'’.&+-]*))*)"
 )
+_SWITCHED_TO = r"(?-i:[A-ZÀÂÉÈÊÎÔÛÇ0-9][\wàâéèêëîïôûùç'’.&+-]*)(?:[ -](?-i:[A-ZÀÂÉÈÊÎÔÛÇ0-9][\wàâéèêëîïôûùç'’.&+-]*))*"
 LEAVING = [
+    # The old value named in the reason for a switch: "Je suis passé chez Free, Orange était trop cher".
+    re.compile(
+        rf"\b(?:je\s+suis\s+)?passée?\s+(?:chez|à)\s+{_SWITCHED_TO}\s*[,;]\s*(?:car\s+|parce\s+que\s+)?"
+        rf"(?:le\s+|la\s+|l['’])?{_OLD}\s+(?:était|est|coûtait|avait|devenait)\b",
+        _I,
+    ),
     re.compile(
         r"\b(?:je|j['’])\s*ne\s+(?:vais|suis|travaille|vois|consulte|utilise|m'entraîne)\s+plus\s+"
         rf"(?:chez\s+|à\s+la\s+|à\s+l['’]|au\s+|à\s+|avec\s+)?(?:le\s+|la\s+)?(?:docteure?\s+|dr\.?\s+)?{_OLD}",
