@@ -47,7 +47,7 @@ ENGLISH_LEAVING = [
     # "I don't see Dr. Green anymore", "I no longer go to PureGym", "we stopped going to Riverside Vets".
     re.compile(
         r"\b(?:I|we)\s+(?:don't|do not|no longer|stopped)\s+(?:going\s+to|seeing|using|see|use|go\s+to|bank\s+with"
-        rf"|work\s+(?:at|for)|shop\s+at|train\s+at)\s+{_OLD}(?=[^.!?]*\b(?:any\s?more|no longer|stopped)\b|)",
+        rf"|work\s+(?:at|for)|shop\s+at|train\s+at)\s+{_OLD}",
         _I,
     ),
 ]
@@ -57,7 +57,6 @@ ENGLISH_NOW = re.compile(r"\b(?:now|these days|nowadays|any\s?more|since then)\b
 ENGLISH_OTHERS = re.compile(
     rf"\b(?:my|our)\s+(?:{RELATIONS}|friend|colleague|neighbou?r|kids?|children)\b|\b(?:he|she|they)\b", _I
 )
-_NEGATED = re.compile(r"\b(?:don't|do not|no longer|stopped)\b", _I)
 # Sentences, not cut after a title ("Dr. Green", "Mr. Novak").
 _SENTENCE = re.compile(r"(?:[^.!?。！？\n]|(?<=\b(?:Dr|Mr|Ms|St))\.|(?<=\bMrs)\.)+")
 _ARTICLES = r"(?:the|le|la|les|el|los|las|der|die|das|den|dem)"
@@ -78,8 +77,6 @@ def left_value(content: str, lang: str = ENGLISH) -> str | None:
         found = [(m, False) for p in patterns for m in p.finditer(text)] + [(m, True) for m in instead.finditer(text)]
         for m, needs_now in sorted(found, key=lambda f: f[0].start()):
             if needs_now and not now.search(text):
-                continue
-            if english and m.re is ENGLISH_LEAVING[3] and not _NEGATED.search(m.group(0)):
                 continue
             if others.search(text[: m.start()]) or framed(content, sentence.start() + m.start(), lang):
                 continue

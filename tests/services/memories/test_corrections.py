@@ -82,6 +82,8 @@ async def test_the_held_out_pairs_meet_the_issues_targets(tmp_path):
         ("My dentist is Dr. Okafor on Baker Street.", "I switched dentists, I now see Dr. Lindqvist."),
         ("My therapist is Dr. Green.", "I don't see Dr. Green anymore, I'm seeing Sam Patel instead."),
         ("I'm on Vodafone.", "Ditched Vodafone for Giffgaff, way cheaper."),
+        ("I'm with EE for my mobile.", "I switched from EE to Three last month."),
+        ("I'm with EE for my mobile.", "I've gone over to Three, EE kept putting the price up."),
         ("Mi peluquero es Marco.", "Ahora me corta el pelo Lucía, de la peluquería Tijeras."),
         ("Je vais à la salle Basic-Fit.", "J'ai quitté Basic-Fit pour Neoness."),
         ("Meine Hausärztin ist Dr. Weber.", "Ich gehe nicht mehr zu Dr. Weber, sondern zu Dr. Yilmaz."),
