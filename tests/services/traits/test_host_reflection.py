@@ -210,13 +210,14 @@ async def test_no_memory_is_consumed_without_a_model_and_a_later_model_sees_it(s
 
 
 async def test_a_fact_update_supersedes_the_old_fact_and_its_paraphrases(settings_factory):
-    """A change no slot rule reads (reading/slots.py covers homes, employers, jobs): the model's `updates`."""
+    """A change no rule reads (reading/slots.py and reading/leaving.py read "I sold the Corolla" since issue 52): the
+    model's `updates`."""
 
     def reply(prompt):
         return {
             **answer(),
             "updates": [
-                {"old_id": alias(prompt, "I drive a Toyota Corolla."), "new_id": alias(prompt, "bought a Tesla")}
+                {"old_id": alias(prompt, "I drive a Toyota Corolla."), "new_id": alias(prompt, "get around in a Tesla")}
             ],
         }
 
@@ -224,7 +225,7 @@ async def test_a_fact_update_supersedes_the_old_fact_and_its_paraphrases(setting
     async with connect(settings, Clock(NOW), ScriptedLLM(reply)) as (client, _):
         corolla = await call(client, "remember", content="I drive a Toyota Corolla.")
         paraphrase = await call(client, "remember", content="I drive a Corolla made by Toyota.")
-        tesla = await call(client, "remember", content="I sold the Corolla and bought a Tesla")
+        tesla = await call(client, "remember", content="The Corolla is gone, these days I get around in a Tesla")
         assert paraphrase["status"] == "created" and tesla["superseded"] is None
         assert (await call(client, "reflect", force=True))["status"] == "completed"
         found = await call(client, "recall", query="what car do I drive")
