@@ -53,20 +53,27 @@ async def stage_of(client, content: str) -> tuple[str, float] | None:
     return found[0] if found else None
 
 
+TRIP = "Road trips with the family"
+
+
+async def a_trip_trend(client) -> None:
+    """The issue's trend: a road trip told on 2023-05-18, made a trend (window 30 days) by the calling model."""
+    await call(client, "remember", content="I took my family on a road trip to the Rockies", said_at="2023-05-18")
+    await reflect_as(
+        client,
+        lambda task: answer(
+            new_trends=[{"content": TRIP, "evidence_ids": [alias(task, "Rockies")], "window_days": 30}]
+        ),
+    )
+
+
 async def test_a_trend_is_not_dissolved_at_a_hand_out_before_the_model_saw_its_window(host_settings):
     """The reproduction of issue 52, item 2: a trend of 2023-05-18 (window 30 days), then a memory inside its window
     and one three months later; the next hand-out dissolved the trend while its task listed the Jasper line."""
-    trip = "Road trips with the family"
     clock = Clock(NOW)
     async with connect(host_settings(), clock) as (client, _):
-        await call(client, "remember", content="I took my family on a road trip to the Rockies", said_at="2023-05-18")
-        await reflect_as(
-            client,
-            lambda task: answer(
-                new_trends=[{"content": trip, "evidence_ids": [alias(task, "Rockies")], "window_days": 30}]
-            ),
-        )
-        assert await stage_of(client, trip) == ("trend", 0.2)
+        await a_trip_trend(client)
+        assert await stage_of(client, TRIP) == ("trend", 0.2)
         later(clock)
         await call(
             client,
@@ -78,32 +85,27 @@ async def test_a_trend_is_not_dissolved_at_a_hand_out_before_the_model_saw_its_w
         handed = await call(client, "reflect", force=True)
         assert handed["status"] == "needs_model" and handed["traits_dissolved"] == 0, handed
         listed = dict(lines(handed["task"], "t"))
-        assert any(trip in line for line in listed.values()), handed["task"]  # shown to reinforce, not "(none yet)"
+        assert any(TRIP in line for line in listed.values()), handed["task"]  # shown to reinforce, not "(none yet)"
         jasper = alias(handed["task"], "Jasper")
-        trait = next(a for a, line in listed.items() if trip in line)
+        trait = next(a for a, line in listed.items() if TRIP in line)
         reinforcement = {"trait_id": trait, "new_evidence_ids": [jasper], "quality_grade": "B"}
         done = await call(client, "reflect", task_id=handed["task_id"], answer=answer(reinforcements=[reinforcement]))
         assert done["traits_dissolved"] == 0
-        stage, confidence = await stage_of(client, trip) or ("gone", 0.0)
+        stage, confidence = await stage_of(client, TRIP) or ("gone", 0.0)
     assert stage == "candidate" and confidence > 0.3  # promoted, keeping what the reinforcement earned
 
 
 async def test_a_trend_the_model_saw_and_did_not_reinforce_dissolves(host_settings):
     """The other side: once the model has looked at what came after the window and not reinforced it, it goes."""
-    trip = "Road trips with the family"
     clock = Clock(NOW)
     async with connect(host_settings(), clock) as (client, _):
-        await call(client, "remember", content="I took my family on a road trip to the Rockies", said_at="2023-05-18")
-        await reflect_as(
-            client,
-            lambda task: answer(new_trends=[{"content": trip, "evidence_ids": [alias(task, "Rockies")]}]),
-        )
+        await a_trip_trend(client)
         later(clock)
         await call(client, "remember", content="I started painting classes this week.", said_at="2023-08-19")
         handed = await call(client, "reflect", force=True)
         assert handed["traits_dissolved"] == 0
         done = await call(client, "reflect", task_id=handed["task_id"], answer=answer())
-        assert done["traits_dissolved"] == 1 and await stage_of(client, trip) is None
+        assert done["traits_dissolved"] == 1 and await stage_of(client, TRIP) is None
 
 
 PAINTING = {  # the months the user spoke of painting, in their words: 9 of 12
