@@ -34,6 +34,14 @@ def user_now_sql(user: str, extra: str = "") -> str:
     return f"coalesce({_clock_sql(user, extra)}, CAST(:now AS timestamptz))"
 
 
+# A memory `u` at or before the reflection watermark of its user (`w`, their user_state row): a model has looked at
+# it. The SQL of storage/cycles.Mark.after, turned round; NULL when the user has no watermark.
+_SEEN = (
+    "(u.created_at < w.last_reflected_at OR (u.created_at = w.last_reflected_at"
+    " AND (w.last_reflected_id IS NULL OR u.id <= w.last_reflected_id)))"
+)
+
+
 def reflected_told_sql(user: str) -> str:
     """The latest told time among the memories of `user` a reflection has looked at (at or before the
     reflection watermark, storage/cycles.Mark); '-infinity' when none has. Unlike the user's clock it does
@@ -41,8 +49,7 @@ def reflected_told_sql(user: str) -> str:
     index that stops at the first memory looked at (the newest told are the ones still waiting)."""
     return (
         "coalesce((SELECT u.told_at FROM memories u JOIN user_state w ON w.user_id = u.user_id"
-        f" WHERE u.user_id = {user} AND (u.created_at < w.last_reflected_at OR (u.created_at = w.last_reflected_at"
-        " AND (w.last_reflected_id IS NULL OR u.id <= w.last_reflected_id)))"
+        f" WHERE u.user_id = {user} AND {_SEEN}"
         " ORDER BY u.told_at DESC LIMIT 1), '-infinity'::timestamptz)"
     )
 
@@ -54,8 +61,7 @@ def waiting_since_sql(user: str, since: str) -> str:
     return (
         f"EXISTS (SELECT 1 FROM memories u LEFT JOIN user_state w ON w.user_id = u.user_id"
         f" WHERE u.user_id = {user} AND u.told_at >= {since} AND u.kind NOT IN ('trait', 'reply')"
-        " AND u.valid_until IS NULL AND (w.last_reflected_at IS NULL OR u.created_at > w.last_reflected_at"
-        " OR (u.created_at = w.last_reflected_at AND w.last_reflected_id IS NOT NULL AND u.id > w.last_reflected_id)))"
+        f" AND u.valid_until IS NULL AND NOT coalesce({_SEEN}, false))"
     )
 
 

@@ -61,6 +61,11 @@ class Plan:
     tz: tzinfo | None = None  # the user's zone, for the dates the prompts show
     user_now: datetime | None = None  # the user's clock when read: the prompts judge plans there (else `now`)
 
+    @property
+    def plans_at(self) -> datetime:
+        """Where the prompts judge a plan upcoming or overdue: the user's clock, else the server's time."""
+        return self.user_now or self.now
+
     def memory_ref(self, ref: Any) -> uuid.UUID | None:
         """A cited memory id, if the model was shown it (anything else is hallucinated or foreign)."""
         return _resolve(ref, [*self.memories, *self.evidence])
@@ -88,12 +93,12 @@ def memory_lines(plan: Plan) -> str:
     """The plan's new memories, each that may replace an older fact pointing at it ("may replace [e1]")."""
     alias_of = {m.id: alias for alias, m in plan.evidence}
     hints = {new: alias_of[old] for new, old in plan.may_replace.items() if old in alias_of}
-    return prompts.memory_lines(plan.memories, plan.user_now or plan.now, plan.tz, hints)
+    return prompts.memory_lines(plan.memories, plan.plans_at, plan.tz, hints)
 
 
 def main_prompt(plan: Plan) -> Prompt:
     """The main reflection prompt: new memories, older ones shown as evidence (if any), current traits."""
-    evidence = prompts.memory_lines(plan.evidence, plan.user_now or plan.now, plan.tz) if plan.evidence else None
+    evidence = prompts.memory_lines(plan.evidence, plan.plans_at, plan.tz) if plan.evidence else None
     return prompts.main_prompt(memory_lines(plan), prompts.trait_lines(plan.traits), evidence)
 
 
