@@ -58,7 +58,7 @@ ENGLISH_OTHERS = re.compile(
     rf"\b(?:my|our)\s+(?:{RELATIONS}|friend|colleague|neighbou?r|kids?|children)\b|\b(?:he|she|they)\b", _I
 )
 # Sentences, not cut after a title ("Dr. Green", "Mr. Novak").
-_SENTENCE = re.compile(r"(?:[^.!?。！？\n]|(?<=\b(?:Dr|Mr|Ms|St))\.|(?<=\bMrs)\.)+")
+SENTENCE = re.compile(r"(?:[^.!?。！？\n]|(?<=\b(?:Dr|Mr|Ms|St))\.|(?<=\bMrs)\.)+")
 _ARTICLES = r"(?:the|le|la|les|el|los|las|der|die|das|den|dem)"
 _ARTICLE = re.compile(rf"^{_ARTICLES}\s+", _I)
 
@@ -72,7 +72,7 @@ def left_value(content: str, lang: str = ENGLISH) -> str | None:
     instead, now, others = (
         (ENGLISH_INSTEAD, ENGLISH_NOW, ENGLISH_OTHERS) if english else (r.instead, r.now_words, r.others)
     )
-    for sentence in _SENTENCE.finditer(content):
+    for sentence in SENTENCE.finditer(content):
         text = sentence.group(0)
         found = [(m, False) for p in patterns for m in p.finditer(text)] + [(m, True) for m in instead.finditer(text)]
         for m, needs_now in sorted(found, key=lambda f: f[0].start()):

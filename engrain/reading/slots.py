@@ -265,7 +265,7 @@ MANY_VALUED = frozenset({"origin", "person"})
 PROFILE_ORDER = ("name", "origin", "home", "job", "employer", "relationship")
 # Not how things are now: the past ("I lived in"), a plan ("I'm moving to"), a wish, a question, a negation.
 _NOT_NOW = re.compile(
-    r"\b(?:used to|will|would|going to|gonna|planning|plan to|want to|wants to|hope to|might|if|when I was|"
+    r"\b(?:used to|will|would|(?<!been )going to|gonna|planning|plan to|want to|wants to|hope to|might|if|when I was|"
     r"moving|not|n't|never)\b|\?\s*$",
     _I,
 )

@@ -83,6 +83,12 @@ class Rules:
     now_words: re.Pattern[str] = _NEVER
     others: re.Pattern[str] = _NEVER
     holds: str = r"(?!)"  # verbs that say the user has, uses or goes to what follows (a regex fragment)
+    # A change said by the new value alone (reading/changes.py): words of change or of now; what makes a statement
+    # no change of the one value (an addition, an occasion, a thought); the words for what a value is for (gym,
+    # bank…) besides `attributes`, in English.
+    changed: re.Pattern[str] = _NEVER
+    aside: re.Pattern[str] = _NEVER
+    domains: dict[str, str] = field(default_factory=dict[str, str])
 
 
 _RULES = {
@@ -119,6 +125,9 @@ _RULES = {
         now_words=zh.NOW_WORDS,
         others=zh.OTHERS,
         holds=zh.HOLDS,
+        changed=zh.CHANGED,
+        aside=zh.ASIDE,
+        domains=zh.DOMAINS,
     ),
     **{
         m.CODE: Rules(
@@ -157,6 +166,9 @@ _RULES = {
             now_words=m.NOW_WORDS,
             others=m.OTHERS,
             holds=m.HOLDS,
+            changed=m.CHANGED,
+            aside=m.ASIDE,
+            domains=m.DOMAINS,
         )
         for m in (de, es, fr)
     },

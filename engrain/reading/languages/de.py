@@ -270,3 +270,63 @@ OTHERS = re.compile(
 
 # What says the user holds a value (reading/leaving.holds): "Ich trainiere bei McFit", "Mein Zahnarzt ist Dr. Weber".
 HOLDS = r"\b(?:gehe|bin|trainiere|nutze|benutze|arbeite|wohne|fahre|ist|sind|habe)\b"
+
+# A change said by the new value alone (reading/changes.py): a word of change or of now, what makes it no change
+# of the one value (an addition, an occasion, a thought), and the words for what a value is for beyond ATTRIBUTES
+# (in English, as ATTRIBUTES names it).
+CHANGED = re.compile(
+    r"\b(?:jetzt|inzwischen|mittlerweile|nun|seit|seitdem|neue[nmrs]?|neu|gewechselt|wechsel\w*|umgestiegen"
+    r"|stattdessen|statt|gekündigt|angemeldet)\b",
+    _I,
+)
+ASIDE = re.compile(
+    r"\b(?:auch|zusätzlich|nebenbei|manchmal|ab\s+und\s+zu|heute|gestern|überlege\w*|eventuell|probiere\w*)\b", _I
+)
+DOMAINS = {
+    "training": "gym",
+    "trainiere": "gym",
+    "sport": "gym",
+    "gym": "gym",
+    "praxis": "doctor",
+    "dr": "doctor",
+    "zähne": "dentist",
+    "zahnarztpraxis": "dentist",
+    "haare": "hairdresser",
+    "salon": "hairdresser",
+    "konto": "bank",
+    "girokonto": "bank",
+    "karte": "bank",
+    "tierarzt": "vet",
+    "versichert": "insurance",
+    "versicherung": "insurance",
+    "krankenkasse": "insurance",
+    "arbeit": "employer",
+    "arbeite": "employer",
+    "job": "employer",
+    "firma": "employer",
+    "büro": "employer",
+    "gehalt": "employer",
+    "arbeitgeber": "employer",
+    "schule": "school",
+    "kita": "school",
+    "kindergarten": "school",
+    "internet": "broadband",
+    "wlan": "broadband",
+    "glasfaser": "broadband",
+    "router": "broadband",
+    "strom": "energy supplier",
+    "stromanbieter": "energy supplier",
+    "energie": "energy supplier",
+    "netz": "carrier",
+    "tarif": "carrier",
+    "mobilfunk": "carrier",
+    "physiotherapeut": "physio",
+    "physiotherapeutin": "physio",
+    "therapeut": "therapist",
+    "therapeutin": "therapist",
+    "steuerberater": "accountant",
+    "steuerberaterin": "accountant",
+    "kaffee": "coffee place",
+    "café": "coffee place",
+    "fahre": "car",
+}

@@ -281,3 +281,59 @@ OTHERS = re.compile(
 
 # What says the user holds a value (reading/leaving.holds): "Voy al gimnasio BodyFit", "Mi banco es el Santander".
 HOLDS = r"\b(?:voy|uso|estoy|entreno|trabajo|vivo|conduzco|es|son|tengo|compro)\b"
+
+# A change said by the new value alone (reading/changes.py): a word of change or of now, what makes it no change
+# of the one value (an addition, an occasion, a thought), and the words for what a value is for beyond ATTRIBUTES
+# (in English, as ATTRIBUTES names it).
+CHANGED = re.compile(
+    r"\b(?:ahora|ya\s+no|desde|nuevo|nueva|cambié|cambiado|cambiamos|pasé|pasamos|dejé|apunté|actualmente"
+    r"|últimamente)\b|\ben\s+(?:vez|lugar)\s+de\b",
+    _I,
+)
+ASIDE = re.compile(
+    r"\b(?:también|además|a\s+veces|de\s+vez\s+en\s+cuando|hoy|ayer|esta\s+mañana|esta\s+noche|pienso|pensando"
+    r"|quizás|quizá|tal\s+vez)\b",
+    _I,
+)
+DOMAINS = {
+    "entrenar": "gym",
+    "entreno": "gym",
+    "doctora": "doctor",
+    "consulta": "doctor",
+    "dientes": "dentist",
+    "peluquería": "hairdresser",
+    "pelo": "hairdresser",
+    "cuenta": "bank",
+    "tarjeta": "bank",
+    "nómina": "bank",
+    "operador": "carrier",
+    "operadora": "carrier",
+    "tarifa": "carrier",
+    "trabajo": "employer",
+    "trabajar": "employer",
+    "empresa": "employer",
+    "oficina": "employer",
+    "sueldo": "employer",
+    "salario": "employer",
+    "curro": "employer",
+    "colegio": "school",
+    "escuela": "school",
+    "guardería": "school",
+    "instituto": "school",
+    "internet": "broadband",
+    "fibra": "broadband",
+    "wifi": "broadband",
+    "luz": "energy supplier",
+    "electricidad": "energy supplier",
+    "seguro": "insurance",
+    "mutua": "insurance",
+    "fisio": "physio",
+    "fisioterapeuta": "physio",
+    "psicólogo": "therapist",
+    "psicóloga": "therapist",
+    "terapeuta": "therapist",
+    "veterinario": "vet",
+    "gestor": "accountant",
+    "gestoría": "accountant",
+    "café": "coffee place",
+}

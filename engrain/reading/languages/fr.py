@@ -272,3 +272,62 @@ OTHERS = re.compile(
 
 # What says the user holds a value (reading/leaving.holds): "Je vais à la salle Basic-Fit", "Ma banque, c'est…".
 HOLDS = r"\b(?:vais|utilise|suis|m['’]entraîne|travaille|habite|conduis|est|c['’]est|ai|achète)\b"
+
+# A change said by the new value alone (reading/changes.py): a word of change or of now, what makes it no change
+# of the one value (an addition, an occasion, a thought), and the words for what a value is for beyond ATTRIBUTES
+# (in English, as ATTRIBUTES names it).
+CHANGED = re.compile(
+    r"\b(?:maintenant|désormais|dorénavant|depuis|nouveau|nouvel|nouvelle|changé|change|passée?|quitté|plutôt"
+    r"|inscrite?|rejoint|résilié)\b|\bà\s+la\s+place\b",
+    _I,
+)
+ASIDE = re.compile(
+    r"\b(?:aussi|également|parfois|de\s+temps\s+en\s+temps|aujourd['’]hui|hier|ce\s+matin|ce\s+soir|hésite|pense"
+    r"|peut-être|envisage)\b",
+    _I,
+)
+DOMAINS = {
+    "sport": "gym",
+    "salle": "gym",
+    "entraîne": "gym",
+    "généraliste": "doctor",
+    "cabinet": "doctor",
+    "consulte": "doctor",
+    "dents": "dentist",
+    "cheveux": "hairdresser",
+    "compte": "bank",
+    "carte": "bank",
+    "livret": "bank",
+    "opérateur": "carrier",
+    "forfait": "carrier",
+    "réseau": "carrier",
+    "travail": "employer",
+    "travaille": "employer",
+    "boulot": "employer",
+    "bureau": "employer",
+    "entreprise": "employer",
+    "boîte": "employer",
+    "salaire": "employer",
+    "école": "school",
+    "crèche": "school",
+    "collège": "school",
+    "lycée": "school",
+    "box": "broadband",
+    "internet": "broadband",
+    "fibre": "broadband",
+    "électricité": "energy supplier",
+    "énergie": "energy supplier",
+    "fournisseur": "energy supplier",
+    "assurance": "insurance",
+    "mutuelle": "insurance",
+    "kiné": "physio",
+    "kinésithérapeute": "physio",
+    "psy": "therapist",
+    "thérapeute": "therapist",
+    "vétérinaire": "vet",
+    "véto": "vet",
+    "comptable": "accountant",
+    "roule": "car",
+    "conduis": "car",
+    "café": "coffee place",
+}

@@ -386,7 +386,47 @@ LEAVING = [
 ]
 INSTEAD = re.compile(rf"(?:而不是|代替了|取代了)\s*{_OLD}(?:[，。,.]|$)")
 NOW_WORDS = re.compile(r"现在|如今|目前|已经|不再")
-OTHERS = re.compile(r"妹妹|姐姐|哥哥|弟弟|妈妈|母亲|爸爸|父亲|朋友|老婆|老公|妻子|丈夫|同事|老板|女儿|儿子|邻居|他|她")
+OTHERS = re.compile(
+    r"我妈|我爸|妹妹|姐姐|哥哥|弟弟|妈妈|母亲|爸爸|父亲|朋友|老婆|老公|妻子|丈夫|同事|老板|女儿|儿子|邻居|他|她"
+)
 
 # What says the user holds a value (reading/leaving.holds): "我在一兆韦德健身", "我的手机是iPhone 12".
 HOLDS = r"(?:在|用|是|去|找|看)"
+
+# A change said by the new value alone (reading/changes.py): a word of change or of now, what makes it no change
+# of the one value (an addition, an occasion, a thought), and the words for what a value is for beyond ATTRIBUTES
+# (in English, as ATTRIBUTES names it).
+CHANGED = re.compile(r"现在|如今|目前|最近|后来|换|改|转到|转去|跳槽|不再|新")
+ASIDE = re.compile(r"也|还|偶尔|有时|今天|昨天|今晚|考虑|要不要|打算|想")
+DOMAINS = {
+    "健身": "gym",
+    "锻炼": "gym",
+    "医院": "doctor",
+    "大夫": "doctor",
+    "诊所": "doctor",
+    "牙科": "dentist",
+    "理发": "hairdresser",
+    "头发": "hairdresser",
+    "工资卡": "bank",
+    "银行卡": "bank",
+    "账户": "bank",
+    "运营商": "carrier",
+    "套餐": "carrier",
+    "话费": "carrier",
+    "工作": "employer",
+    "上班": "employer",
+    "公司": "employer",
+    "跳槽": "employer",
+    "单位": "employer",
+    "学校": "school",
+    "幼儿园": "school",
+    "小学": "school",
+    "宽带": "broadband",
+    "电费": "energy supplier",
+    "保险": "insurance",
+    "咖啡": "coffee place",
+    "理疗": "physio",
+    "心理咨询": "therapist",
+    "兽医": "vet",
+    "宠物医院": "vet",
+}

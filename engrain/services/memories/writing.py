@@ -20,7 +20,8 @@ from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput, NotFound, QuotaExceeded
-from engrain.reading import inputs
+from engrain.reading import changes, inputs
+from engrain.reading.changes import Change
 from engrain.reading.dates import mood_of
 from engrain.reading.duplicates import is_near_duplicate
 from engrain.reading.enrich import DEFAULT_IMPORTANCE, IMPORTANT, content_hash, enrich
@@ -61,6 +62,9 @@ CONTEXT_CHARS = 600
 # New rows between two checks of the planner's statistics (storage/db.Database.refresh_statistics): a batch
 # of this many is checked right after it commits; one-at-a-time writes, every this many.
 STATISTICS_CHECK_ROWS = 100
+# The user's newest current facts a value left or a change is compared with, per value or change: a domain's
+# words ("work", "card") are common, and the fact a change ends may be older than the last few that say them.
+FACTS_COMPARED = 20
 
 
 @dataclass
@@ -85,6 +89,7 @@ class Prepared:
     redacted: dict[str, int] | None = None  # secrets replaced before it was read (kind → count)
     turn: bool = False  # a turn of a chat (its role given or its speaker named)
     left: str | None = None  # a value the user says they left ("Ditched Vodafone for…": reading/leaving.py)
+    change: Change | None = None  # a change said by the new value ("I'm at The Gym Group now": reading/changes.py)
     context: str = ""  # what its vector is made of besides its words: a short turn's previous turn
 
     @property
@@ -303,7 +308,8 @@ class MemoryWriter:
         if old_id is not None:
             await self._supersede(s, user_id, old_id, memory.id, now)
         left = await self._holders(s, user_id, [item], now)
-        replaced = await self._fill_slot(s, user_id, memory, now) | await self._leave(
+        # A statement of a slot settles that slot; what it says otherwise may end a fact that holds no slot.
+        replaced = await self._fill_slot(s, user_id, memory, now) or await self._leave(
             s, user_id, memory, item, left, now
         )
         result = _result(memory, "created", self.rt.settings.tz, old_id or replaced.get(memory.id))
@@ -426,6 +432,8 @@ class MemoryWriter:
             standing=standing_of(words_of(content)) if own else None,
         )
         extra = {**(request.metadata or {}), **read.stored()}  # the client's keys, and what the reading found
+        # A one-day event is no change of value ("tea instead of coffee this morning", "I left Paris today").
+        one_day = info.event is not None and info.event.grain is Grain.DAY
         return Prepared(
             content=content,
             digest=content_hash(content),
@@ -443,8 +451,8 @@ class MemoryWriter:
             source=source,
             metadata=extra,
             turn=role is not None,
-            # A one-day event is no change of value ("tea instead of coffee this morning", "I left Paris today").
-            left=left_value(content, lang) if own and not (info.event and info.event.grain is Grain.DAY) else None,
+            left=left_value(content, lang) if own and not one_day else None,
+            change=changes.changed(content, lang) if own and not one_day else None,
         )
 
     def _prepare_batch(self, items: list[RememberRequest], now: datetime, source: str | None) -> list[Prepared]:
@@ -536,12 +544,12 @@ class MemoryWriter:
             maybe: dict[uuid.UUID, Memory] = {}
             left = await self._holders(s, user_id, [fresh[key] for key in rows], now)  # one statement for all
             for key, row in sorted(rows.items(), key=lambda kv: (kv[1].told_at, str(kv[1].id))):
-                for winner, loser in (await self._leave(s, user_id, row, fresh[key], left, now)).items():
+                ends = await self._fill_slot(s, user_id, row, now) or await self._leave(
+                    s, user_id, row, fresh[key], left, now
+                )
+                for winner, loser in ends.items():
                     replaced.setdefault(winner, loser)
-                if MemoryMetadata.of(row.metadata_).slot is not None:
-                    for winner, loser in (await self._fill_slot(s, user_id, row, now)).items():
-                        replaced.setdefault(winner, loser)
-                elif fresh[key].topic is not None and (found := await self._may_replace(s, user_id, fresh[key], now)):
+                if fresh[key].topic is not None and (found := await self._may_replace(s, user_id, fresh[key], now)):
                     maybe[row.id] = found
                     await repo.mark_may_replace(s, user_id, row.id, found.id)
             if then is not None:
@@ -575,20 +583,20 @@ class MemoryWriter:
 
     @staticmethod
     async def _holders(s: AsyncSession, user_id: str, items: list[Prepared], now: datetime) -> dict[str, list[Memory]]:
-        """For each value the `items` say the user left, the user's current facts that name it (one statement)."""
+        """The user's current facts that what the `items` say may end, in one statement: for each value they say
+        the user left, the facts that name it; for each change said by the new value, the facts of its domains
+        (by `Change.query`)."""
         values = sorted({(p.left, p.lang) for p in items if p.left is not None})
-        if not values:
-            return {}
         forms = [fulltext.form(value, lang) for value, lang in values]  # as the index reads each value
-        told_by = max(p.told_at for p in items)
-        found = await repo.facts_naming(
-            s,
-            user_id,
-            [(f.ts_config, f.search_text or v) for f, (v, _) in zip(forms, values, strict=True)],
-            told_by,
-            now,
-        )
-        return {value: rows for (value, _), rows in zip(values, found, strict=True)}
+        queries = [(f.ts_config, f.search_text or v) for f, (v, _) in zip(forms, values, strict=True)]
+        keys = [value for value, _ in values]
+        for change, lang in sorted({(p.change.query, p.lang) for p in items if p.change is not None}):
+            queries.append((fulltext.form(change, lang).ts_config, change))
+            keys.append(change)
+        if not queries:
+            return {}
+        found = await repo.facts_naming(s, user_id, queries, max(p.told_at for p in items), now, limit=FACTS_COMPARED)
+        return dict(zip(keys, found, strict=True))
 
     async def _leave(
         self,
@@ -600,13 +608,21 @@ class MemoryWriter:
         now: datetime,
     ) -> dict[uuid.UUID, uuid.UUID]:
         """A statement that the user left a value ("I don't see Dr. Green anymore") replaces the user's current
-        fact told before it that holds that value ("My therapist is Dr. Green"): reading/leaving.py. `holders`: the
-        facts naming each value (`_holders`); one another statement replaced already is passed over. Returns
-        {winner: what it replaced}."""
+        fact told before it that holds that value ("My therapist is Dr. Green"): reading/leaving.py. Failing that,
+        a change said by the new value ("These days I do my workouts at The Gym Group instead") replaces the fact
+        of its domain that holds another ("I train at Anytime Fitness"): reading/changes.py. `holders`: the facts
+        each may end (`_holders`); one another statement replaced already is passed over. Returns {winner: what
+        it replaced}."""
         replaced: dict[uuid.UUID, uuid.UUID] = {}
         named = holders.get(item.left, []) if item.left is not None else []
-        for old in list(named):
-            if old.id != memory.id and old.told_at <= memory.told_at and holds(old.content, item.left or "", old.lang):
+        ended = [old for old in named if holds(old.content, item.left or "", old.lang)]
+        if not ended and item.change is not None and item.change.query in holders:
+            named = holders[item.change.query]
+            earlier = [m for m in named if m.id != memory.id and m.told_at <= memory.told_at]
+            facts = [(m.content, m.lang) for m in earlier]
+            ended = [earlier[i] for i in changes.replaced(item.change, memory.content, item.lang, facts)]
+        for old in ended:
+            if old.id != memory.id and old.told_at <= memory.told_at:
                 await self._supersede(s, user_id, old.id, memory.id, now)
                 named.remove(old)  # replaced: a later statement of the batch passes it over
                 replaced.setdefault(memory.id, old.id)

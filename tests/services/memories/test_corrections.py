@@ -121,14 +121,73 @@ async def test_the_same_verbs_that_change_no_fact_of_the_users_replace_nothing(s
     assert new["superseded"] is None, (first, second)
 
 
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # A change said by the new value alone (reading/changes.py): a word of change, a name, a shared domain.
+        ("I train at Anytime Fitness.", "These days I do my workouts at The Gym Group instead."),
+        ("My physio is Hannah at Active Life Clinic.", "I've been going to a new physio, Tom Reilly, since March."),
+        ("Maya goes to St Anne's Primary.", "Maya started at Oakfield Primary in September, much happier there."),
+        ("Mein Zahnarzt ist Dr. Braun in der Altstadt.", "Ich gehe seit dem Umzug zu Dr. Keller, der ist näher."),
+        ("Mon médecin traitant, c'est le docteur Petit.", "Depuis que j'ai déménagé, je consulte le docteur Moreau."),
+        ("J'ai un Samsung Galaxy S21.", "Mon nouveau téléphone, c'est un Pixel 8."),
+        ("Trabajo en Telefónica.", "Desde enero estoy en Indra, me cambié por el sueldo."),
+        ("我用的是招商银行。", "我把工资卡换成了工商银行。"),
+        ("我家宽带是电信的。", "宽带现在换成联通的了。"),
+    ],
+)
+async def test_a_change_said_by_the_new_value_alone_replaces_the_fact_of_its_domain(settings_factory, first, second):
+    async with connect(settings_factory(), Clock(NOW)) as (client, _):
+        await call(client, "remember", content="My partner Sam is a teacher.", said_at="2026-10-01")
+        old = await call(client, "remember", content=first, said_at="2026-10-20")
+        await call(client, "remember", content="I love hiking in the Peak District.", said_at="2026-10-25")
+        new = await call(client, "remember", content=second)
+    assert new["superseded"] == old["id"], (first, second)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("I bank with Barclays.", "I now have a Monzo card too, just for travel."),  # an addition
+        # now and then
+        ("I go to PureGym.", "Now that it's summer I sometimes run at Roundhay Park instead of the gym."),
+        ("My GP is Dr. Hughes.", "My mum now sees Dr. Amin at the same practice."),  # someone else's
+        ("Trabajo en Telefónica.", "Ahora en Telefónica estoy en el equipo de Madrid."),  # the same value, more said
+        ("Ich arbeite bei Siemens.", "Ich überlege, jetzt zu BMW zu wechseln."),  # a thought
+        ("I go to PureGym.", "I'm going to the gym more often now."),  # no new value named
+        ("我用的是小米13。", "我给我妈换了个华为手机。"),  # for someone else
+    ],
+)
+async def test_a_word_of_change_with_no_change_of_the_users_value_replaces_nothing(settings_factory, first, second):
+    async with connect(settings_factory(), Clock(NOW)) as (client, _):
+        await call(client, "remember", content=first, said_at="2026-10-20")
+        new = await call(client, "remember", content=second)
+    assert new["superseded"] is None, (first, second)
+
+
+async def test_a_change_that_does_not_say_which_of_two_values_it_ends_ends_neither(settings_factory):
+    """A GP and a dentist are both "Dr.": "now see Dr. Amin" shares as much with each, so neither is replaced; a
+    change that names the dentist's words ends the dentist only."""
+    async with connect(settings_factory(), Clock(NOW)) as (client, _):
+        gp = await call(client, "remember", content="My GP is Dr. Hughes.", said_at="2026-09-01")
+        dentist = await call(client, "remember", content="My dentist is Dr. Okafor.", said_at="2026-09-02")
+        unsure = await call(client, "remember", content="We changed practices and now see Dr. Amin.")
+        assert unsure["superseded"] is None
+        teeth = await call(client, "remember", content="These days Dr. Lindqvist looks after my teeth.")
+        assert teeth["superseded"] == dentist["id"]
+        found = await call(client, "recall", query="who is my GP")
+    assert gp["id"] in [hit["id"] for hit in found["results"]]
+
+
 async def test_the_pairs_in_the_users_words_hold_their_dev_split_and_report_the_held_out_one(tmp_path):
-    """tests/data/corrections_in_their_words.tsv, written and split before its rules (issue 52): dev 25/29 and
-    test 14/27 replaced with no wrong replacement when the rules were written; this guards both."""
+    """tests/data/corrections_in_their_words.tsv, written and split before each round of rules (issue 52): with the
+    change read by the new value (reading/changes.py), dev 38/43 and test 22/40 replaced with no wrong replacement;
+    this guards both."""
     corpus = DATA / "corrections_in_their_words.tsv"
     dev = await measure("hash", "dev", home=str(tmp_path / "dev"), corpus=corpus, days=21)
     test = await measure("hash", "test", home=str(tmp_path / "test"), corpus=corpus, days=21)
     assert dev["overall"]["precision"] == 1.0 and dev["overall"]["recall"] >= 0.85
-    assert test["overall"]["precision"] == 1.0 and test["overall"]["recall"] >= 0.5
+    assert test["overall"]["precision"] == 1.0 and test["overall"]["recall"] >= 0.52
 
 
 @pytest.mark.parametrize(

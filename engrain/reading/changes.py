@@ -1,0 +1,234 @@
+"""A change said by the new value alone: "These days I do my workouts at The Gym Group instead", "We changed
+practices and now see Dr. Amin", "Mon nouveau téléphone, c'est un Pixel 8", "我把工资卡换成了工商银行".
+
+People name what they have now more often than what they left, and in words no list of phrasings foresees: the
+phrasing rules (leaving.py, the slot patterns) replaced 0 of 27 corrections in a batch written after them (issue
+52). So this reading rests on no phrasing. A sentence of the user's own — not someone else's ("my mum now sees
+Dr. Amin"), not framed, not a past, plan, question or negation (`slots.framed`, the language's not-now words) —
+says a change of one of their values when it has
+- a word of change or of now ("now", "these days", "instead", "new", "switched", "seit", "depuis", "现在", "换"),
+- nothing that makes it no change of the one value: an addition ("too", "aussi"), an occasion ("today",
+  "sometimes"), a thought ("thinking of", "überlege"),
+- a word for what a value is for, a domain (gym, doctor, bank, employer, school…: `ENGLISH_DOMAINS`, each
+  language's `DOMAINS` with the attributes the slot rules know, "Zahnarzt" → dentist; phone makes everywhere),
+- and, where words are spaced, a name besides the sentence's first word (the new value: "The Gym Group").
+It replaces the user's current fact of a shared domain that holds a value the sentence does not name ("I train at
+Anytime Fitness": a verb of having, using or going to before a name, `leaving.holds`); of several, the one sharing
+most domains, and none when facts holding different values tie (`replaced`; services/memories/writing.py finds the
+facts and applies it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from engrain.reading.languages import rules
+from engrain.reading.leaving import ENGLISH_OTHERS, SENTENCE, holds
+from engrain.reading.slots import ENGLISH_ATTRIBUTES, framed, states_now
+from engrain.text.languages import ENGLISH
+
+_I = re.IGNORECASE
+ENGLISH_CHANGED = re.compile(
+    r"\b(?:now|these\s+days|nowadays|lately|any\s?more|no\s+longer|instead|switch(?:ed)?|changed|moved|new|since"
+    r"|started|joined|went\s+with|signed\s+up|gone\s+over|got\s+myself|go-to|from\s+now\s+on)\b",
+    _I,
+)
+ENGLISH_ASIDE = re.compile(
+    r"\b(?:too|also|as\s+well|on\s+the\s+side|sometimes|occasionally|now\s+and\s+then|once\s+in\s+a\s+while"
+    r"|for\s+once|today|tonight|yesterday|this\s+(?:morning|afternoon|evening|weekend)|considering"
+    r"|thinking\s+(?:of|about)|maybe|perhaps|tempted)\b",
+    _I,
+)
+# What a value is for, by the words that say it (the attribute names the slot rules use, in English).
+ENGLISH_DOMAINS = {
+    "gym": "gym",
+    "workout": "gym",
+    "work out": "gym",
+    "train": "gym",
+    "training": "gym",
+    "fitness": "gym",
+    "exercise": "gym",
+    "doctor": "doctor",
+    "dr": "doctor",
+    "physician": "doctor",
+    "practice": "doctor",
+    "surgery": "doctor",
+    "clinic": "doctor",
+    "dentist": "dentist",
+    "dental": "dentist",
+    "teeth": "dentist",
+    "orthodontist": "dentist",
+    "therapist": "therapist",
+    "therapy": "therapist",
+    "counsellor": "therapist",
+    "counselor": "therapist",
+    "psychologist": "therapist",
+    "physio": "physio",
+    "physiotherapist": "physio",
+    "osteopath": "physio",
+    "chiropractor": "physio",
+    "hairdresser": "hairdresser",
+    "hair": "hairdresser",
+    "haircut": "hairdresser",
+    "barber": "hairdresser",
+    "salon": "hairdresser",
+    "stylist": "hairdresser",
+    "vet": "vet",
+    "veterinary": "vet",
+    "bank": "bank",
+    "banking": "bank",
+    "account": "bank",
+    "savings": "bank",
+    "card": "bank",
+    "mortgage": "bank",
+    "carrier": "carrier",
+    "network": "carrier",
+    "sim": "carrier",
+    "phone plan": "carrier",
+    "phone": "phone",
+    "handset": "phone",
+    "broadband": "broadband",
+    "internet": "broadband",
+    "wifi": "broadband",
+    "fibre": "broadband",
+    "router": "broadband",
+    "energy": "energy supplier",
+    "electricity": "energy supplier",
+    "supplier": "energy supplier",
+    "work": "employer",
+    "job": "employer",
+    "office": "employer",
+    "company": "employer",
+    "employer": "employer",
+    "colleague": "employer",
+    "salary": "employer",
+    "school": "school",
+    "primary": "school",
+    "nursery": "school",
+    "kindergarten": "school",
+    "preschool": "school",
+    "college": "school",
+    "university": "school",
+    "insurance": "insurance",
+    "insurer": "insurance",
+    "insured": "insurance",
+    "accountant": "accountant",
+    "taxes": "accountant",
+    "bookkeeper": "accountant",
+    "coffee": "coffee place",
+    "café": "coffee place",
+    "cafe": "coffee place",
+    "car": "car",
+    "drive": "car",
+    "laptop": "laptop",
+    "browser": "browser",
+}
+HELD = frozenset(ENGLISH_DOMAINS.values())  # what a user has one of at a time, as the slot rules name it
+# Products whose name says what they are, in every language.
+PRODUCTS = {
+    "iphone": "phone",
+    "pixel": "phone",
+    "galaxy": "phone",
+    "samsung": "phone",
+    "xiaomi": "phone",
+    "huawei": "phone",
+    "oneplus": "phone",
+    "vivo": "phone",
+    "oppo": "phone",
+    "小米": "phone",
+    "华为": "phone",
+}
+# A name (the new or the old value): capitalised words ("The Gym Group", "Dr. Amin", "iPhone 15"), as leaving.py
+# reads them; "I" and its contractions are no name.
+_NAME = re.compile(r"(?<![\w'’])(?:[A-ZÀ-ÖØ-Þ]|[a-z][A-Z])[\w'’.&+-]*(?:[ -](?:[A-ZÀ-ÖØ-Þ0-9]|[a-z][A-Z])[\w'’.&+-]*)*")
+_PRONOUN = re.compile(r"^I(?:['’]\w+)?$")
+# Chinese: the value after a verb of holding ("我用的是招商银行", "我在腾讯上班"), without the activity after it.
+_ZH_ACTIVITY = re.compile(r"(?:上班|工作|健身|上课|看病)$")
+
+
+@dataclass(frozen=True)
+class Change:
+    """What a statement of a change is about: the domains of its value and, as one full-text query in its
+    language, the words that say them (the user's facts to compare it with)."""
+
+    domains: frozenset[str]
+    query: str
+
+
+@cache
+def _domains(lang: str) -> tuple[re.Pattern[str], dict[str, str]]:
+    """The language's words for what a value is for, and one pattern that finds them (a plural or an inflection
+    of two letters allowed where words are spaced)."""
+    r = rules(lang)
+    words = ENGLISH_DOMAINS | ENGLISH_ATTRIBUTES if lang == ENGLISH else r.attributes | r.domains
+    table = {w.lower(): d for w, d in (PRODUCTS | words).items() if d in HELD}
+    alternatives = "|".join(re.escape(w) for w in sorted(table, key=len, reverse=True))
+    pattern = rf"(?<!\w)(?P<w>{alternatives})\w{{0,2}}(?!\w)" if r.spaced else f"(?P<w>{alternatives})"
+    return re.compile(pattern, _I), table
+
+
+def domains_of(text: str, lang: str) -> frozenset[str]:
+    """What the values `text` speaks of are for ("I train at Anytime Fitness" → gym)."""
+    pattern, table = _domains(lang)
+    return frozenset(table[m["w"].lower()] for m in pattern.finditer(text))
+
+
+def changed(content: str, lang: str = ENGLISH) -> Change | None:
+    """The change of one of the user's values that `content` says by the new value, if it says one."""
+    r = rules(lang)
+    english = lang == ENGLISH
+    cue_words, aside, others = (
+        (ENGLISH_CHANGED, ENGLISH_ASIDE, ENGLISH_OTHERS) if english else (r.changed, r.aside, r.others)
+    )
+    for sentence in SENTENCE.finditer(content):
+        text = sentence.group(0)
+        cue = cue_words.search(text)
+        if cue is None or aside.search(text) or not states_now(text, lang) or others.search(text[: cue.start()]):
+            continue
+        if framed(content, sentence.start() + cue.start(), lang):
+            continue
+        if r.spaced and not any(m.start() > 0 and not _PRONOUN.match(m.group(0)) for m in _NAME.finditer(text.strip())):
+            continue
+        domains = domains_of(text, lang)
+        if domains:
+            _, table = _domains(lang)
+            return Change(domains, " or ".join(sorted(w for w, d in table.items() if d in domains)))
+    return None
+
+
+def held_values(content: str, lang: str = ENGLISH) -> list[str]:
+    """The values a fact of the user's own says they hold ("I go to PureGym on Kirkstall Road" → PureGym,
+    Kirkstall Road; "我用的是招商银行" → 招商银行)."""
+    r = rules(lang)
+    if r.spaced:
+        names = (m.group(0).rstrip(".,") for m in _NAME.finditer(content) if m.start() > 0)
+        return [name for name in names if holds(content, name, lang)]
+    found: list[str] = []
+    for m in re.finditer(rf"{r.holds}(?:的是|是|的)?(?P<v>[^\s，。！？,.!?的了]{{2,12}})", content):
+        if not r.others.search(content[: m.start()]):
+            found.append(_ZH_ACTIVITY.sub("", m["v"]))
+    return [v for v in found if len(v) >= 2]
+
+
+def _names(value: str, content: str, spaced: bool) -> bool:
+    """Does `content` name `value` (in Chinese, by its first two characters: "招商" for 招商银行)?"""
+    return (value if spaced else value[:2]).lower() in content.lower()
+
+
+def replaced(change: Change, content: str, lang: str, facts: Sequence[tuple[str, str]]) -> list[int]:
+    """Of the user's current facts (each `(content, lang)`, told before `content`), the positions of those its
+    change replaces: the facts of a domain it shares that hold a value it does not name, sharing most domains;
+    none when facts holding different values tie (the statement does not say which it ends)."""
+    spaced = rules(lang).spaced
+    scored: list[tuple[int, str, int]] = []
+    for position, (fact, fact_lang) in enumerate(facts):
+        shared = len(domains_of(fact, lang) & change.domains) if fact_lang == lang else 0
+        values = held_values(fact, lang) if shared else []
+        if values and not any(_names(v, content, spaced) for v in values):
+            scored.append((shared, values[0].lower(), position))
+    best = max((shared for shared, _, _ in scored), default=0)
+    winners = [(value, position) for shared, value, position in scored if shared == best]
+    return [position for _, position in winners] if len({value for value, _ in winners}) == 1 else []
