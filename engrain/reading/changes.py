@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from engrain.reading.languages import rules
 from engrain.reading.leaving import ENGLISH_OTHERS, SENTENCE, holds
@@ -145,6 +145,8 @@ PRODUCTS = {
 # reads them; "I" and its contractions are no name.
 _NAME = re.compile(r"(?<![\w'’])(?:[A-ZÀ-ÖØ-Þ]|[a-z][A-Z])[\w'’.&+-]*(?:[ -](?:[A-ZÀ-ÖØ-Þ0-9]|[a-z][A-Z])[\w'’.&+-]*)*")
 _PRONOUN = re.compile(r"^I(?:['’]\w+)?$")
+# Someone else's, just before a domain's word: "Tariq's new job", "her new gym".
+_THEIRS = re.compile(r"(?:\b(?-i:[A-Z])\w*['’]s|\b(?:his|her|their))\s+(?:\w+\s+)?$", _I)
 # Chinese: the value after a verb of holding ("我用的是招商银行", "我在腾讯上班"), without the activity after it.
 _ZH_ACTIVITY = re.compile(r"(?:上班|工作|健身|上课|看病)$")
 
@@ -160,20 +162,26 @@ class Change:
 
 @cache
 def _domains(lang: str) -> tuple[re.Pattern[str], dict[str, str]]:
-    """The language's words for what a value is for, and one pattern that finds them (a plural or an inflection
-    of two letters allowed where words are spaced)."""
+    """The language's words for what a value is for, and one pattern that finds them (with a plural or an
+    inflection's ending where words are spaced: "dentists", "Zähne"; not "Carla" for "car")."""
     r = rules(lang)
     words = ENGLISH_DOMAINS | ENGLISH_ATTRIBUTES if lang == ENGLISH else r.attributes | r.domains
     table = {w.lower(): d for w, d in (PRODUCTS | words).items() if d in HELD}
     alternatives = "|".join(re.escape(w) for w in sorted(table, key=len, reverse=True))
-    pattern = rf"(?<!\w)(?P<w>{alternatives})\w{{0,2}}(?!\w)" if r.spaced else f"(?P<w>{alternatives})"
+    pattern = rf"(?<!\w)(?P<w>{alternatives})(?:e?s|e|en|n)?(?!\w)" if r.spaced else f"(?P<w>{alternatives})"
     return re.compile(pattern, _I), table
 
 
+@lru_cache(maxsize=4096)  # a batch compares each of its changes with the same facts
 def domains_of(text: str, lang: str) -> frozenset[str]:
-    """What the values `text` speaks of are for ("I train at Anytime Fitness" → gym)."""
+    """What the values `text` speaks of are for ("I train at Anytime Fitness" → gym, "St Anne's Primary" →
+    school), but not what someone named has ("because of Tariq's new job")."""
     pattern, table = _domains(lang)
-    return frozenset(table[m["w"].lower()] for m in pattern.finditer(text))
+    return frozenset(
+        table[m["w"].lower()]
+        for m in pattern.finditer(text)
+        if not (m["w"][0].islower() and _THEIRS.search(text, 0, m.start()))
+    )
 
 
 def changed(content: str, lang: str = ENGLISH) -> Change | None:
@@ -199,18 +207,19 @@ def changed(content: str, lang: str = ENGLISH) -> Change | None:
     return None
 
 
-def held_values(content: str, lang: str = ENGLISH) -> list[str]:
+@lru_cache(maxsize=4096)
+def held_values(content: str, lang: str = ENGLISH) -> tuple[str, ...]:
     """The values a fact of the user's own says they hold ("I go to PureGym on Kirkstall Road" → PureGym,
     Kirkstall Road; "我用的是招商银行" → 招商银行)."""
     r = rules(lang)
     if r.spaced:
         names = (m.group(0).rstrip(".,") for m in _NAME.finditer(content) if m.start() > 0)
-        return [name for name in names if holds(content, name, lang)]
+        return tuple(name for name in names if holds(content, name, lang))
     found: list[str] = []
     for m in re.finditer(rf"{r.holds}(?:的是|是|的)?(?P<v>[^\s，。！？,.!?的了]{{2,12}})", content):
         if not r.others.search(content[: m.start()]):
             found.append(_ZH_ACTIVITY.sub("", m["v"]))
-    return [v for v in found if len(v) >= 2]
+    return tuple(v for v in found if len(v) >= 2)
 
 
 def _names(value: str, content: str, spaced: bool) -> bool:
@@ -226,7 +235,7 @@ def replaced(change: Change, content: str, lang: str, facts: Sequence[tuple[str,
     scored: list[tuple[int, str, int]] = []
     for position, (fact, fact_lang) in enumerate(facts):
         shared = len(domains_of(fact, lang) & change.domains) if fact_lang == lang else 0
-        values = held_values(fact, lang) if shared else []
+        values = held_values(fact, lang) if shared else ()
         if values and not any(_names(v, content, spaced) for v in values):
             scored.append((shared, values[0].lower(), position))
     best = max((shared for shared, _, _ in scored), default=0)

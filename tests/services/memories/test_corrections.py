@@ -155,6 +155,7 @@ async def test_a_change_said_by_the_new_value_alone_replaces_the_fact_of_its_dom
         ("Trabajo en Telefónica.", "Ahora en Telefónica estoy en el equipo de Madrid."),  # the same value, more said
         ("Ich arbeite bei Siemens.", "Ich überlege, jetzt zu BMW zu wechseln."),  # a thought
         ("I go to PureGym.", "I'm going to the gym more often now."),  # no new value named
+        ("I work at Deloitte.", "Moved from Cork to Lisbon because of Tariq's new job at Google."),  # his job
         ("我用的是小米13。", "我给我妈换了个华为手机。"),  # for someone else
     ],
 )
