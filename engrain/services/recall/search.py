@@ -30,6 +30,7 @@ from engrain.services.recall.results import Breakdown, LinkRef, RecallHit, Recal
 from engrain.services.recall.text import render
 from engrain.services.wording.lines import replaced_mark
 from engrain.storage import memories as repo
+from engrain.storage import timeline
 from engrain.storage.recall import (
     RecallFilter,
     RecallQuery,
@@ -233,9 +234,15 @@ class RecallSearch:
         """Hybrid recall: `prepare` then `execute`."""
         return await self.execute(await self.prepare(user_id, request))
 
+    async def _user_clock(self, user_id: str, now: datetime) -> datetime:
+        """The user's clock (storage/timeline.py): one probe of the (user_id, told_at) index."""
+        async with (await self.rt.database()).sessions() as s:
+            return await timeline.user_now(s, user_id, now)
+
     async def prepare(self, user_id: str, request: RecallRequest) -> PreparedRecall:
         """The first half of a recall: check the arguments, read the query (its words, its dates) and
-        embed it. No statement runs yet (bench/latency.py times the two halves apart)."""
+        embed it. No statement runs yet but, for a question that names a period, the user's clock
+        (bench/latency.py times the two halves apart)."""
         settings, now = self.rt.settings, self.rt.clock()
         as_of, kinds, max_tokens = request.as_of, request.kinds, request.max_tokens
         accessed_at = now
@@ -263,6 +270,12 @@ class RecallSearch:
 
         await load_for(query)
         words, when = await _read_query(query, now, settings.tz)
+        if as_of is None and when.window is not None:
+            # A period the question names ("next month", "last week") is read on the user's clock, where recall
+            # judges their plans: an imported history's "next month" is the month after its last day.
+            present = await self._user_clock(user_id, now)
+            if present != now:
+                words, when = await _read_query(query, present, settings.tz)
         focused, model, vector = await self._embed_cached(user_id, query, words.lang)
         embedder_id, dim = (model.id, model.dim) if model is not None else ("", 0)
         statement = RecallQuery(

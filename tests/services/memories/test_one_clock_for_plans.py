@@ -60,3 +60,18 @@ async def test_a_plan_is_judged_at_the_users_time_of_its_conversation_on_every_p
     assert plan_id[:8] in line_ids(profile, "Upcoming plans"), profile
     line = next(x for x in recalled.splitlines() if x.endswith(f"({plan_id[:8]})"))
     assert "2024-02, plan]" in line and "overdue" not in line, line
+
+
+@pytest.mark.parametrize("path", ["remember", "remember_many"])
+async def test_a_period_a_question_names_is_read_on_the_users_clock(settings_factory, path):
+    """ "What's coming up next month?" asked of the history of January 2024 means February 2024, where the plan is,
+    not the month after the server's day (2026-12): the plan scores for the window the question names."""
+    async with connect(settings_factory(llm="none"), Clock(NOW)) as (client, _):
+        plan_id = await stored_plan(client, path)
+        await call(client, "remember", content="I renewed my passport in Leeds.", said_at="2023-12-12")
+        ahead = await call(client, "recall", query="What's coming up next month?", explain=True)
+        later = await call(client, "recall", query="What's coming up next month?", explain=True, as_of="2026-11-28")
+    hit = next(h for h in ahead["results"] if h["id"] == plan_id)
+    assert hit["breakdown"]["temporal"] > 0 and ahead["results"][0]["id"] == plan_id, ahead["results"]
+    # Asked as of a moment, the period counts from that moment, as before: December 2026 holds no plan.
+    assert all(h["breakdown"]["temporal"] == 0 for h in later["results"]), later["results"]
