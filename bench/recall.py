@@ -2,8 +2,8 @@
 
 Generates varied, realistic memories (people, places, dated events, preferences, plans, workflows),
 stores them with batched `remember_many`, then measures single `remember` and `recall` latency in
-the service layer and through an in-process MCP client, reports the query-embedding time apart,
-and checks with EXPLAIN that the recall statement can use the HNSW and GIN indexes and, for the user's standing
+the service layer (apart for questions that name a period) and through an in-process MCP client,
+reports the query-embedding time apart, and checks with EXPLAIN that the recall statement can use the HNSW and GIN indexes and, for the user's standing
 instructions (one memory in 400), their partial index.
 
     python bench/recall.py                       # hash embedder, 10k and 100k
@@ -204,6 +204,9 @@ def memory(rng: random.Random, i: int) -> str:
     return f"Moved from {city} to {rng.choice(CITIES)} in {year} because of {name}'s new job as a {rng.choice(JOBS)}"
 
 
+PERIODS = ["what's coming up next week in", "what did I do last March in", "plans for next month in"]
+
+
 def query(rng: random.Random) -> str:
     return rng.choice(
         [
@@ -301,6 +304,14 @@ async def run_size(size: int, embedder: str, queries: int, singles: int) -> dict
             await app.recall.recall("bench", RecallRequest(q, track_access=False))
             service.append(time.perf_counter() - t0)
         result["recall_service"] = percentiles(service)
+        # Questions that name a period: read on the user's clock, one index probe before the statement.
+        period = []
+        for i in range(queries):
+            q = f"{PERIODS[i % len(PERIODS)]} {rng.choice(CITIES)}"
+            t0 = time.perf_counter()
+            await app.recall.recall("bench", RecallRequest(q, track_access=False))
+            period.append(time.perf_counter() - t0)
+        result["recall_period_service"] = percentiles(period)
         through_mcp = []
         for q in qs:
             t0 = time.perf_counter()
