@@ -33,7 +33,7 @@ from engrain.text.languages import ENGLISH
 _I = re.IGNORECASE
 ENGLISH_CHANGED = re.compile(
     r"\b(?:now|these\s+days|nowadays|lately|any\s?more|no\s+longer|instead|switch(?:ed)?|changed|moved|new|since"
-    r"|started|joined|went\s+with|signed\s+up|gone\s+over|got\s+myself|go-to|from\s+now\s+on)\b",
+    r"|started|joined|went\s+with|signed\s+up|gone\s+over|got\s+myself|go-to|from\s+now\s+on|upgraded|closed)\b",
     _I,
 )
 ENGLISH_ASIDE = re.compile(
@@ -73,6 +73,8 @@ ENGLISH_DOMAINS = {
     "hairdresser": "hairdresser",
     "hair": "hairdresser",
     "haircut": "hairdresser",
+    "beard": "hairdresser",
+    "trim": "hairdresser",
     "barber": "hairdresser",
     "salon": "hairdresser",
     "stylist": "hairdresser",
@@ -119,6 +121,9 @@ ENGLISH_DOMAINS = {
     "taxes": "accountant",
     "bookkeeper": "accountant",
     "coffee": "coffee place",
+    "flat white": "coffee place",
+    "latte": "coffee place",
+    "cappuccino": "coffee place",
     "café": "coffee place",
     "cafe": "coffee place",
     "car": "car",
@@ -126,9 +131,25 @@ ENGLISH_DOMAINS = {
     "laptop": "laptop",
     "browser": "browser",
 }
-HELD = frozenset(ENGLISH_DOMAINS.values())  # what a user has one of at a time, as the slot rules name it
-# Products whose name says what they are, in every language.
-PRODUCTS = {
+# Names that say what they are, in every language: well-known makes and providers (not those that are also common
+# words: "Three", "Orange", "Free", "Octopus"). "I'm with O2" is a carrier, "Me pasé al BBVA" a bank.
+_PROVIDERS = {
+    "bank": "Barclays, HSBC, Lloyds, NatWest, Santander, Monzo, Starling, Revolut, Halifax, TSB, Metro Bank, Sparkasse,"
+    " Volksbank, Commerzbank, Deutsche Bank, DKB, ING, N26, Postbank, Comdirect, BBVA, CaixaBank, Bankinter, Sabadell,"
+    " Boursorama, BNP, BNP Paribas, LCL, Fortuneo, Société Générale, Crédit Agricole, Crédit Mutuel, Banque Populaire,"
+    " Caisse d'Epargne, La Banque Postale",
+    "carrier": "Vodafone, EE, O2, Giffgaff, Lebara, Telekom, Movistar, SFR, Bouygues, Yoigo, Verizon, T-Mobile,"
+    " 中国移动, 中国联通",
+    "insurance": "AOK, TK, Techniker, Barmer, DAK, Allianz, AXA, Aviva, Bupa, Mapfre, Sanitas, Adeslas, MAIF, MACIF",
+    "gym": "PureGym, McFit, FitX, Basic-Fit, Neoness, Altafit, Equinox, David Lloyd, Virgin Active, Nuffield Health,"
+    " 威尔仕, 乐刻, 超级猩猩, 一兆韦德",
+    "video streaming": "Netflix, Disney+, Hulu, HBO, Prime Video",
+    "music streaming": "Spotify, Tidal, Deezer, Apple Music",
+    "energy supplier": "EDF, E.ON, OVO, Octopus Energy, British Gas, Iberdrola, Endesa, Naturgy, Vattenfall, EnBW,"
+    " Engie",
+    "broadband": "BT, TalkTalk, Plusnet, Hyperoptic, Virgin Media",
+}
+PRODUCTS = {name.lower(): what for what, names in _PROVIDERS.items() for name in names.split(", ")} | {
     "iphone": "phone",
     "pixel": "phone",
     "galaxy": "phone",
@@ -141,9 +162,17 @@ PRODUCTS = {
     "小米": "phone",
     "华为": "phone",
 }
+HELD = frozenset(ENGLISH_DOMAINS.values()) | frozenset(PRODUCTS.values())  # what a user has one of at a time
 # A name (the new or the old value): capitalised words ("The Gym Group", "Dr. Amin", "iPhone 15"), as leaving.py
 # reads them; "I" and its contractions are no name.
 _NAME = re.compile(r"(?<![\w'’])(?:[A-ZÀ-ÖØ-Þ]|[a-z][A-Z])[\w'’.&+-]*(?:[ -](?:[A-ZÀ-ÖØ-Þ0-9]|[a-z][A-Z])[\w'’.&+-]*)*")
+_ARTICLES = r"the|der|die|das|le|la|les|l['’]|el|los|las"
+# Someone who does something of the user's: "Lena at Cutting Room does my hair", "Priya does my taxes".
+_DOES_MINE = re.compile(
+    rf"^\s*(?!(?:My|Our|His|Her|Their|The|This|That)\b)(?P<v>(?-i:{_NAME.pattern}))"
+    rf"(?:\s+(?:at|from)\s+(?-i:{_NAME.pattern}))?\s+[a-z]+s\s+(?:my|our)\s",
+    _I,
+)
 _PRONOUN = re.compile(r"^I(?:['’]\w+)?$")
 # Someone else's, just before a domain's word: "Tariq's new job", "her new gym".
 _THEIRS = re.compile(r"(?:\b(?-i:[A-Z])\w*['’]s|\b(?:his|her|their))\s+(?:\w+\s+)?$", _I)
@@ -193,8 +222,12 @@ def changed(content: str, lang: str = ENGLISH) -> Change | None:
     )
     for sentence in SENTENCE.finditer(content):
         text = sentence.group(0)
+        if content[sentence.end() : sentence.end() + 1] in ("?", "？"):  # a question says no change
+            continue
         cue = cue_words.search(text)
-        if cue is None or aside.search(text) or not states_now(text, lang) or others.search(text[: cue.start()]):
+        if cue is None or aside.search(text) or not states_now(text, lang):
+            continue
+        if _someone_else(others, text[: cue.start()]):
             continue
         if framed(content, sentence.start() + cue.start(), lang):
             continue
@@ -207,6 +240,16 @@ def changed(content: str, lang: str = ENGLISH) -> Change | None:
     return None
 
 
+def _someone_else(others: re.Pattern[str], before: str) -> bool:
+    """Is someone else the subject before the word of change? Not a pronoun after a name, which is the new value
+    ("Booked my trim with Ana at Headmasters, she's my go-to now")."""
+    found = others.search(before)
+    if found is None:
+        return False
+    pronoun = " " not in found.group(0).strip()
+    return not (pronoun and any(m.start() > 0 for m in _NAME.finditer(before.strip(), 0, found.start())))
+
+
 @lru_cache(maxsize=4096)
 def held_values(content: str, lang: str = ENGLISH) -> tuple[str, ...]:
     """The values a fact of the user's own says they hold ("I go to PureGym on Kirkstall Road" → PureGym,
@@ -214,7 +257,9 @@ def held_values(content: str, lang: str = ENGLISH) -> tuple[str, ...]:
     r = rules(lang)
     if r.spaced:
         names = (m.group(0).rstrip(".,") for m in _NAME.finditer(content) if m.start() > 0)
-        return tuple(name for name in names if holds(content, name, lang))
+        held = tuple(name for name in names if holds(content, name, lang))
+        does = _DOES_MINE.match(content) if lang == ENGLISH else None
+        return held or ((does["v"],) if does else ())
     found: list[str] = []
     for m in re.finditer(rf"{r.holds}(?:的是|是|的)?(?P<v>[^\s，。！？,.!?的了]{{2,12}})", content):
         if not r.others.search(content[: m.start()]):
@@ -223,19 +268,28 @@ def held_values(content: str, lang: str = ENGLISH) -> tuple[str, ...]:
 
 
 def _names(value: str, content: str, spaced: bool) -> bool:
-    """Does `content` name `value` (in Chinese, by its first two characters: "招商" for 招商银行)?"""
-    return (value if spaced else value[:2]).lower() in content.lower()
+    """Does `content` name `value` as what the user has (in Chinese, by its first two characters: "招商" for
+    招商银行)? Not where the value is only the subject of a clause after the change, its reason: "I go to Ali's
+    Barbers now, Tony retired", "Ich bin jetzt bei der AOK, die TK war mir zu teuer"."""
+    said = value if spaced else value[:2]
+    mentions = [m.start() for m in re.finditer(re.escape(said), content, _I)]
+    reason = rf"[,;，；]\s*(?:(?:{_ARTICLES})\s+)?(?P<v>{re.escape(said)})\s+\w"
+    reasons = {m.start("v") for m in re.finditer(reason, content, _I)}
+    return any(at not in reasons for at in mentions)
 
 
 def replaced(change: Change, content: str, lang: str, facts: Sequence[tuple[str, str]]) -> list[int]:
     """Of the user's current facts (each `(content, lang)`, told before `content`), the positions of those its
     change replaces: the facts of a domain it shares that hold a value it does not name, sharing most domains;
-    none when facts holding different values tie (the statement does not say which it ends)."""
+    none when facts holding different values tie (the statement does not say which it ends). A fact is read in
+    the statement's language, then in its own (a short fact's language is often misread: "Conduzco un Seat
+    Ibiza" reads as English)."""
     spaced = rules(lang).spaced
     scored: list[tuple[int, str, int]] = []
     for position, (fact, fact_lang) in enumerate(facts):
-        shared = len(domains_of(fact, lang) & change.domains) if fact_lang == lang else 0
-        values = held_values(fact, lang) if shared else ()
+        read_as = next((code for code in (lang, fact_lang) if domains_of(fact, code) & change.domains), lang)
+        shared = len(domains_of(fact, read_as) & change.domains)
+        values = held_values(fact, read_as) if shared else ()
         if values and not any(_names(v, content, spaced) for v in values):
             scored.append((shared, values[0].lower(), position))
     best = max((shared for shared, _, _ in scored), default=0)

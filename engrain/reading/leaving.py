@@ -37,7 +37,7 @@ ENGLISH_LEAVING = [
     re.compile(rf"{_ME}(?:replaced|swapped|traded|switched|exchanged)\s+(?:my\s+)?{_OLD}\s+(?:with|for)\s", _I),
     # The old value named in the reason for a switch: "I've gone over to Three, EE kept putting the price up".
     re.compile(
-        rf"{_ME}(?:switched|changed|moved|gone\s+over|went\s+over|changed\s+over)\s+to\s+(?-i:[A-Z0-9][\w'’.&+-]*)"
+        rf"{_ME}(?:switched|changed|moved|moved\s+over|gone\s+over|went\s+over|changed\s+over)\s+to\s+(?-i:[A-Z0-9][\w'’.&+-]*)"
         r"(?:[ -](?-i:[A-Z0-9][\w'’.&+-]*))*\s*(?:,|;|\bbecause\b|\bas\b|\bsince\b)\s*(?:the\s+)?"
         rf"{_OLD}\s+(?:was|were|kept|is|had|got|charged|put|raised|went)\b",
         _I,
@@ -87,7 +87,10 @@ def left_value(content: str, lang: str = ENGLISH) -> str | None:
 
 
 # What says the user has, uses or goes to a value: "I go to PureGym", "I'm on Vodafone", "My therapist is Dr. Green".
-ENGLISH_HOLDS = r"\b(?:go|goes|use|uses|using|am|'m|are|'re|is|'s|bank|see|sees|train|shop|work|live|drive|have|got)\b"
+ENGLISH_HOLDS = (
+    r"\b(?:go|goes|use|uses|using|am|'m|are|'re|is|'s|bank|see|sees|train|shop|work|live|drive|have|got|get|watch"
+    r"|stream|listen|run)\b"
+)
 _BETWEEN = 4  # words at most between such a verb and the value ("I go to the gym at PureGym")
 
 
@@ -104,5 +107,5 @@ def holds(content: str, value: str, lang: str = ENGLISH) -> bool:
         return False
     gap = rf"(?:[^\s.!?]+\s+){{0,{_BETWEEN}}}" if r.spaced else r"[^。！？.!?]{0,6}?"
     edge = r"(?![\w])" if r.spaced else ""
-    pattern = rf"{verbs}\s*{gap}(?:{_ARTICLES}\s+)?{re.escape(value)}{edge}"
+    pattern = rf"{verbs}\s*{gap}(?:{_ARTICLES}\s+|[ld]['’])?{re.escape(value)}{edge}"
     return re.search(pattern, content, _I) is not None

@@ -276,7 +276,7 @@ HOLDS = r"\b(?:gehe|bin|trainiere|nutze|benutze|arbeite|wohne|fahre|ist|sind|hab
 # (in English, as ATTRIBUTES names it).
 CHANGED = re.compile(
     r"\b(?:jetzt|inzwischen|mittlerweile|nun|seit|seitdem|neue[nmrs]?|neu|gewechselt|wechsel\w*|umgestiegen"
-    r"|stattdessen|statt|gekündigt|angemeldet)\b",
+    r"|stattdessen|statt|gekündigt|angemeldet|umgezogen)\b",
     _I,
 )
 ASIDE = re.compile(

@@ -123,7 +123,8 @@ SLOTS = [
     ("person", re.compile(rf"\b{_REL}\s+s'appelle\s+(?P<value>(?-i:[A-ZÀÂÉÈÊÎÔÛÇ][\w-]+))", _I)),
 ]
 NOT_NOW = re.compile(
-    r"\b(?:ne|n'|pas|jamais|avant|autrefois|habitais|vivais|travaillais|vais|veux|voudrais|si|quand)\b|\?\s*$", _I
+    r"\b(?:ne|n'|pas|jamais|avant|autrefois|habitais|vivais|travaillais|vais(?!\s+(?:à|au|aux|chez|en|dans|sur)\b)|veux|voudrais|si|quand)\b|\?\s*$",
+    _I,
 )
 
 # Replies to the other speaker (ingestion without a model keeps statements about the user only).
@@ -262,7 +263,7 @@ LEAVING = [
     re.compile(rf"\b(?:j['’]ai\s+)?remplacé\s+(?:mon\s+|ma\s+|le\s+|la\s+|l['’])?{_OLD}\s+par\b", _I),
     re.compile(rf"\b(?:je\s+suis\s+)?passée?\s+de\s+(?:la\s+|le\s+|l['’])?{_OLD}\s+(?:à|chez)\b", _I),
 ]
-INSTEAD = re.compile(rf"\bà\s+la\s+place\s+(?:de\s+|du\s+|d['’])(?:la\s+|l['’])?{_OLD}", _I)
+INSTEAD = re.compile(rf"\b(?:à\s+la\s+place|au\s+lieu)\s+(?:de\s+|du\s+|d['’])(?:la\s+|l['’])?{_OLD}", _I)
 NOW_WORDS = re.compile(r"\b(?:maintenant|désormais|dorénavant|plus)\b", _I)
 OTHERS = re.compile(
     r"\b(?:ma|mon|mes|notre|nos)\s+(?:sœur|soeur|frère|mère|père|ami\w*|copine|copain|femme|mari|chef\w*|fille|fils"
@@ -271,14 +272,14 @@ OTHERS = re.compile(
 )
 
 # What says the user holds a value (reading/leaving.holds): "Je vais à la salle Basic-Fit", "Ma banque, c'est…".
-HOLDS = r"\b(?:vais|utilise|suis|m['’]entraîne|travaille|habite|conduis|est|c['’]est|ai|achète)\b"
+HOLDS = r"\b(?:vais|utilise|suis|m['’]entraîne|fais|travaille|habite|conduis|est|c['’]est|ai|achète)\b"
 
 # A change said by the new value alone (reading/changes.py): a word of change or of now, what makes it no change
 # of the one value (an addition, an occasion, a thought), and the words for what a value is for beyond ATTRIBUTES
 # (in English, as ATTRIBUTES names it).
 CHANGED = re.compile(
     r"\b(?:maintenant|désormais|dorénavant|depuis|nouveau|nouvel|nouvelle|changé|change|passée?|quitté|plutôt"
-    r"|inscrite?|rejoint|résilié)\b|\bà\s+la\s+place\b",
+    r"|inscrite?|rejoint|résilié|fermé)\b|\bà\s+la\s+place\b",
     _I,
 )
 ASIDE = re.compile(

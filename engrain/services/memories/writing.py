@@ -42,7 +42,7 @@ from engrain.storage import memories as repo
 from engrain.storage import stats as stats_repo
 from engrain.storage.models import Memory
 from engrain.text import fulltext
-from engrain.text.languages import detect
+from engrain.text.languages import ENGLISH, detect
 
 if TYPE_CHECKING:
     from engrain.providers.embeddings import Embedder
@@ -585,18 +585,26 @@ class MemoryWriter:
     async def _holders(s: AsyncSession, user_id: str, items: list[Prepared], now: datetime) -> dict[str, list[Memory]]:
         """The user's current facts that what the `items` say may end, in one statement: for each value they say
         the user left, the facts that name it; for each change said by the new value, the facts of its domains
-        (by `Change.query`)."""
-        values = sorted({(p.left, p.lang) for p in items if p.left is not None})
-        forms = [fulltext.form(value, lang) for value, lang in values]  # as the index reads each value
-        queries = [(f.ts_config, f.search_text or v) for f, (v, _) in zip(forms, values, strict=True)]
-        keys = [value for value, _ in values]
-        for change, lang in sorted({(p.change.query, p.lang) for p in items if p.change is not None}):
-            queries.append((fulltext.form(change, lang).ts_config, change))
-            keys.append(change)
-        if not queries:
+        (by `Change.query`). Each is looked for as its language's index reads it and as English's: a short fact
+        in another language is often stored as English ("Conduzco un Seat Ibiza")."""
+        values = {(p.left, p.lang) for p in items if p.left is not None}
+        domains = {(p.change.query, p.lang) for p in items if p.change is not None}
+        wanted: dict[tuple[str, str, str], None] = {}  # (key, config, words), in a stable order
+        for key, lang in sorted(values | domains):
+            for code in dict.fromkeys((lang, ENGLISH)):
+                form = fulltext.form(key, code)
+                # A value as the index reads it (Chinese segmented); the domains' words as they are ("gym or …").
+                words = key if (key, lang) in domains else form.search_text or key
+                wanted[(key, form.ts_config, words)] = None
+        if not wanted:
             return {}
+        queries = [(config, words) for _, config, words in wanted]
         found = await repo.facts_naming(s, user_id, queries, max(p.told_at for p in items), now, limit=FACTS_COMPARED)
-        return dict(zip(keys, found, strict=True))
+        out: dict[str, list[Memory]] = {}
+        for (key, _, _), rows in zip(wanted, found, strict=True):
+            have = out.setdefault(key, [])
+            have.extend(m for m in rows if all(m.id != h.id for h in have))
+        return out
 
     async def _leave(
         self,
@@ -615,7 +623,10 @@ class MemoryWriter:
         it replaced}."""
         replaced: dict[uuid.UUID, uuid.UUID] = {}
         named = holders.get(item.left, []) if item.left is not None else []
-        ended = [old for old in named if holds(old.content, item.left or "", old.lang)]
+        # Read in the statement's language, then the fact's own (a short fact's language is often misread).
+        ended = [
+            old for old in named if any(holds(old.content, item.left or "", code) for code in (item.lang, old.lang))
+        ]
         if not ended and item.change is not None and item.change.query in holders:
             named = holders[item.change.query]
             earlier = [m for m in named if m.id != memory.id and m.told_at <= memory.told_at]

@@ -134,6 +134,14 @@ async def test_the_same_verbs_that_change_no_fact_of_the_users_replace_nothing(s
         ("Trabajo en Telefónica.", "Desde enero estoy en Indra, me cambié por el sueldo."),
         ("我用的是招商银行。", "我把工资卡换成了工商银行。"),
         ("我家宽带是电信的。", "宽带现在换成联通的了。"),
+        # A provider's name says its domain ("Sparkasse", "BBVA", "AOK"); the old value named as the reason is
+        # still left; a pronoun after the new value is that value; a short fact read as English still holds.
+        ("Ich bin bei der Sparkasse.", "Mein Konto habe ich zur DKB umgezogen."),
+        ("Mi banco es el Santander.", "Me pasé al BBVA el mes pasado."),
+        ("Ich bin bei der TK versichert.", "Ich bin jetzt bei der AOK, die TK war mir zu teuer."),
+        ("Lena at Cutting Room does my hair.", "Booked my trim with Ana at Headmasters again, she's my go-to now."),
+        ("Conduzco un Seat Ibiza.", "Vendí el Ibiza y ahora tengo un Toyota Corolla."),
+        ("Mon dentiste, c'est le docteur Martin.", "J'ai changé de dentiste, je vais chez le docteur Leroy."),
     ],
 )
 async def test_a_change_said_by_the_new_value_alone_replaces_the_fact_of_its_domain(settings_factory, first, second):
@@ -157,6 +165,8 @@ async def test_a_change_said_by_the_new_value_alone_replaces_the_fact_of_its_dom
         ("I go to PureGym.", "I'm going to the gym more often now."),  # no new value named
         ("I work at Deloitte.", "Moved from Cork to Lisbon because of Tariq's new job at Google."),  # his job
         ("我用的是小米13。", "我给我妈换了个华为手机。"),  # for someone else
+        ("Ich bin bei der Sparkasse.", "Sollte ich zur DKB wechseln?"),  # a question
+        ("My usual coffee place is Grind.", "Grind changed their beans, now I get my latte from Prufrock too."),  # also
     ],
 )
 async def test_a_word_of_change_with_no_change_of_the_users_value_replaces_nothing(settings_factory, first, second):
@@ -181,14 +191,14 @@ async def test_a_change_that_does_not_say_which_of_two_values_it_ends_ends_neith
 
 
 async def test_the_pairs_in_the_users_words_hold_their_dev_split_and_report_the_held_out_one(tmp_path):
-    """tests/data/corrections_in_their_words.tsv, written and split before each round of rules (issue 52): with the
-    change read by the new value (reading/changes.py), dev 38/43 and test 22/40 replaced with no wrong replacement;
-    this guards both."""
+    """tests/data/corrections_in_their_words.tsv, written in four batches, each before the rules that read it
+    (issue 52; tests/data/README.md): dev 38/43 and test 59/62 replaced, no wrong replacement, when the rules were
+    last changed (the fourth batch, all test and unseen by any rule, 19/22); this guards both."""
     corpus = DATA / "corrections_in_their_words.tsv"
     dev = await measure("hash", "dev", home=str(tmp_path / "dev"), corpus=corpus, days=21)
     test = await measure("hash", "test", home=str(tmp_path / "test"), corpus=corpus, days=21)
     assert dev["overall"]["precision"] == 1.0 and dev["overall"]["recall"] >= 0.85
-    assert test["overall"]["precision"] == 1.0 and test["overall"]["recall"] >= 0.52
+    assert test["overall"]["precision"] == 1.0 and test["overall"]["recall"] >= 0.9
 
 
 @pytest.mark.parametrize(
