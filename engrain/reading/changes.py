@@ -278,12 +278,21 @@ def _names(value: str, content: str, spaced: bool) -> bool:
     return any(at not in reasons for at in mentions)
 
 
-def replaced(change: Change, content: str, lang: str, facts: Sequence[tuple[str, str]]) -> list[int]:
-    """Of the user's current facts (each `(content, lang)`, told before `content`), the positions of those its
-    change replaces: the facts of a domain it shares that hold a value it does not name, sharing most domains;
-    none when facts holding different values tie (the statement does not say which it ends). A fact is read in
-    the statement's language, then in its own (a short fact's language is often misread: "Conduzco un Seat
-    Ibiza" reads as English)."""
+@dataclass(frozen=True)
+class Verdict:
+    """What a change ends among the user's facts (by position): `ends`, those it replaces; or, where facts holding
+    different values tie, none, and `tied`: those it may replace, which a model settles (`may_replace`)."""
+
+    ends: tuple[int, ...] = ()
+    tied: tuple[int, ...] = ()
+
+
+def replaced(change: Change, content: str, lang: str, facts: Sequence[tuple[str, str]]) -> Verdict:
+    """Of the user's current facts (each `(content, lang)`, told before `content`), those its change replaces:
+    the facts of a domain it shares that hold a value it does not name, sharing most domains; none when facts
+    holding different values tie (the statement does not say which it ends). A fact is read in the statement's
+    language, then in its own (a short fact's language is often misread: "Conduzco un Seat Ibiza" reads as
+    English)."""
     spaced = rules(lang).spaced
     scored: list[tuple[int, str, int]] = []
     for position, (fact, fact_lang) in enumerate(facts):
@@ -294,4 +303,5 @@ def replaced(change: Change, content: str, lang: str, facts: Sequence[tuple[str,
             scored.append((shared, values[0].lower(), position))
     best = max((shared for shared, _, _ in scored), default=0)
     winners = [(value, position) for shared, value, position in scored if shared == best]
-    return [position for _, position in winners] if len({value for value, _ in winners}) == 1 else []
+    positions = tuple(position for _, position in winners)
+    return Verdict(ends=positions) if len({value for value, _ in winners}) == 1 else Verdict(tied=positions)

@@ -309,9 +309,12 @@ class MemoryWriter:
             await self._supersede(s, user_id, old_id, memory.id, now)
         left = await self._holders(s, user_id, [item], now)
         # A statement of a slot settles that slot; what it says otherwise may end a fact that holds no slot.
-        replaced = await self._fill_slot(s, user_id, memory, now) or await self._leave(
-            s, user_id, memory, item, left, now
-        )
+        replaced = await self._fill_slot(s, user_id, memory, now)
+        if not replaced:
+            replaced, unsure = await self._leave(s, user_id, memory, item, left, now)
+            if maybe is None and unsure is not None:
+                maybe = unsure
+                await repo.mark_may_replace(s, user_id, memory.id, maybe.id)
         result = _result(memory, "created", self.rt.settings.tz, old_id or replaced.get(memory.id))
         if maybe is not None:
             result.may_replace = Replaceable(id=str(maybe.id), content=maybe.content)
@@ -544,14 +547,16 @@ class MemoryWriter:
             maybe: dict[uuid.UUID, Memory] = {}
             left = await self._holders(s, user_id, [fresh[key] for key in rows], now)  # one statement for all
             for key, row in sorted(rows.items(), key=lambda kv: (kv[1].told_at, str(kv[1].id))):
-                ends = await self._fill_slot(s, user_id, row, now) or await self._leave(
-                    s, user_id, row, fresh[key], left, now
-                )
+                ends, unsure = await self._fill_slot(s, user_id, row, now), None
+                if not ends:
+                    ends, unsure = await self._leave(s, user_id, row, fresh[key], left, now)
                 for winner, loser in ends.items():
                     replaced.setdefault(winner, loser)
-                if fresh[key].topic is not None and (found := await self._may_replace(s, user_id, fresh[key], now)):
-                    maybe[row.id] = found
-                    await repo.mark_may_replace(s, user_id, row.id, found.id)
+                if unsure is None and fresh[key].topic is not None:
+                    unsure = await self._may_replace(s, user_id, fresh[key], now)
+                if unsure is not None:
+                    maybe[row.id] = unsure
+                    await repo.mark_may_replace(s, user_id, row.id, unsure.id)
             if then is not None:
                 await then(s, [row.id for row in rows.values()])
         self.languages.stored([p.lang for p in fresh.values()])
@@ -614,14 +619,16 @@ class MemoryWriter:
         item: Prepared,
         holders: dict[str, list[Memory]],
         now: datetime,
-    ) -> dict[uuid.UUID, uuid.UUID]:
+    ) -> tuple[dict[uuid.UUID, uuid.UUID], Memory | None]:
         """A statement that the user left a value ("I don't see Dr. Green anymore") replaces the user's current
         fact told before it that holds that value ("My therapist is Dr. Green"): reading/leaving.py. Failing that,
         a change said by the new value ("These days I do my workouts at The Gym Group instead") replaces the fact
         of its domain that holds another ("I train at Anytime Fitness"): reading/changes.py. `holders`: the facts
         each may end (`_holders`); one another statement replaced already is passed over. Returns {winner: what
-        it replaced}."""
+        it replaced}, and the fact it may replace where the change does not say which of several it ends (the
+        newest of them; a model settles it)."""
         replaced: dict[uuid.UUID, uuid.UUID] = {}
+        unsure: Memory | None = None
         named = holders.get(item.left, []) if item.left is not None else []
         # Read in the statement's language, then the fact's own (a short fact's language is often misread).
         ended = [
@@ -630,14 +637,15 @@ class MemoryWriter:
         if not ended and item.change is not None and item.change.query in holders:
             named = holders[item.change.query]
             earlier = [m for m in named if m.id != memory.id and m.told_at <= memory.told_at]
-            facts = [(m.content, m.lang) for m in earlier]
-            ended = [earlier[i] for i in changes.replaced(item.change, memory.content, item.lang, facts)]
+            verdict = changes.replaced(item.change, memory.content, item.lang, [(m.content, m.lang) for m in earlier])
+            ended = [earlier[i] for i in verdict.ends]
+            unsure = max((earlier[i] for i in verdict.tied), key=lambda m: m.told_at, default=None)
         for old in ended:
             if old.id != memory.id and old.told_at <= memory.told_at:
                 await self._supersede(s, user_id, old.id, memory.id, now)
                 named.remove(old)  # replaced: a later statement of the batch passes it over
                 replaced.setdefault(memory.id, old.id)
-        return replaced
+        return replaced, unsure
 
     async def _supersede(
         self, s: AsyncSession, user_id: str, old_id: uuid.UUID, new_id: uuid.UUID, now: datetime

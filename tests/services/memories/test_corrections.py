@@ -177,13 +177,17 @@ async def test_a_word_of_change_with_no_change_of_the_users_value_replaces_nothi
 
 
 async def test_a_change_that_does_not_say_which_of_two_values_it_ends_ends_neither(settings_factory):
-    """A GP and a dentist are both "Dr.": "now see Dr. Amin" shares as much with each, so neither is replaced; a
+    """A GP and a dentist are both "Dr.": "now see Dr. Amin" shares as much with each, so neither is replaced, and
+    the result names the newer as one it may replace (the calling model, or the next reflection, settles it); a
     change that names the dentist's words ends the dentist only."""
     async with connect(settings_factory(), Clock(NOW)) as (client, _):
         gp = await call(client, "remember", content="My GP is Dr. Hughes.", said_at="2026-09-01")
         dentist = await call(client, "remember", content="My dentist is Dr. Okafor.", said_at="2026-09-02")
-        unsure = await call(client, "remember", content="We changed practices and now see Dr. Amin.")
-        assert unsure["superseded"] is None
+        said = "We changed practices and now see Dr. Amin."
+        unsure = (await client.call_tool("remember", {"content": said})).content[0].text
+        assert "It may replace" in unsure and dentist["id"][:8] in unsure, unsure
+        gp_again = await call(client, "remember", content="My GP is Dr. Hughes.")
+        assert gp_again["status"] == "duplicate" and gp_again["id"] == gp["id"]  # still live
         teeth = await call(client, "remember", content="These days Dr. Lindqvist looks after my teeth.")
         assert teeth["superseded"] == dentist["id"]
         found = await call(client, "recall", query="who is my GP")
@@ -294,6 +298,22 @@ async def test_an_imported_history_says_what_an_unsure_statement_may_replace(set
     async with connect(settings_factory(), Clock(NOW)) as (client, _):
         job = await call(client, "remember", content="I work as a nurse.")
         assert (await call(client, "remember", content="I quit."))["may_replace"]["id"] == job["id"]
+
+
+async def test_an_imported_history_names_what_a_change_may_replace_where_it_cannot_tell(settings_factory):
+    """The batch path marks an unsure change as `remember` does: reflection shows the pair to the model."""
+    async with connect(settings_factory(), Clock(NOW)) as (client, _):
+        out = await call(
+            client,
+            "remember_many",
+            items=[
+                {"content": "My GP is Dr. Hughes.", "said_at": "2026-01-10"},
+                {"content": "My dentist is Dr. Okafor.", "said_at": "2026-01-11"},
+                {"content": "We changed practices and now see Dr. Amin.", "said_at": "2026-05-02"},
+            ],
+        )
+    _, dentist, change = out["results"]
+    assert change["superseded"] is None and change["may_replace"]["id"] == dentist["id"], change
 
 
 async def test_an_imported_history_applies_changes_said_in_the_users_words_in_told_order(settings_factory):
