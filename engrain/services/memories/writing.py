@@ -42,7 +42,7 @@ from engrain.storage import memories as repo
 from engrain.storage import stats as stats_repo
 from engrain.storage.models import Memory
 from engrain.text import fulltext
-from engrain.text.languages import ENGLISH, detect
+from engrain.text.languages import ENGLISH, detect, has_cjk
 
 if TYPE_CHECKING:
     from engrain.providers.embeddings import Embedder
@@ -590,13 +590,13 @@ class MemoryWriter:
     async def _holders(s: AsyncSession, user_id: str, items: list[Prepared], now: datetime) -> dict[str, list[Memory]]:
         """The user's current facts that what the `items` say may end, in one statement: for each value they say
         the user left, the facts that name it; for each change said by the new value, the facts of its domains
-        (by `Change.query`). Each is looked for as its language's index reads it and as English's: a short fact
-        in another language is often stored as English ("Conduzco un Seat Ibiza")."""
+        (by `Change.query`). Each is looked for as its language's index reads it and, in a language of spaced words,
+        as English's: a short fact in another language is often stored as English ("Conduzco un Seat Ibiza")."""
         values = {(p.left, p.lang) for p in items if p.left is not None}
         domains = {(p.change.query, p.lang) for p in items if p.change is not None}
         wanted: dict[tuple[str, str, str], None] = {}  # (key, config, words), in a stable order
         for key, lang in sorted(values | domains):
-            for code in dict.fromkeys((lang, ENGLISH)):
+            for code in (lang,) if has_cjk(key) else dict.fromkeys((lang, ENGLISH)):
                 form = fulltext.form(key, code)
                 # A value as the index reads it (Chinese segmented); the domains' words as they are ("gym or …").
                 words = key if (key, lang) in domains else form.search_text or key
