@@ -63,9 +63,12 @@ RECALLED_STAGES: tuple[Stage, ...] = tuple(RECALL_BOOST)
 DECAY_LAMBDA: dict[str, float] = {Subtype.BEHAVIOR: 0.005, Subtype.PREFERENCE: 0.002, Subtype.CORE: 0.001}
 SPACING = 0.5  # each reinforcement slows decay: λ_eff = λ / (1 + SPACING · reinforcements)
 QUALITY_FACTOR = {"A": 0.25, "B": 0.20, "C": 0.15, "D": 0.05}  # evidence grade → share of the gap closed
-# The spacing effect on growth: evidence told this many days (or more) after the trait's last reinforcement counts
-# as two told the same day — a pattern met again a month later says more than one more line of the same sitting.
+# The spacing effect on growth: evidence told this many days after the trait's last reinforcement counts as one
+# piece more than evidence told the same day — a pattern met again a month later says more than one more line of the
+# same sitting — up to SPACED_MAX_DAYS (two pieces more): a pattern that comes back after a month's pause is lasting,
+# and its return makes up for the decay of the pause (at grade C a pattern of 9 months in 12 ended month 12 at 0.84).
 SPACED_DAYS = 30
+SPACED_MAX_DAYS = 60
 CONTRADICT_ONE, CONTRADICT_SEVERAL = 0.8, 0.6
 
 TREND_CONFIDENCE = 0.2  # a new trend
@@ -213,11 +216,11 @@ def recall_boost_sql(stage: str) -> str:
 
 
 def reinforced(c: float, grade: str, gap_days: float = 0.0) -> float:
-    """c + (1 - c) · f', f' = 1 - (1 - f)^(1 + min(gap, SPACED_DAYS) / SPACED_DAYS): the grade's share f of the
-    gap to 1 closed once for evidence told the same day as the last reinforcement, twice for evidence told a
-    month or more after it (issue 52: at one reinforcement a month, growth could not outrun decay, and a
-    pattern told in 12 sessions over 222 days ended emerging at 0.55)."""
-    spaced = 1 + min(max(0.0, gap_days), SPACED_DAYS) / SPACED_DAYS
+    """c + (1 - c) · f', f' = 1 - (1 - f)^(1 + min(gap, SPACED_MAX_DAYS) / SPACED_DAYS): the grade's share f of
+    the gap to 1 closed once for evidence told the same day as the last reinforcement, twice for evidence told a
+    month after it, three times for evidence told two months or more after it (issue 52: at one reinforcement a
+    month, growth could not outrun decay, and a pattern told in 12 sessions over 222 days ended emerging at 0.55)."""
+    spaced = 1 + min(max(0.0, gap_days), SPACED_MAX_DAYS) / SPACED_DAYS
     return clamp(c + (1 - c) * (1 - (1 - QUALITY_FACTOR[grade]) ** spaced))
 
 

@@ -37,9 +37,12 @@ def test_reinforcement_by_grade(grade, factor):
     assert lc.reinforced(1.0, grade) == 1.0
 
 
-@pytest.mark.parametrize(("gap", "pieces"), [(0, 1.0), (15, 1.5), (30, 2.0), (400, 2.0), (-3, 1.0)])
+@pytest.mark.parametrize(
+    ("gap", "pieces"), [(0, 1.0), (15, 1.5), (30, 2.0), (45, 2.5), (60, 3.0), (400, 3.0), (-3, 1.0)]
+)
 def test_spaced_evidence_counts_more(gap, pieces):
-    """Evidence told a month after the last reinforcement closes the gap as two pieces told the same day would."""
+    """Evidence told a month after the last reinforcement closes the gap as two pieces told the same day would, two
+    months or more after it as three."""
     assert lc.reinforced(0.4, "B", gap) == pytest.approx(1 - 0.6 * 0.8**pieces)
 
 

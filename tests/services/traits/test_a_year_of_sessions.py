@@ -4,7 +4,8 @@ calling model answers every task, as Claude Desktop would with no model on the s
 - a trend is never dissolved at a reflection's hand-out while the memories of its window wait unshown (it was: the
   code-only passes ran against a clock already at the newest session);
 - a pattern told in 9 of 12 months of a history is established by month 6 and core by month 12 (it ended emerging:
-  growth could not outrun decay at one reinforcement a month).
+  growth could not outrun decay at one reinforcement a month), whether the model grades each month's evidence B
+  (the user says it of themself) or C (seen across separate conversations; it ended month 12 at 0.84).
 """
 
 from __future__ import annotations
@@ -123,19 +124,26 @@ HABIT = "I go swimming every Sunday morning."
 OTHER = ("Had a long call with my brother about the house", "Went grocery shopping after work")
 
 
-def painter(task: str) -> dict[str, Any]:
-    """The calling model: a trend the first time the user paints, then one reinforcement (grade B: the user says it
-    themself) citing each month's painting."""
-    painted = [a for a, line in lines(task, "m") if re.search(r"paint|watercolour", line, re.I)]
-    trait = next((a for a, line in lines(task, "t") if TRAIT in line), None)
-    if not painted:
-        return answer()
-    if trait is None:
-        return answer(new_trends=[{"content": TRAIT, "evidence_ids": painted, "window_days": 30}])
-    return answer(reinforcements=[{"trait_id": trait, "new_evidence_ids": painted, "quality_grade": "B"}])
+def painter(grade: str) -> Callable[[str], dict[str, Any]]:
+    """The calling model: a trend the first time the user paints, then one reinforcement citing each month's
+    painting, at `grade` (B: the user says it of themself; C: seen across separate conversations)."""
+
+    def read(task: str) -> dict[str, Any]:
+        painted = [a for a, line in lines(task, "m") if re.search(r"paint|watercolour", line, re.I)]
+        trait = next((a for a, line in lines(task, "t") if TRAIT in line), None)
+        if not painted:
+            return answer()
+        if trait is None:
+            return answer(new_trends=[{"content": TRAIT, "evidence_ids": painted, "window_days": 30}])
+        return answer(reinforcements=[{"trait_id": trait, "new_evidence_ids": painted, "quality_grade": grade}])
+
+    return read
 
 
-async def test_a_pattern_told_in_nine_months_of_a_year_is_established_by_june_and_core_by_december(host_settings):
+@pytest.mark.parametrize("grade", ["B", "C"])
+async def test_a_pattern_told_in_nine_months_of_a_year_is_established_by_june_and_core_by_december(
+    host_settings, grade
+):
     stages: dict[int, tuple[str, float] | None] = {}
     clock = Clock(NOW)
     async with connect(host_settings(), clock) as (client, _):
@@ -147,7 +155,7 @@ async def test_a_pattern_told_in_nine_months_of_a_year_is_established_by_june_an
             if month == 2:
                 items.append({"content": HABIT, "said_at": "2023-02-12"})
             await call(client, "remember_many", items=items)
-            await reflect_as(client, painter)
+            await reflect_as(client, painter(grade))
             stages[month] = await stage_of(client, TRAIT)
         # As of a day of the history, the trait as it stood then on the user's timeline (it showed none: every
         # change was dated by the server's clock, the day of the import).
