@@ -10,12 +10,14 @@ says a change of one of their values when it has
 - nothing that makes it no change of the one value: an addition ("too", "aussi"), an occasion ("today",
   "sometimes"), a thought ("thinking of", "überlege"),
 - a word for what a value is for, a domain (gym, doctor, bank, employer, school…: `ENGLISH_DOMAINS`, each
-  language's `DOMAINS` with the attributes the slot rules know, "Zahnarzt" → dentist; phone makes everywhere),
+  language's `DOMAINS` with the attributes the slot rules know, "Zahnarzt" → dentist; in every language, the
+  names of well-known makes and providers, `PRODUCTS`: "iPhone", "Sparkasse", "AOK"),
 - and, where words are spaced, a name besides the sentence's first word (the new value: "The Gym Group").
 It replaces the user's current fact of a shared domain that holds a value the sentence does not name ("I train at
-Anytime Fitness": a verb of having, using or going to before a name, `leaving.holds`); of several, the one sharing
-most domains, and none when facts holding different values tie (`replaced`; services/memories/writing.py finds the
-facts and applies it).
+Anytime Fitness": a verb of having, using or going to before a name, `leaving.holds`) — or names only as the
+subject of a later clause, its reason ("…, Tony retired"); of several, those sharing most domains, and none when
+facts holding different values tie: it may replace them, which a model settles (`replaced`; services/memories/
+writing.py finds the facts, applies it and names the newest tied one as `may_replace`).
 """
 
 from __future__ import annotations
