@@ -484,12 +484,13 @@ async def slot_holders(
 
 
 async def facts_naming(
-    session: AsyncSession, user_id: str, values: list[tuple[str, str]], told_by: datetime, now: datetime, limit: int = 5
+    session: AsyncSession, user_id: str, values: list[tuple[str, str]], told_by: datetime, now: datetime, limit: int
 ) -> list[list[Memory]]:
-    """For each value (`(config, words)`: its words as that text-search configuration reads them), the user's live
-    current facts whose words hold it, told by `told_by`, newest told first: what a statement that the user left
-    that value may end (reading/leaving.py decides among them). One statement for all of a batch's values, each
-    served by the GIN index."""
+    """For each query (`(config, words)`: a value, or a domain's words joined by "or", as that text-search
+    configuration reads them), the user's `limit` newest told live current facts that match it, told by `told_by`:
+    what a statement that the user left that value, or changed a value of that domain, may end (reading/leaving.py
+    and reading/changes.py decide among them). One statement for all of a batch's queries, each served by the GIN
+    index."""
     if not values:
         return []
     rows = (

@@ -307,10 +307,10 @@ class MemoryWriter:
             await repo.mark_may_replace(s, user_id, memory.id, maybe.id)  # as a batch marks its rows
         if old_id is not None:
             await self._supersede(s, user_id, old_id, memory.id, now)
-        left = await self._holders(s, user_id, [item], now)
         # A statement of a slot settles that slot; what it says otherwise may end a fact that holds no slot.
         replaced = await self._fill_slot(s, user_id, memory, now)
         if not replaced:
+            left = await self._holders(s, user_id, [item], now)
             replaced, unsure = await self._leave(s, user_id, memory, item, left, now)
             if maybe is None and unsure is not None:
                 maybe = unsure
@@ -629,22 +629,27 @@ class MemoryWriter:
         newest of them; a model settles it)."""
         replaced: dict[uuid.UUID, uuid.UUID] = {}
         unsure: Memory | None = None
+
+        def earlier(found: list[Memory]) -> list[Memory]:
+            return [m for m in found if m.id != memory.id and m.told_at <= memory.told_at]
+
         named = holders.get(item.left, []) if item.left is not None else []
         # Read in the statement's language, then the fact's own (a short fact's language is often misread).
         ended = [
-            old for old in named if any(holds(old.content, item.left or "", code) for code in (item.lang, old.lang))
+            old
+            for old in earlier(named)
+            if any(holds(old.content, item.left or "", code) for code in (item.lang, old.lang))
         ]
         if not ended and item.change is not None and item.change.query in holders:
             named = holders[item.change.query]
-            earlier = [m for m in named if m.id != memory.id and m.told_at <= memory.told_at]
-            verdict = changes.replaced(item.change, memory.content, item.lang, [(m.content, m.lang) for m in earlier])
-            ended = [earlier[i] for i in verdict.ends]
-            unsure = max((earlier[i] for i in verdict.tied), key=lambda m: m.told_at, default=None)
+            facts = earlier(named)
+            verdict = changes.replaced(item.change, memory.content, item.lang, [(m.content, m.lang) for m in facts])
+            ended = [facts[i] for i in verdict.ends]
+            unsure = max((facts[i] for i in verdict.tied), key=lambda m: m.told_at, default=None)
         for old in ended:
-            if old.id != memory.id and old.told_at <= memory.told_at:
-                await self._supersede(s, user_id, old.id, memory.id, now)
-                named.remove(old)  # replaced: a later statement of the batch passes it over
-                replaced.setdefault(memory.id, old.id)
+            await self._supersede(s, user_id, old.id, memory.id, now)
+            named.remove(old)  # replaced: a later statement of the batch passes it over
+            replaced.setdefault(memory.id, old.id)
         return replaced, unsure
 
     async def _supersede(
