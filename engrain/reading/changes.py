@@ -11,10 +11,12 @@ says a change of one of their values when it has
   "sometimes"), a thought ("thinking of", "überlege"),
 - a word for what a value is for, a domain (gym, doctor, bank, employer, school…: `ENGLISH_DOMAINS`, each
   language's `DOMAINS` with the attributes the slot rules know, "Zahnarzt" → dentist; in every language, the
-  names of well-known makes and providers, `PRODUCTS`: "iPhone", "Sparkasse", "AOK"),
+  names of well-known makes and providers, `PRODUCTS`: "iPhone", "Sparkasse", "AOK"; failing those, a place of
+  work said by no word for it is the employer: "I'm at Figma now, started in March", `ENGLISH_WORKPLACE`),
 - and, where words are spaced, a name besides the sentence's first word (the new value: "The Gym Group").
 It replaces the user's current fact of a shared domain that holds a value the sentence does not name ("I train at
-Anytime Fitness": a verb of having, using or going to before a name, `leaving.holds`) — or names only as the
+Anytime Fitness": a verb of having, using or going to before a name, `leaving.holds`; or someone named who does
+something of theirs, "Sophie has cut my hair since uni", `ENGLISH_DOES_MINE`) — or names only as the
 subject of a later clause, its reason ("…, Tony retired"); of several, those sharing most domains, and none when
 facts holding different values tie: it may replace them, which a model settles (`replaced`; services/memories/
 writing.py finds the facts, applies it and names the newest tied one as `may_replace`).
@@ -140,8 +142,8 @@ _PROVIDERS = {
     " Volksbank, Commerzbank, Deutsche Bank, DKB, ING, N26, Postbank, Comdirect, BBVA, CaixaBank, Bankinter, Sabadell,"
     " Boursorama, BNP, BNP Paribas, LCL, Fortuneo, Société Générale, Crédit Agricole, Crédit Mutuel, Banque Populaire,"
     " Caisse d'Epargne, La Banque Postale",
-    "carrier": "Vodafone, EE, O2, Giffgaff, Lebara, Telekom, Movistar, SFR, Bouygues, Yoigo, Verizon, T-Mobile,"
-    " 中国移动, 中国联通",
+    "carrier": "Vodafone, EE, O2, Giffgaff, Lebara, Telekom, Movistar, SFR, Bouygues, Free Mobile, Sosh, Yoigo,"
+    " Verizon, T-Mobile, 中国移动, 中国联通",
     "insurance": "AOK, TK, Techniker, Barmer, DAK, Allianz, AXA, Aviva, Bupa, Mapfre, Sanitas, Adeslas, MAIF, MACIF",
     "gym": "PureGym, McFit, FitX, Basic-Fit, Neoness, Altafit, Equinox, David Lloyd, Virgin Active, Nuffield Health,"
     " 威尔仕, 乐刻, 超级猩猩, 一兆韦德",
@@ -169,10 +171,24 @@ HELD = frozenset(ENGLISH_DOMAINS.values()) | frozenset(PRODUCTS.values())  # wha
 # reads them; "I" and its contractions are no name.
 _NAME = re.compile(r"(?<![\w'’])(?:[A-ZÀ-ÖØ-Þ]|[a-z][A-Z])[\w'’.&+-]*(?:[ -](?:[A-ZÀ-ÖØ-Þ0-9]|[a-z][A-Z])[\w'’.&+-]*)*")
 _ARTICLES = r"the|der|die|das|le|la|les|l['’]|el|los|las"
-# Someone who does something of the user's: "Lena at Cutting Room does my hair", "Priya does my taxes".
-_DOES_MINE = re.compile(
-    rf"^\s*(?!(?:My|Our|His|Her|Their|The|This|That)\b)(?P<v>(?-i:{_NAME.pattern}))"
-    rf"(?:\s+(?:at|from)\s+(?-i:{_NAME.pattern}))?\s+[a-z]+s\s+(?:my|our)\s",
+# Someone who does something of the user's: "Lena at Cutting Room does my hair", "Sophie has cut my hair since
+# uni", "It's Priya who does my taxes" (each other language's in its module: "C'est Julien qui me coupe les cheveux").
+ENGLISH_DOES_MINE = (
+    re.compile(
+        rf"^\s*(?!(?:My|Our|His|Her|Their|The|This|That|It['’]s)\b)(?P<v>(?-i:{_NAME.pattern}))"
+        rf"(?:\s+(?:at|from)\s+(?-i:{_NAME.pattern}))?"
+        r"\s+(?:(?:has|had)\s+(?:always\s+)?(?:been\s+)?[a-z]+|[a-z]+s)\s+(?:my|our)\s",
+        _I,
+    ),
+    re.compile(rf"^\s*It['’]s\s+(?P<v>(?-i:{_NAME.pattern}))\s+who\s+[a-z]+\s+(?:my|our)\s", _I),
+)
+# A place of work said by no word for it: "I'm a nurse at St Thomas'", "I'm at Figma now, started in March";
+# read only where no domain's word is said ("I'm at PureGym now" is a gym).
+ENGLISH_WORKPLACE = re.compile(
+    r"\b(?:I['’]m|I\s+am)\s+an?\s+(?!(?:member|regular|customer|patient|client|student|fan|guest)\b)"
+    r"(?:[\w-]+\s+){0,2}?[\w-]+\s+(?:at|for)\s+(?:the\s+)?(?-i:[A-Z])"
+    r"|\bstarted\s+(?:work(?:ing)?\s+)?(?:there|at\s+(?:the\s+)?(?-i:[A-Z]))"
+    r"|\b(?:I['’]m|I\s+am)\s+(?:now\s+)?at\s+(?:the\s+)?(?-i:[A-Z])[^.!?]*?\bstarted\b",
     _I,
 )
 _PRONOUN = re.compile(r"^I(?:['’]\w+)?$")
@@ -208,11 +224,13 @@ def domains_of(text: str, lang: str) -> frozenset[str]:
     """What the values `text` speaks of are for ("I train at Anytime Fitness" → gym, "St Anne's Primary" →
     school), but not what someone named has ("because of Tariq's new job")."""
     pattern, table = _domains(lang)
-    return frozenset(
+    found = frozenset(
         table[m["w"].lower()]
         for m in pattern.finditer(text)
         if not (m["w"][0].islower() and _THEIRS.search(text, 0, m.start()))
     )
+    workplace = ENGLISH_WORKPLACE if lang == ENGLISH else rules(lang).workplace
+    return found or (frozenset({"employer"}) if workplace.search(text) else found)
 
 
 def changed(content: str, lang: str = ENGLISH) -> Change | None:
@@ -233,13 +251,24 @@ def changed(content: str, lang: str = ENGLISH) -> Change | None:
             continue
         if framed(content, sentence.start() + cue.start(), lang):
             continue
-        if r.spaced and not any(m.start() > 0 and not _PRONOUN.match(m.group(0)) for m in _NAME.finditer(text.strip())):
+        if r.spaced and not any(not _PRONOUN.match(name) for name in _inner_names(text)):
             continue
         domains = domains_of(text, lang)
         if domains:
             _, table = _domains(lang)
             return Change(domains, " or ".join(sorted(w for w, d in table.items() if d in domains)))
     return None
+
+
+def _inner_names(text: str) -> list[str]:
+    """The names in `text` but its first word, which is capitalised as any sentence's; a name joined to that word
+    is still one ("Tengo Movistar en el móvil" → Movistar)."""
+    names: list[str] = []
+    for m in _NAME.finditer(text.strip()):
+        name = m.group(0) if m.start() > 0 else m.group(0).partition(" ")[2]
+        if name:
+            names.append(name)
+    return names
 
 
 def _someone_else(others: re.Pattern[str], before: str) -> bool:
@@ -258,10 +287,12 @@ def held_values(content: str, lang: str = ENGLISH) -> tuple[str, ...]:
     Kirkstall Road; "我用的是招商银行" → 招商银行)."""
     r = rules(lang)
     if r.spaced:
-        names = (m.group(0).rstrip(".,") for m in _NAME.finditer(content) if m.start() > 0)
+        names = (name.rstrip(".,") for name in _inner_names(content))
         held = tuple(name for name in names if holds(content, name, lang))
-        does = _DOES_MINE.match(content) if lang == ENGLISH else None
-        return held or ((does["v"],) if does else ())
+        if held:
+            return held
+        patterns = ENGLISH_DOES_MINE if lang == ENGLISH else r.does_mine
+        return tuple(dict.fromkeys(m["v"] for p in patterns if (m := p.match(content))))
     found: list[str] = []
     for m in re.finditer(rf"{r.holds}(?:的是|是|的)?(?P<v>[^\s，。！？,.!?的了]{{2,12}})", content):
         if not r.others.search(content[: m.start()]):

@@ -33,6 +33,12 @@ ENGLISH_LEAVING = [
     re.compile(
         rf"{_ME}(?:cancell?ed|ditched|dropped|left|quit|dumped|sold|traded\s+in)\s+(?:my\s+|our\s+|the\s+)?{_OLD}", _I
     ),
+    # Leaving a job: "Handed in my notice at Deloitte", "I resigned from Aviva", "quit my job at Tesco".
+    re.compile(
+        rf"{_ME}(?:handed\s+in\s+(?:my\s+)?notice|gave\s+(?:my\s+)?notice|resigned|(?:quit|left)\s+my\s+job)"
+        rf"\s+(?:at|from|with)\s+{_OLD}",
+        _I,
+    ),
     # "I replaced Chrome with Firefox", "swapped Spotify for Tidal", "switched Monzo for Starling".
     re.compile(rf"{_ME}(?:replaced|swapped|traded|switched|exchanged)\s+(?:my\s+)?{_OLD}\s+(?:with|for)\s", _I),
     # The old value named in the reason for a switch: "I've gone over to Three, EE kept putting the price up".

@@ -90,10 +90,12 @@ _NOT_PAST = re.compile(
     r"bed|red|shed|wed|united)\b",
     re.IGNORECASE,
 )
-# A participle after a linking verb or an intensifier is an adjective: "I'm excited", "so tired".
+# A participle after a linking verb or an intensifier is an adjective: "I'm excited", "so tired"; one that names
+# what a noun is called is none either: "a therapist called Ruth", "an app named Notion".
 _ADJECTIVE = re.compile(
     r"\b(?:am|is|are|'m|'re|be|being|feel|feels|feeling|get|gets|getting|seem|seems|look|looks|so|very|"
-    r"really|too|quite|pretty|super|kind\s+of)\s+(?:\w+ly\s+)?[a-z]+(?:ed|ied)\b",
+    r"really|too|quite|pretty|super|kind\s+of)\s+(?:\w+ly\s+)?[a-z]+(?:ed|ied)\b"
+    r"|\ban?\s+(?:\w+\s+){1,2}?(?:called|named)\b",
     re.IGNORECASE,
 )
 

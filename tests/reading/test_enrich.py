@@ -59,6 +59,8 @@ TENSE_AND_MODALITY = [
         ("I have 3 cats", "fact", "current", None),
         ("We may adopt a dog", "fact", "current", None),
         ("I like sushi", "fact", "current", None),
+        ("I see a therapist called Ruth every Monday", "fact", "current", None),  # "called": a name, no past
+        ("We have a dog named Biscuit", "fact", "current", None),
         *TENSE_AND_MODALITY,
     ],
 )

@@ -89,6 +89,10 @@ class Rules:
     changed: re.Pattern[str] = _NEVER
     aside: re.Pattern[str] = _NEVER
     domains: dict[str, str] = field(default_factory=dict[str, str])
+    # Someone named who does something of the user's ("C'est Julien qui me coupe les cheveux"): patterns with `v`,
+    # matched at a fact's start; and a place of work said by no word for it ("Seit April bin ich bei BMW").
+    does_mine: tuple[re.Pattern[str], ...] = ()
+    workplace: re.Pattern[str] = _NEVER
 
 
 _RULES = {
@@ -169,6 +173,8 @@ _RULES = {
             changed=m.CHANGED,
             aside=m.ASIDE,
             domains=m.DOMAINS,
+            does_mine=m.DOES_MINE,
+            workplace=m.WORKPLACE,
         )
         for m in (de, es, fr)
     },

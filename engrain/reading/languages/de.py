@@ -330,3 +330,12 @@ DOMAINS = {
     "café": "coffee place",
     "fahre": "car",
 }
+# Someone named who does something of the user's (reading/changes.py): "Jana schneidet mir die Haare", "Die Haare
+# schneidet mir Jana".
+_DOES = r"(?:schneidet|frisiert|behandelt)\s+mir"
+DOES_MINE = (
+    re.compile(rf"^\s*(?P<v>{_SWITCHED_TO})\s+{_DOES}\s", _I),
+    re.compile(rf"^\s*(?:\w+\s+){{1,2}}?{_DOES}\s+(?:(?:der|die)\s+)?(?P<v>{_SWITCHED_TO})", _I),
+)
+# A place of work said by no word for it: "Seit April bin ich bei BMW", "Ich bin Ingenieurin bei Siemens".
+WORKPLACE = re.compile(r"\bbin\s+(?:ich\s+)?(?:[\wäöüß]+\s+){0,2}?bei\s+(?:der\s+|dem\s+|den\s+)?(?-i:[A-ZÄÖÜ])", _I)

@@ -337,3 +337,11 @@ DOMAINS = {
     "gestoría": "accountant",
     "café": "coffee place",
 }
+# Someone named who does something of the user's (reading/changes.py): "Lucía me corta el pelo", "Me corta el pelo
+# Lucía", "Me lleva las cuentas Pedro".
+_DOES = r"(?:corta|peina|lleva|hace|atiende|trata)"
+DOES_MINE = (
+    re.compile(rf"^\s*(?P<v>{_SWITCHED_TO})\s+(?:me|nos)\s+{_DOES}\b", _I),
+    re.compile(rf"^\s*(?:me|nos)\s+{_DOES}\s+(?:[\wáéíóúñ]+\s+){{1,3}}?(?P<v>{_SWITCHED_TO})", _I),
+)
+WORKPLACE = re.compile(r"(?!)")  # "Estoy en X" is as often a gym or a town: not read without a word for it

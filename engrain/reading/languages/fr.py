@@ -332,3 +332,13 @@ DOMAINS = {
     "conduis": "car",
     "café": "coffee place",
 }
+# Someone named who does something of the user's (reading/changes.py): "C'est Julien qui me coupe les cheveux",
+# "Julien me coupe les cheveux".
+DOES_MINE = (
+    re.compile(
+        rf"^\s*(?:C['’]est\s+)?(?P<v>{_SWITCHED_TO})\s+(?:qui\s+)?(?:me|m['’]|nous)\s*"
+        r"(?:coupe|coiffe|fait|soigne|suit|s['’]occupe)\b",
+        _I,
+    ),
+)
+WORKPLACE = re.compile(r"(?!)")  # "Je suis chez X" is as often a carrier or a bank: not read without a word for it

@@ -297,24 +297,23 @@ class MemoryWriter:
             )
         await self._check_quota(s, user_id, 1, now)
         memory = item.row(user_id, now)
-        maybe = await self._may_replace(s, user_id, item, now) if old_id is None else None
         if not await repo.insert_many(s, [memory], [repo.Vector(model.id, vector)], now):
             # A concurrent remember of the same text was stored since the probe: report its row.
             same_text, _ = await repo.probe(s, user_id, ns, kind, digest, model.id, model.dim, vector, now)
             assert same_text is not None
             return await self._duplicate(s, user_id, same_text, old_id, now)
-        if maybe is not None:  # reflection shows the pair to the model, which settles it (an update)
-            await repo.mark_may_replace(s, user_id, memory.id, maybe.id)  # as a batch marks its rows
         if old_id is not None:
             await self._supersede(s, user_id, old_id, memory.id, now)
-        # A statement of a slot settles that slot; what it says otherwise may end a fact that holds no slot.
-        replaced = await self._fill_slot(s, user_id, memory, now)
+        # A statement of a slot settles that slot; what it says otherwise may end a fact that holds no slot; where
+        # the rules cannot tell, it names what it may replace (after the replacing, so never what it replaced).
+        replaced, maybe = await self._fill_slot(s, user_id, memory, now), None
         if not replaced:
             left = await self._holders(s, user_id, [item], now)
-            replaced, unsure = await self._leave(s, user_id, memory, item, left, now)
-            if maybe is None and unsure is not None:
-                maybe = unsure
-                await repo.mark_may_replace(s, user_id, memory.id, maybe.id)
+            replaced, maybe = await self._leave(s, user_id, memory, item, left, now)
+        if maybe is None and old_id is None and item.topic is not None:
+            maybe = await self._may_replace(s, user_id, item, now)
+        if maybe is not None:  # reflection shows the pair to the model, which settles it (an update)
+            await repo.mark_may_replace(s, user_id, memory.id, maybe.id)  # as a batch marks its rows
         result = _result(memory, "created", self.rt.settings.tz, old_id or replaced.get(memory.id))
         if maybe is not None:
             result.may_replace = Replaceable(id=str(maybe.id), content=maybe.content)
