@@ -5,6 +5,7 @@ People name what they have now more often than what they left, and in words no l
 phrasing rules (leaving.py, the slot patterns) replaced 0 of 27 corrections in a batch written after them (issue
 52). So this reading rests on no phrasing. A sentence of the user's own — not someone else's ("my mum now sees
 Dr. Amin"), not framed, not a past, plan, question or negation (`slots.framed`, the language's not-now words) —
+nor a thing bought for someone else ("a new iPhone for my mum": `ENGLISH_FOR_SOMEONE` before `others`)
 says a change of one of their values when it has
 - a word of change or of now ("now", "these days", "instead", "new", "switched", "seit", "depuis", "现在", "换"),
 - nothing that makes it no change of the one value: an addition ("too", "aussi"), an occasion ("today",
@@ -17,7 +18,8 @@ says a change of one of their values when it has
 It replaces the user's current fact of a shared domain that holds a value the sentence does not name ("I train at
 Anytime Fitness": a verb of having, using or going to before a name, `leaving.holds`; or someone named who does
 something of theirs, "Sophie has cut my hair since uni", `ENGLISH_DOES_MINE`) — or names only as the
-subject of a later clause, its reason ("…, Tony retired"); of several, those sharing most domains, and none when
+subject of a later clause, its reason ("…, Tony retired"), or of its own ending ("Marta moved away, …",
+`ENGLISH_DEPARTED`); of several, those sharing most domains, and none when
 facts holding different values tie: it may replace them, which a model settles (`replaced`; services/memories/
 writing.py finds the facts, applies it and names the newest tied one as `may_replace`).
 """
@@ -37,7 +39,7 @@ from engrain.text.languages import ENGLISH
 _I = re.IGNORECASE
 ENGLISH_CHANGED = re.compile(
     r"\b(?:now|these\s+days|nowadays|lately|any\s?more|no\s+longer|instead|switch(?:ed)?|changed|moved|new|since"
-    r"|started|joined|went\s+with|signed\s+up|gone\s+over|got\s+myself|go-to|from\s+now\s+on|upgraded|closed)\b",
+    r"|started|joined|went\s+with|signed\s+up|gone\s+over|got\s+myself|go-to|from\s+now\s+on|upgraded|closed|ported)\b",
     _I,
 )
 ENGLISH_ASIDE = re.compile(
@@ -93,6 +95,7 @@ ENGLISH_DOMAINS = {
     "carrier": "carrier",
     "network": "carrier",
     "sim": "carrier",
+    "ported": "carrier",
     "phone plan": "carrier",
     "phone": "phone",
     "handset": "phone",
@@ -176,7 +179,7 @@ _ARTICLES = r"the|der|die|das|le|la|les|l['’]|el|los|las"
 ENGLISH_DOES_MINE = (
     re.compile(
         rf"^\s*(?!(?:My|Our|His|Her|Their|The|This|That|It['’]s)\b)(?P<v>(?-i:{_NAME.pattern}))"
-        rf"(?:\s+(?:at|from)\s+(?-i:{_NAME.pattern}))?"
+        rf"(?:\s+(?:at|from)\s+(?-i:{_NAME.pattern})(?:\s+(?:by|of|and|&|on)\s+(?-i:{_NAME.pattern}))*)?"
         r"\s+(?:(?:has|had)\s+(?:always\s+)?(?:been\s+)?[a-z]+|[a-z]+s)\s+(?:my|our)\s",
         _I,
     ),
@@ -191,11 +194,19 @@ ENGLISH_WORKPLACE = re.compile(
     r"|\b(?:I['’]m|I\s+am)\s+(?:now\s+)?at\s+(?:the\s+)?(?-i:[A-Z])[^.!?]*?\bstarted\b",
     _I,
 )
+# The value as the subject of its own ending: "Marta moved away", "Tony retired" — named as gone, not as held.
+ENGLISH_DEPARTED = re.compile(
+    r"\s+(?:has\s+|had\s+|just\s+)?(?:retired|moved\s+away|left|closed(?:\s+down)?|shut(?:\s+down)?|went\s+bust)\b", _I
+)
+# What is bought for someone else is theirs: "Ordered the new iPhone for my dad's birthday" (before `others`).
+ENGLISH_FOR_SOMEONE = re.compile(r"\bfor\s+$", _I)
 _PRONOUN = re.compile(r"^I(?:['’]\w+)?$")
 # Someone else's, just before a domain's word: "Tariq's new job", "her new gym".
 _THEIRS = re.compile(r"(?:\b(?-i:[A-Z])\w*['’]s|\b(?:his|her|their))\s+(?:\w+\s+)?$", _I)
-# Chinese: the value after a verb of holding ("我用的是招商银行", "我在腾讯上班"), without the activity after it.
+# Chinese: the value after a verb of holding ("我用的是招商银行", "我在腾讯上班"), without the activity after it or
+# the verb of where it goes before it.
 _ZH_ACTIVITY = re.compile(r"(?:上班|工作|健身|上课|看病)$")
+_ZH_LEAD = re.compile(r"^(?:发到|存到|存在|放在|转到|办在)")  # "工资是发到建设银行的卡上": the bank, not how
 
 
 @dataclass(frozen=True)
@@ -237,8 +248,10 @@ def changed(content: str, lang: str = ENGLISH) -> Change | None:
     """The change of one of the user's values that `content` says by the new value, if it says one."""
     r = rules(lang)
     english = lang == ENGLISH
-    cue_words, aside, others = (
-        (ENGLISH_CHANGED, ENGLISH_ASIDE, ENGLISH_OTHERS) if english else (r.changed, r.aside, r.others)
+    cue_words, aside, others, for_someone = (
+        (ENGLISH_CHANGED, ENGLISH_ASIDE, ENGLISH_OTHERS, ENGLISH_FOR_SOMEONE)
+        if english
+        else (r.changed, r.aside, r.others, r.for_someone)
     )
     for sentence in SENTENCE.finditer(content):
         text = sentence.group(0)
@@ -246,6 +259,8 @@ def changed(content: str, lang: str = ENGLISH) -> Change | None:
             continue
         cue = cue_words.search(text)
         if cue is None or aside.search(text) or not states_now(text, lang):
+            continue
+        if any(for_someone.search(text, 0, m.start()) for m in others.finditer(text)):
             continue
         if _someone_else(others, text[: cue.start()]):
             continue
@@ -296,19 +311,21 @@ def held_values(content: str, lang: str = ENGLISH) -> tuple[str, ...]:
     found: list[str] = []
     for m in re.finditer(rf"{r.holds}(?:的是|是|的)?(?P<v>[^\s，。！？,.!?的了]{{2,12}})", content):
         if not r.others.search(content[: m.start()]):
-            found.append(_ZH_ACTIVITY.sub("", m["v"]))
+            found.append(_ZH_LEAD.sub("", _ZH_ACTIVITY.sub("", m["v"])))
     return tuple(v for v in found if len(v) >= 2)
 
 
-def _names(value: str, content: str, spaced: bool) -> bool:
+def _names(value: str, content: str, lang: str) -> bool:
     """Does `content` name `value` as what the user has (in Chinese, by its first two characters: "招商" for
-    招商银行)? Not where the value is only the subject of a clause after the change, its reason: "I go to Ali's
-    Barbers now, Tony retired", "Ich bin jetzt bei der AOK, die TK war mir zu teuer"."""
-    said = value if spaced else value[:2]
+    招商银行)? Not where the value is only the subject of a clause after the change, its reason ("I go to Ali's
+    Barbers now, Tony retired", "Ich bin jetzt bei der AOK, die TK war mir zu teuer"), or of its own ending
+    ("Le docteur Lambert est parti à la retraite, maintenant…", "小王走了以后…")."""
+    said = value if rules(lang).spaced else value[:2]
+    departed = ENGLISH_DEPARTED if lang == ENGLISH else rules(lang).departed
     mentions = [m.start() for m in re.finditer(re.escape(said), content, _I)]
     reason = rf"[,;，；]\s*(?:(?:{_ARTICLES})\s+)?(?P<v>{re.escape(said)})\s+\w"
     reasons = {m.start("v") for m in re.finditer(reason, content, _I)}
-    return any(at not in reasons for at in mentions)
+    return any(at not in reasons and not departed.match(content, at + len(said)) for at in mentions)
 
 
 @dataclass(frozen=True)
@@ -326,13 +343,12 @@ def replaced(change: Change, content: str, lang: str, facts: Sequence[tuple[str,
     holding different values tie (the statement does not say which it ends). A fact is read in the statement's
     language, then in its own (a short fact's language is often misread: "Conduzco un Seat Ibiza" reads as
     English)."""
-    spaced = rules(lang).spaced
     scored: list[tuple[int, str, int]] = []
     for position, (fact, fact_lang) in enumerate(facts):
         read_as = next((code for code in (lang, fact_lang) if domains_of(fact, code) & change.domains), lang)
         shared = len(domains_of(fact, read_as) & change.domains)
         values = held_values(fact, read_as) if shared else ()
-        if values and not any(_names(v, content, spaced) for v in values):
+        if values and not any(_names(v, content, lang) for v in values):
             scored.append((shared, values[0].lower(), position))
     best = max((shared for shared, _, _ in scored), default=0)
     winners = [(value, position) for shared, value, position in scored if shared == best]

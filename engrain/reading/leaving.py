@@ -27,18 +27,33 @@ _OLD = (
 )
 # The user as subject, said or left out as chat leaves it: at a sentence's start, after "I"/"we", or after "and".
 _ME = r"(?:\b(?:I|we)(?:'ve|\s+have)?\s+|(?:^|(?<=[.!?,;]\s)|\band\s+))(?:just\s+|finally\s+|recently\s+|also\s+)?"
-ENGLISH_LEAVING = [
-    # "Cancelled PureGym", "ditched Vodafone for Giffgaff", "I left Deloitte and joined…", "quit Spotify", "sold the
-    # Yaris", "traded in the Focus for…".
+# Endings that hold from the day they are told ("Sold the Yaris yesterday", "Last Friday was my last day at
+# Unilever"): read even in a statement of one day, which the other patterns are not ("I left Paris this morning").
+ENGLISH_FOR_GOOD = [
+    re.compile(rf"{_ME}(?:sold|traded\s+in)\s+(?:my\s+|our\s+|the\s+)?{_OLD}", _I),
+    # Leaving a job: "Handed in my notice at Deloitte", "I resigned from Aviva", "my last day at Unilever".
     re.compile(
-        rf"{_ME}(?:cancell?ed|ditched|dropped|left|quit|dumped|sold|traded\s+in)\s+(?:my\s+|our\s+|the\s+)?{_OLD}", _I
-    ),
-    # Leaving a job: "Handed in my notice at Deloitte", "I resigned from Aviva", "quit my job at Tesco".
-    re.compile(
-        rf"{_ME}(?:handed\s+in\s+(?:my\s+)?notice|gave\s+(?:my\s+)?notice|resigned|(?:quit|left)\s+my\s+job)"
-        rf"\s+(?:at|from|with)\s+{_OLD}",
+        rf"(?:{_ME}(?:handed\s+in\s+(?:my\s+)?notice|gave\s+(?:my\s+)?notice|resigned|(?:quit|left)\s+my\s+job)"
+        rf"|\bmy\s+last\s+day)\s+(?:at|from|with)\s+{_OLD}",
         _I,
     ),
+    # "Closed my account with Halifax", "closed my Barclays account", "ported my number from EE".
+    re.compile(
+        rf"{_ME}(?:closed\s+(?:my|our)\s+(?:\w+\s+)?account\s+(?:at|with)|ported\s+(?:my|our)\s+numbers?\s+"
+        rf"(?:away\s+)?from)\s+{_OLD}",
+        _I,
+    ),
+    re.compile(rf"{_ME}closed\s+(?:my|our)\s+{_OLD}\s+account", _I),
+]
+ENGLISH_LEAVING = [
+    # "Cancelled PureGym", "ditched Vodafone for Giffgaff", "I left Deloitte and joined…", "quit Spotify", "gave up on
+    # Gymbox", "stopped using Revolut", "moved on from…", "I'm done with…".
+    re.compile(
+        rf"{_ME}(?:cancell?ed|ditched|dropped|left|quit|dumped|gave\s+up(?:\s+on)?|stopped\s+using|moved\s+on\s+from"
+        rf"|got\s+rid\s+of)\s+(?:my\s+|our\s+|the\s+)?{_OLD}",
+        _I,
+    ),
+    re.compile(rf"\b(?:I['’]m|I\s+am|we['’]re|we\s+are)\s+(?:so\s+)?done\s+with\s+(?:my\s+|our\s+|the\s+)?{_OLD}", _I),
     # "I replaced Chrome with Firefox", "swapped Spotify for Tidal", "switched Monzo for Starling".
     re.compile(rf"{_ME}(?:replaced|swapped|traded|switched|exchanged)\s+(?:my\s+)?{_OLD}\s+(?:with|for)\s", _I),
     # The old value named in the reason for a switch: "I've gone over to Three, EE kept putting the price up".
@@ -69,18 +84,21 @@ _ARTICLES = r"(?:the|le|la|les|el|los|las|der|die|das|den|dem)"
 _ARTICLE = re.compile(rf"^{_ARTICLES}\s+", _I)
 
 
-def left_value(content: str, lang: str = ENGLISH) -> str | None:
+def left_value(content: str, lang: str = ENGLISH, one_day: bool = False) -> str | None:
     """The value the user says they left for another, as written ("PureGym", "Dr. Green"); None when the text
-    says no such thing of the user's own."""
+    says no such thing of the user's own. In a statement of `one_day` ("tea instead of coffee this morning"), only
+    an ending that holds from that day on ("my last day at Unilever")."""
     r = rules(lang)
     english = lang == ENGLISH
-    patterns = ENGLISH_LEAVING if english else r.leaving
+    for_good = ENGLISH_FOR_GOOD if english else []
+    patterns = for_good if one_day else [*for_good, *(ENGLISH_LEAVING if english else r.leaving)]
     instead, now, others = (
         (ENGLISH_INSTEAD, ENGLISH_NOW, ENGLISH_OTHERS) if english else (r.instead, r.now_words, r.others)
     )
     for sentence in SENTENCE.finditer(content):
         text = sentence.group(0)
-        found = [(m, False) for p in patterns for m in p.finditer(text)] + [(m, True) for m in instead.finditer(text)]
+        found = [(m, False) for p in patterns for m in p.finditer(text)]
+        found += [] if one_day else [(m, True) for m in instead.finditer(text)]
         for m, needs_now in sorted(found, key=lambda f: f[0].start()):
             if needs_now and not now.search(text):
                 continue

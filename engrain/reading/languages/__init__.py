@@ -93,6 +93,10 @@ class Rules:
     # matched at a fact's start; and a place of work said by no word for it ("Seit April bin ich bei BMW").
     does_mine: tuple[re.Pattern[str], ...] = ()
     workplace: re.Pattern[str] = _NEVER
+    # After a value, its own ending ("est parti à la retraite", "走了"): named as gone, not as held. Before someone
+    # else (`others`), what makes a thing bought theirs ("für", "para").
+    departed: re.Pattern[str] = _NEVER
+    for_someone: re.Pattern[str] = _NEVER
 
 
 _RULES = {
@@ -132,6 +136,7 @@ _RULES = {
         changed=zh.CHANGED,
         aside=zh.ASIDE,
         domains=zh.DOMAINS,
+        departed=zh.DEPARTED,
     ),
     **{
         m.CODE: Rules(
@@ -175,6 +180,8 @@ _RULES = {
             domains=m.DOMAINS,
             does_mine=m.DOES_MINE,
             workplace=m.WORKPLACE,
+            departed=m.DEPARTED,
+            for_someone=m.FOR_SOMEONE,
         )
         for m in (de, es, fr)
     },

@@ -253,6 +253,11 @@ LEAVING = [
     re.compile(rf"\bvon\s+(?:der\s+|dem\s+)?{_OLD}\s+(?:zu|zur|zum|auf)\s+[^.!?]+?gewechselt\b", _I),
     re.compile(rf"\b(?:das|den|die|mein\w*)\s+{_OLD}\s+durch\s+[^.!?]+?ersetzt\b", _I),
     re.compile(rf"\b(?:habe|hab)\s+(?:jetzt\s+)?(?:die\s+|das\s+|den\s+|mein\w*\s+)?{_OLD}\s+gekündigt\b", _I),
+    # "meine Mitgliedschaft bei McFit gekündigt", "den Vertrag bei O2 gekündigt".
+    re.compile(
+        rf"\b(?:Mitgliedschaft|Vertrag|Abo|Konto)\s+(?:bei|im|in)\s+(?:der\s+|dem\s+)?{_OLD}\s+(?:\w+\s+)?gekündigt\b",
+        _I,
+    ),
     # "Den Golf habe ich verkauft", "ich habe meinen Golf verkauft".
     re.compile(rf"\b(?:den|die|das|meinen|meine|mein)\s+{_OLD}\s+(?:habe|hab)\s+ich\s+(?:jetzt\s+)?verkauft\b", _I),
     re.compile(rf"\bich\s+(?:habe|hab)\s+(?:den|die|das|meinen|meine|mein)\s+{_OLD}\s+verkauft\b", _I),
@@ -276,7 +281,7 @@ HOLDS = r"\b(?:gehe|bin|trainiere|nutze|benutze|arbeite|wohne|fahre|ist|sind|hab
 # (in English, as ATTRIBUTES names it).
 CHANGED = re.compile(
     r"\b(?:jetzt|inzwischen|mittlerweile|nun|seit|seitdem|neue[nmrs]?|neu|gewechselt|wechsel\w*|umgestiegen"
-    r"|stattdessen|statt|gekündigt|angemeldet|umgezogen)\b",
+    r"|stattdessen|statt|gekündigt|angemeldet|umgezogen|verlegt|übertragen|portiert|mitgenommen)\b",
     _I,
 )
 ASIDE = re.compile(
@@ -295,6 +300,11 @@ DOMAINS = {
     "salon": "hairdresser",
     "konto": "bank",
     "girokonto": "bank",
+    "gehaltskonto": "bank",
+    "tagesgeldkonto": "bank",
+    "sparkonto": "bank",
+    "bankkonto": "bank",
+    "kreditkarte": "bank",
     "karte": "bank",
     "tierarzt": "vet",
     "versichert": "insurance",
@@ -320,6 +330,11 @@ DOMAINS = {
     "netz": "carrier",
     "tarif": "carrier",
     "mobilfunk": "carrier",
+    "handyvertrag": "carrier",
+    "mobilfunkvertrag": "carrier",
+    "handytarif": "carrier",
+    "rufnummer": "carrier",
+    "portiert": "carrier",
     "physiotherapeut": "physio",
     "physiotherapeutin": "physio",
     "therapeut": "therapist",
@@ -339,3 +354,9 @@ DOES_MINE = (
 )
 # A place of work said by no word for it: "Seit April bin ich bei BMW", "Ich bin Ingenieurin bei Siemens".
 WORKPLACE = re.compile(r"\bbin\s+(?:ich\s+)?(?:[\wäöüß]+\s+){0,2}?bei\s+(?:der\s+|dem\s+|den\s+)?(?-i:[A-ZÄÖÜ])", _I)
+# A value's own ending, after it: "Dr. Schulze ist in Rente", "der Salon hat zugemacht".
+DEPARTED = re.compile(
+    r"\s+(?:ist\s+(?:jetzt\s+)?(?:in\s+Rente|im\s+Ruhestand|weggezogen)|hat\s+(?:\w+\s+)?(?:aufgehört|zugemacht|geschlossen))\b",
+    _I,
+)
+FOR_SOMEONE = re.compile(r"\bfür\s+$", _I)

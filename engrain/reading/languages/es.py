@@ -270,6 +270,9 @@ LEAVING = [
         _I,
     ),
     re.compile(rf"\bme\s+(?:cambié|pasé)\s+de\s+(?:el\s+|la\s+)?{_OLD}\s+a\b", _I),
+    # "Me di de baja en Dreamfit", "me borré del Altafit".
+    re.compile(rf"\bme\s+(?:di|he\s+dado)\s+de\s+baja\s+(?:en|de)\s+(?:el\s+|la\s+)?{_OLD}", _I),
+    re.compile(rf"\bme\s+(?:borré|desapunté)\s+(?:de|del)\s+(?:el\s+|la\s+)?{_OLD}", _I),
 ]
 INSTEAD = re.compile(rf"\ben\s+(?:lugar|vez)\s+de\s+(?:el\s+|la\s+)?{_OLD}", _I)
 NOW_WORDS = re.compile(r"\b(?:ahora|ya no|actualmente|desde entonces)\b", _I)
@@ -286,7 +289,8 @@ HOLDS = r"\b(?:voy|uso|estoy|entreno|trabajo|vivo|conduzco|es|son|tengo|compro)\
 # of the one value (an addition, an occasion, a thought), and the words for what a value is for beyond ATTRIBUTES
 # (in English, as ATTRIBUTES names it).
 CHANGED = re.compile(
-    r"\b(?:ahora|ya\s+no|desde|nuevo|nueva|cambié|cambiado|cambiamos|pasé|pasamos|dejé|apunté|actualmente"
+    r"\b(?:ahora|ya\s+no|desde|nuevo|nueva|cambié|cambiado|cambiamos|pasé|pasamos|dejé|apunté|actualmente|porté"
+    r"|portabilidad"
     r"|últimamente)\b|\ben\s+(?:vez|lugar)\s+de\b",
     _I,
 )
@@ -308,6 +312,8 @@ DOMAINS = {
     "nómina": "bank",
     "operador": "carrier",
     "operadora": "carrier",
+    "porté": "carrier",
+    "portabilidad": "carrier",
     "tarifa": "carrier",
     "trabajo": "employer",
     "trabajar": "employer",
@@ -345,3 +351,8 @@ DOES_MINE = (
     re.compile(rf"^\s*(?:me|nos)\s+{_DOES}\s+(?:[\wáéíóúñ]+\s+){{1,3}}?(?P<v>{_SWITCHED_TO})", _I),
 )
 WORKPLACE = re.compile(r"(?!)")  # "Estoy en X" is as often a gym or a town: not read without a word for it
+# A value's own ending, after it: "Lucía cerró la peluquería", "el doctor Gil se jubiló".
+DEPARTED = re.compile(
+    r"\s+(?:se\s+jubiló|se\s+ha\s+jubilado|cerró|ha\s+cerrado|se\s+mudó|se\s+fue|se\s+ha\s+ido)\b", _I
+)
+FOR_SOMEONE = re.compile(r"\bpara\s+$", _I)

@@ -5,9 +5,10 @@ import re
 CODE = "fr"
 _I = re.IGNORECASE
 # "Je vais" is a plan before a verb ("je vais peindre"), the present before a place ("je vais à la salle Basic-Fit",
-# "je vais chez le docteur Leroy": where one goes, issue 52).
+# "je vais chez le docteur Leroy": where one goes, issue 52); "je compte partir" is one, "mon compte" (an account)
+# is not.
 PLAN = re.compile(
-    r"\b(?:(?:vais|va|allons)(?!\s+(?:à|au|aux|chez|en|dans|sur)\b)|compte|prévois|prévoyons|veux|voudrais|dois"
+    r"\b(?:(?:vais|va|allons)(?!\s+(?:à|au|aux|chez|en|dans|sur)\b)|(?:je|on)\s+compte|comptons|prévois|prévoyons|veux|voudrais|dois"
     r"|devons|prochaine?s?|demain|après-demain|bientôt|rappelle-moi)\b",
     _I,
 )
@@ -260,6 +261,12 @@ LEAVING = [
         rf"\bj['’]ai\s+(?:quitté|résilié|lâché|abandonné|laissé\s+tomber|vendu)\s+(?:le\s+|la\s+|l['’]|mon\s+|ma\s+)?{_OLD}",
         _I,
     ),
+    # "J'ai fermé mon compte à la Société Générale", "…et fermé celui de la Société Générale".
+    re.compile(
+        rf"\b(?:j['’]ai\s+)?(?:fermé|clôturé|résilié)\s+(?:mon\s+compte|mon\s+abonnement|mon\s+forfait|celui|celle)\s+"
+        rf"(?:de\s+|à\s+|chez\s+)(?:la\s+|le\s+|l['’])?{_OLD}",
+        _I,
+    ),
     re.compile(rf"\b(?:j['’]ai\s+)?remplacé\s+(?:mon\s+|ma\s+|le\s+|la\s+|l['’])?{_OLD}\s+par\b", _I),
     re.compile(rf"\b(?:je\s+suis\s+)?passée?\s+de\s+(?:la\s+|le\s+|l['’])?{_OLD}\s+(?:à|chez)\b", _I),
 ]
@@ -272,7 +279,7 @@ OTHERS = re.compile(
 )
 
 # What says the user holds a value (reading/leaving.holds): "Je vais à la salle Basic-Fit", "Ma banque, c'est…".
-HOLDS = r"\b(?:vais|utilise|suis|m['’]entraîne|fais|travaille|habite|conduis|est|c['’]est|ai|achète)\b"
+HOLDS = r"\b(?:vais|utilise|suis|m['’]entraîne|fais|travaille|habite|conduis|roule|est|c['’]est|ai|achète)\b"
 
 # A change said by the new value alone (reading/changes.py): a word of change or of now, what makes it no change
 # of the one value (an addition, an occasion, a thought), and the words for what a value is for beyond ATTRIBUTES
@@ -301,6 +308,7 @@ DOMAINS = {
     "livret": "bank",
     "opérateur": "carrier",
     "forfait": "carrier",
+    "portabilité": "carrier",
     "réseau": "carrier",
     "travail": "employer",
     "travaille": "employer",
@@ -342,3 +350,8 @@ DOES_MINE = (
     ),
 )
 WORKPLACE = re.compile(r"(?!)")  # "Je suis chez X" is as often a carrier or a bank: not read without a word for it
+# A value's own ending, after it: "Le docteur Lambert est parti à la retraite", "le salon a fermé".
+DEPARTED = re.compile(
+    r"\s+(?:est\s+partie?|a\s+pris\s+sa\s+retraite|est\s+(?:à\s+la|en)\s+retraite|a\s+déménagé|a\s+fermé)\b", _I
+)
+FOR_SOMEONE = re.compile(r"\bpour\s+$", _I)

@@ -395,13 +395,16 @@ OTHERS = re.compile(
     r"我妈|我爸|妹妹|姐姐|哥哥|弟弟|妈妈|母亲|爸爸|父亲|朋友|老婆|老公|妻子|丈夫|同事|老板|女儿|儿子|邻居|他|她"
 )
 
+# A value's own ending, after it (its first two characters): "小王走了以后", "那家店关门了".
+DEPARTED = re.compile(r"[^，,。；;\s]{0,4}?(?:走了|退休了|关门了|不干了|搬走了|离职了)")
+
 # What says the user holds a value (reading/leaving.holds): "我在一兆韦德健身", "我的手机是iPhone 12".
 HOLDS = r"(?:在|用|是|去|找|看)"
 
 # A change said by the new value alone (reading/changes.py): a word of change or of now, what makes it no change
 # of the one value (an addition, an occasion, a thought), and the words for what a value is for beyond ATTRIBUTES
 # (in English, as ATTRIBUTES names it).
-CHANGED = re.compile(r"现在|如今|目前|最近|后来|换|改|转到|转去|跳槽|不再|新")
+CHANGED = re.compile(r"现在|如今|目前|最近|后来|换|改|转到|转去|转网|跳槽|不再|新")
 ASIDE = re.compile(r"也|还|偶尔|有时|今天|昨天|今晚|考虑|要不要|打算|想")
 DOMAINS = {
     "健身": "gym",
@@ -418,6 +421,8 @@ DOMAINS = {
     "运营商": "carrier",
     "套餐": "carrier",
     "话费": "carrier",
+    "转网": "carrier",
+    "携号转网": "carrier",
     "工作": "employer",
     "上班": "employer",
     "公司": "employer",

@@ -453,7 +453,7 @@ class MemoryWriter:
             source=source,
             metadata=extra,
             turn=role is not None,
-            left=left_value(content, lang) if own and not one_day else None,
+            left=left_value(content, lang, one_day) if own else None,
             change=changes.changed(content, lang) if own and not one_day else None,
         )
 
