@@ -196,7 +196,9 @@ ENGLISH_WORKPLACE = re.compile(
 )
 # The value as the subject of its own ending: "Marta moved away", "Tony retired" — named as gone, not as held.
 ENGLISH_DEPARTED = re.compile(
-    r"\s+(?:has\s+|had\s+|just\s+)?(?:retired|moved\s+away|left|closed(?:\s+down)?|shut(?:\s+down)?|went\s+bust)\b", _I
+    r"\s+(?:has\s+|had\s+|just\s+)?(?:retired|moved\s+away|left(?!\s+(?:me|us|a|an|the|my|our)\b)|closed(?:\s+down)?"
+    r"|shut(?:\s+down)?|went\s+bust)\b",
+    _I,
 )
 # What is bought for someone else is theirs: "Ordered the new iPhone for my dad's birthday" (before `others`).
 ENGLISH_FOR_SOMEONE = re.compile(r"\bfor\s+$", _I)
@@ -241,7 +243,9 @@ def domains_of(text: str, lang: str) -> frozenset[str]:
         if not (m["w"][0].islower() and _THEIRS.search(text, 0, m.start()))
     )
     workplace = ENGLISH_WORKPLACE if lang == ENGLISH else rules(lang).workplace
-    return found or (frozenset({"employer"}) if workplace.search(text) else found)
+    if found or not workplace.search(text):
+        return found
+    return frozenset({"employer"})  # a place of work said by no word for it
 
 
 def changed(content: str, lang: str = ENGLISH) -> Change | None:
