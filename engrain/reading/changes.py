@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from engrain.reading.languages import rules
-from engrain.reading.leaving import ENGLISH_OTHERS, SENTENCE, holds
+from engrain.reading.leaving import ARTICLES, ELIDED, ENGLISH_OTHERS, SENTENCE, holds
 from engrain.reading.slots import ENGLISH_ATTRIBUTES, framed, states_now
 from engrain.text.languages import ENGLISH
 
@@ -171,9 +171,11 @@ PRODUCTS = {name.lower(): what for what, names in _PROVIDERS.items() for name in
 }
 HELD = frozenset(ENGLISH_DOMAINS.values()) | frozenset(PRODUCTS.values())  # what a user has one of at a time
 # A name (the new or the old value): capitalised words ("The Gym Group", "Dr. Amin", "iPhone 15"), as leaving.py
-# reads them; "I" and its contractions are no name.
-_NAME = re.compile(r"(?<![\w'’])(?:[A-ZÀ-ÖØ-Þ]|[a-z][A-Z])[\w'’.&+-]*(?:[ -](?:[A-ZÀ-ÖØ-Þ0-9]|[a-z][A-Z])[\w'’.&+-]*)*")
-_ARTICLES = r"the|der|die|das|le|la|les|l['’]|el|los|las"
+# reads them, also after an elided article ("l'Orange Bleue"); "I" and its contractions are no name.
+_NAME = re.compile(
+    r"(?:(?<![\w'’])|(?<=\b[ld]['’]))(?:[A-ZÀ-ÖØ-Þ]|[a-z][A-Z])[\w'’.&+-]*"
+    r"(?:[ -](?:[A-ZÀ-ÖØ-Þ0-9]|[a-z][A-Z])[\w'’.&+-]*)*"
+)
 # Someone who does something of the user's: "Lena at Cutting Room does my hair", "Sophie has cut my hair since
 # uni", "It's Priya who does my taxes" (each other language's in its module: "C'est Julien qui me coupe les cheveux").
 ENGLISH_DOES_MINE = (
@@ -327,7 +329,7 @@ def _names(value: str, content: str, lang: str) -> bool:
     said = value if rules(lang).spaced else value[:2]
     departed = ENGLISH_DEPARTED if lang == ENGLISH else rules(lang).departed
     mentions = [m.start() for m in re.finditer(re.escape(said), content, _I)]
-    reason = rf"[,;，；]\s*(?:(?:{_ARTICLES})\s+)?(?P<v>{re.escape(said)})\s+\w"
+    reason = rf"[,;，；]\s*(?:{ARTICLES}\s+|{ELIDED})?(?P<v>{re.escape(said)})\s+\w"
     reasons = {m.start("v") for m in re.finditer(reason, content, _I)}
     return any(at not in reasons and not departed.match(content, at + len(said)) for at in mentions)
 

@@ -80,8 +80,11 @@ ENGLISH_OTHERS = re.compile(
 )
 # Sentences, not cut after a title ("Dr. Green", "Mr. Novak").
 SENTENCE = re.compile(r"(?:[^.!?。！？\n]|(?<=\b(?:Dr|Mr|Ms|St))\.|(?<=\bMrs)\.)+")
-_ARTICLES = r"(?:the|le|la|les|el|los|las|der|die|das|den|dem)"
-_ARTICLE = re.compile(rf"^{_ARTICLES}\s+", _I)
+# A definite article before a value, in the five languages' spaced words ("the", "la", "dem"); an elided one
+# ("l'Orange Bleue", "d'EDF") is `ELIDED`. One home for leaving.py and changes.py.
+ARTICLES = r"(?:the|le|la|les|el|los|las|der|die|das|den|dem)"
+ELIDED = r"[ld]['’]"
+_ARTICLE = re.compile(rf"^(?:{ARTICLES}\s+|{ELIDED})", _I)
 
 
 def left_value(content: str, lang: str = ENGLISH, one_day: bool = False) -> str | None:
@@ -131,5 +134,5 @@ def holds(content: str, value: str, lang: str = ENGLISH) -> bool:
         return False
     gap = rf"(?:[^\s.!?]+\s+){{0,{_BETWEEN}}}" if r.spaced else r"[^。！？.!?]{0,6}?"
     edge = r"(?![\w])" if r.spaced else ""
-    pattern = rf"{verbs}\s*{gap}(?:{_ARTICLES}\s+|[ld]['’])?{re.escape(value)}{edge}"
+    pattern = rf"{verbs}\s*{gap}(?:{ARTICLES}\s+|{ELIDED})?{re.escape(value)}{edge}"
     return re.search(pattern, content, _I) is not None

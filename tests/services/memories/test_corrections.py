@@ -172,6 +172,8 @@ async def test_the_same_verbs_that_change_no_fact_of_the_users_replace_nothing(s
         ("Je roule en Peugeot 208.", "Maintenant je roule en Tesla Model 3."),
         ("Estoy con Movistar.", "Me porté a Simyo el mes pasado."),
         ("Mon compte est chez LCL.", "Mon nouveau compte est chez Fortuneo."),
+        # A name after an elided article, and the old one named as the reason after it.
+        ("Je m'entraîne à l'Orange Bleue.", "Je vais chez Neoness maintenant, l'Orange Bleue était trop chère."),
     ],
 )
 async def test_a_change_said_by_the_new_value_alone_replaces_the_fact_of_its_domain(settings_factory, first, second):
