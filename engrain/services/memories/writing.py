@@ -304,20 +304,37 @@ class MemoryWriter:
             return await self._duplicate(s, user_id, same_text, old_id, now)
         if old_id is not None:
             await self._supersede(s, user_id, old_id, memory.id, now)
-        # A statement of a slot settles that slot; what it says otherwise may end a fact that holds no slot; where
-        # the rules cannot tell, it names what it may replace (after the replacing, so never what it replaced).
-        replaced, maybe = await self._fill_slot(s, user_id, memory, now), None
-        if not replaced:
-            left = await self._holders(s, user_id, [item], now)
-            replaced, maybe = await self._leave(s, user_id, memory, item, left, now)
-        if maybe is None and old_id is None and item.topic is not None:
-            maybe = await self._may_replace(s, user_id, item, now)
-        if maybe is not None:  # reflection shows the pair to the model, which settles it (an update)
-            await repo.mark_may_replace(s, user_id, memory.id, maybe.id)  # as a batch marks its rows
+        replaced, maybe = await self._settle(s, user_id, memory, item, None, now, unsure=old_id is None)
         result = _result(memory, "created", self.rt.settings.tz, old_id or replaced.get(memory.id))
         if maybe is not None:
             result.may_replace = Replaceable(id=str(maybe.id), content=maybe.content)
         return result
+
+    async def _settle(
+        self,
+        s: AsyncSession,
+        user_id: str,
+        memory: Memory,
+        item: Prepared,
+        holders: dict[str, list[Memory]] | None,
+        now: datetime,
+        unsure: bool = True,
+    ) -> tuple[dict[uuid.UUID, uuid.UUID], Memory | None]:
+        """What a new memory ends, one way for `remember` and `remember_many`: a statement of a slot settles that
+        slot; only when it replaces nothing may a value it says the user left, or a change it says by the new value,
+        end a fact (`_leave`; `holders`: the facts found for a whole batch, else read here); where the rules cannot
+        tell (and `unsure`, not when the caller named what it supersedes), it names what it may replace — looked for
+        after the replacing, so never what it replaced — and marks it, for reflection to show the model. Returns
+        {winner: what it replaced} and that memory."""
+        ends, maybe = await self._fill_slot(s, user_id, memory, now), None
+        if not ends:
+            found = holders if holders is not None else await self._holders(s, user_id, [item], now)
+            ends, maybe = await self._leave(s, user_id, memory, item, found, now)
+        if maybe is None and unsure and item.topic is not None:
+            maybe = await self._may_replace(s, user_id, item, now)
+        if maybe is not None:
+            await repo.mark_may_replace(s, user_id, memory.id, maybe.id)
+        return ends, maybe
 
     async def _may_replace(self, s: AsyncSession, user_id: str, item: Prepared, now: datetime) -> Memory | None:
         """Where the rules are unsure: a memory that speaks of one of the user's single-valued facts without
@@ -546,16 +563,11 @@ class MemoryWriter:
             maybe: dict[uuid.UUID, Memory] = {}
             left = await self._holders(s, user_id, [fresh[key] for key in rows], now)  # one statement for all
             for key, row in sorted(rows.items(), key=lambda kv: (kv[1].told_at, str(kv[1].id))):
-                ends, unsure = await self._fill_slot(s, user_id, row, now), None
-                if not ends:
-                    ends, unsure = await self._leave(s, user_id, row, fresh[key], left, now)
+                ends, unsure = await self._settle(s, user_id, row, fresh[key], left, now)
                 for winner, loser in ends.items():
                     replaced.setdefault(winner, loser)
-                if unsure is None and fresh[key].topic is not None:
-                    unsure = await self._may_replace(s, user_id, fresh[key], now)
                 if unsure is not None:
                     maybe[row.id] = unsure
-                    await repo.mark_may_replace(s, user_id, row.id, unsure.id)
             if then is not None:
                 await then(s, [row.id for row in rows.values()])
         self.languages.stored([p.lang for p in fresh.values()])
