@@ -100,6 +100,7 @@ def create_server(app: AppState, *, one_user: bool = True, **options: Any) -> En
     async def lifespan(_: MCPServer[AppState]) -> AsyncGenerator[AppState, None]:
         # SSE enters the lifespan once per connection, stdio and streamable HTTP once per process.
         app.acquire()
+        profile: asyncio.Future[None] | None = None
         if one_user:
             profile = asyncio.ensure_future(_instructions_with_profile())
             app.track(profile)
@@ -111,6 +112,8 @@ def create_server(app: AppState, *, one_user: bool = True, **options: Any) -> En
         try:
             yield app
         finally:
+            if profile is not None:  # a session that closes before its profile was read needs it no more
+                profile.cancel()
             # A session that ended before the database opened (a client that closed at once) wrote nothing:
             # there is nothing to digest, and waiting for the database would only delay the exit.
             if one_user and app.settings.scheduler == "on" and app.database_if_open() is not None:

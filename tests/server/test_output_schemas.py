@@ -1,5 +1,6 @@
-"""Published output schemas are pydantic's, spelled plainly (server/schemas.py): no references and
-nullable types as type lists, accepting and rejecting exactly what pydantic's schemas do."""
+"""Published output schemas are pydantic's, spelled plainly (server/schemas.py): no references, and no type
+written as a list of types (clients that map schemas onto one `type` a field reject those), accepting and
+rejecting exactly what pydantic's schemas do."""
 
 from __future__ import annotations
 
@@ -21,6 +22,14 @@ def valid(schema: dict[str, Any], document: Any) -> bool:
     return validator_for(schema)(schema).is_valid(document)
 
 
+def no_type_list(node: Any) -> bool:
+    if isinstance(node, list):
+        return all(no_type_list(item) for item in node)
+    if not isinstance(node, dict):
+        return True
+    return not isinstance(node.get("type"), list) and all(no_type_list(value) for value in node.values())
+
+
 def spelled_plainly(node: Any) -> bool:
     if isinstance(node, list):
         return all(spelled_plainly(item) for item in node)
@@ -28,12 +37,7 @@ def spelled_plainly(node: Any) -> bool:
         return True
     if "$ref" in node or "$defs" in node:
         return False
-    branches = node.get("anyOf")
-    if branches and len(branches) == 2 and {"type": "null"} in branches:
-        other = branches[1 - branches.index({"type": "null"})]
-        if set(other) <= schemas.TYPE_SPECIFIC:
-            return False
-    return all(spelled_plainly(value) for value in node.values())
+    return no_type_list(node) and all(spelled_plainly(value) for value in node.values())
 
 
 def variants(document: dict[str, Any]) -> list[dict[str, Any]]:
@@ -67,6 +71,8 @@ async def test_the_published_schemas_accept_and_reject_what_pydantics_do(session
     for name, schema in published.items():
         assert schema is not None and spelled_plainly(schema), name
         assert schema == schemas.plain(original[name] or {})
+    for tool in (await client.list_tools()).tools:  # what a client lints: no list of types in any schema
+        assert no_type_list(tool.input_schema), tool.name
     recall_original, recall_published = original["recall"], published["recall"]
     assert recall_original is not None and recall_published is not None
     verdicts = [(valid(recall_original, d), valid(recall_published, d)) for d in variants(found)]
