@@ -56,7 +56,9 @@ def unknown_settings(environ: Mapping[str, str]) -> list[str]:
     return lines
 
 
-def _default_user() -> str:
+def os_user() -> str:
+    """The OS user's name: what older engrains used as the default user outside mcp.json
+    (services/local_user.py)."""
     try:
         return getpass.getuser()
     except Exception:  # no passwd entry (containers): fall back to a stable name
@@ -87,7 +89,12 @@ class Settings(BaseSettings):
         pattern=r"^[1-9][0-9]*(kB|MB|GB)$",
         description="shared_buffers of the embedded Postgres (applied at its start).",
     )
-    user: str = Field(default_factory=_default_user, description="The user of a stdio session.")
+    user: str = Field(
+        default="",
+        description="The user of a local session (stdio, the CLI, the page); unset: the machine's one local user "
+        "(`me`, or the OS user's name where an older engrain stored memories under it: services/local_user.py); "
+        "empty is unset.",
+    )
     timezone: str | None = Field(default=None, description="IANA zone for relative dates; default local.")
     embedder: str = Field(
         default="auto",
@@ -172,6 +179,11 @@ class Settings(BaseSettings):
         description="What is replaced by a placeholder before a text is stored: secrets (keys, tokens, "
         "passwords, card numbers, IBANs), secrets+contact (also e-mail addresses and phone numbers), or off.",
     )
+
+    @field_validator("user")
+    @classmethod
+    def _named_user(cls, value: str) -> str:
+        return value.strip()
 
     @field_validator("timezone")
     @classmethod

@@ -22,7 +22,7 @@ def register(server: MCPServer, memory_views: MemoryViews, caller: Caller) -> No
     )
     @resource_errors
     async def recent() -> str:
-        views = await memory_views.recent(caller(), RECENT_LIMIT)
+        views = await memory_views.recent(await caller(), RECENT_LIMIT)
         return json.dumps([v.model_dump(mode="json") for v in views], ensure_ascii=False)
 
     @server.resource(
@@ -33,7 +33,7 @@ def register(server: MCPServer, memory_views: MemoryViews, caller: Caller) -> No
     )
     @resource_errors
     async def memory(memory_id: str) -> str:
-        detail = await memory_views.detail(caller(), memory_id)
+        detail = await memory_views.detail(await caller(), memory_id)
         return json.dumps(detail.model_dump(mode="json"), ensure_ascii=False)
 
     @server.resource(
@@ -45,7 +45,7 @@ def register(server: MCPServer, memory_views: MemoryViews, caller: Caller) -> No
     )
     @resource_errors
     async def intentions() -> str:
-        return await memory_views.intentions(caller())
+        return await memory_views.intentions(await caller())
 
     @server.resource(
         "engrain://intentions/{period}",
@@ -56,4 +56,4 @@ def register(server: MCPServer, memory_views: MemoryViews, caller: Caller) -> No
     )
     @resource_errors
     async def intentions_in(period: str) -> str:
-        return await memory_views.intentions_in(caller(), unquote(period))
+        return await memory_views.intentions_in(await caller(), unquote(period))

@@ -23,7 +23,7 @@ def register(server: MCPServer, profile_view: ProfileView, caller: Caller) -> No
     )
     @resource_errors
     async def profile() -> str:
-        return await profile_view.profile(caller())
+        return await profile_view.profile(await caller())
 
     @server.resource(
         "engrain://profile/as-of/{date}",
@@ -34,4 +34,4 @@ def register(server: MCPServer, profile_view: ProfileView, caller: Caller) -> No
     )
     @resource_errors
     async def profile_as_of(date: str) -> str:
-        return await profile_view.profile(caller(), as_of=unquote(date))
+        return await profile_view.profile(await caller(), as_of=unquote(date))

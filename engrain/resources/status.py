@@ -19,5 +19,5 @@ def register(server: MCPServer, status: StatusReport, caller: Caller) -> None:
     )
     @resource_errors
     async def read_status() -> str:
-        user = caller()
+        user = await caller()
         return json.dumps(await status.report(user, viewer=user), ensure_ascii=False, default=str)

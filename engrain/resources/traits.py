@@ -20,7 +20,7 @@ def register(server: MCPServer, trait_views: TraitViews, caller: Caller) -> None
     )
     @resource_errors
     async def traits() -> str:
-        result = await trait_views.list(caller(), min_stage=Stage.TREND)
+        result = await trait_views.list(await caller(), min_stage=Stage.TREND)
         return json.dumps([t.model_dump(mode="json") for t in result.traits], ensure_ascii=False)
 
     @server.resource(
@@ -32,5 +32,5 @@ def register(server: MCPServer, trait_views: TraitViews, caller: Caller) -> None
     )
     @resource_errors
     async def trait(trait_id: str) -> str:
-        detail = await trait_views.detail(caller(), trait_id)
+        detail = await trait_views.detail(await caller(), trait_id)
         return json.dumps(detail.model_dump(mode="json"), ensure_ascii=False)

@@ -119,14 +119,14 @@ def create_server(app: AppState, *, one_user: bool = True, **options: Any) -> En
             if one_user and app.settings.scheduler == "on" and app.database_if_open() is not None:
                 if app.holders == 1:
                     await app.stop_scheduler_loop()  # so the session's digest does not race a catch-up run
-                await app.scheduler.session_end(app.settings.user)  # bounded by ENGRAIN_SESSION_END_TIMEOUT
+                await app.scheduler.session_end(await app.user())  # bounded by ENGRAIN_SESSION_END_TIMEOUT
             await app.release()
 
     async def _instructions_with_profile() -> None:
         """Add the stdio user's profile summary to the instructions once the database is up.
         Clients that fetch instructions later (server/discover, a reconnect) get it."""
         try:
-            summary = await app.profile.summary(app.settings.user)
+            summary = await app.profile.summary(await app.user())
         except Exception as exc:  # the guide alone is still useful
             log.info("instructions without profile: %s", exc)
             return
@@ -145,7 +145,7 @@ def create_server(app: AppState, *, one_user: bool = True, **options: Any) -> En
     # Each tool and resource receives the services it uses and who is calling, never the application state.
     caller = app.user
     remember.register(server, app.memories, app.reflection_due, caller)
-    recall.register(server, app.recall, app.reflection_due, caller)
+    recall.register(server, app.recall, app.reflection_due, caller, app.local_notice)
     reflect.register(server, app.reflect_requests, app.routes, caller)
     traits.register(server, app.traits, caller)
     profile_tool.register(server, app.profile, caller)

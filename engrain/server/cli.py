@@ -9,7 +9,7 @@ import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import anyio
 
@@ -17,6 +17,7 @@ from engrain import __version__, logs
 from engrain.config import Settings, unknown_settings
 
 JOB_NAMES = ("digest", "expiry", "decay")
+T = TypeVar("T")
 SWITCH_INTERVAL = 0.001
 
 
@@ -50,15 +51,24 @@ def ui(args: argparse.Namespace, settings: Settings) -> int:
     from engrain.server.ui import serve_ui
 
     sys.setswitchinterval(SWITCH_INTERVAL)
-    serve_ui(AppState(settings, role="page"), args.user or settings.user, args.port, open_browser=not args.no_browser)
+    user = args.user or settings.user or _with_app(settings, _local_user_name)
+    serve_ui(AppState(settings, role="page"), user, args.port, open_browser=not args.no_browser)
     return 0
 
 
-def _with_app(settings: Settings, work: Callable[[Any], Awaitable[int]]) -> int:
+async def _local_user_name(app: Any) -> str:
+    """The machine's one local user (services/local_user.py), with its notice on stderr."""
+    local = await app.local_users.resolve()
+    if note := local.notice():
+        print(f"engrain: {note}", file=sys.stderr)
+    return local.name
+
+
+def _with_app(settings: Settings, work: Callable[[Any], Awaitable[T]]) -> T:
     """Run `work(app)` against the database, without the in-server job loop."""
     from engrain.server.state import AppState
 
-    async def main() -> int:
+    async def main() -> T:
         app = AppState(settings, role="command")
         app.start(scheduler_loop=False)
         try:
@@ -93,13 +103,16 @@ def worker(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def status(args: argparse.Namespace, settings: Settings) -> int:
-    user = args.user or settings.user
-    source = "--user" if args.user else ("ENGRAIN_USER" if "ENGRAIN_USER" in os.environ else "the OS user")
-    print(f"engrain status: user {user!r} (from {source})", file=sys.stderr)
-
     async def work(app: Any) -> int:
+        local = await app.local_users.resolve(args.user)
+        source = {"named": "--user" if args.user else "ENGRAIN_USER", "default": "the default"}.get(
+            local.source, "the OS user, as an older engrain stored it"
+        )
+        print(f"engrain status: user {local.name!r} (from {source})", file=sys.stderr)
+        if note := local.notice():
+            print(f"engrain: {note}", file=sys.stderr)
         await app.embeddings.ready()  # a command line can wait for the model it reports on
-        _print(await app.status.report(user))
+        _print(await app.status.report(local.name))
         return 0
 
     return _with_app(settings, work)
@@ -169,7 +182,6 @@ def import_chats(args: argparse.Namespace, settings: Settings) -> int:
     path = Path(args.path).expanduser()
     if not path.exists():
         _refuse(f"import-chats: {path}: no such file or folder")
-    user = args.user or settings.user
     try:
         found = list(chats.read(path, None if args.source == "auto" else args.source))
     except (chats.ExportError, OSError) as exc:
@@ -177,6 +189,7 @@ def import_chats(args: argparse.Namespace, settings: Settings) -> int:
     since = inputs.when("--since", args.since, datetime.now(UTC), settings.tz) if args.since else None
 
     async def work(app: Any) -> int:
+        user = args.user or await _local_user_name(app)
         bar = tqdm(total=len(found), unit="conversation", disable=not sys.stderr.isatty(), file=sys.stderr)
 
         read = kept = 0
@@ -244,6 +257,26 @@ def redact(args: argparse.Namespace, settings: Settings) -> int:
 
             report = await app.stored_secrets.run(apply=args.apply, user_id=args.user, on_batch=advance)
         _print(report.model_dump())
+        return 0
+
+    return _with_app(settings, work)
+
+
+def merge_users(args: argparse.Namespace, settings: Settings) -> int:
+    """Join the memories one person got under two names (older defaults: the OS user and `me`)."""
+    from engrain.errors import EngrainError
+
+    async def work(app: Any) -> int:
+        target = args.target or (await app.local_users.resolve()).name
+        try:
+            copied = await app.local_users.merge(args.source, target)
+        except EngrainError as exc:
+            print(f"engrain merge-users: {exc}", file=sys.stderr)
+            return 1
+        print(
+            f"moved {copied['memories']:,} memories of {args.source!r} to {target!r} "
+            f"({sum(copied.values()) - copied['memories']:,} other rows); {args.source!r} holds nothing now"
+        )
         return 0
 
     return _with_app(settings, work)
@@ -348,7 +381,7 @@ def main(argv: list[str] | None = None) -> None:
         "ui", help="open a local page of what engrain knows about the user", parents=[logging_options]
     )
     ui_cmd.add_argument("--port", type=int, default=8766, help="port on 127.0.0.1 (default 8766)")
-    ui_cmd.add_argument("--user", help="whose memories (default ENGRAIN_USER, else the OS user)")
+    ui_cmd.add_argument("--user", help="whose memories (default ENGRAIN_USER, else this machine's local user)")
     ui_cmd.add_argument("--no-browser", action="store_true", help="print the sign-in address; open no browser")
     ui_cmd.set_defaults(func=ui)
     commands.add_parser(
@@ -361,7 +394,7 @@ def main(argv: list[str] | None = None) -> None:
     run_cmd.set_defaults(func=jobs_run)
     status_cmd = commands.add_parser("status", help="database, embedder, LLM, scheduler and one user's counts as JSON")
     status_cmd.add_argument(
-        "--user", help="whose counts (default ENGRAIN_USER, else the OS user: the user of a stdio server)"
+        "--user", help="whose counts (default ENGRAIN_USER, else this machine's local user: a stdio server's)"
     )
     status_cmd.set_defaults(func=status)
     export_cmd = commands.add_parser("export", help="write memories, links, traits, history as JSON lines to stdout")
@@ -383,7 +416,7 @@ def main(argv: list[str] | None = None) -> None:
     chats_cmd.add_argument(
         "--from", dest="source", choices=["auto", "chatgpt", "claude", "claude-code", "markdown"], default="auto"
     )
-    chats_cmd.add_argument("--user", help="whose memories (default ENGRAIN_USER, else the OS user)")
+    chats_cmd.add_argument("--user", help="whose memories (default ENGRAIN_USER, else this machine's local user)")
     chats_cmd.add_argument("--since", help="only messages from this date on (ISO or a phrase like 'last year')")
     chats_cmd.add_argument("--dry-run", action="store_true", help="print what would be kept; write nothing")
     chats_cmd.add_argument(
@@ -408,6 +441,13 @@ def main(argv: list[str] | None = None) -> None:
     commands.add_parser(
         "reindex", help="re-embed every memory the current embedder did not make (resumable)"
     ).set_defaults(func=reindex)
+    merge_cmd = commands.add_parser(
+        "merge-users",
+        help="move every memory of one user name to another (one person with two memories on one machine)",
+    )
+    merge_cmd.add_argument("source", help="the user whose memories move (it holds nothing afterwards)")
+    merge_cmd.add_argument("target", nargs="?", help="the user they join (default: this machine's local user)")
+    merge_cmd.set_defaults(func=merge_users)
     args = parser.parse_args(argv)
     settings = _checked_settings()
     logs.configure(settings.log_level, as_json=getattr(args, "log_json", False), scrub=_scrubber(settings))

@@ -21,6 +21,7 @@ from engrain.reading.dates import load_date_reader
 from engrain.scheduler.jobs import JobContext
 from engrain.scheduler.runner import Scheduler
 from engrain.server.process import ProcessLifecycle
+from engrain.services.local_user import LocalUsers
 from engrain.services.memories.browsing import MemoryBrowser
 from engrain.services.memories.import_queue import ImportQueue
 from engrain.services.memories.import_runs import ImportRuns
@@ -90,6 +91,7 @@ class AppState:
         )
         # The composition root: each service gets the runtime and the services it calls, nothing else.
         runtime = Runtime(settings, clock, self.process.database, self.embeddings, self.process.spawn)
+        self.local_users = LocalUsers(runtime)
         self.languages = LanguageMix(runtime)
         self.embeddings.home_multilingual = self.languages.wanted
         self.memories = MemoryWriter(runtime, self.languages)
@@ -188,11 +190,19 @@ class AppState:
 
     # ---- identity --------------------------------------------------------------------
 
-    def user(self) -> str:
-        """The caller: the bearer token's subject over HTTP, ENGRAIN_USER on stdio."""
+    async def user(self) -> str:
+        """The caller: the bearer token's subject over HTTP, the local user on stdio (ENGRAIN_USER, else the
+        machine's one local user: services/local_user.py)."""
         from mcp.server.auth.middleware.auth_context import get_access_token
 
         token = get_access_token()
         if token is not None:
             return token.subject or token.client_id
-        return self.settings.user
+        return await self.local_users.name()
+
+    async def local_notice(self) -> str | None:
+        """What the first recall of a local session says about where the person's memories are (never over
+        HTTP: a token's user learns nothing of other users)."""
+        from mcp.server.auth.middleware.auth_context import get_access_token
+
+        return None if get_access_token() is not None else await self.local_users.first_notice()

@@ -96,3 +96,17 @@ async def language_mix(session: AsyncSession, now: datetime, sample: int) -> tup
         )
     ).one()
     return int(row.n), float(row.share)
+
+
+async def users_holding(session: AsyncSession, now: datetime, *, most: int = 5) -> dict[str, int]:
+    """The users with the most live memories (traits aside) and how many each holds, at most `most` of them:
+    what a local home holds, for telling a local session whose name holds nothing where its memories are.
+    Never asked over HTTP, where one token's user must not learn of another."""
+    rows = await session.execute(
+        select(Memory.user_id, func.count())
+        .where(live(now), Memory.kind != "trait")
+        .group_by(Memory.user_id)
+        .order_by(func.count().desc(), Memory.user_id)
+        .limit(most)
+    )
+    return {user: int(n) for user, n in rows.all()}

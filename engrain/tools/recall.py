@@ -11,7 +11,7 @@ from engrain.reading import inputs
 from engrain.services.recall.results import RecallResult
 from engrain.services.recall.search import RecallRequest, RecallSearch
 from engrain.services.traits.reflection.due import ReflectionDue
-from engrain.tools.common import Caller, structured, tool_errors, with_note
+from engrain.tools.common import Caller, Notice, structured, tool_errors, with_note
 
 DESCRIPTION = (
     "Search the user's long-term memory by meaning and keywords (start a conversation with get_profile, the "
@@ -27,7 +27,11 @@ DESCRIPTION = (
 )
 
 
-def register(server: MCPServer, recall_service: RecallSearch, due: ReflectionDue, caller: Caller) -> None:
+def register(
+    server: MCPServer, recall_service: RecallSearch, due: ReflectionDue, caller: Caller, notice: Notice
+) -> None:
+    """`notice`: the line the first recall of a local session carries about where the person's memories are."""
+
     @server.tool(
         name="recall",
         title="Recall",
@@ -78,4 +82,5 @@ def register(server: MCPServer, recall_service: RecallSearch, due: ReflectionDue
         )
         result = await recall_service.recall(user, request)
         text = recall_service.text_of(result, explain, max_tokens)
+        text = with_note(text, await notice())
         return structured(with_note(text, await due.note(user)), result)

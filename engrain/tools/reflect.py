@@ -31,9 +31,9 @@ DESCRIPTION = (
 
 
 def register(server: MCPServer, requests: ReflectRequests, routes: ModelRoutes, caller: Caller) -> None:
-    def request_key(ctx: Context) -> str:
+    def request_key(ctx: Context, user: str) -> str:
         """A request of one connection of one user: JSON-RPC ids restart with every connection."""
-        return f"{caller()}\x00{id(ctx.session)}\x00{ctx.request_id}"
+        return f"{user}\x00{id(ctx.session)}\x00{ctx.request_id}"
 
     async def ask_client(
         ctx: Context, force: bool, task_id: str | None, *answers: CreateMessageResult | None
@@ -43,7 +43,8 @@ def register(server: MCPServer, requests: ReflectRequests, routes: ModelRoutes, 
         if task_id is not None or not routes.samples(client_samples(ctx)):
             return None
         texts = [result_text(a) for a in answers]
-        return to_sample(await requests.sampled_prompt(request_key(ctx), caller(), force, texts))
+        user = await caller()
+        return to_sample(await requests.sampled_prompt(request_key(ctx, user), user, force, texts))
 
     async def sample_1(ctx: Context, force: bool = False, task_id: str | None = None) -> Sample | None:
         return await ask_client(ctx, force, task_id)
@@ -70,7 +71,8 @@ def register(server: MCPServer, requests: ReflectRequests, routes: ModelRoutes, 
         caps = ctx.client_capabilities
         if caps is None or caps.elicitation is None or task_id is not None:
             return None
-        question = await requests.core_question(request_key(ctx), caller())
+        user = await caller()
+        question = await requests.core_question(request_key(ctx, user), user)
         return Elicit(question, CoreCheck) if question is not None else None
 
     @server.tool(
@@ -104,7 +106,7 @@ def register(server: MCPServer, requests: ReflectRequests, routes: ModelRoutes, 
 
         accepted = core.data if isinstance(core, AcceptedElicitation) else None
         outcome, asked = await requests.reflect(
-            request_key(ctx),
+            request_key(ctx, user),
             user,
             force=force,
             route=routes.for_request(client_samples(ctx)),
