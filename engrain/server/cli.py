@@ -17,7 +17,7 @@ import anyio
 
 from engrain import __version__, logs
 from engrain.config import Settings, unknown_settings
-from engrain.server.connect import CLIENTS
+from engrain.server import connect as connecting
 
 JOB_NAMES = ("digest", "expiry", "decay")
 SWITCH_INTERVAL = 0.001
@@ -273,9 +273,7 @@ def reindex(args: argparse.Namespace, settings: Settings) -> int:
 def connect(args: argparse.Namespace, settings: Settings) -> int:
     """The entry an MCP client needs to start this installation's server (server/connect.py): printed, or
     with --write merged into the client's config file."""
-    from engrain.server import connect as connecting
-
-    client = CLIENTS[args.client]
+    client = connecting.CLIENTS[args.client]
     try:
         env = connecting.environment(args.env, args.user)
         path = client.config_file(Path(args.project) if args.project else None)
@@ -442,7 +440,7 @@ def main(argv: list[str] | None = None) -> None:
     connect_cmd = commands.add_parser(
         "connect", help="print the entry an MCP client needs to start this installation's server (--write: add it)"
     )
-    connect_cmd.add_argument("client", choices=list(CLIENTS))
+    connect_cmd.add_argument("client", choices=list(connecting.CLIENTS))
     connect_cmd.add_argument(
         "--write",
         action="store_true",

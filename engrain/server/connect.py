@@ -92,6 +92,16 @@ def _claude_code_user() -> Path:
     return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home()) / ".claude.json"
 
 
+def claude_mcp_add(launcher: Launcher, env: Mapping[str, str]) -> str:
+    """The `claude mcp add` line for Claude Code's user scope. The name comes before `-e`: `-e` takes every
+    word up to `--`, so a name after it was read as one more variable (anthropics/claude-code#62332)."""
+    words = ["claude", "mcp", "add", "--scope", "user", SERVER]
+    for key, value in env.items():
+        words += ["-e", f"{key}={value}"]
+    words += ["--", launcher.command, *launcher.args]
+    return subprocess.list2cmdline(words) if os.name == "nt" else shlex.join(words)
+
+
 CLIENTS: dict[str, Client] = {
     client.name: client
     for client in (
@@ -108,7 +118,7 @@ CLIENTS: dict[str, Client] = {
             typed=True,
             user_file=_claude_code_user,
             project_file=lambda folder: folder / ".mcp.json",
-            adder=lambda launcher, env: claude_mcp_add(launcher, env),
+            adder=claude_mcp_add,
         ),
         Client(
             "cursor",
@@ -171,16 +181,6 @@ def launcher() -> Launcher:
 
 def _runnable(path: Path) -> bool:
     return path.is_file() and os.access(path, os.X_OK)
-
-
-def claude_mcp_add(launcher: Launcher, env: Mapping[str, str]) -> str:
-    """The `claude mcp add` line for Claude Code's user scope. The name comes before `-e`: `-e` takes every
-    word up to `--`, so a name after it was read as one more variable (anthropics/claude-code#62332)."""
-    words = ["claude", "mcp", "add", "--scope", "user", SERVER]
-    for key, value in env.items():
-        words += ["-e", f"{key}={value}"]
-    words += ["--", launcher.command, *launcher.args]
-    return subprocess.list2cmdline(words) if os.name == "nt" else shlex.join(words)
 
 
 def where(client: Client, path: Path, line: str | None) -> str:
