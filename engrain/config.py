@@ -47,13 +47,17 @@ def describe_settings_error(error: ValidationError) -> str:
 def unknown_settings(environ: Mapping[str, str]) -> list[str]:
     """A line for each ENGRAIN_* variable that is no setting ("ENGRAIN_TIMEZON"), with the setting it most
     likely meant: such a variable was ignored without a word, and the server ran on the default."""
-    known = {f"ENGRAIN_{name.upper()}" for name in Settings.model_fields}
-    lines: list[str] = []
-    for name in sorted(n for n in environ if n.startswith("ENGRAIN_") and n not in known):
-        close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
-        hint = f" (did you mean {close[0]}?)" if close else ""
-        lines.append(f"{name} is not a setting of engrain{hint}; it is ignored")
-    return lines
+    names = sorted(n for n in environ if n.startswith("ENGRAIN_"))
+    return [f"{line}; it is ignored" for name in names if (line := unknown_setting(name))]
+
+
+def unknown_setting(name: str) -> str | None:
+    """Why `name` is no setting of engrain, with the setting it most likely meant; None for a setting."""
+    known = {f"ENGRAIN_{field.upper()}" for field in Settings.model_fields}
+    if name in known:
+        return None
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+    return f"{name} is not a setting of engrain" + (f" (did you mean {close[0]}?)" if close else "")
 
 
 def os_user() -> str:

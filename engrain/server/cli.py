@@ -1,4 +1,5 @@
-"""The `engrain` command line: serve, ui, worker, jobs run, status, export, import, import-chats, redact, reindex."""
+"""The `engrain` command line: serve, ui, worker, jobs run, status, export, import, import-chats, redact, reindex,
+connect."""
 
 from __future__ import annotations
 
@@ -8,13 +9,15 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import anyio
 
 from engrain import __version__, logs
 from engrain.config import Settings, unknown_settings
+from engrain.server import connect as connecting
 
 JOB_NAMES = ("digest", "expiry", "decay")
 T = TypeVar("T")
@@ -300,6 +303,31 @@ def reindex(args: argparse.Namespace, settings: Settings) -> int:
     return _with_app(settings, work)
 
 
+def connect(args: argparse.Namespace, settings: Settings) -> int:
+    """The entry an MCP client needs to start this installation's server (server/connect.py): printed, or
+    with --write merged into the client's config file."""
+    client = connecting.CLIENTS[args.client]
+    try:
+        env = connecting.environment(args.env, args.user)
+        path = client.config_file(Path(args.project) if args.project else None)
+    except connecting.ConnectError as exc:
+        _refuse(f"connect: {exc}")
+    _checked_settings({key.removeprefix("ENGRAIN_").lower(): value for key, value in env.items()})
+    launcher = connecting.launcher()
+    entry = client.entry(launcher, env)
+    if not args.write:
+        _print(client.document(entry))
+        print(connecting.where(client, path, None if args.project else client.command(launcher, env)), file=sys.stderr)
+        return 0
+    try:
+        written = connecting.merge(path, client, entry)
+    except (connecting.ConnectError, OSError) as exc:
+        print(f"engrain connect: {exc}", file=sys.stderr)
+        return 1
+    print(written.summary())
+    return 0
+
+
 def _exit_now(code: int) -> NoReturn:
     """End a stdio server at once once its session is over and its database closed: release the embedded
     Postgres (the last user stops it), flush the logs, and skip the interpreter's teardown (model
@@ -327,10 +355,11 @@ def _stop_on_signal(signum: int, frame: Any) -> None:
     os._exit(128 + signum)
 
 
-def _checked_settings() -> Settings:
+def _checked_settings(overrides: Mapping[str, Any] | None = None) -> Settings:
     """Every setting, checked before anything starts: a typo (an unknown time zone, a malformed URL, an
     embedder or LLM that is not understood) stops the command with one line naming the variable and
-    what it accepts, instead of a server that starts and then fails every call."""
+    what it accepts, instead of a server that starts and then fails every call. `overrides` (field:
+    value) are settings checked as if set: those `engrain connect` writes into a client's entry."""
     from pydantic import ValidationError
 
     from engrain.config import describe_settings_error
@@ -338,7 +367,7 @@ def _checked_settings() -> Settings:
     from engrain.providers.llm import parse_llm_spec
 
     try:
-        settings = Settings()
+        settings = Settings(**(overrides or {}))
         parse_spec(settings.embedder)
         parse_llm_spec(settings.llm)
     except ValidationError as exc:
@@ -448,6 +477,30 @@ def main(argv: list[str] | None = None) -> None:
     merge_cmd.add_argument("source", help="the user whose memories move (it holds nothing afterwards)")
     merge_cmd.add_argument("target", nargs="?", help="the user they join (default: this machine's local user)")
     merge_cmd.set_defaults(func=merge_users)
+    connect_cmd = commands.add_parser(
+        "connect", help="print the entry an MCP client needs to start this installation's server (--write: add it)"
+    )
+    connect_cmd.add_argument("client", choices=list(connecting.CLIENTS))
+    connect_cmd.add_argument(
+        "--write",
+        action="store_true",
+        help="merge it into the client's config file (a backup kept, no other server touched) and say which file",
+    )
+    connect_cmd.add_argument("--user", help="whose memories this client reads (default: this machine's one user)")
+    connect_cmd.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="ENGRAIN_X=VALUE",
+        help="a setting the server gets from the entry, e.g. ENGRAIN_HOME=/data/engrain (repeatable)",
+    )
+    connect_cmd.add_argument(
+        "--project",
+        metavar="DIR",
+        help="the project's file instead of the user's: DIR/.mcp.json (claude-code), DIR/.cursor/mcp.json, "
+        "DIR/.vscode/mcp.json",
+    )
+    connect_cmd.set_defaults(func=connect)
     args = parser.parse_args(argv)
     settings = _checked_settings()
     logs.configure(settings.log_level, as_json=getattr(args, "log_json", False), scrub=_scrubber(settings))
