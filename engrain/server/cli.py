@@ -18,6 +18,8 @@ from engrain.config import Settings, unknown_settings
 
 JOB_NAMES = ("digest", "expiry", "decay")
 SWITCH_INTERVAL = 0.001
+STATUS_WAIT_EXTERNAL = 5.0  # s: how long `engrain status` waits for an external database to answer
+STATUS_WAIT_EMBEDDED = 60.0  # s: … for the embedded one, which a first start creates (initdb: seconds)
 
 
 def serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -93,14 +95,24 @@ def worker(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def status(args: argparse.Namespace, settings: Settings) -> int:
+    """The home at a glance (`--json`: the whole report). Exit 1 when the database cannot be reached, so that a
+    healthcheck sees it; no embedding model is loaded (the report says which one a server would load)."""
+    from engrain.services.status_summary import summary
+
     user = args.user or settings.user
     source = "--user" if args.user else ("ENGRAIN_USER" if "ENGRAIN_USER" in os.environ else "the OS user")
-    print(f"engrain status: user {user!r} (from {source})", file=sys.stderr)
+    if args.json:
+        print(f"engrain status: user {user!r} (from {source})", file=sys.stderr)
+    # An external database gets a few seconds to answer; the embedded one may first have to be created.
+    wait = STATUS_WAIT_EMBEDDED if settings.database_url is None else STATUS_WAIT_EXTERNAL
 
     async def work(app: Any) -> int:
-        await app.embeddings.ready()  # a command line can wait for the model it reports on
-        _print(await app.status.report(user))
-        return 0
+        report = await app.status.report(user, wait=wait)
+        if args.json:
+            _print(report)
+        else:
+            print("\n".join(summary(report, source)))
+        return 0 if report["database"]["ok"] else 1
 
     return _with_app(settings, work)
 
@@ -171,7 +183,13 @@ def import_chats(args: argparse.Namespace, settings: Settings) -> int:
         _refuse(f"import-chats: {path}: no such file or folder")
     user = args.user or settings.user
     try:
-        found = list(chats.read(path, None if args.source == "auto" else args.source))
+        kind = chats.named(args.source) or chats.detect(path)
+        if kind == "markdown" and path.is_dir():  # say what will be read before reading it
+            notes = chats.notes_folder(path)
+            print(notes.announced(), flush=True)
+            found = list(chats.read_notes(notes))
+        else:
+            found = list(chats.read(path, kind))
     except (chats.ExportError, OSError) as exc:
         _refuse(f"import-chats: {exc}")
     since = inputs.when("--since", args.since, datetime.now(UTC), settings.tz) if args.since else None
@@ -359,10 +377,15 @@ def main(argv: list[str] | None = None) -> None:
     run_cmd.add_argument("job", nargs="?", default="all", choices=[*JOB_NAMES, "all"])
     run_cmd.add_argument("--dry-run", action="store_true", help="report what would change; change nothing")
     run_cmd.set_defaults(func=jobs_run)
-    status_cmd = commands.add_parser("status", help="database, embedder, LLM, scheduler and one user's counts as JSON")
+    status_cmd = commands.add_parser(
+        "status",
+        help="database, one user's counts, embedder, LLM, jobs, what waits for a model; exit 1 when the database "
+        "cannot be reached",
+    )
     status_cmd.add_argument(
         "--user", help="whose counts (default ENGRAIN_USER, else the OS user: the user of a stdio server)"
     )
+    status_cmd.add_argument("--json", action="store_true", help="print the whole report as JSON")
     status_cmd.set_defaults(func=status)
     export_cmd = commands.add_parser("export", help="write memories, links, traits, history as JSON lines to stdout")
     export_cmd.add_argument("--user", help="only this user (default: every user)")

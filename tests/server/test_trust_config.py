@@ -89,9 +89,11 @@ def test_status_reads_the_user_it_is_told_and_says_which(pg_url, tmp_path):
     env = {"ENGRAIN_DATABASE_URL": pg_url, "ENGRAIN_USER": "me-status-test"}
     done = engrain(tmp_path, "status", **env)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["user"] == "me-status-test"
-    assert "'me-status-test'" in done.stderr and "ENGRAIN_USER" in done.stderr
-    other = engrain(tmp_path, "status", "--user", "someone-else", **env)
+    assert done.stdout.splitlines()[0] == "engrain status: user 'me-status-test' (from ENGRAIN_USER)"
+    whole = engrain(tmp_path, "status", "--json", **env)
+    assert json.loads(whole.stdout)["user"] == "me-status-test"
+    assert "'me-status-test'" in whole.stderr and "ENGRAIN_USER" in whole.stderr
+    other = engrain(tmp_path, "status", "--json", "--user", "someone-else", **env)
     assert json.loads(other.stdout)["user"] == "someone-else" and "--user" in other.stderr
 
 

@@ -170,7 +170,7 @@ def test_an_import_killed_midway_then_run_again_ends_as_one_clean_run(tmp_path):
 
     def queue(home: Path) -> dict[str, object]:
         out = subprocess.run(
-            [sys.executable, "-m", "engrain", "status", "--user", "ana"],
+            [sys.executable, "-m", "engrain", "status", "--json", "--user", "ana"],
             env=engrain_env(home),
             capture_output=True,
             text=True,
