@@ -109,7 +109,7 @@ class Survey:
         if self.notes and not self.is_notes_folder:
             found += (
                 f"; too few for a folder of notes (at least {NOTES_SHARE:.0%} of its files, pictures and PDFs aside); "
-                f"--from markdown reads the {notes} anyway"
+                f"asked for as notes (--from markdown; the page's kind: notes), the {notes} would be read"
             )
         return found
 
