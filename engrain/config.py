@@ -62,7 +62,7 @@ def unknown_setting(name: str) -> str | None:
 
 def os_user() -> str:
     """The OS user's name: what older engrains used as the default user outside mcp.json
-    (services/local_user.py)."""
+    (services/memories/local_user.py)."""
     try:
         return getpass.getuser()
     except Exception:  # no passwd entry (containers): fall back to a stable name
@@ -96,8 +96,8 @@ class Settings(BaseSettings):
     user: str = Field(
         default="",
         description="The user of a local session (stdio, the CLI, the page); unset: the machine's one local user "
-        "(`me`, or the OS user's name where an older engrain stored memories under it: services/local_user.py); "
-        "empty is unset.",
+        "(`me`, or the OS user's name where an older engrain stored memories under it: "
+        "services/memories/local_user.py); empty is unset.",
     )
     timezone: str | None = Field(default=None, description="IANA zone for relative dates; default local.")
     embedder: str = Field(

@@ -194,7 +194,7 @@ class EmbedderManager:
             if spec.kind == "fastembed" and not local_only:
                 log.info("loading fastembed %s (fetched from the model hub on first use)", spec.model)
             model = await run_in_daemon_thread(lambda: emb.load(spec, models, key, local_only=local_only))
-            self._use(model, f"ENGRAIN_EMBEDDER={self.settings.embedder}")
+            self._use(model, self._configured)
         except Exception as exc:  # an explicit model that cannot load is a hard, visible error
             self._error = exc
             self.state = "failed"
@@ -253,6 +253,17 @@ class EmbedderManager:
         if self.current is None:
             raise Unavailable(self.message or "no embedding model is available")
         return self.current
+
+    async def planned(self) -> str:
+        """Why the model a start would load serves, without loading it (`engrain status`, which must stay cheap):
+        the configured one, or the first of `auto`'s choices for this home (asked as `_load_auto` asks it)."""
+        if self.spec.kind != "auto":
+            return self._configured
+        return auto_choices(self.multilingual or await self._home_is_multilingual())[0][1]
+
+    @property
+    def _configured(self) -> str:
+        return f"ENGRAIN_EMBEDDER={self.settings.embedder}"
 
     def status(self) -> EmbedderStatus:
         return EmbedderStatus(

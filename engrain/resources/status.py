@@ -6,7 +6,7 @@ import json
 
 from mcp.server.mcpserver import MCPServer
 
-from engrain.services.status_report import StatusReport
+from engrain.services.status.report import StatusReport
 from engrain.tools.common import Caller, resource_errors
 
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from engrain import metrics
 from engrain.scheduler.jobs import JOBS, Job, JobContext, JobFailed
-from engrain.services.status_report import JobRunView, JobSchedule, SchedulerStatus
+from engrain.services.status.report import JobRunView, JobSchedule, SchedulerStatus
 from engrain.storage import jobs as job_repo
 from engrain.storage.jobs import JobRunRow
 

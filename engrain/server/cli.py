@@ -22,6 +22,8 @@ from engrain.server import connect as connecting
 JOB_NAMES = ("digest", "expiry", "decay")
 T = TypeVar("T")
 SWITCH_INTERVAL = 0.001
+STATUS_WAIT_EXTERNAL = 5.0  # s: how long `engrain status` waits for an external database to answer
+STATUS_WAIT_EMBEDDED = 60.0  # s: … for the embedded one, which a first start creates (initdb: seconds)
 
 
 def serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -59,8 +61,23 @@ def ui(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+async def _local_user_within(app: Any, named: str | None, wait: float) -> Any:
+    """The local user as `status` reads it: from the home within `wait`, else (a database that does not answer,
+    which the report then says) the name given or the default, with nothing to say about other users."""
+    from engrain.errors import Unavailable
+    from engrain.services.memories.local_user import DEFAULT_USER, LocalUser
+
+    with anyio.move_on_after(wait):
+        try:
+            return await app.local_users.resolve(named)
+        except Unavailable:
+            pass
+    given = named or app.settings.user
+    return LocalUser(given or DEFAULT_USER, "named" if given else "default")
+
+
 async def _local_user_name(app: Any) -> str:
-    """The machine's one local user (services/local_user.py), with its notice on stderr."""
+    """The machine's one local user (services/memories/local_user.py), with its notice on stderr."""
     local = await app.local_users.resolve()
     if note := local.notice():
         print(f"engrain: {note}", file=sys.stderr)
@@ -106,17 +123,28 @@ def worker(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def status(args: argparse.Namespace, settings: Settings) -> int:
+    """The home at a glance (`--json`: the whole report). Exit 1 when the database cannot be reached, so that a
+    healthcheck sees it; no embedding model is loaded (the report says which one a server would load)."""
+    from engrain.services.status.summary import summary
+
+    # An external database gets a few seconds to answer; the embedded one may first have to be created.
+    wait = STATUS_WAIT_EMBEDDED if settings.database_url is None else STATUS_WAIT_EXTERNAL
+
     async def work(app: Any) -> int:
-        local = await app.local_users.resolve(args.user)
+        local = await _local_user_within(app, args.user, wait)
         source = {"named": "--user" if args.user else "ENGRAIN_USER", "default": "the default"}.get(
-            local.source, "the OS user, as an older engrain stored it"
+            local.source, "the OS user's name, as an older engrain stored it"
         )
-        print(f"engrain status: user {local.name!r} (from {source})", file=sys.stderr)
+        if args.json:
+            print(f"engrain status: user {local.name!r} (from {source})", file=sys.stderr)
+        report = await app.status.report(local.name, wait=wait)
         if note := local.notice():
-            print(f"engrain: {note}", file=sys.stderr)
-        await app.embeddings.ready()  # a command line can wait for the model it reports on
-        _print(await app.status.report(local.name))
-        return 0
+            report["user_note"] = note
+        if args.json:
+            _print(report)
+        else:
+            print("\n".join(summary(report, source)))
+        return 0 if report["database"]["ok"] else 1
 
     return _with_app(settings, work)
 
@@ -186,7 +214,13 @@ def import_chats(args: argparse.Namespace, settings: Settings) -> int:
     if not path.exists():
         _refuse(f"import-chats: {path}: no such file or folder")
     try:
-        found = list(chats.read(path, None if args.source == "auto" else args.source))
+        kind = chats.named(args.source) or chats.detect(path)
+        if kind == "markdown" and path.is_dir():  # say what will be read before reading it
+            notes = chats.notes_folder(path)
+            print(notes.announced(), flush=True)
+            found = list(chats.read_notes(notes))
+        else:
+            found = list(chats.read(path, kind))
     except (chats.ExportError, OSError) as exc:
         _refuse(f"import-chats: {exc}")
     since = inputs.when("--since", args.since, datetime.now(UTC), settings.tz) if args.since else None
@@ -421,10 +455,15 @@ def main(argv: list[str] | None = None) -> None:
     run_cmd.add_argument("job", nargs="?", default="all", choices=[*JOB_NAMES, "all"])
     run_cmd.add_argument("--dry-run", action="store_true", help="report what would change; change nothing")
     run_cmd.set_defaults(func=jobs_run)
-    status_cmd = commands.add_parser("status", help="database, embedder, LLM, scheduler and one user's counts as JSON")
+    status_cmd = commands.add_parser(
+        "status",
+        help="database, one user's counts, embedder, LLM, jobs, what waits for a model; exit 1 when the database "
+        "cannot be reached",
+    )
     status_cmd.add_argument(
         "--user", help="whose counts (default ENGRAIN_USER, else this machine's local user: a stdio server's)"
     )
+    status_cmd.add_argument("--json", action="store_true", help="print the whole report as JSON")
     status_cmd.set_defaults(func=status)
     export_cmd = commands.add_parser("export", help="write memories, links, traits, history as JSON lines to stdout")
     export_cmd.add_argument("--user", help="only this user (default: every user)")

@@ -21,7 +21,6 @@ from engrain.reading.dates import load_date_reader
 from engrain.scheduler.jobs import JobContext
 from engrain.scheduler.runner import Scheduler
 from engrain.server.process import ProcessLifecycle
-from engrain.services.local_user import LocalUsers
 from engrain.services.memories.browsing import MemoryBrowser
 from engrain.services.memories.import_queue import ImportQueue
 from engrain.services.memories.import_runs import ImportRuns
@@ -30,6 +29,7 @@ from engrain.services.memories.importing import ChatImporter
 from engrain.services.memories.ingest import ConversationIngest
 from engrain.services.memories.language_mix import LanguageMix
 from engrain.services.memories.links import MemoryLinks
+from engrain.services.memories.local_user import LocalUsers
 from engrain.services.memories.redacting import StoredSecrets
 from engrain.services.memories.reembedding import Reembedding
 from engrain.services.memories.views import MemoryViews
@@ -39,7 +39,7 @@ from engrain.services.prompting.routes import ModelRoutes
 from engrain.services.prompting.task_store import TaskStore
 from engrain.services.recall.search import RecallSearch
 from engrain.services.runtime import Runtime
-from engrain.services.status_report import StatusReport
+from engrain.services.status.report import StatusReport
 from engrain.services.traits.host_tasks import HostTasks
 from engrain.services.traits.reflection.applying import ReflectionApplier
 from engrain.services.traits.reflection.cycle import Reflection
@@ -192,7 +192,7 @@ class AppState:
 
     async def user(self) -> str:
         """The caller: the bearer token's subject over HTTP, the local user on stdio (ENGRAIN_USER, else the
-        machine's one local user: services/local_user.py)."""
+        machine's one local user: services/memories/local_user.py)."""
         from mcp.server.auth.middleware.auth_context import get_access_token
 
         token = get_access_token()

@@ -1,5 +1,5 @@
 """One user's rows moved under another name: `engrain merge-users`, for the two memories older defaults made
-on one machine (services/local_user.py). Set-based, in the caller's transaction: a merge is whole or nothing.
+on one machine (services/memories/local_user.py). Set-based, in the caller's transaction: a merge is whole or nothing.
 
 Every row of the source is copied under the target with its own id (ids are unique across users), unless the
 target already holds it: a live memory with the same words (the live-hash index) stays the target's one, and

@@ -21,8 +21,8 @@ from engrain.logs import request_id
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
-# Who is calling: the bearer token's user over HTTP/SSE, the local user on stdio (services/local_user.py). Tools
-# and resources are handed this at registration, never the application state (the server decides identity).
+# Who is calling: the bearer token's user over HTTP/SSE, the local user on stdio (services/memories/local_user.py).
+# Tools and resources are handed this at registration, never the application state (the server decides identity).
 # Async: the local default is read from the home once, and the SDK runs a sync resolver in a worker thread.
 Caller = Callable[[], Awaitable[str]]
 # What the first recall of a local session says about where the person's memories are (None: nothing).

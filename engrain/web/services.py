@@ -16,7 +16,7 @@ from engrain.services.memories.views import MemoryViews
 from engrain.services.memories.writing import MemoryWriter
 from engrain.services.profile.view import ProfileView
 from engrain.services.recall.search import RecallSearch
-from engrain.services.status_report import StatusReport
+from engrain.services.status.report import StatusReport
 from engrain.services.traits.review import TraitReview
 from engrain.services.traits.views import TraitViews
 

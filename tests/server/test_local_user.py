@@ -1,4 +1,4 @@
-"""One memory per person on one machine (services/local_user.py): every local entry point — mcp.json's entry,
+"""One memory per person on one machine (services/memories/local_user.py): every local entry point — mcp.json's entry,
 the README's Inspector and Claude Code lines, the CLI — speaks for the same user unless the person names
 another; a home whose memories an older default made under the OS user's name keeps them in view; the two
 memories older defaults made are joined by `engrain merge-users`; a session whose user holds nothing while the
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
-from engrain.services.local_user import DEFAULT_USER, choose
+from engrain.services.memories.local_user import DEFAULT_USER, choose
 from tests.conftest import engrain_env
 
 pytestmark = pytest.mark.anyio
@@ -73,7 +73,7 @@ async def test_mcp_json_and_the_readme_lines_share_one_memory(tmp_path, fresh_da
     ids, text = await recall(server(tmp_path, fresh_database_url), "where do I live?")
     assert ids[:1] == [stored]
     assert "holds memories of" not in text  # one user: nothing to say
-    status = cli(tmp_path, fresh_database_url, "status")
+    status = cli(tmp_path, fresh_database_url, "status", "--json")
     assert json.loads(status.stdout)["user"] == DEFAULT_USER, status.stderr
 
 
@@ -85,7 +85,7 @@ async def test_an_older_default_keeps_its_memories_until_they_are_merged(tmp_pat
     # No ENGRAIN_USER: the memories an older default made under the OS user's name are this machine's user's.
     ids, _ = await recall(server(tmp_path, fresh_database_url), "where does my sister live?")
     assert ids[:1] == [older]
-    said = cli(tmp_path, fresh_database_url, "status")
+    said = cli(tmp_path, fresh_database_url, "status", "--json")
     assert json.loads(said.stdout)["user"] == system_user and "older engrain" in said.stderr
     # An entry that names `me` (mcp.json of older engrains) made a second memory; the default is `me` again.
     mine = await remember(server(tmp_path, fresh_database_url, ENGRAIN_USER=DEFAULT_USER), "I work as a nurse")
@@ -110,7 +110,7 @@ async def test_a_named_user_with_no_memories_is_told_where_the_home_s_are(tmp_pa
         second = await client.call_tool("recall", {"query": "what instrument do I play?"})
         assert "no memories for" not in second.content[0].text  # once a session, not on every call
     said = cli(tmp_path, fresh_database_url, "status", ENGRAIN_USER="work")
-    assert "no memories for 'work' yet" in said.stderr
+    assert "no memories for 'work' yet" in said.stdout and said.returncode == 0
 
 
 async def test_merge_refuses_a_user_into_itself(tmp_path, fresh_database_url):

@@ -89,15 +89,17 @@ def test_status_reads_the_user_it_is_told_and_says_which(pg_url, tmp_path):
     env = {"ENGRAIN_DATABASE_URL": pg_url, "ENGRAIN_USER": "me-status-test"}
     done = engrain(tmp_path, "status", **env)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["user"] == "me-status-test"
-    assert "'me-status-test'" in done.stderr and "ENGRAIN_USER" in done.stderr
-    other = engrain(tmp_path, "status", "--user", "someone-else", **env)
+    assert done.stdout.splitlines()[0] == "engrain status: user 'me-status-test' (from ENGRAIN_USER)"
+    whole = engrain(tmp_path, "status", "--json", **env)
+    assert json.loads(whole.stdout)["user"] == "me-status-test"
+    assert "'me-status-test'" in whole.stderr and "ENGRAIN_USER" in whole.stderr
+    other = engrain(tmp_path, "status", "--json", "--user", "someone-else", **env)
     assert json.loads(other.stdout)["user"] == "someone-else" and "--user" in other.stderr
 
 
 def test_mcp_json_names_no_user_so_every_local_client_shares_one():
     """mcp.json's entry, like the README's Inspector and Claude Code lines, leaves the user to the machine's one
-    local user (services/local_user.py; tests/server/test_local_user.py runs them against one home)."""
+    local user (services/memories/local_user.py; tests/server/test_local_user.py runs them against one home)."""
     entry = json.loads((ROOT / "mcp.json").read_text())["mcpServers"]["engrain"]
     assert "ENGRAIN_USER" not in entry.get("env", {})
 

@@ -18,6 +18,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
+from engrain.services.status.report import NOT_LOADED
 from tests.conftest import engrain_env
 from tests.server.test_lifecycle import no_postmaster
 
@@ -81,16 +82,15 @@ async def test_read_only_commands_on_a_home_of_another_embedder_exit_and_change_
     # No model is loaded to export: nothing about one in its log.
     assert "embedder" not in exported.stderr and "re-embed" not in exported.stderr, exported.stderr
 
-    status = run(home, "status", "--user", "me")
+    status = run(home, "status", "--json", "--user", "me")
     assert status.returncode == 0, status.stderr
-    embedder = json.loads(status.stdout)["embedder"]
-    # What a server would serve for this home, and that the stored vectors wait for it.
-    assert embedder["id"] == "use:multilingual-v3"
+    report = json.loads(status.stdout)
+    embedder = report["embedder"]
+    # Which model a server would serve for this home and why, without loading it; the vectors stored by another.
     assert embedder["reason"] == "auto: the packaged multilingual model; many memories are not in English"
-    assert embedder["languages"].startswith("meaning in English, ") and "Chinese" in embedder["languages"]
-    assert embedder["stale_rows"] == {"hash-v2-384": len(MEMORIES)}
-    assert "the server re-embeds them in the background" in embedder["message"]
-    assert "re-embedded" not in status.stderr, status.stderr
+    assert embedder["state"] == "not started" and embedder["id"] is None and embedder["message"] == NOT_LOADED
+    assert report["counts"]["by_embedder"] == {"hash-v2-384": len(MEMORIES)}
+    assert "embedder" not in status.stderr and "re-embedded" not in status.stderr, status.stderr
 
     backup = tmp_path / "backup.jsonl"
     backup.write_text(exported.stdout)
@@ -129,7 +129,7 @@ async def test_a_server_on_such_a_home_re_embeds_it_and_reindex_finishes_what_is
     reindexed = run(home, "reindex")
     assert reindexed.returncode == 0, reindexed.stderr
     assert json.loads(reindexed.stdout)["embedder"] == "use:multilingual-v3"
-    status = json.loads(run(home, "status", "--user", "me").stdout)
+    status = json.loads(run(home, "status", "--json", "--user", "me").stdout)
     assert "stale_rows" not in status["embedder"] and status["counts"]["by_embedder"] == {
         "use:multilingual-v3": len(MEMORIES)
     }
@@ -138,13 +138,13 @@ async def test_a_server_on_such_a_home_re_embeds_it_and_reindex_finishes_what_is
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 async def test_a_command_stopped_while_its_model_loads_exits_at_once(tmp_path, monkeypatch, signum):
-    """Ctrl-C or SIGTERM while `engrain status` waits for its model: the process is gone with 128 + the signal,
+    """Ctrl-C or SIGTERM while `engrain reindex` waits for its model: the process is gone with 128 + the signal,
     and so is its postmaster."""
     monkeypatch.delenv("ENGRAIN_DATABASE_URL", raising=False)
     home = tmp_path / "home"
     await store_with_hash(home)
     process = subprocess.Popen(
-        [sys.executable, "-m", "engrain", "status", "--user", "me"],
+        [sys.executable, "-m", "engrain", "reindex"],
         env=command_env(home),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -19,6 +19,7 @@ from engrain.reading.chats.formats import (
     named,
     read,
 )
+from engrain.reading.chats.notes import Survey, notes_folder, read_notes
 
 __all__ = [
     "FORMATS",
@@ -28,8 +29,11 @@ __all__ = [
     "ChatMessage",
     "ExportError",
     "Format",
+    "Survey",
     "detect",
     "format_of",
     "named",
+    "notes_folder",
     "read",
+    "read_notes",
 ]

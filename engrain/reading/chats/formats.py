@@ -175,24 +175,34 @@ def files_in(root: Path, suffixes: tuple[str, ...]) -> list[Path]:
     """The regular files under `root` (or `root` itself) whose names end in `suffixes`, in order. A symbolic
     link inside the folder is not followed (an export's folder may hold one to a private file elsewhere: it is
     left out, and the log names it), nor is anything that is not a file (a pipe would block the read for ever)."""
-    files, links = _inside(root)
+    files, links = inside(root)
+    name_links(root, links)
+    return [f for f in files if f.suffix.lower() in suffixes]
+
+
+def name_links(root: Path, links: list[Path]) -> None:
+    """Say in the log which symbolic links a folder's import did not follow."""
     if links:
         shown = ", ".join(str(link.relative_to(root)) for link in links[:10]) + (", …" if len(links) > 10 else "")
         log.warning(
             "%s: %d symbolic links not followed (only what is inside the folder is read): %s", root, len(links), shown
         )
-    return [f for f in files if f.suffix.lower() in suffixes]
 
 
-def _inside(root: Path) -> tuple[list[Path], list[Path]]:
-    """The regular files under `root`, and the symbolic links there, each sorted."""
+def inside(root: Path, *, hidden: bool = True) -> tuple[list[Path], list[Path]]:
+    """The regular files under `root`, and the symbolic links there, each sorted. `hidden=False`: hidden files
+    and folders (`.git`, `.obsidian`, a home's `.cache`) are neither listed nor entered."""
     if root.is_file():
         return [root], []
     files: list[Path] = []
     links: list[Path] = []
     for top, subfolders, names in os.walk(root):  # follows no symbolic link to a folder
+        if not hidden:
+            subfolders[:] = [name for name in subfolders if not name.startswith(".")]
         for name in names + subfolders:
             path = Path(top) / name
+            if not hidden and name.startswith("."):
+                continue
             if path.is_symlink():
                 links.append(path)
             elif name in names and path.is_file():
@@ -250,12 +260,27 @@ def iso_time(value: str | None) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
+LOOKED_FOR = (
+    "a ChatGPT or Claude export (.zip or conversations.json), Claude Code sessions (.jsonl) "
+    "or a folder of Markdown/text notes (.md, .markdown, .txt)"
+)
+
+
 def detect(path: Path) -> Format:
-    """Which export `path` is: a folder of .jsonl sessions is Claude Code's, another folder is notes; a
-    conversations.json (alone or in a .zip) is ChatGPT's when its conversations have a `mapping`, Claude's
-    when they have `chat_messages`."""
+    """Which export `path` is: a folder of .jsonl sessions is Claude Code's, a folder of notes is notes (see
+    notes.py: /etc is not one); a conversations.json (alone or in a .zip) is ChatGPT's when its conversations
+    have a `mapping`, Claude's when they have `chat_messages`."""
     if path.is_dir():
-        return "claude-code" if any(f.suffix.lower() == ".jsonl" for f in _inside(path)[0]) else "markdown"
+        from engrain.reading.chats import notes
+
+        if any(f.suffix.lower() == ".jsonl" for f in inside(path, hidden=False)[0]):
+            return "claude-code"
+        found = notes.survey(path)
+        if not found.is_notes_folder:
+            raise ExportError(
+                str(path), f"holds no export and no notes: looked for {LOOKED_FOR}; found {found.described()}"
+            )
+        return "markdown"
     if path.suffix.lower() == ".jsonl":
         return "claude-code"
     if path.suffix.lower() in (".md", ".markdown", ".txt"):

@@ -170,7 +170,7 @@ def test_an_import_killed_midway_then_run_again_ends_as_one_clean_run(tmp_path):
 
     def queue(home: Path) -> dict[str, object]:
         out = subprocess.run(
-            [sys.executable, "-m", "engrain", "status", "--user", "ana"],
+            [sys.executable, "-m", "engrain", "status", "--json", "--user", "ana"],
             env=engrain_env(home),
             capture_output=True,
             text=True,
@@ -203,3 +203,69 @@ async def test_the_same_fact_in_other_words_across_conversations_is_kept_once(se
     async with connect(settings_factory(), Clock(NOW)) as (_, app):
         report = await app.chat_import.run(app.settings.user, [first, second, other], app.clock())
         assert (report.kept, report.duplicates) == (2, 1)  # a different number is a different fact
+
+
+def settings_folder(root: Path) -> Path:
+    """A folder like /etc (the issue: `engrain import-chats /etc` kept pieces of it for a model to read): a
+    colour table, pip's constraints, an INI file, and one README of prose."""
+    root.mkdir()
+    rows = [f"{n % 256:3d} {n * 7 % 256:3d} {n * 13 % 256:3d}\t\tcolour{n}" for n in range(200)]
+    (root / "rgb.txt").write_text("! $Xorg: rgb.txt,v 1.3 $\n" + "\n".join(rows) + "\n")
+    (root / "constraints.txt").write_text("# pinned on this machine\ntorch<=2.14.1\ntorchvision<=0.29.1\n")
+    (root / "settings.ini").write_text("[server]\nport = 8080\nhost = example.org\n")
+    (root / "README.md").write_text("Import and export control rules on cryptographic software vary by country.\n")
+    return root
+
+
+def test_a_folder_of_no_export_and_no_notes_is_refused_and_nothing_is_stored(tmp_path):
+    home = tmp_path / "home"
+    done = subprocess.run(
+        [sys.executable, "-m", "engrain", "import-chats", str(settings_folder(tmp_path / "etc")), "--user", "ana"],
+        env=engrain_env(home),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    said = done.stderr
+    assert (
+        "etc: holds no export and no notes: looked for a ChatGPT or Claude export (.zip or conversations.json)" in said
+    )
+    assert "Claude Code sessions (.jsonl) or a folder of Markdown/text notes" in said
+    assert "found 4 files: 3 Markdown/text files, 1 note among them (not notes: constraints.txt: 2 of 3 lines" in said
+    assert "rgb.txt: 200 of 201 lines are settings or tables" in said and "Traceback" not in said, said
+    assert not done.stdout
+    status = subprocess.run(
+        [sys.executable, "-m", "engrain", "status", "--json", "--user", "ana"],
+        env=engrain_env(home),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    report = json.loads(status.stdout)
+    assert report["counts"]["by_kind"] == {} and report["imports"]["pieces_waiting"] == 0
+
+
+def test_a_notes_folder_says_how_many_notes_it_reads_before_reading_them(tmp_path):
+    """A vault: notes, the app's hidden settings, a picture, a text of settings beside them; the notes are read."""
+    vault = tmp_path / "vault"
+    (vault / ".obsidian").mkdir(parents=True)
+    (vault / ".obsidian" / "app.json").write_text('{"theme": "dark"}')
+    (vault / "Daily").mkdir()
+    (vault / "Daily" / "2024-05-01.md").write_text("---\ndate: 2024-05-01\n---\nI started learning the cello today.\n")
+    (vault / "Daily" / "2024-05-02.md").write_text("My teacher Anna says I should practise every morning.\n")
+    (vault / "Books.md").write_text("# Books to read\n\n- Piranesi\n- Middlemarch\n")
+    (vault / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    (vault / "plugins.txt").write_text("sync=on\ntheme=dark\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "engrain", "import-chats", str(vault), "--user", "ana"],
+        env=engrain_env(tmp_path / "home"),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"3 notes found in {vault} (2 other files left alone); reading them…", lines
+    assert lines[1].startswith("3 conversations, 3 messages of the user read; kept ")
+    assert "plugins.txt (2 of 2 lines are settings or tables)" in done.stderr  # the log names what it left

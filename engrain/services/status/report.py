@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
+import anyio
 from sqlalchemy.exc import DBAPIError
 
 from engrain.errors import Unavailable
@@ -14,7 +15,7 @@ from engrain.storage import chat_imports as queue_repo
 from engrain.storage import cycles as cycle_repo
 from engrain.storage import stats as stats_repo
 from engrain.storage.cycles import ReflectionState
-from engrain.storage.db import redact
+from engrain.storage.db import async_url, redact
 from engrain.storage.stats import Counts
 
 if TYPE_CHECKING:
@@ -74,6 +75,8 @@ class Status(TypedDict):
     """The report. Without a database, only `user`, `embedder`, `llm` and `database` (with its error)."""
 
     user: str
+    # A local command's word on the machine's other users (services/memories/local_user.py); never in engrain://status.
+    user_note: NotRequired[str]
     embedder: EmbedderStatus
     llm: LLMStatus
     database: DatabaseStatus
@@ -87,25 +90,51 @@ class Status(TypedDict):
 JobsStatus = Callable[[str | None], Awaitable[SchedulerStatus]]
 
 
+# What the report says of an embedder this process has not loaded (a command: `engrain status` loads none).
+NOT_LOADED = "not loaded by this command (a server loads it at start)"
+
+
 class StatusReport:
     """Receives the runtime, the LLM choice, and the scheduler's job status."""
 
     def __init__(self, runtime: Runtime, routes: ModelRoutes, jobs: JobsStatus) -> None:
         self.rt, self.routes, self.jobs = runtime, routes, jobs
 
-    async def report(self, user_id: str, *, viewer: str | None = None) -> Status:
-        """The report for `user_id`; `viewer` (a resource's caller) sees no other user's job details."""
-        return await _report(self.rt, self.routes, self.jobs, user_id, viewer)
+    async def report(self, user_id: str, *, viewer: str | None = None, wait: float | None = None) -> Status:
+        """The report for `user_id`; `viewer` (a resource's caller) sees no other user's job details. `wait`: how
+        many seconds the database may take to answer (None: no bound) before it is reported unreachable, so
+        that a command over a database that never answers says so instead of hanging (asyncpg waits 60 s)."""
+        report = Status(
+            user=user_id,
+            embedder=self.rt.embeddings.status(),
+            llm=LLMStatus(**self.routes.describe(), configured=self.rt.settings.llm),
+            database=DatabaseStatus(ok=True),
+        )
+        if self.rt.embeddings.state == "not started":
+            report["embedder"]["message"] = NOT_LOADED
+        try:
+            with anyio.fail_after(wait):
+                await self._from_database(report, user_id, viewer)
+        except TimeoutError:
+            report["database"] = self._unreachable(f"no answer from the database within {wait:g} s")
+        except Unavailable as exc:
+            report["database"] = self._unreachable(str(exc))
+        except (DBAPIError, OSError) as exc:  # the rest of the report still answers
+            report["database"] = self._unreachable(f"database unavailable: {type(exc).__name__}: {exc}")
+        return report
 
+    def _unreachable(self, error: str) -> DatabaseStatus:
+        """The database's entry when it did not answer: where it was looked for, and why it is not there."""
+        url = self.rt.settings.database_url
+        return DatabaseStatus(
+            ok=False,
+            embedded=url is None,
+            location=str(self.rt.settings.pgdata) if url is None else redact(async_url(url)),
+            error=error[:300],
+        )
 
-async def _report(rt: Runtime, routes: ModelRoutes, jobs: JobsStatus, user_id: str, viewer: str | None) -> Status:
-    report = Status(
-        user=user_id,
-        embedder=rt.embeddings.status(),
-        llm=LLMStatus(**routes.describe(), configured=rt.settings.llm),
-        database=DatabaseStatus(ok=True),
-    )
-    try:
+    async def _from_database(self, report: Status, user_id: str, viewer: str | None) -> None:
+        rt = self.rt
         db = await rt.database()
         async with db.sessions() as s:
             report["database"] = DatabaseStatus(
@@ -122,22 +151,27 @@ async def _report(rt: Runtime, routes: ModelRoutes, jobs: JobsStatus, user_id: s
                 conversations_waiting=waiting.conversations,
                 oldest=waiting.oldest.isoformat() if waiting.oldest else None,
             )
-        report["scheduler"] = await jobs(viewer)
-    except (Unavailable, DBAPIError, OSError) as exc:  # the rest of the report still answers
-        report["database"] = DatabaseStatus(ok=False, error=f"database unavailable: {type(exc).__name__}: {exc}"[:300])
-        return report
+        report["scheduler"] = await self.jobs(viewer)
+        if rt.embeddings.state == "not started":  # which model a server would load, and why
+            report["embedder"]["reason"] = await rt.embeddings.planned()
+        else:
+            _stale(rt, report, report["counts"])
+
+
+def _stale(rt: Runtime, report: Status, counts: Counts) -> None:
+    """The memories whose vectors another model made than the one serving, and who re-embeds them."""
     current = rt.embeddings.current
-    stale = {e: n for e, n in report["counts"]["by_embedder"].items() if current and e != current.id}
-    if stale:
-        report["embedder"]["stale_rows"] = stale
-        who = (
-            "the server re-embeds them in the background"
-            if rt.embeddings.spec.kind == "auto"
-            else "`engrain reindex` re-embeds them"
-        )
-        note = (
-            f"{sum(stale.values())} memories were embedded by another model; recall finds them by full "
-            f"text only until they are re-embedded ({who})"
-        )
-        report["embedder"]["message"] = "; ".join(filter(None, [report["embedder"]["message"], note]))
-    return report
+    stale = {e: n for e, n in counts["by_embedder"].items() if current and e != current.id}
+    if not stale:
+        return
+    report["embedder"]["stale_rows"] = stale
+    who = (
+        "the server re-embeds them in the background"
+        if rt.embeddings.spec.kind == "auto"
+        else "`engrain reindex` re-embeds them"
+    )
+    note = (
+        f"{sum(stale.values())} memories were embedded by another model; recall finds them by full "
+        f"text only until they are re-embedded ({who})"
+    )
+    report["embedder"]["message"] = "; ".join(filter(None, [report["embedder"]["message"], note]))
