@@ -875,6 +875,12 @@ def spanish_company(rng: random.Random) -> str:
     return body + cif.calc_check_digits(body)[0]
 
 
+# Look-alikes of the first corpus that the issue of identity numbers said another way counts as secrets: a
+# Steuernummer is a person's tax number (it names "Steuernummer" among the tax numbers to redact). Same row, same split.
+RELABELLED = {
+    "Meine Steuernummer ist 21/815/08150.": ("de", "tax number", "21/815/08150", "Meine Steuernummer ist 21/815/08150.")
+}
+
 ISSUE_SENTENCES = ("my ssn is", "SSN: ", "my passport number is 533380006", "my social security number is")
 
 SAID_OTHERWISE: dict[str, list[tuple[str, str, Callable[[random.Random], str]]]] = {
@@ -1059,7 +1065,7 @@ def main() -> None:
             rows.append((lang, kind, secret, template.format(s=secret)))
     for lang, alikes in LOOK_ALIKES.items():
         for kind, sentence in alikes:
-            rows.append((lang, "not:" + kind, "", sentence))
+            rows.append((lang, "not:" + kind, "", sentence) if sentence not in RELABELLED else RELABELLED[sentence])
     for lang, said in SAID.items():
         for kind, template, make in said:
             secret = make(rng)
