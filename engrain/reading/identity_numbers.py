@@ -105,19 +105,20 @@ _BRIDGE = (
     r"{0,12}+"
 )
 # A number: letters and digits, a digit among its first seven characters (or a group of capitals first: "QQ 12 34 56
-# C"), maybe in groups joined by a hyphen, a
-# dot or a slash, or by a space before a group with a digit or a lone capital ("TX 97 65 24 C", "39 221083 M 10 3").
-_VALUE = (
-    r"(?<![A-Za-z0-9])(?=[A-Za-z]{0,6}\d|(?-i:[A-Z]{1,3})\s\d)[A-Za-z0-9]{1,24}+"
+# C"), maybe in groups joined by a hyphen, a dot or a slash, or by a space before a group with a digit or a lone
+# capital ("TX 97 65 24 C", "39 221083 M 10 3").
+_VALUE = re.compile(
+    r"(?i)(?<![A-Za-z0-9])(?=[A-Za-z]{0,6}\d|(?-i:[A-Z]{1,3})\s\d)[A-Za-z0-9]{1,24}+"
     r"(?:[\-./][A-Za-z0-9]{1,24}+|\s(?=[A-Za-z]{0,6}\d|(?-i:[A-Z])(?![A-Za-z0-9]))[A-Za-z0-9]{1,24}+){0,8}+"
     r"(?![A-Za-z0-9])"
 )
+_LETTERS_FIRST = re.compile(r"[A-Za-z]++\s")
 _LABELS = tuple(NAMES)
 _NAME = "|".join(f"(?P<n{i}>{'|'.join(names)})" for i, names in enumerate(NAMES.values()))
-_NAMED = re.compile(rf"(?i)(?:{_NAME}){_BRIDGE}(?P<value>{_VALUE})")
+_NAME_BEFORE = re.compile(rf"(?i)(?:{_NAME}){_BRIDGE}$")
 # "242-32-6621 is my SSN", "… (my passport)", "…是我的身份证号".
-_NAMED_AFTER = re.compile(
-    rf"(?i)(?P<value>{_VALUE})\s*+(?:[,(—–\-]\s*+)?(?:(?:is|was|=|that['’]s|it['’]s|ist|es|est|c['’]est|是|为)\s*+)?"
+_NAME_AFTER = re.compile(
+    r"(?i)\s*+(?:[,(—–\-]\s*+)?(?:(?:is|was|=|that['’]s|it['’]s|ist|es|est|c['’]est|是|为)\s*+)?"
     rf"(?:(?:my|the|his|her|our|mein[e]?|mi|mon|ma|我的|他的|她的)\s*+)?(?:{_NAME})"
 )
 _DATE = re.compile(r"\d{1,2}[./\-]\d{1,2}[./\-]\d{2,4}|\d{4}[./\-]\d{1,2}[./\-]\d{1,2}|\d{1,2}[./]\d{4}")
@@ -126,6 +127,24 @@ _ADDRESS = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 
 def _label(m: re.Match[str]) -> str:
     return next(_LABELS[i] for i in range(len(_LABELS)) if m.group(f"n{i}") is not None)
+
+
+def _named(text: str) -> Iterator[tuple[int, int, str]]:
+    """Numbers a name stands just before or after. Each number-shaped token is looked at (they are few: most texts
+    have none), then the words around it — not the names over the whole text, which costs more."""
+    at = 0
+    while (m := _VALUE.search(text, at)) is not None:
+        value = m.group()
+        named = _a_persons(value) and (
+            _NAME_BEFORE.search(text, max(0, m.start() - BEFORE), m.start())
+            or _NAME_AFTER.match(text[m.end() : m.end() + AFTER])
+        )
+        if named:
+            yield m.start(), m.end(), _label(named)
+            at = m.end()
+        else:  # "SSN 123 45 6789" read as one number from "SSN": the number may start at its next group
+            letters = _LETTERS_FIRST.match(value)
+            at = m.start() + letters.end() if letters else m.end()
 
 
 def _a_persons(value: str) -> bool:
@@ -148,10 +167,7 @@ def identity_numbers(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, label) of each identity number in `text`."""
     if not _DIGITS.search(text):
         return
-    for pattern in (_NAMED, _NAMED_AFTER):
-        for m in pattern.finditer(text):
-            if _a_persons(m.group("value")):
-                yield m.start("value"), m.end("value"), _label(m)
+    yield from _named(text)
     for kind in _KINDS:
         for m in kind.pattern.finditer(text):
             if not kind.valid(m.group()):
