@@ -14,6 +14,7 @@ out), secret (the exact text that must not survive; empty for a look-alike), sen
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import random
 import string
@@ -677,6 +678,376 @@ KEPT: dict[str, list[tuple[str, str]]] = {
 }
 
 
+# "Secrets said another way": identity numbers named in any spelling the five languages use, with or without
+# separators, and the look-alikes a user needs kept beside them — orders, bookings, tracking numbers, number plates,
+# a company's tax number, and hashes and ids whose digits hold a run passing Luhn. Written before any rule for them
+# and split by an md5 of the sentence (a half held out); the issue's own sentences are dev (they were seen).
+def hex_with_card_run(rng: random.Random, length: int) -> str:
+    """A hex token (a hash, a commit id, a UUID without hyphens) whose digits hold a 14-16 digit run that passes
+    an issuer's prefix and Luhn, letters on both sides of it: what a card rule must not take."""
+    while True:
+        run_length = rng.choice([14, 15, 16])
+        prefix = rng.choice(["36", "38", "4", "51", "37", "6011"])
+        body = prefix + pick(rng, string.digits, run_length - len(prefix) - 1)
+        run = body + luhn.calc_check_digit(body)
+        if (run[0] == "3" and len(run) not in (14, 15)) or (run[0] in "45" and len(run) != 16):
+            continue
+        at = rng.randint(1, length - len(run) - 1)
+        return (
+            pick(rng, "abcdef", 1)
+            + pick(rng, HEX, at - 1)
+            + pick(rng, "abcdef", 1)
+            + run
+            + pick(rng, "abcdef", 1)
+            + pick(rng, HEX, length - at - len(run) - 2)
+        )
+
+
+def base64_with_card_run(rng: random.Random) -> str:
+    letters = string.ascii_letters
+    body = "4" + pick(rng, string.digits, 14)
+    run = body + luhn.calc_check_digit(body)
+    return pick(rng, ALNUM, 9) + rng.choice(letters) + run + rng.choice(letters) + pick(rng, ALNUM + "_-", 14)
+
+
+def ssn_spaced(rng: random.Random) -> str:
+    return ssn(rng).replace("-", " ")
+
+
+def ssn_plain(rng: random.Random) -> str:
+    return ssn(rng).replace("-", "")
+
+
+def itin(rng: random.Random) -> str:
+    return f"9{rng.randint(0, 99):02d}-{rng.choice([70, 75, 78, 83, 88, 90, 94, 99])}-{rng.randint(1, 9999):04d}"
+
+
+def nino_compact(rng: random.Random) -> str:
+    return nino(rng).replace(" ", "")
+
+
+def nhs_number(rng: random.Random) -> str:
+    """A UK NHS number: nine digits and a mod-11 check digit, written 3 3 4."""
+    while True:
+        body = str(rng.randint(4, 9)) + pick(rng, string.digits, 8)
+        check = 11 - sum(int(d) * (10 - i) for i, d in enumerate(body)) % 11
+        if check == 11:
+            check = 0
+        if check != 10:
+            number = body + str(check)
+            return f"{number[:3]} {number[3:6]} {number[6:]}"
+
+
+def sin_plain(rng: random.Random) -> str:
+    return sin(rng).replace(" ", "")
+
+
+def digits(n: int, groups: tuple[int, ...] = (), sep: str = " ") -> Callable[[random.Random], str]:
+    """n random digits (the first not 0), maybe grouped."""
+
+    def make(rng: random.Random) -> str:
+        number = str(rng.randint(1, 9)) + pick(rng, string.digits, n - 1)
+        if not groups:
+            return number
+        parts, at = [], 0
+        for size in groups:
+            parts.append(number[at : at + size])
+            at += size
+        return sep.join(parts)
+
+    return make
+
+
+def steuernummer(rng: random.Random) -> str:
+    return rng.choice(
+        [
+            f"{rng.randint(10, 99)}/{rng.randint(100, 999)}/{rng.randint(10000, 99999)}",
+            f"{rng.randint(100, 299)}/{rng.randint(100, 999)}/{rng.randint(10000, 99999)}",
+        ]
+    )
+
+
+def sv_nummer(rng: random.Random) -> str:
+    """A German social insurance number: area, birth date, the initial of the birth name, serial, check."""
+    birth = f"{rng.randint(1, 28):02d}{rng.randint(1, 12):02d}{rng.randint(50, 99):02d}"
+    return f"{rng.randint(10, 89)} {birth} {rng.choice('ABKMSW')} {rng.randint(0, 49):02d} {rng.randint(0, 9)}"
+
+
+GERMAN_DOCUMENT = "CFGHJKLMNPRTVWXYZ0123456789"
+
+
+def german_document(rng: random.Random) -> str:
+    """A German passport or identity card number: nine characters of its alphabet, the first a letter."""
+    while True:
+        rest = pick(rng, GERMAN_DOCUMENT, 8)
+        if sum(c.isdigit() for c in rest) >= 3:
+            return rng.choice("CFGHJKLMNPRTVWXYZ") + rest
+
+
+def spanish_passport(rng: random.Random) -> str:
+    return pick(rng, string.ascii_uppercase, 3) + pick(rng, string.digits, 6)
+
+
+def french_passport(rng: random.Random) -> str:
+    return pick(rng, string.digits, 2) + pick(rng, string.ascii_uppercase, 2) + pick(rng, string.digits, 5)
+
+
+def chinese_passport(rng: random.Random) -> str:
+    return (
+        rng.choice(["E", "G"]) + pick(rng, string.digits, 8)
+        if rng.random() < 0.7
+        else "EA" + pick(rng, string.digits, 7)
+    )
+
+
+def uk_licence(rng: random.Random) -> str:
+    surname = rng.choice(["MORGA", "SMITH", "PATEL", "JONES"])
+    born = f"{rng.randint(5, 9)}{rng.randint(0, 1)}{rng.randint(1, 28):02d}{rng.randint(0, 9)}"
+    return f"{surname}{born}{pick(rng, 'ABCDJSM', 2)}9{pick(rng, string.ascii_uppercase, 2)}"
+
+
+def dni_hyphen(rng: random.Random) -> str:
+    number = dni(rng)
+    return f"{number[:8]}-{number[8]}"
+
+
+def nie_number(rng: random.Random) -> str:
+    from stdnum.es import nie as spanish
+
+    while True:
+        body = f"{rng.choice('XYZ')}{rng.randint(10**6, 10**7 - 1)}"
+        number = body + spanish.calc_check_digit(body)
+        if spanish.is_valid(number):
+            return number if rng.random() < 0.5 else f"{number[0]}-{number[1:8]}-{number[8]}"
+
+
+def nuss(rng: random.Random) -> str:
+    """A Spanish social security number: province, serial, two control digits (the first ten mod 97)."""
+    body = f"{rng.randint(1, 52):02d}{rng.randint(10**7, 10**8 - 1)}"
+    number = body + f"{int(body) % 97:02d}"
+    return f"{number[:2]}/{number[2:10]}/{number[10:]}" if rng.random() < 0.5 else number
+
+
+def cuil(rng: random.Random) -> str:
+    from stdnum.ar import cuit
+
+    while True:
+        body = f"{rng.choice(['20', '23', '27'])}{rng.randint(10**7, 5 * 10**7)}"
+        number = body + cuit.calc_check_digit(body)
+        if cuit.is_valid(number):
+            return f"{number[:2]}-{number[2:10]}-{number[10]}"
+
+
+def nir_plain(rng: random.Random) -> str:
+    return nir(rng).replace(" ", "")
+
+
+def french_tax(rng: random.Random) -> str:
+    """A French tax number (numéro fiscal, SPI): thirteen digits, the first 0 to 3, the last three a check."""
+    from stdnum.fr import nif as french
+
+    body = str(rng.randint(0, 3)) + pick(rng, string.digits, 9)
+    number = body + french.calc_check_digits(body)
+    return f"{number[:2]} {number[2:4]} {number[4:7]} {number[7:10]} {number[10:]}" if rng.random() < 0.5 else number
+
+
+def resident_id_x(rng: random.Random) -> str:
+    """A Chinese resident identity number, one whose check character is X when the draw gives it."""
+    for _ in range(200):
+        number = resident_id(rng)
+        if number.endswith("X"):
+            return number
+    return number
+
+
+def uscc_number(rng: random.Random) -> str:
+    """A Chinese company's unified social credit code (public: it is on every invoice the company writes)."""
+    from stdnum.cn import uscc
+
+    body = "91" + rng.choice(["110108", "310115", "440300"]) + pick(rng, "0123456789ABCDEFGHJKLMNPQRTUWXY", 9)
+    return body + uscc.calc_check_digit(body)
+
+
+def spanish_company(rng: random.Random) -> str:
+    from stdnum.es import cif
+
+    body = rng.choice("AB") + pick(rng, string.digits, 7)
+    return body + cif.calc_check_digits(body)[0]
+
+
+# Look-alikes of the first corpus that the issue of identity numbers said another way counts as secrets: a
+# Steuernummer is a person's tax number (it names "Steuernummer" among the tax numbers to redact). Same row, same split.
+RELABELLED = {
+    "Meine Steuernummer ist 21/815/08150.": ("de", "tax number", "21/815/08150", "Meine Steuernummer ist 21/815/08150.")
+}
+
+ISSUE_SENTENCES = ("my ssn is", "SSN: ", "my passport number is 533380006", "my social security number is")
+
+SAID_OTHERWISE: dict[str, list[tuple[str, str, Callable[[random.Random], str]]]] = {
+    "en": [
+        ("social security number", "my ssn is {s}", lambda r: "423 81 5567"),
+        ("social security number", "SSN: {s}", lambda r: "219-09-9999"),
+        ("passport number", "my passport number is {s}, expires 2031", lambda r: "533380006"),
+        ("social security number", "my social security number is {s}", lambda r: "512-44-7781"),
+        ("social security number", "For the W-4, my Social Security no. is {s}.", ssn_plain),
+        ("social security number", "SS#: {s} (keep it private)", ssn_spaced),
+        ("social security number", "{s} is my SSN, in case the accountant asks", ssn),
+        ("social security number", "Wife's SSN for the joint return: {s}", ssn_plain),
+        ("tax number", "My ITIN is {s}.", itin),
+        ("tax number", "my tax ID number: {s}", ssn),
+        ("national insurance number", "NI number {s}, for the new payroll", nino_compact),
+        ("national insurance number", "My national insurance no is {s}", nino),
+        ("national ID number", "My NHS number is {s}.", nhs_number),
+        ("social insurance number", "my social insurance number is {s}", sin_plain),
+        ("passport number", "Passport No. {s}, issued in Chicago.", digits(9)),
+        ("passport number", "My UK passport number: {s}", digits(9)),
+        ("passport number", "Renewed passport, the new number is {s}", digits(9)),
+        ("driver's licence number", "My driver's license number is {s}", lambda r: "D" + pick(r, string.digits, 7)),
+        ("driver's licence number", "Driving licence no. {s}", uk_licence),
+        ("ID card number", "My ID card number is {s}", german_document),
+    ],
+    "de": [
+        ("tax number", "Meine Steuernummer ist {s}.", steuernummer),
+        ("tax number", "Steuer-Identifikationsnummer {s} steht auf dem Brief vom Finanzamt.", steuer_id),
+        ("tax number", "Meine Steuer-ID lautet {s}", lambda r: steuer_id(r).replace(" ", "")),
+        ("social security number", "Meine Sozialversicherungsnummer ist {s}.", sv_nummer),
+        ("social security number", "Rentenversicherungsnummer: {s}", lambda r: sv_nummer(r).replace(" ", "")),
+        ("passport number", "Meine Reisepassnummer ist {s}.", german_document),
+        ("passport number", "Pass-Nr. {s}, gültig bis 2030.", german_document),
+        ("ID card number", "Die Nummer von meinem Personalausweis ist {s}", german_document),
+        ("ID card number", "Ausweisnummer: {s}", german_document),
+        ("ID card number", "Mein Perso hat die Nummer {s}.", german_document),
+        ("driver's licence number", "Führerscheinnummer {s}", lambda r: pick(r, "BJ", 1) + pick(r, ALNUM.upper(), 10)),
+    ],
+    "es": [
+        ("ID card number", "Mi número de DNI es el {s}.", dni_hyphen),
+        ("ID card number", "dni {s}", lambda r: dni(r).lower()),
+        ("ID card number", "Mi NIE es {s}, para el contrato del piso.", nie_number),
+        ("tax number", "Mi NIF: {s}", dni),
+        ("social security number", "Mi número de la Seguridad Social es {s}.", nuss),
+        ("social security number", "Número de afiliación a la Seguridad Social: {s}", nuss),
+        ("passport number", "Mi número de pasaporte es {s}", spanish_passport),
+        ("passport number", "Pasaporte: {s}, lo renové en marzo.", spanish_passport),
+        ("tax number", "Mi CUIL es {s}.", cuil),
+        ("driver's licence number", "El número de mi carné de conducir es {s}", dni),
+        ("ID card number", "Mi cédula de identidad es {s}.", digits(10)),
+    ],
+    "fr": [
+        ("social security number", "Mon numéro de sécu : {s}", nir_plain),
+        ("social security number", "N° de sécurité sociale {s}", nir),
+        ("passport number", "Mon numéro de passeport est le {s}.", french_passport),
+        ("passport number", "Passeport n° {s}, délivré à Lyon.", french_passport),
+        ("ID card number", "Numéro de ma carte d'identité : {s}", digits(12)),
+        ("ID card number", "Le numéro de ma CNI est {s}", lambda r: pick(r, string.ascii_uppercase + string.digits, 9)),
+        ("tax number", "Mon numéro fiscal est le {s}.", french_tax),
+        ("tax number", "Numéro d'identification fiscale : {s}", french_tax),
+        ("social insurance number", "Mon NAS est le {s}.", sin),
+        ("driver's licence number", "Le numéro de mon permis de conduire est {s}", digits(12)),
+    ],
+    "zh": [
+        ("national ID number", "我的身份证号码：{s}", resident_id_x),
+        ("national ID number", "身份证 {s}，复印件在抽屉里。", resident_id),
+        ("national ID number", "帮我记住，我老婆的身份证号是{s}", resident_id),
+        ("passport number", "我的护照号码是{s}。", chinese_passport),
+        ("passport number", "护照号：{s}，明年到期。", chinese_passport),
+        ("social security number", "我的社保卡号是{s}", resident_id),
+        ("tax number", "我的纳税人识别号是{s}。", resident_id),
+        ("driver's licence number", "驾驶证号 {s}", resident_id),
+        ("passport number", "港澳通行证号码是{s}", lambda r: "C" + pick(r, string.digits, 8)),
+        ("national ID number", "办事员把{s}输错了两次，那是我的身份证。", resident_id),
+    ],
+}
+
+KEPT_OTHERWISE: dict[str, list[tuple[str, str | Callable[[random.Random], str]]]] = {
+    "en": [
+        ("hash", lambda r: f"The build is pinned to commit {hex_with_card_run(r, 40)}."),
+        ("uuid without hyphens", lambda r: f"The request id in the logs was {hex_with_card_run(r, 32)}"),
+        ("hash", lambda r: f"sha256 of the installer: {hex_with_card_run(r, 64)}"),
+        ("token in a url", lambda r: f"The shared album is https://photos.example.com/s/{base64_with_card_run(r)}"),
+        ("order number", "Amazon order 114-3941689-8772232 is still not here."),
+        ("booking", "Booking reference X7K2LQ for the Lisbon flight."),
+        ("booking", "Our Airbnb confirmation code is HMQ4ZT9KXB."),
+        ("tracking number", "FedEx tracking 7749 1234 5678 arrives Friday."),
+        ("licence plate", "My licence plate is KX19 VFA."),
+        ("phone", "The passport office's number is 0300 222 0000."),
+        ("words", "I never give my SSN over the phone."),
+        ("date", "My passport expires in March 2031, I should renew it early."),
+        ("words", "Passport photos cost me $16.99 at the pharmacy."),
+        ("imei", "My phone's IMEI is 490154203237518."),
+        ("employee id", "My employee ID number is 4821930."),
+        ("words", "The SSN field on the form only takes 9 digits."),
+    ],
+    "de": [
+        ("hash", lambda r: f"Der Commit {hex_with_card_run(r, 40)} hat den Fehler behoben."),
+        ("uuid without hyphens", lambda r: f"Die Geräte-ID ist {hex_with_card_run(r, 32)}."),
+        ("booking", "Die Buchungsnummer für das Hotel ist 4711-2231-88."),
+        ("order number", "Bestellnummer 302-5582910-1134 ist unterwegs."),
+        ("tracking number", "Sendungsnummer JJD0001234567890 bei DHL."),
+        ("licence plate", "Mein Kennzeichen ist M-AB 1234."),
+        ("customer number", "Meine Kundennummer bei den Stadtwerken ist 100234567."),
+        ("date", "Mein Reisepass läuft im März 2029 ab."),
+        ("company tax", "Unsere USt-IdNr. lautet DE136695976."),
+        ("words", "Die Steuer-ID kommt in vier Wochen per Post."),
+    ],
+    "es": [
+        ("hash", lambda r: f"El hash del archivo es {hex_with_card_run(r, 32)}."),
+        ("booking", "El localizador de la reserva es 9M4TQX."),
+        ("order number", "El número de pedido es 405-1234567-7654321."),
+        ("tracking number", "Número de envío de Correos: PQ4F6P0700123450128001S."),
+        ("licence plate", "La matrícula de mi coche es 1234 BCD."),
+        ("date", "Mi DNI caduca el 12 de mayo de 2031."),
+        ("company tax", lambda r: f"El NIF de la empresa es {spanish_company(r)}."),
+        ("words", "Tengo que renovar el pasaporte antes del viaje."),
+    ],
+    "fr": [
+        ("hash", lambda r: f"L'identifiant du fichier est {hex_with_card_run(r, 32)}."),
+        ("booking", "La référence de ma réservation SNCF est QXZ4LM."),
+        ("order number", "Numéro de commande : 1094-8832-6621."),
+        ("tracking number", "Numéro de suivi Colissimo 6A18765432109."),
+        ("licence plate", "Mon immatriculation est AB-123-CD."),
+        ("case number", "Numéro de dossier CAF : 1234567."),
+        ("date", "Ma carte d'identité est valable jusqu'en 2033."),
+        ("company tax", "Le numéro de TVA de ma boîte est FR40303265045."),
+    ],
+    "zh": [
+        ("hash", lambda r: f"这次提交的哈希是 {hex_with_card_run(r, 40)}。"),
+        ("uuid without hyphens", lambda r: f"设备 ID：{hex_with_card_run(r, 32)}"),
+        ("order number", "京东订单号 289473610582。"),
+        ("tracking number", "中通快递单号 78912345678901。"),
+        ("licence plate", "我的车牌号是京A12345。"),
+        ("company tax", lambda r: f"我们公司的税号是{uscc_number(r)}，开发票用。"),
+        ("words", "身份证丢了，补办要二十天。"),
+        ("date", "我的护照2030年到期。"),
+        ("booking", "酒店预订号 HX20481937。"),
+    ],
+}
+
+
+def said_otherwise(rng: random.Random) -> list[tuple[str, str, str, str, str]]:
+    """The batch's rows (lang, kind, split, secret, sentence): secrets, then look-alikes."""
+    rows: list[tuple[str, str, str, str, str]] = []
+    for lang, said in SAID_OTHERWISE.items():
+        for kind, template, make in said:
+            secret = make(rng)
+            rows.append((lang, kind, "", secret, template.format(s=secret)))
+    for lang, alikes in KEPT_OTHERWISE.items():
+        for kind, sentence in alikes:
+            rows.append((lang, "not:" + kind, "", "", sentence if isinstance(sentence, str) else sentence(rng)))
+    return [
+        (lang, kind, _split_by_hash(sentence) if not template_of_issue(sentence) else "dev", secret, sentence)
+        for lang, kind, _, secret, sentence in rows
+    ]
+
+
+def template_of_issue(sentence: str) -> bool:
+    """One of the issue's own sentences (seen before the rules were written: never held out)."""
+    return any(sentence.startswith(start) for start in ISSUE_SENTENCES)
+
+
+def _split_by_hash(sentence: str) -> str:
+    return "test" if int(hashlib.md5(sentence.encode()).hexdigest(), 16) % 2 else "dev"
+
+
 def main() -> None:
     rng = random.Random(20261127)
     rows: list[tuple[str, str, str, str]] = []  # lang, kind, secret, sentence
@@ -694,7 +1065,7 @@ def main() -> None:
             rows.append((lang, kind, secret, template.format(s=secret)))
     for lang, alikes in LOOK_ALIKES.items():
         for kind, sentence in alikes:
-            rows.append((lang, "not:" + kind, "", sentence))
+            rows.append((lang, "not:" + kind, "", sentence) if sentence not in RELABELLED else RELABELLED[sentence])
     for lang, said in SAID.items():
         for kind, template, make in said:
             secret = make(rng)
@@ -702,11 +1073,16 @@ def main() -> None:
     for lang, alikes in KEPT.items():
         for kind, sentence in alikes:
             rows.append((lang, "not:" + kind, "", sentence))
+    later = said_otherwise(rng)
     lines = ["# engrain secret corpus (bench/make_secret_corpus.py; tests/data/README.md): " + ", ".join(COLUMNS)]
     for i, (lang, kind, secret, sentence) in enumerate(rows):
         split = "test" if i % 3 == 2 else "dev"  # a third held out
         escaped = sentence.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t")
         lines.append("\t".join((lang, kind, split, secret.replace("\n", "\\n"), escaped)))
+    for lang, kind, split, secret, sentence in later:
+        escaped = sentence.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t")
+        lines.append("\t".join((lang, kind, split, secret, escaped)))
+    rows += [(lang, kind, secret, sentence) for lang, kind, _, secret, sentence in later]
     OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
     secrets = sum(1 for r in rows if r[2])
     print(

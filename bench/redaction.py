@@ -5,9 +5,11 @@ A secret sentence counts as found when its secret is gone from the redacted text
 Each placeholder put in is a finding: it is right when it stands where (part of) the secret stood, wrong
 otherwise (in a look-alike, or beside the secret). Prints JSON: recall and precision overall, per language
 and per split (`dev` may be tuned on, `test` is held out), findings per kind, and every miss and false
-finding of the dev split (the test split's are only counted).
+finding of the dev split (the test split's are only counted). `--kinds` adds the figures per kind of row (a
+look-alike's kind starts with "not:"); `--from-row N` measures the rows from the Nth on (one batch: 490 is where
+the identity numbers said another way begin).
 
-    python bench/redaction.py [--mode secrets|secrets+contact] [--split dev|test|all]
+    python bench/redaction.py [--mode secrets|secrets+contact] [--split dev|test|all] [--kinds] [--from-row N]
 """
 
 from __future__ import annotations
@@ -63,12 +65,12 @@ def _pieces(secret: str) -> list[str]:
     return [line for line in secret.split("\n") if len(line) >= 12 and "-----" not in line]
 
 
-def measure(rows: list[dict[str, str]], mode: RedactMode = "secrets") -> dict[str, Any]:
+def measure(rows: list[dict[str, str]], mode: RedactMode = "secrets", kinds: bool = False) -> dict[str, Any]:
     stats: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     misses: list[dict[str, str]] = []
     for row in rows:
         found, right, wrong = judge(row, mode)
-        for key in ("all", row["lang"], row["split"]):
+        for key in ("all", row["lang"], row["split"], *((f"kind {row['kind']} {row['split']}",) if kinds else ())):
             s = stats[key]
             if found is not None:
                 s["secrets"] += 1
@@ -104,9 +106,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mode", default="secrets", choices=["secrets", "secrets+contact"])
     parser.add_argument("--split", default="all", choices=["dev", "test", "all"])
+    parser.add_argument("--kinds", action="store_true", help="figures per kind of row and split too")
+    parser.add_argument("--from-row", type=int, default=0, help="only the rows from this one on (0: all)")
     args = parser.parse_args()
-    rows = [r for r in read_corpus() if args.split in ("all", r["split"])]
-    out = measure(rows, cast(RedactMode, args.mode))
+    rows = [r for r in read_corpus()[args.from_row :] if args.split in ("all", r["split"])]
+    out = measure(rows, cast(RedactMode, args.mode), args.kinds)
     out["corpus"] = {
         "sentences": len(rows),
         "secrets": sum(1 for r in rows if r["secret"]),

@@ -70,6 +70,7 @@ def judge(rows: list[Row], stored: Texts) -> dict[str, Any]:
         "secrets_stored": sum(1 for i in secrets if stored.get(i)),
         "look_alikes": len(alikes),
         "look_alikes_stored": sum(1 for i in alikes if stored.get(i)),
+        "not_stored": [rows[i]["sentence"][:80] for i in range(len(rows)) if not stored.get(i)],
         "leaked_beyond_rules": [rows[i]["sentence"][:80] for i in leaked if i not in rules_miss],
         "damaged_beyond_rules": [rows[i]["sentence"][:80] for i in damaged if i not in rules_damage],
     }
@@ -133,7 +134,10 @@ async def through_task_answer(client: Any, app: Any, user: str, rows: list[Row])
     for i, row in enumerate(rows):
         task = await _ingest(client, row)
         answer = {"memories": [{"content": row["sentence"], "kind": "fact"}]}
-        ids[i] = (await call(client, "ingest_conversation", task_id=task["task_id"], answer=answer))["created"]
+        done = await call(client, "ingest_conversation", task_id=task["task_id"], answer=answer)
+        # A sentence whose redacted text another one already stored ("Meine Steuernummer ist [secret: tax number].",
+        # said of two numbers) is stored as that memory: a duplicate, as `remember` answers with its id.
+        ids[i] = done["created"] + done["duplicates"]
     return await texts_of(app, user, ids)
 
 

@@ -17,6 +17,7 @@ from engrain.reading.dates import began, changing, find_event_period, mood_of, r
 from engrain.reading.mood import Mood
 from engrain.reading.periods import Period
 from engrain.reading.speakers import REPLY
+from engrain.reading.validity import expiry_date
 from engrain.text.languages import ENGLISH
 
 _ARROW = re.compile(r"\s*(?:→|->|=>|⟶|⇒)\s*")
@@ -211,6 +212,8 @@ def enrich(
         temporality = "historical" if whole is Mood.PAST else "current"
     elif state or (event is None and changing(content, lang)):  # "since October", "gets better every day"
         temporality = "current"
+    elif temporality == "prospective" and mood is not Mood.PLAN and expiry_date(content, date_text):
+        temporality = "current"  # "my passport expires 2031": the passport's date, no plan of the user's
     if steps:
         kind = "procedural"
     elif not state and event_time is not None and mood is Mood.PAST and event_time <= now + timedelta(minutes=1):

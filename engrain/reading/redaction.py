@@ -8,8 +8,10 @@ What counts, and who finds it:
 - Private keys (the whole PEM/OpenSSH block), bearer tokens, the password of a connection string or an
   `X_PASSWORD=` assignment, and a key, token, password or PIN the user states ("my wifi password is
   sunshine42", "我的密码是…", "mein Passwort ist …") in English, Chinese, German, Spanish and French.
-- Payment card numbers (an issuer's prefix and length, and the Luhn check) and IBANs (their check
-  digits): python-stdnum validates both.
+- Payment card numbers (an issuer's prefix and length, and the Luhn check; a token of their own, never a run of
+  digits inside a hash) and IBANs (their check digits): python-stdnum validates both.
+- Identity numbers (social security, identity card, passport, personal tax and driving licence numbers) named in
+  five languages, or checked by their issuers' rules: reading/identity_numbers.py.
 - With ENGRAIN_REDACT=secrets+contact, also e-mail addresses and phone numbers (`phonenumbers`).
 Ordinary personal facts (an address, a phone number, an e-mail) are the user's memory and stay by default.
 
@@ -135,8 +137,10 @@ _ASSIGNED = re.compile(
     r"auth[_\-]?token|access[_\-]?token|refresh[_\-]?token|client[_\-]?secret|token|accountkey|sharedaccesskey)"
     r"[A-Za-z0-9_]{0,20}+[\"']?\s{0,3}+(?:=|:=|:|=>)\s{0,3}+[\"']?(?P<value>[^\s\"',;]{4,256}+)"
 )
-# A card number: 13–19 digits, maybe grouped by spaces or hyphens, not part of a longer number.
-_CARD = re.compile(r"(?<![\d\-])\d(?:[ \-]?\d){12,18}(?![\d]|-\d)")
+# A card number: 13–19 digits, maybe grouped by spaces or hyphens, a token of its own: not part of a longer number,
+# nor of a word of letters and digits (a hash, a commit id, a UUID without hyphens whose digits hold a run that
+# passes Luhn: "75f…cdbf5444de84a00" lost its middle).
+_CARD = re.compile(r"(?<![A-Za-z0-9_\-])\d(?:[ \-]?\d){12,18}(?![A-Za-z0-9_]|-\d)")
 _CARD_PREFIXES = re.compile(
     r"^(?:4|5[1-5]|2(?:2[2-9]|[3-6]\d|7[01]|720)|3[47]|3(?:0[0-5]|[68])|6(?:011|5|4[4-9]|2)|35)"
 )
@@ -263,7 +267,7 @@ def redact(text: str, mode: RedactMode = "secrets") -> Redaction:
         *_token_hits(text),
         *_structured_hits(text, lower),
         *(_Hit(start, end, label) for start, end, label in stated(text, lower)),
-        *(_Hit(start, end, identity.LABEL) for start, end in identity.identity_numbers(text)),
+        *(_Hit(start, end, label) for start, end, label in identity.identity_numbers(text)),
         *_card_hits(text),
         *_iban_hits(text),
     ]
@@ -312,4 +316,4 @@ def summary(kinds: dict[str, int]) -> str:
 
 # Bumped whenever the rules above change what they find: the stored rows are then read again (a server runs
 # the pass once per version and mode, services/memories/redacting.StoredSecrets).
-RULES_VERSION = 2
+RULES_VERSION = 3  # 3: identity numbers by their names in five languages; a card is a token of its own

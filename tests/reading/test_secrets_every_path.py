@@ -59,6 +59,7 @@ async def test_every_path_stores_what_the_rules_keep_and_nothing_comes_back(sett
     assert set(figures) == set(PATHS)
     for path, f in figures.items():
         assert f["leaked_beyond_rules"] == [] and f["damaged_beyond_rules"] == [], (path, f)
+        assert f["not_stored"] == [], (path, f["not_stored"])
         assert f["secrets_stored"] == f["secrets"] and f["look_alikes_stored"] == f["look_alikes"], (path, f)
         assert f["recall"] >= 0.98 and f["precision"] >= 0.98, (path, f)
     everything = "\n".join(shown)
