@@ -614,6 +614,24 @@ async def retire_uncited(
     return [r.id for r in rows]
 
 
+async def reinstate_superseded(session: AsyncSession, user_id: str, ids: Sequence[uuid.UUID], now: datetime) -> int:
+    """The memories these ones replaced hold again (valid_until and superseded_by cleared, a history row each):
+    for replacements withdrawn before they are erased — a provisional statement the model's extraction
+    replaces. Erasing it would otherwise take the user's older words with it, as `forget` takes every earlier
+    version of what it forgets. One statement; returns how many came back."""
+    rows = await session.execute(
+        text("""
+        WITH upd AS (UPDATE memories m SET valid_until = NULL, superseded_by = NULL, updated_at = :now
+                     WHERE m.user_id = :u AND m.superseded_by = ANY(CAST(:ids AS uuid[]))
+                       AND m.id <> ALL(CAST(:ids AS uuid[])) RETURNING m.id),
+        hist AS (INSERT INTO memory_history (memory_id, user_id, action, reason, at)
+                 SELECT id, :u, 'reinstate', 'what replaced it was withdrawn', :now FROM upd RETURNING 1)
+        SELECT count(*) FROM upd"""),
+        {"u": user_id, "ids": list(ids), "now": now},
+    )
+    return int(rows.scalar() or 0)
+
+
 def _erase_sql(doomed_sql: str) -> str:
     return f"""
     WITH RECURSIVE doomed AS ({doomed_sql}),

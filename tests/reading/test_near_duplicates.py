@@ -105,3 +105,40 @@ def test_two_dated_memories_of_different_days_are_two_events():
 def test_lines_that_say_one_thing_again_are_folded(first, second, folded):
     """The profile folds a line into an earlier one that it repeats (issue 52); lines of other facts stay."""
     assert repeats(first, second) is folded
+
+
+async def test_a_merged_statement_is_never_erased_with_the_rules_reading(settings_factory):
+    """The rules' reading of a conversation is erased when the calling model's extraction comes; a statement that
+    merged into a memory told before must not take that memory with it."""
+    async with connect(settings_factory(embedder=PACKAGED, llm="host")) as (client, app):
+        berlin = await call(client, "remember", content="I live in Berlin.")
+        said = [{"role": "user", "content": "I live in Berlin, Germany."}, {"role": "assistant", "content": "Noted."}]
+        task = await call(client, "ingest_conversation", messages=said)
+        assert berlin["id"] not in task["created"] and berlin["id"] in task["duplicates"]
+        answer = {"memories": [{"content": "The user has a sister called Ana", "kind": "fact"}]}
+        await call(client, "ingest_conversation", task_id=task["task_id"], answer=answer)
+        assert (
+            await scalar(
+                app,
+                "SELECT count(*) FROM memories WHERE user_id = :u AND id = CAST(:i AS uuid)",
+                u=app.settings.user,
+                i=berlin["id"],
+            )
+            == 1
+        )
+
+
+async def test_a_correction_the_rules_read_leaves_the_older_fact_when_the_model_s_reading_replaces_it(
+    settings_factory,
+):
+    """The rules' statement that replaced an older fact is withdrawn for the model's extraction: the older fact is
+    the user's own words and comes back (storage/memories.reinstate_superseded), rather than being erased with it."""
+    async with connect(settings_factory(llm="host")) as (client, app):
+        lisbon = await call(client, "remember", content="I live in Lisbon.")
+        said = [{"role": "user", "content": "I live in Porto now."}, {"role": "assistant", "content": "Noted."}]
+        task = await call(client, "ingest_conversation", messages=said)
+        replaced = "SELECT superseded_by IS NOT NULL FROM memories WHERE user_id = :u AND id = CAST(:i AS uuid)"
+        assert await scalar(app, replaced, u=app.settings.user, i=lisbon["id"]) is True
+        answer = {"memories": [{"content": "The user has a sister called Ana", "kind": "fact"}]}
+        await call(client, "ingest_conversation", task_id=task["task_id"], answer=answer)
+        assert await scalar(app, replaced, u=app.settings.user, i=lisbon["id"]) is False

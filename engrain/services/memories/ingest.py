@@ -429,6 +429,7 @@ class ConversationIngest:
             now = self.rt.clock()
             reason = repo.REPLACED_BY_EXTRACTION
             uncited = await repo.retire_uncited(s, user_id, provisional, now, reason)
+            await repo.reinstate_superseded(s, user_id, uncited, now)  # the user's older words are not the rules'
             await repo.erase_ids(s, user_id, uncited, now, reason)
         return await self.store(user_id, extraction.memories, extraction.summary, session_id, "llm", llm_name, told, s)
 
@@ -461,7 +462,9 @@ class ConversationIngest:
                 request.procedure_steps = steps if len(steps) >= 2 else None
                 request.said_at = request.said_at or told.isoformat()
                 result = await self._remember_leniently(user_id, request, source, s, told)
-                (duplicates if result.status == "duplicate" else created).append(result.id)
+                # A merge into a memory told before created nothing: the rules' statements an extraction later
+                # erases (`provisional`) must never include the user's earlier memory.
+                (created if result.status == "created" else duplicates).append(result.id)
                 redacted.append(result.redacted)
             summary_id = None
             if summary and summary.strip() and "\x00" not in summary:
