@@ -92,10 +92,10 @@ class AppState:
         runtime = Runtime(settings, clock, self.process.database, self.embeddings, self.process.spawn)
         self.languages = LanguageMix(runtime)
         self.embeddings.home_multilingual = self.languages.wanted
-        self.memories = MemoryWriter(runtime, self.languages)
+        self.reembedding = Reembedding(runtime, self.process.spawn_until_close)
+        self.memories = MemoryWriter(runtime, self.languages, self.reembedding)
         self.memory_views = MemoryViews(runtime)
         self.browser = MemoryBrowser(runtime)
-        self.reembedding = Reembedding(runtime)
         self.stored_secrets = StoredSecrets(runtime)
         self.recall = RecallSearch(runtime, screen=self.stored_secrets.screen)
         self.links = MemoryLinks(runtime)
@@ -144,8 +144,9 @@ class AppState:
         pays for them), then freeze what start-up made for the garbage collector: its full collections
         scanned the models, dictionaries and modules too, and held the event loop, and every user's call, for
         a long time under a large batch (bench/hostile_input.py; docs/performance.md). Frozen objects are never
-        scanned. A server whose `auto` model differs from some stored vectors' then re-embeds them (a run an
-        earlier server did not finish resumes)."""
+        scanned. A server then embeds, in the background, the memories stored with no vector (while a model
+        loaded: by this process, or by one killed before its model served); with `auto`, it re-embeds those of
+        another model too (a run an earlier server did not finish resumes)."""
         async with anyio.create_task_group() as loading:  # side by side: the first texts need both
             loading.start_soon(anyio.to_thread.run_sync, load_identifier)
             loading.start_soon(anyio.to_thread.run_sync, load_date_reader)
@@ -155,8 +156,12 @@ class AppState:
             model = None
         gc.freeze()  # no collection first: a full one holds the loop just as the first calls come in
         log.debug("start-up settled: what it made is frozen for the garbage collector")
-        if model is not None and self.role == "server" and self.embeddings.spec.kind == "auto":
-            self.process.spawn_until_close(self._reembed(model.id))
+        if model is None or self.role != "server":
+            return
+        if self.embeddings.spec.kind == "auto":
+            self.process.spawn_until_close(self._reembed(model.id))  # stale rows: those with no vector among them
+        else:
+            self.reembedding.embed_missing_soon()
 
     async def _job_loop(self) -> None:
         await self.scheduler.run_forever()
