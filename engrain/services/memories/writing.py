@@ -256,6 +256,7 @@ class MemoryWriter:
             self._stored(db, 1)
             if embedded is None:
                 self.reembedding.embed_missing_soon()
+                result.words_only = self._no_model()
         return _told(result, item.content, kinds)
 
     async def _read_and_embed(
@@ -598,8 +599,10 @@ class MemoryWriter:
                 await then(s, [row.id for row in rows.values()])
         self.languages.stored([p.lang for p in fresh.values()])
         self._stored(db, len(rows))
+        words_only = None
         if rows and None in stored_vectors:
             self.reembedding.embed_missing_soon()
+            words_only = self._no_model()
         out: list[RememberResult] = []
         for p in prepared:
             key = (p.namespace, p.kind, p.digest)
@@ -622,8 +625,15 @@ class MemoryWriter:
                 )
                 if created and (found := maybe.get(rows[key].id)) is not None:
                     result.may_replace = Replaceable(id=str(found.id), content=found.content)
+                if created:
+                    result.words_only = words_only
             out.append(_told(result, p.content, p.redacted))
         return out
+
+    def _no_model(self) -> str | None:
+        """What a memory stored with no vector says of it: why, when no model could load (one still loading
+        embeds it in a moment, which is not worth a word to the caller)."""
+        return self.rt.embeddings.words_only() if self.rt.embeddings.state == "failed" else None
 
     async def _embed_batch(self, texts: list[str]) -> list[repo.Vector | None]:
         """A batch's vectors, or none while no model is at hand (they are made once one serves)."""
