@@ -29,7 +29,7 @@ from mcp import Client, StdioServerParameters
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.homes import scratch_home
-from bench.latency import machine
+from bench.latency import machine, model_state
 
 MEMORY = "My sister Ines moved to Porto last spring and teaches piano there"
 QUERY = "Where does Ines live?"
@@ -52,11 +52,6 @@ def server(home: str, embedder: str, models: str | None) -> StdioServerParameter
     if models is not None:
         env["ENGRAIN_MODEL_DIR"] = models
     return StdioServerParameters(command=sys.executable, args=["-m", "engrain", "serve"], env=env)
-
-
-async def model_state(client: Client) -> str:
-    status = json.loads((await client.read_resource("engrain://status")).contents[0].text)  # type: ignore[union-attr]
-    return status["embedder"]["state"]
 
 
 async def one_start(home: str, embedder: str, models: str | None) -> dict[str, Any]:
