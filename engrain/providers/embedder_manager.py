@@ -153,12 +153,15 @@ class EmbedderManager:
 
     # ---- lifecycle -------------------------------------------------------------------
 
-    def start(self) -> None:
-        """Begin loading in the background; returns at once. Idempotent while a model loads or serves."""
+    def start(self, after: Callable[[], Awaitable[Any]] | None = None) -> None:
+        """Begin loading in the background; returns at once. Idempotent while a model loads or serves. `after`:
+        what loads first (a server's readers, which its first calls need: loaded side by side with the model,
+        they shared the interpreter's lock with its imports, and the first calls waited for both); the model
+        counts as loading meanwhile, so no call waits for it."""
         if self.state in ("loading", "ready"):
             return
         self.state = "loading"
-        self._spawn(self._load())
+        self._spawn(self._load(after))
 
     def _spawn(self, coro: Awaitable[Any]) -> None:
         task = asyncio.ensure_future(coro)
@@ -188,7 +191,12 @@ class EmbedderManager:
         self._ready.set()
         log.info("embedder %s (dim %d) serves: %s", embedder.id, embedder.dim, message or reason)
 
-    async def _load(self) -> None:
+    async def _load(self, after: Callable[[], Awaitable[Any]] | None = None) -> None:
+        if after is not None:
+            try:
+                await after()
+            except Exception as exc:  # what failed to load first is reported where it is used; the model loads
+                log.warning("loading before the model failed: %s", exc)
         try:
             if self.spec.kind == "auto":
                 await self._load_auto()

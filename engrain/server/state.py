@@ -86,7 +86,12 @@ class AppState:
         self.embeddings = EmbedderManager(settings)
         self.embeddings.on_switch = self._on_embedder_switch
         self.process = ProcessLifecycle(
-            settings, self.embeddings, self._on_database_open, self._job_loop, load_model=role != "command"
+            settings,
+            self.embeddings,
+            self._on_database_open,
+            self._job_loop,
+            load_model=role != "command",
+            load_first=self._load_readers,
         )
         # The composition root: each service gets the runtime and the services it calls, nothing else.
         runtime = Runtime(settings, clock, self.process.database, self.embeddings, self.process.spawn)
@@ -147,9 +152,7 @@ class AppState:
         scanned. A server then embeds, in the background, the memories stored with no vector (while a model
         loaded: by this process, or by one killed before its model served); with `auto`, it re-embeds those of
         another model too (a run an earlier server did not finish resumes)."""
-        async with anyio.create_task_group() as loading:  # side by side: the first texts need both
-            loading.start_soon(anyio.to_thread.run_sync, load_identifier)
-            loading.start_soon(anyio.to_thread.run_sync, load_date_reader)
+        await self._load_readers()  # loaded from the start (ProcessLifecycle's load_first): waits for that
         try:
             model = await self.embeddings.ready()
         except Exception:  # a model that cannot load is reported where it is used
@@ -162,6 +165,14 @@ class AppState:
             self.process.spawn_until_close(self._reembed(model.id))  # stale rows: those with no vector among them
         else:
             self.reembedding.embed_missing_soon()
+
+    @staticmethod
+    async def _load_readers() -> None:
+        """The language identifier and the date reader, in worker threads, side by side: every first text needs
+        both. A serving process loads them first at start, before its model (`load_first`)."""
+        async with anyio.create_task_group() as loading:
+            loading.start_soon(anyio.to_thread.run_sync, load_identifier)
+            loading.start_soon(anyio.to_thread.run_sync, load_date_reader)
 
     async def _job_loop(self) -> None:
         await self.scheduler.run_forever()

@@ -6,9 +6,10 @@ gives them their vectors; a process closed before that leaves them to the next s
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from mcp import Client
@@ -28,9 +29,9 @@ def held(app: AppState) -> asyncio.Event:
     gate = asyncio.Event()
     load = app.embeddings._load
 
-    async def after_the_gate() -> None:
+    async def after_the_gate(after: Callable[[], Awaitable[Any]] | None = None) -> None:
         await gate.wait()
-        await load()
+        await load(after)
 
     app.embeddings._load = after_the_gate  # type: ignore[method-assign]
     return gate
