@@ -145,13 +145,14 @@ class AppState:
         self.process.spawn(self._settle())
 
     async def _settle(self) -> None:
-        """Load the language identifier and the date reader in worker threads (so that no user's first text
-        pays for them), then freeze what start-up made for the garbage collector: its full collections
-        scanned the models, dictionaries and modules too, and held the event loop, and every user's call, for
-        a long time under a large batch (bench/hostile_input.py; docs/performance.md). Frozen objects are never
-        scanned. A server then embeds, in the background, the memories stored with no vector (while a model
-        loaded: by this process, or by one killed before its model served); with `auto`, it re-embeds those of
-        another model too (a run an earlier server did not finish resumes)."""
+        """Wait for the language identifier and the date reader (loading in worker threads since the start, before
+        the model, so that no user's first text pays for them), then freeze what start-up made for the garbage
+        collector: its full collections scanned the models, dictionaries and modules too, and held the event
+        loop, and every user's call, for a long time under a large batch (bench/hostile_input.py;
+        docs/performance.md). Frozen objects are never scanned. A server then embeds, in the background, the
+        memories stored with no vector (while a model loaded: by this process, or by one killed before its model
+        served); with `auto`, it re-embeds those of another model too (a run an earlier server did not finish
+        resumes)."""
         await self._load_readers()  # loaded from the start (ProcessLifecycle's load_first): waits for that
         try:
             model = await self.embeddings.ready()
