@@ -93,6 +93,7 @@ async def measure(
     misses: list[dict[str, Any]] = []
     said = (now - timedelta(days=days)).isoformat()
     async with Client(create_server(app)) as client:  # through MCP, as a client calls it
+        await app.embeddings.ready()  # measured with the model serving (a start answers by words while it loads)
         pairs = [p for p in read_pairs(corpus) if split in ("all", p.split)]
         for pair in pairs:
             lang, label, first, second = pair.lang, pair.label, pair.first, pair.second

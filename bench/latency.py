@@ -89,10 +89,19 @@ async def call(client: Client, tool: str, arguments: dict[str, Any]) -> float:
     return elapsed
 
 
+async def model_state(client: Client) -> str:
+    """The embedder's state as engrain://status gives it: loading, ready or failed."""
+    status = json.loads((await client.read_resource("engrain://status")).contents[0].text)  # type: ignore[union-attr]
+    return status["embedder"]["state"]
+
+
 async def warm_up(client: Client) -> None:
-    """The first call waits for the database and the model; neither is what this measures."""
+    """The first call waits for the database; no call waits for the model, which loads in the background (a
+    recall answers by words meanwhile). Neither is what this measures: it waits for both."""
     await client.list_tools()
     await call(client, "recall", {"query": "warm-up", "limit": LIMIT})
+    while await model_state(client) == "loading":
+        await anyio.sleep(0.05)
 
 
 async def ingest(home: str, embedder: str, user: str, turns: list[Turn]) -> list[float]:

@@ -7,6 +7,7 @@ each other's rows and isolation between users is exercised all the time.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import uuid
@@ -21,6 +22,7 @@ from mcp import Client
 from sqlalchemy import text
 
 from engrain.config import Settings
+from engrain.errors import Unavailable
 from engrain.server.app import create_server
 from engrain.server.state import AppState
 
@@ -199,10 +201,19 @@ def settings_factory_module(pg_url: str, tmp_path_factory: pytest.TempPathFactor
 async def connect(
     settings: Settings, clock: Callable[[], datetime] | None = None, llm: Any = None, **client_args: Any
 ) -> AsyncIterator[tuple[Client, AppState]]:
-    """A real MCP client session (in-process) against a fresh server for `settings`."""
+    """A real MCP client session (in-process) against a fresh server for `settings`, once its model serves (or
+    failed to load): a server answers by words while its model loads, which tests/tools/test_first_call.py tests
+    by holding the model back."""
     app = AppState(settings, clock or (lambda: datetime.now(UTC)), llm=llm)
     async with Client(create_server(app), **client_args) as client:
+        await model_loaded(app)
         yield client, app
+
+
+async def model_loaded(app: AppState) -> None:
+    """Wait until the app's model serves, or failed to load."""
+    with contextlib.suppress(Unavailable):
+        await app.embeddings.ready()
 
 
 @asynccontextmanager
@@ -214,6 +225,7 @@ async def running(
     app = AppState(settings, clock or (lambda: datetime.now(UTC)), llm=llm)
     app.start()
     try:
+        await model_loaded(app)
         yield app
     finally:
         await app.close()

@@ -1,7 +1,9 @@
 """Which embedder serves right now, loading it in the background, batching calls to it.
 
 `initialize` and `tools/list` never wait on this: a model loads in a daemon thread after start-up (or,
-in a one-off command, when a vector is first needed) and only calls that need a vector wait for it.
+in a one-off command, when a vector is first needed). In a process that loads it at start-up no call waits
+for it either (`at_hand`): a write is stored without a vector and embedded once the model serves
+(services/memories/reembedding.py), a recall answers by words and says why (`words_only`).
 `auto` serves a model that ships inside a pip package, never one fetched at run time: recall stays what
 the tests and benches measure, offline and online alike. Which packaged model is read from the home before
 it loads (`home_multilingual`: a quarter of the memories or more not in English asks for the multilingual
@@ -31,6 +33,8 @@ T = TypeVar("T")
 MAX_BATCH = 256
 EMBED_CACHE_SIZE = 2048  # texts (queries and remembered memories), newest used kept; ~20 MB at 384 dimensions
 INLINE_MAX = 16  # a cheap model embeds this few texts on the event loop; more go to a thread
+# Embedders with no model file to load (feature hashing; a remote API's client): a call waits for them.
+INSTANT_KINDS = ("hash", "openai-compatible")
 HOME_MIX_TIMEOUT = 15.0  # s: how long `auto` waits for the database to say which languages the home holds
 
 
@@ -149,12 +153,15 @@ class EmbedderManager:
 
     # ---- lifecycle -------------------------------------------------------------------
 
-    def start(self) -> None:
-        """Begin loading in the background; returns at once. Idempotent while a model loads or serves."""
+    def start(self, after: Callable[[], Awaitable[Any]] | None = None) -> None:
+        """Begin loading in the background; returns at once. Idempotent while a model loads or serves. `after`:
+        what loads first (a server's readers, which its first calls need: loaded side by side with the model,
+        they shared the interpreter's lock with its imports, and the first calls waited for both); the model
+        counts as loading meanwhile, so no call waits for it."""
         if self.state in ("loading", "ready"):
             return
         self.state = "loading"
-        self._spawn(self._load())
+        self._spawn(self._load(after))
 
     def _spawn(self, coro: Awaitable[Any]) -> None:
         task = asyncio.ensure_future(coro)
@@ -184,7 +191,12 @@ class EmbedderManager:
         self._ready.set()
         log.info("embedder %s (dim %d) serves: %s", embedder.id, embedder.dim, message or reason)
 
-    async def _load(self) -> None:
+    async def _load(self, after: Callable[[], Awaitable[Any]] | None = None) -> None:
+        if after is not None:
+            try:
+                await after()
+            except Exception as exc:  # what failed to load first is reported where it is used; the model loads
+                log.warning("loading before the model failed: %s", exc)
         try:
             if self.spec.kind == "auto":
                 await self._load_auto()
@@ -245,6 +257,26 @@ class EmbedderManager:
         self._use(better, reason, f"switched from {current.id}: {MULTILINGUAL_REASON}")
         if self.on_switch is not None:
             await self.on_switch(better, current.id)
+
+    async def at_hand(self) -> emb.Embedder | None:
+        """The model for a call that must not wait for one to load: the one serving, or None while it loads in
+        the background or after it failed to load (`words_only` says which). A process that loads its model on
+        demand (a one-off command: an import, a reindex) loads it now and waits, as its work is the vectors; so
+        does one whose model has no file to read (INSTANT_KINDS: ready in a moment, where a row stored without
+        its vector would cost a pass later)."""
+        if self.state == "not started" or self.spec.kind in INSTANT_KINDS:
+            with contextlib.suppress(Unavailable):
+                return await self.ready()
+        return self.current
+
+    def words_only(self) -> str | None:
+        """Why no model of meaning serves right now, in a few words (None when one serves): the line a recall
+        answered by words alone carries."""
+        if self.current is not None:
+            return None
+        if self.state == "loading":
+            return "the model of meaning is still loading"
+        return "no model of meaning could load" if self.state == "failed" else "no model of meaning serves"
 
     async def ready(self) -> emb.Embedder:
         """Wait for the model (starting to load it if nobody has yet); raise if it could not load."""

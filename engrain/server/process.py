@@ -26,7 +26,8 @@ DB_RETRY_SECONDS = 2.0
 
 class ProcessLifecycle:
     """`on_open` runs once the database is open (work that wants it: language checks, preloads);
-    `job_loop` is the scheduler's loop, started when the job loop is on."""
+    `job_loop` is the scheduler's loop, started when the job loop is on; `load_first`, what loads at start
+    before the model (the readers every first call needs)."""
 
     def __init__(
         self,
@@ -36,8 +37,10 @@ class ProcessLifecycle:
         job_loop: Callable[[], Awaitable[Any]],
         *,
         load_model: bool = True,
+        load_first: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.settings, self.embeddings, self._load_model = settings, embeddings, load_model
+        self._load_first = load_first
         self._on_open, self._job_loop = on_open, job_loop
         self._db: Database | None = None
         self._db_error: BaseException | None = None
@@ -58,8 +61,8 @@ class ProcessLifecycle:
             return
         self._started = True
         self._opening = self._spawned(self._open_database())
-        if self._load_model:
-            self.embeddings.start()
+        if self._load_model:  # what the first calls need first (`load_first`), then the model no call waits for
+            self.embeddings.start(self._load_first)
         if scheduler_loop if scheduler_loop is not None else self.settings.scheduler == "on":
             self._scheduler_loop = self.spawn_until_close(self._job_loop())
 

@@ -87,17 +87,22 @@ class AppState:
         self.embeddings = EmbedderManager(settings)
         self.embeddings.on_switch = self._on_embedder_switch
         self.process = ProcessLifecycle(
-            settings, self.embeddings, self._on_database_open, self._job_loop, load_model=role != "command"
+            settings,
+            self.embeddings,
+            self._on_database_open,
+            self._job_loop,
+            load_model=role != "command",
+            load_first=self._load_readers,
         )
         # The composition root: each service gets the runtime and the services it calls, nothing else.
         runtime = Runtime(settings, clock, self.process.database, self.embeddings, self.process.spawn)
         self.local_users = LocalUsers(runtime)
         self.languages = LanguageMix(runtime)
         self.embeddings.home_multilingual = self.languages.wanted
-        self.memories = MemoryWriter(runtime, self.languages)
+        self.reembedding = Reembedding(runtime, self.process.spawn_until_close)
+        self.memories = MemoryWriter(runtime, self.languages, self.reembedding)
         self.memory_views = MemoryViews(runtime)
         self.browser = MemoryBrowser(runtime)
-        self.reembedding = Reembedding(runtime)
         self.stored_secrets = StoredSecrets(runtime)
         self.recall = RecallSearch(runtime, screen=self.stored_secrets.screen)
         self.links = MemoryLinks(runtime)
@@ -142,23 +147,35 @@ class AppState:
         self.process.spawn(self._settle())
 
     async def _settle(self) -> None:
-        """Load the language identifier and the date reader in worker threads (so that no user's first text
-        pays for them), then freeze what start-up made for the garbage collector: its full collections
-        scanned the models, dictionaries and modules too, and held the event loop, and every user's call, for
-        a long time under a large batch (bench/hostile_input.py; docs/performance.md). Frozen objects are never
-        scanned. A server whose `auto` model differs from some stored vectors' then re-embeds them (a run an
-        earlier server did not finish resumes)."""
-        async with anyio.create_task_group() as loading:  # side by side: the first texts need both
-            loading.start_soon(anyio.to_thread.run_sync, load_identifier)
-            loading.start_soon(anyio.to_thread.run_sync, load_date_reader)
+        """Wait for the language identifier and the date reader (loading in worker threads since the start, before
+        the model, so that no user's first text pays for them), then freeze what start-up made for the garbage
+        collector: its full collections scanned the models, dictionaries and modules too, and held the event
+        loop, and every user's call, for a long time under a large batch (bench/hostile_input.py;
+        docs/performance.md). Frozen objects are never scanned. A server then embeds, in the background, the
+        memories stored with no vector (while a model loaded: by this process, or by one killed before its model
+        served); with `auto`, it re-embeds those of another model too (a run an earlier server did not finish
+        resumes)."""
+        await self._load_readers()  # loaded from the start (ProcessLifecycle's load_first): waits for that
         try:
             model = await self.embeddings.ready()
         except Exception:  # a model that cannot load is reported where it is used
             model = None
         gc.freeze()  # no collection first: a full one holds the loop just as the first calls come in
         log.debug("start-up settled: what it made is frozen for the garbage collector")
-        if model is not None and self.role == "server" and self.embeddings.spec.kind == "auto":
-            self.process.spawn_until_close(self._reembed(model.id))
+        if model is None or self.role != "server":
+            return
+        if self.embeddings.spec.kind == "auto":
+            self.process.spawn_until_close(self._reembed(model.id))  # stale rows: those with no vector among them
+        else:
+            self.reembedding.embed_missing_soon()
+
+    @staticmethod
+    async def _load_readers() -> None:
+        """The language identifier and the date reader, in worker threads, side by side: every first text needs
+        both. A serving process loads them first at start, before its model (`load_first`)."""
+        async with anyio.create_task_group() as loading:
+            loading.start_soon(anyio.to_thread.run_sync, load_identifier)
+            loading.start_soon(anyio.to_thread.run_sync, load_date_reader)
 
     async def _job_loop(self) -> None:
         await self.scheduler.run_forever()

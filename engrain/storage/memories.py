@@ -52,6 +52,11 @@ def stale_vector(embedder_id: str) -> Any:
     )
 
 
+def missing_vector() -> Any:
+    """Rows with no vector at all: stored while no model served (services/memories/writing.py)."""
+    return ~exists().where(MemoryVector.user_id == Memory.user_id, MemoryVector.id == Memory.id)
+
+
 def known(now: datetime) -> Any:
     """Rows told by `now` and still valid then, on the user's timeline: what the user had said by a moment (the
     profile as of a past date, in an imported history too: its rows were all stored on the day of the import).
@@ -815,13 +820,13 @@ async def plans_between(
 
 
 async def stale_embeddings(
-    session: AsyncSession, embedder_id: str, limit: int
+    session: AsyncSession, embedder_id: str, limit: int, *, missing_only: bool = False
 ) -> list[tuple[tuple[str, uuid.UUID], str]]:
-    """A batch of rows (any user) whose vector was not made by `embedder_id` (or that have none):
-    ((user, id), content)."""
+    """A batch of rows (any user) whose vector was not made by `embedder_id` (or that have none; with
+    `missing_only`, only those that have none): ((user, id), content)."""
     rows = await session.execute(
         select(Memory.user_id, Memory.id, Memory.content)
-        .where(stale_vector(embedder_id))
+        .where(missing_vector() if missing_only else stale_vector(embedder_id))
         .order_by(Memory.user_id, Memory.id)
         .limit(limit)
     )
@@ -834,7 +839,8 @@ async def set_embeddings(
     keys: Sequence[tuple[str, uuid.UUID]],
     vectors: Sequence[Sequence[float]],
 ) -> None:
-    """Store many vectors, each for its (user, id), in one statement (replacing another model's)."""
+    """Store many vectors, each for its (user, id), in one statement (replacing another model's). A memory
+    forgotten since its text was read for a re-embedding is passed over."""
     if not keys:
         return
     await ensure_vector_index(session, embedder_id, len(vectors[0]))
@@ -843,6 +849,7 @@ async def set_embeddings(
             "INSERT INTO memory_vectors (user_id, id, embedder, embedding) "
             "SELECT v.user_id, v.id, :e, CAST(v.vec AS vector) "
             "FROM unnest(CAST(:users AS text[]), CAST(:ids AS uuid[]), CAST(:vecs AS text[])) AS v(user_id, id, vec) "
+            "WHERE EXISTS (SELECT 1 FROM memories m WHERE m.user_id = v.user_id AND m.id = v.id) "
             "ON CONFLICT (user_id, id) DO UPDATE SET embedder = excluded.embedder, embedding = excluded.embedding"
         ),
         {

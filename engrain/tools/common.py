@@ -142,6 +142,11 @@ def redaction_line(kinds: dict[str, int] | None) -> str:
     return f"\nSecrets are never stored: replaced by placeholders ({named})."
 
 
+def words_only_line(reason: str | None) -> str:
+    """The line that says a write was stored by its words only, and why ("" when it was embedded)."""
+    return f"\nStored by its words only: {reason}; engrain://status says why." if reason else ""
+
+
 def shorten(text: str, width: int = 80) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"

@@ -13,7 +13,7 @@ from engrain.services.memories.results import RememberManyResult, RememberResult
 from engrain.services.memories.writing import MAX_BATCH, MemoryWriter, RememberRequest
 from engrain.services.traits.reflection.due import ReflectionDue
 from engrain.text.quoting import inline
-from engrain.tools.common import Caller, plural, redaction_line, structured, tool_errors, with_note
+from engrain.tools.common import Caller, plural, redaction_line, structured, tool_errors, with_note, words_only_line
 
 DESCRIPTION = (
     "Store something worth knowing about the user for later sessions. Call it when the user states something "
@@ -124,6 +124,7 @@ def register(server: MCPServer, memories: MemoryWriter, due: ReflectionDue, call
             f"{result.status}: {inputs.short_id(result.id)} ({result.kind}, {result.temporality}{when}{keyed}"
             f"{replaced})"
             f" — «{inline(result.content or content, 80)}»{redaction_line(result.redacted)}"
+            f"{words_only_line(result.words_only)}"
         )
         if (maybe := result.may_replace) is not None:
             short = inputs.short_id(maybe.id)
@@ -150,7 +151,7 @@ def register(server: MCPServer, memories: MemoryWriter, due: ReflectionDue, call
         results = await memories.remember_many(user, [RememberRequest(**item.model_dump()) for item in items])
         result = RememberManyResult.of(results)
         summary = f"{plural(result.created, 'memory')} stored, {plural(result.duplicates, 'duplicate')} recognised"
-        summary += redaction_line(result.redacted)
+        summary += redaction_line(result.redacted) + words_only_line(result.words_only)
         importance = sum(r.importance for r in result.results if r.status == "created")
         note = await due.note(user, stored=result.created, importance=importance)
         return structured(with_note(summary, note), result)

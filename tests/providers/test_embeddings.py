@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
+from engrain.errors import Unavailable
 from engrain.providers.embedder_manager import EmbedderManager
 from engrain.providers.embeddings import EmbedderSpec, HashEmbedder, OpenAICompatibleEmbedder, parse_spec
 from tests.conftest import call, connect, execute, scalar
@@ -116,9 +117,13 @@ async def test_concurrent_requests_share_one_model_call(settings_factory):
 async def test_unloadable_model_is_reported_and_recall_still_answers_by_text(settings_factory):
     settings = settings_factory(embedder="sentence-transformers:/nonexistent/model/path")
     async with connect(settings) as (client, app):
-        result = await client.call_tool("remember", {"content": "anything"})
-        assert result.is_error and "failed to load" in result.content[0].text
-        assert await scalar(app, "SELECT count(*) FROM memories WHERE user_id = :u", u=app.settings.user) == 0
+        with pytest.raises(Unavailable, match="failed to load"):
+            await app.embeddings.ready()
+        result = await client.call_tool("remember", {"content": "anything"})  # stored, by its words only
+        assert not result.is_error
+        assert "Stored by its words only: no model of meaning could load" in result.content[0].text
+        assert await scalar(app, "SELECT count(*) FROM memories WHERE user_id = :u", u=app.settings.user) == 1
+        assert await scalar(app, "SELECT count(*) FROM memory_vectors WHERE user_id = :u", u=app.settings.user) == 0
         status = json.loads((await client.read_resource("engrain://status")).contents[0].text)
         assert status["embedder"]["state"] == "failed"
         assert "/nonexistent/model/path" in status["embedder"]["message"]

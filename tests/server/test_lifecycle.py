@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import anyio
@@ -243,12 +244,16 @@ def test_a_first_start_logs_no_error_and_says_which_model_serves_and_why(tmp_pat
             "method": "tools/call",
             "params": {"name": "recall", "arguments": {"query": "anything"}},
         }
-    )  # waits for the model
-    status = json.loads(
-        send({"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": "engrain://status"}})["result"][
-            "contents"
-        ][0]["text"]
-    )
+    )  # answered at once, by words while the model loads
+
+    def read_status(request_id: int) -> dict:
+        read = {"jsonrpc": "2.0", "id": request_id, "method": "resources/read", "params": {"uri": "engrain://status"}}
+        return json.loads(send(read)["result"]["contents"][0]["text"])
+
+    status = read_status(3)
+    while status["embedder"]["state"] == "loading":  # until the model serves
+        time.sleep(0.1)
+        status = read_status(3)
     process.stdin.close()
     process.wait(60)
     log = process.stderr.read()

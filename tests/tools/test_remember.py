@@ -234,6 +234,7 @@ async def test_remember_many_dedups_and_validates_all_or_nothing(session):
         "created": 0,
         "duplicates": 0,
         "redacted": None,
+        "words_only": None,
     }
 
 

@@ -75,7 +75,11 @@ class LanguageMix:
         count, share = await self._mix()
         kept = min(count, max(0, SAMPLE - len(langs)))  # the home's newest that a sample with the batch keeps
         total = len(langs) + kept
-        if wants_multilingual(total, (foreign + share * kept) / total):
+        if not wants_multilingual(total, (foreign + share * kept) / total):
+            return
+        if self.rt.embeddings.current is None:  # still loading: the batch is stored first, embedded once it serves
+            self.rt.spawn(self.rt.embeddings.prefer_multilingual())
+        else:
             await self.rt.embeddings.prefer_multilingual()
 
     async def check(self) -> None:

@@ -26,6 +26,13 @@ class Replaceable(BaseModel):
     content: str
 
 
+WORDS_ONLY = (
+    "Why it was stored with no vector, found by its words only until a model of meaning serves and embeds it: "
+    "no model could load (engrain://status says why). A model still loading is not reported: it embeds the "
+    "memory in the background as soon as it serves."
+)
+
+
 class RememberResult(BaseModel):
     id: str
     status: Literal["created", "duplicate", "merged"]
@@ -47,6 +54,7 @@ class RememberResult(BaseModel):
         default=None, description="The text as stored, given only when secrets in it were replaced."
     )
     redacted: dict[str, int] | None = Field(default=None, description=REDACTED)
+    words_only: str | None = Field(default=None, description=WORDS_ONLY)
 
 
 class RememberManyResult(BaseModel):
@@ -54,12 +62,15 @@ class RememberManyResult(BaseModel):
     created: int
     duplicates: int
     redacted: dict[str, int] | None = Field(default=None, description=REDACTED)
+    words_only: str | None = Field(default=None, description=WORDS_ONLY)
 
     @classmethod
     def of(cls, results: list[RememberResult]) -> RememberManyResult:
         created = sum(r.status == "created" for r in results)
         redacted = merged(*(r.redacted for r in results))
-        return cls(results=results, created=created, duplicates=len(results) - created, redacted=redacted)
+        words_only = next((r.words_only for r in results if r.words_only), None)
+        duplicates = len(results) - created
+        return cls(results=results, created=created, duplicates=duplicates, redacted=redacted, words_only=words_only)
 
 
 class ForgetResult(BaseModel):

@@ -1,6 +1,9 @@
 """The write path (docs/SPEC.md §5): remember (one or a batch), supersede, merge, forget.
 
-Reading memories back is `memory_views.py`; re-embedding after a model change is `reembedding.py`."""
+Reading memories back is `memory_views.py`; re-embedding after a model change is `reembedding.py`. A write never
+waits for the model of meaning to load: while it loads (or when none could) the memory is stored with no vector,
+checked for an exact repeat only, and `reembedding.Reembedding.embed_missing_soon` gives it its vector once a
+model serves."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from collections.abc import Awaitable, Callable, Generator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
 
 import anyio
 from pydantic import BaseModel
@@ -47,6 +50,7 @@ from engrain.text.languages import ENGLISH, detect, has_cjk
 if TYPE_CHECKING:
     from engrain.providers.embeddings import Embedder
     from engrain.services.memories.language_mix import LanguageMix
+    from engrain.services.memories.reembedding import Reembedding
     from engrain.services.runtime import Runtime
     from engrain.storage.db import Database
 
@@ -54,6 +58,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 # What a batch writes in its own transaction with the ids it created (remember_many's `then`).
 Then = Callable[[AsyncSession, list[uuid.UUID]], Awaitable[None]]
+# A text's vector and the model that made it; None while no model serves (stored without one, embedded later).
+Embedded: TypeAlias = "tuple[Embedder, list[float]] | None"
 
 MAX_BATCH = 5_000
 # A turn of a chat this short is embedded with the end of the turn before it (what it answers).
@@ -205,9 +211,10 @@ def _item(i: int) -> Generator[None]:
 
 
 class MemoryWriter:
-    def __init__(self, runtime: Runtime, languages: LanguageMix) -> None:
+    def __init__(self, runtime: Runtime, languages: LanguageMix, reembedding: Reembedding) -> None:
         self.rt = runtime
         self.languages = languages
+        self.reembedding = reembedding
         self._unchecked_rows = 0
 
     def _stored(self, db: Database, rows: int) -> None:
@@ -238,27 +245,33 @@ class MemoryWriter:
         # Secrets go first: nothing below (the embedding, the reading, the row, a log line) sees them.
         request, kinds = await redacted(request, self.rt.settings.redact)
         await fulltext.load_for(request.content)
-        item, (model, vector) = await self._read_and_embed(request, now, source)
+        item, embedded = await self._read_and_embed(request, now, source)
         db = await self.rt.database()
         async with db.transaction(session) as s:
             item.arrive(await timeline.write_present(s, user_id, now, item.told_at))
             old_id = await ids.resolve(s, user_id, "supersedes", request.supersedes) if request.supersedes else None
-            result = await self._write(s, user_id, item, old_id, model, vector, now)
+            result = await self._write(s, user_id, item, old_id, embedded, now)
         if result.status == "created":  # once committed (or in the caller's transaction): the mix may read it
             self.languages.stored([item.lang])
             self._stored(db, 1)
+            if embedded is None:
+                self.reembedding.embed_missing_soon()
+                result.words_only = self._no_model()
         return _told(result, item.content, kinds)
 
     async def _read_and_embed(
         self, request: RememberRequest, now: datetime, source: str | None
-    ) -> tuple[Prepared, tuple[Embedder, list[float]]]:
+    ) -> tuple[Prepared, Embedded]:
         """Read the text (dates, mood, language: CPU work in a worker thread, which keeps the event loop, and so
         every other user's calls, free) and embed it, before the transaction, so that the duplicate check, the
         near-duplicate search and the insert share one. A model that runs in a worker thread of its own embeds
         while the text is read, the two side by side on two cores; a cheap one (hash) runs on the event loop,
-        where overlapping it with the reading thread only adds switching, so it follows (docs/performance.md)."""
-        current = self.rt.embeddings.current
-        if current is not None and current.cheap:
+        where overlapping it with the reading thread only adds switching, so it follows (docs/performance.md).
+        No model at hand (still loading): no vector, and no wait."""
+        current = await self.rt.embeddings.at_hand()
+        if current is None:
+            return await to_thread(self._prepare, request, now, source), None
+        if current.cheap:
             item = await to_thread(self._prepare, request, now, source)
             return item, await self.rt.embeddings.embed_cached(request.content)
         embedding = asyncio.ensure_future(self.rt.embeddings.embed_cached(request.content))
@@ -275,31 +288,35 @@ class MemoryWriter:
         user_id: str,
         item: Prepared,
         old_id: uuid.UUID | None,
-        model: Embedder,
-        vector: list[float],
+        embedded: Embedded,
         now: datetime,
     ) -> RememberResult:
-        """The duplicate check, the near-duplicate search and the insert, in one transaction."""
+        """The duplicate check, the near-duplicate search and the insert, in one transaction. Without a vector
+        only the same text is found: a near-duplicate stored while the model loaded is kept as its own row."""
         content, kind, ns, digest, clean_tags = item.content, item.kind, item.namespace, item.digest, item.tags
         if old_id is not None and await repo.get(s, user_id, old_id) is None:
             raise NotFound("supersedes", old_id)
-        same_text, near = await repo.probe(s, user_id, ns, kind, digest, model.id, model.dim, vector, now)
+        same_text, near = await self._probe(s, user_id, item, embedded, now)
         if same_text is not None:
             return await self._duplicate(s, user_id, same_text, old_id, now)
         # An explicit `supersedes` asks for a new row: never fold it into a look-alike.
         if (
             old_id is None
             and near is not None
-            and is_near_duplicate(model.id, near.similarity, content, near.content, item.event_time, near.event_time)
+            and embedded is not None
+            and is_near_duplicate(
+                embedded[0].id, near.similarity, content, near.content, item.event_time, near.event_time
+            )
         ):
             return await self._merge(
                 s, user_id, near.id, content, item.importance_given, clean_tags, now, near.similarity
             )
         await self._check_quota(s, user_id, 1, now)
         memory = item.row(user_id, now)
-        if not await repo.insert_many(s, [memory], [repo.Vector(model.id, vector)], now):
+        vector = repo.Vector(embedded[0].id, embedded[1]) if embedded is not None else None
+        if not await repo.insert_many(s, [memory], [vector], now):
             # A concurrent remember of the same text was stored since the probe: report its row.
-            same_text, _ = await repo.probe(s, user_id, ns, kind, digest, model.id, model.dim, vector, now)
+            same_text = (await repo.live_by_hashes(s, user_id, [digest])).get((ns, kind, digest))
             assert same_text is not None
             return await self._duplicate(s, user_id, same_text, old_id, now)
         if old_id is not None:
@@ -309,6 +326,17 @@ class MemoryWriter:
         if maybe is not None:
             result.may_replace = Replaceable(id=str(maybe.id), content=maybe.content)
         return result
+
+    @staticmethod
+    async def _probe(
+        s: AsyncSession, user_id: str, item: Prepared, embedded: Embedded, now: datetime
+    ) -> tuple[uuid.UUID | None, repo.Neighbour | None]:
+        """The live row with the same text and, given a vector, the nearest live memory (storage/memories.probe)."""
+        ns, kind, digest = item.namespace, item.kind, item.digest
+        if embedded is None:
+            return (await repo.live_by_hashes(s, user_id, [digest])).get((ns, kind, digest)), None
+        model, vector = embedded
+        return await repo.probe(s, user_id, ns, kind, digest, model.id, model.dim, vector, now)
 
     async def _settle(
         self,
@@ -536,9 +564,8 @@ class MemoryWriter:
                 fresh.setdefault(key, p)
         texts = [f"{p.context}\n{p.content}" if p.context else p.content for p in fresh.values()]
         await self.languages.before_embedding([p.lang for p in fresh.values()])
-        model, vectors = await self.rt.embeddings.embed(texts) if fresh else (None, [])
-        rows = await to_thread(lambda: {key: p.row(user_id, now) for key, p in fresh.items()}) if model else {}
-        stored_vectors = [repo.Vector(model.id, vec) for vec in vectors] if model is not None else []
+        stored_vectors = await self._embed_batch(texts)
+        rows = await to_thread(lambda: {key: p.row(user_id, now) for key, p in fresh.items()}) if fresh else {}
         async with db.sessions.begin() as s:
             await self._check_quota(s, user_id, len(rows), now)
             inserted = await repo.insert_many(s, list(rows.values()), stored_vectors, now)
@@ -572,6 +599,10 @@ class MemoryWriter:
                 await then(s, [row.id for row in rows.values()])
         self.languages.stored([p.lang for p in fresh.values()])
         self._stored(db, len(rows))
+        words_only = None
+        if rows and None in stored_vectors:
+            self.reembedding.embed_missing_soon()
+            words_only = self._no_model()
         out: list[RememberResult] = []
         for p in prepared:
             key = (p.namespace, p.kind, p.digest)
@@ -594,8 +625,22 @@ class MemoryWriter:
                 )
                 if created and (found := maybe.get(rows[key].id)) is not None:
                     result.may_replace = Replaceable(id=str(found.id), content=found.content)
+                if created:
+                    result.words_only = words_only
             out.append(_told(result, p.content, p.redacted))
         return out
+
+    def _no_model(self) -> str | None:
+        """What a memory stored with no vector says of it: why, when no model could load (one still loading
+        embeds it in a moment, which is not worth a word to the caller)."""
+        return self.rt.embeddings.words_only() if self.rt.embeddings.state == "failed" else None
+
+    async def _embed_batch(self, texts: list[str]) -> list[repo.Vector | None]:
+        """A batch's vectors, or none while no model is at hand (they are made once one serves)."""
+        if not texts or await self.rt.embeddings.at_hand() is None:
+            return [None] * len(texts)
+        model, vectors = await self.rt.embeddings.embed(texts)
+        return [repo.Vector(model.id, vec) for vec in vectors]
 
     @staticmethod
     async def _holders(s: AsyncSession, user_id: str, items: list[Prepared], now: datetime) -> dict[str, list[Memory]]:

@@ -121,5 +121,10 @@ class RecallResult(BaseModel):
         description="The question asks for an order or a summary: the text lists the results in the order told "
         "(`results` stay best first).",
     )
+    words_only: str | None = Field(
+        default=None,
+        description="Why the memories were matched by their words only, when no model of meaning served: "
+        "'the model of meaning is still loading' (the first seconds after a start).",
+    )
     # The user's present the plans were judged at (their clock, or the moment asked about): for the text's marks.
     user_now: datetime | None = Field(default=None, exclude=True)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import anyio
 from sqlalchemy.exc import DBAPIError
 
-from engrain.errors import EngrainError, InvalidInput, Unavailable
+from engrain.errors import EngrainError, InvalidInput
 from engrain.providers.embeddings import Embedder
 from engrain.reading import inputs
 from engrain.reading.asks import asks_in_time, asks_what_user_told
@@ -160,6 +160,7 @@ class PreparedRecall:
     accessed_at: datetime
     as_of: datetime | None
     in_time_order: bool = False  # the question asks for an order or a summary: the text lists hits as told
+    words_only: str | None = None  # why no model of meaning took part (still loading, failed to load)
 
 
 # A query up to this long is read on the event loop (a fraction of a millisecond); a longer one, whose date
@@ -209,17 +210,13 @@ class RecallSearch:
     async def _embed_cached(
         self, user_id: str, query: str, lang: str
     ) -> tuple[FocusedQuery, Embedder | None, list[float] | None]:
-        """The query's vector (of its focused text, for a semantic model); without a model, none:
-        full text still answers. A model that does not know the query's language (an English-only
-        model and a Chinese question) gives none either: its cosines would be noise that outvotes
+        """The query's vector (of its focused text, for a semantic model); without a model (one still loading is
+        not waited for), none: full text still answers. A model that does not know the query's language (an
+        English-only model and a Chinese question) gives none either: its cosines would be noise that outvotes
         the words the query shares with a memory."""
         focused = FocusedQuery(query, ())
-        try:
-            model = await self.rt.embeddings.ready()
-        except Unavailable as exc:
-            log.warning("recall without vectors: %s", exc)
-            return focused, None, None
-        if not model.covers(lang):
+        model = await self.rt.embeddings.at_hand()
+        if model is None or not model.covers(lang):
             return focused, None, None
         if model.semantic:
             focused = await self.focus.focus(user_id, query)
@@ -277,6 +274,7 @@ class RecallSearch:
             if present != now:
                 words, when = await _read_query(query, present, settings.tz)
         focused, model, vector = await self._embed_cached(user_id, query, words.lang)
+        words_only = self.rt.embeddings.words_only() if model is None else None
         embedder_id, dim = (model.id, model.dim) if model is not None else ("", 0)
         statement = RecallQuery(
             user_id=user_id,
@@ -307,6 +305,7 @@ class RecallSearch:
             accessed_at=accessed_at,
             as_of=now if as_of is not None else None,
             in_time_order=asks_in_time(query),
+            words_only=words_only,
         )
 
     async def execute(self, prepared: PreparedRecall) -> RecallResult:
@@ -349,5 +348,6 @@ class RecallSearch:
             words_not_embedded=list(prepared.left_out),
             as_of=prepared.as_of,
             in_time_order=prepared.in_time_order,
+            words_only=prepared.words_only,
             user_now=rows[0].user_now if rows else None,
         )

@@ -24,6 +24,8 @@ def render(result: RecallResult, *, now: datetime, tz: tzinfo | None, explain: b
         f"{count} {'memory' if count == 1 else 'memories'} for «{inline(result.query, 60)}»{when}{order} "
         f"({DATA_NOTICE})"
     ]
+    if result.words_only:  # one short line: the model reads the hits knowing why a paraphrase may be missing
+        lines.append(f"(by words only: {result.words_only})")
     left = 4 * (budget if budget is not None else TEXT_TOKENS)
     chosen: list[tuple[RecallHit, list[str]]] = []  # the best hits that fit, each with its lines
     for hit in result.results:
