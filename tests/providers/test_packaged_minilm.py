@@ -88,6 +88,7 @@ def test_a_model_file_that_is_not_the_one_its_id_stands_for_is_refused(tmp_path:
         "    print(exc)\n"
     )
     env = os.environ | {"PYTHONPATH": f"{tmp_path}:{Path(__file__).resolve().parents[2]}"}
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env, check=True)
+    command = [sys.executable, "-c", script]
+    out = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env, check=True)
     assert "minilm-int8 cannot load:" in out.stdout
     assert f"{fake / 'model.onnx'} is not the file minilm:all-minilm-l6-v2-int8 stands for" in out.stdout
