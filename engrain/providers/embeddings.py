@@ -8,6 +8,7 @@ nothing here runs at import time or on the `initialize` path.
 from __future__ import annotations
 
 import functools
+import importlib
 import itertools
 import logging
 import re
@@ -168,13 +169,14 @@ class SentenceTransformerEmbedder(_NamedModel):
     semantic = True
 
     def __init__(self, name: str, cache_dir: Path) -> None:
-        from sentence_transformers import SentenceTransformer
+        # Any: sentence-transformers (the `sentence-transformers` extra, with torch) is not installed by
+        # default, and its own annotations leave encode's result partly unknown.
+        library: Any = importlib.import_module("sentence_transformers")
 
         source = model_directory(name)
         self.id = f"sentence-transformers:{name}"
         self.languages = model_languages(name)
-        # Any: sentence-transformers' own annotations leave encode's result partly unknown.
-        self._model: Any = SentenceTransformer(str(source or name), device="cpu", cache_folder=str(cache_dir))
+        self._model: Any = library.SentenceTransformer(str(source or name), device="cpu", cache_folder=str(cache_dir))
         # get_embedding_dimension in sentence-transformers 5, get_sentence_embedding_dimension before it.
         get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         dim = get_dim()

@@ -253,9 +253,9 @@ def _probe_vectors(runner: OnnxRunner) -> tuple[Any, Any]:
 
 def _export(source: Path, out: Path) -> None:
     """Trace the transformer with mean pooling into one graph: token ids in, sentence vector out."""
-    try:
-        import torch
-        from transformers import AutoModel
+    try:  # Any: the `sentence-transformers` extra (torch) is not installed by default
+        torch: Any = importlib.import_module("torch")
+        transformers: Any = importlib.import_module("transformers")
     except ImportError as exc:
         raise NotExportable(f"exporting needs torch and transformers ({exc})") from None
     try:
@@ -275,7 +275,7 @@ def _export(source: Path, out: Path) -> None:
             mask = attention_mask.unsqueeze(-1).to(tokens.dtype)
             return (tokens * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
 
-    model = MeanPooled(AutoModel.from_pretrained(str(source))).eval()
+    model = MeanPooled(transformers.AutoModel.from_pretrained(str(source))).eval()
     ids = torch.tensor([[101, 7592, 2088, 102], [101, 7592, 102, 0]])
     inputs = ("input_ids", "attention_mask", "token_type_ids")
     axes = {name: {0: "batch", 1: "tokens"} for name in inputs} | {"embedding": {0: "batch"}}
@@ -299,9 +299,9 @@ def _difference(source: Path, runner: OnnxRunner) -> float:
     """The largest component difference between torch's and the export's unit vectors on PROBES,
     embedded together and one at a time."""
     import numpy as np
-    from sentence_transformers import SentenceTransformer
 
-    reference = SentenceTransformer(str(source), device="cpu").encode(list(PROBES), normalize_embeddings=True)
+    library: Any = importlib.import_module("sentence_transformers")  # Any: see _export
+    reference = library.SentenceTransformer(str(source), device="cpu").encode(list(PROBES), normalize_embeddings=True)
     return float(max(np.abs(rows - reference).max() for rows in _probe_vectors(runner)))
 
 
