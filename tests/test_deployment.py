@@ -73,6 +73,9 @@ def test_compose_runs_pgvector_engrain_over_http_with_a_token_and_the_worker(com
     assert worker["command"][:2] == ["engrain", "worker"]
     for service in (engrain, worker):
         assert service["depends_on"]["db"]["condition"] == "service_healthy"
+        # Your own PostgreSQL: ENGRAIN_DATABASE_URL from the environment wins over the `db` service's.
+        assert service["environment"]["ENGRAIN_DATABASE_URL"].startswith("${ENGRAIN_DATABASE_URL:-")
+    assert worker["healthcheck"]["test"] == ["CMD", "engrain", "status"]  # exits 1 while the database is down
 
 
 def test_dockerfile_serves_http_with_a_healthcheck():

@@ -38,6 +38,14 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
         from engrain.server.app import create_server
         from engrain.server.stdio import run_stdio
 
+        if sys.stdin.isatty():  # a person, not a client: stdio is the protocol, so say what it waits for
+            print(
+                "engrain serve: an MCP server on stdio, waiting for a client to speak to it (Ctrl-C stops).\n"
+                "A client starts it itself: `engrain connect claude-desktop` (or claude-code, cursor, vscode) "
+                "writes its entry; `engrain status` shows the home.",
+                file=sys.stderr,
+            )
+
         anyio.run(run_stdio, create_server(app))
         _exit_now(0)
     from engrain.server.http import serve_http

@@ -130,3 +130,29 @@ def test_status_summarises_one_user_without_loading_a_model(tmp_path):
     assert report["embedder"]["state"] == "not started" and report["embedder"]["id"] is None
     assert report["imports"]["pieces_waiting"] == 2
     assert "serves" not in whole.stderr, whole.stderr
+
+
+def test_serve_in_a_terminal_says_it_waits_for_a_client(tmp_path):
+    """A person who runs `engrain serve` by hand sees why nothing happens (stdio is the protocol); a client, whose
+    stdin is a pipe, is told nothing of it."""
+    import pty
+
+    from tests.conftest import engrain_env
+
+    leader, follower = pty.openpty()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "engrain", "serve"],
+        stdin=follower,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=engrain_env(tmp_path),
+        text=True,
+    )
+    try:
+        first = server.stderr.readline()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        os.close(leader)
+        os.close(follower)
+    assert "waiting for a client" in first and "engrain connect" in server.stderr.read() + first
