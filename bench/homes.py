@@ -24,7 +24,9 @@ def scratch_home(prefix: str) -> str:
 
 
 def bench_settings(home: str, embedder: str = "hash", llm: str = "none", **more: Any) -> Settings:
-    """What a benchmark runs with: its own home, no job loop, no model download, times in UTC."""
+    """What a benchmark runs with: its own home, no job loop, no model download, times in UTC, and a user named
+    (a bench reads `settings.user` in its own queries; unset, it is the machine's local user, found later)."""
+    more.setdefault("user", "bench")
     return Settings(
         home=Path(home), embedder=embedder, scheduler="off", llm=llm, fetch_models=False, timezone="UTC", **more
     )
