@@ -27,6 +27,17 @@ STATUS_WAIT_EMBEDDED = 60.0  # s: … for the embedded one, which a first start 
 
 
 def serve(args: argparse.Namespace, settings: Settings) -> int:
+    if args.transport == "stdio" and sys.stdin.isatty():  # a person, not a client: say what stdio waits for
+        print(
+            "engrain serve: an MCP server on stdio, waiting for a client to speak to it (Ctrl-C stops).\n"
+            "A client starts it itself: `engrain connect claude-desktop` (or claude-code, cursor, vscode) "
+            "writes its entry; `engrain status` shows the home.",
+            file=sys.stderr,
+        )
+    if settings.database_url is None:  # the embedded database starts while the server's stack is imported
+        from engrain.storage.embedded import start_early
+
+        start_early(settings.pgdata, settings.pg_shared_buffers)
     from engrain.server.state import AppState
 
     # Text reading and model calls run in worker threads; the event loop, which answers every other call,
@@ -37,14 +48,6 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
     if args.transport == "stdio":
         from engrain.server.app import create_server
         from engrain.server.stdio import run_stdio
-
-        if sys.stdin.isatty():  # a person, not a client: stdio is the protocol, so say what it waits for
-            print(
-                "engrain serve: an MCP server on stdio, waiting for a client to speak to it (Ctrl-C stops).\n"
-                "A client starts it itself: `engrain connect claude-desktop` (or claude-code, cursor, vscode) "
-                "writes its entry; `engrain status` shows the home.",
-                file=sys.stderr,
-            )
 
         anyio.run(run_stdio, create_server(app))
         _exit_now(0)
