@@ -34,10 +34,6 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
             "writes its entry; `engrain status` shows the home.",
             file=sys.stderr,
         )
-    if settings.database_url is None:  # the embedded database starts while the server's stack is imported
-        from engrain.storage.embedded import start_early
-
-        start_early(settings.pgdata, settings.pg_shared_buffers)
     from engrain.server.state import AppState
 
     # Text reading and model calls run in worker threads; the event loop, which answers every other call,

@@ -175,22 +175,6 @@ def start_embedded(pgdata: Path, shared_buffers: str) -> str:
     return server.get_uri(driver="asyncpg")
 
 
-def start_early(pgdata: Path, shared_buffers: str) -> None:
-    """Begin `start_embedded` in a daemon thread and return at once: a server calls it before it imports its
-    stack (about two seconds of a 2-core machine's CPU), so that initdb and the postmaster, processes of their
-    own, run on the other core meanwhile, and its first call does not wait for them after `initialize`. The
-    database's opening later calls `start_embedded` again, which joins what this started; a failure here is
-    only logged, since that call meets and reports it."""
-
-    def start() -> None:
-        try:
-            start_embedded(pgdata, shared_buffers)
-        except Exception as exc:
-            log.debug("the early start of the embedded PostgreSQL failed (the opening retries): %s", exc)
-
-    threading.Thread(target=start, name="engrain-embedded-start", daemon=True).start()
-
-
 def _running(process: psutil.Process | None) -> bool:
     """Alive, and not a zombie: a killed postmaster whose parent has not reaped it yet still "runs"
     for psutil, and `pg_ctl stop` would wait a minute for it."""
