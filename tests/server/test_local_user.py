@@ -103,10 +103,12 @@ async def test_an_older_default_keeps_its_memories_until_they_are_merged(tmp_pat
 
 async def test_a_named_user_with_no_memories_is_told_where_the_home_s_are(tmp_path, fresh_database_url):
     await remember(server(tmp_path, fresh_database_url), "I play the cello on Sundays")
+    await remember(server(tmp_path, fresh_database_url, ENGRAIN_USER="stranger"), "I keep bees")
     async with Client(server(tmp_path, fresh_database_url, ENGRAIN_USER="work")) as client:
         first = await client.call_tool("recall", {"query": "what instrument do I play?"})
         text = first.content[0].text
         assert "no memories for 'work' yet" in text and "'me' (1)" in text
+        assert "stranger" not in text  # an external database may be shared: only this machine's names are said
         second = await client.call_tool("recall", {"query": "what instrument do I play?"})
         assert "no memories for" not in second.content[0].text  # once a session, not on every call
     said = cli(tmp_path, fresh_database_url, "status", ENGRAIN_USER="work")

@@ -87,7 +87,10 @@ class LocalUsers:
             db = await self.rt.database()
             async with db.sessions() as s:
                 holding = await stats_repo.users_holding(s, self.rt.clock())
-            chosen = choose(named, os_user(), holding)
+            system_user = os_user()
+            if self.rt.settings.database_url is not None:  # a shared database: name no one but this machine's
+                holding = {u: n for u, n in holding.items() if u in (DEFAULT_USER, system_user, named)}
+            chosen = choose(named, system_user, holding)
             if named is None or named == self.rt.settings.user:
                 self._chosen = chosen
             return chosen
