@@ -71,16 +71,16 @@ def ui(args: argparse.Namespace, settings: Settings) -> int:
 async def _local_user_within(app: Any, named: str | None, wait: float) -> Any:
     """The local user as `status` reads it: from the home within `wait`, else (a database that does not answer,
     which the report then says) the name given or the default, with nothing to say about other users."""
+    from engrain.config import os_user
     from engrain.errors import Unavailable
-    from engrain.services.memories.local_user import DEFAULT_USER, LocalUser
+    from engrain.services.memories.local_user import choose
 
     with anyio.move_on_after(wait):
         try:
             return await app.local_users.resolve(named)
         except Unavailable:
             pass
-    given = named or app.settings.user
-    return LocalUser(given or DEFAULT_USER, "named" if given else "default")
+    return choose(named or app.settings.user or None, os_user(), {})  # the same rule, knowing no memories
 
 
 async def _local_user_name(app: Any) -> str:
