@@ -161,8 +161,10 @@ class EmbedderManager:
         """Begin loading in the background; returns at once. Idempotent while a model loads or serves. `after`:
         what loads first (a server's readers, which its first calls need: loaded side by side with the model,
         they shared the interpreter's lock with its imports, and the first calls waited for both); the model
-        counts as loading meanwhile, so no call waits for it."""
-        if self.state in ("loading", "ready"):
+        counts as loading meanwhile, so no call waits for it. A model that failed to load stays failed for
+        this process (`engrain://status` says why; a restart tries again): retried on every later wait, each
+        memory stored meanwhile would start a load that fails again, and say it was still loading."""
+        if self.state != "not started":
             return
         self.state = "loading"
         self._spawn(self._load(after))
@@ -212,11 +214,14 @@ class EmbedderManager:
             model = await run_in_daemon_thread(lambda: emb.load(spec, models, key, local_only=local_only))
             self._use(model, self._configured)
         except Exception as exc:  # an explicit model that cannot load is a hard, visible error
-            self._error = exc
-            self.state = "failed"
-            self.message = f"embedder {self.settings.embedder!r} failed to load: {exc}"
-            log.error(self.message)
-            self._ready.set()
+            self._failed(exc)
+
+    def _failed(self, exc: BaseException) -> None:
+        self._error = exc
+        self.state = "failed"
+        self.message = f"embedder {self.settings.embedder!r} failed to load: {exc}"
+        log.error(self.message)
+        self._ready.set()
 
     async def _home_is_multilingual(self) -> bool:
         """Ask the home (bounded: a database that does not answer leaves the English choice, which a later
@@ -241,6 +246,7 @@ class EmbedderManager:
                 continue
             self._use(model, reason)
             return
+        self._failed(Unavailable("no packaged model could load (the log names each one's error)"))
 
     async def prefer_multilingual(self) -> None:
         """Many memories are not in English: with `auto`, the packaged multilingual model serves from now on

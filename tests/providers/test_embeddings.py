@@ -119,6 +119,9 @@ async def test_unloadable_model_is_reported_and_recall_still_answers_by_text(set
     async with connect(settings) as (client, app):
         with pytest.raises(Unavailable, match="failed to load"):
             await app.embeddings.ready()
+        with pytest.raises(Unavailable, match="failed to load"):  # a failed model stays failed: no load again
+            await app.embeddings.ready()
+        assert app.embeddings.state == "failed"
         result = await client.call_tool("remember", {"content": "anything"})  # stored, by its words only
         assert not result.is_error
         assert "Stored by its words only: no model of meaning could load" in result.content[0].text
