@@ -3,7 +3,9 @@
 The order of things told over time ("which did I do first…", "walk me through the order in which…") and a
 summary of a topic ("what have I told you about my project", "give me a summary of…"): for such a question
 recall's text lists its memories in the order they were told, so that a model reads the story as it happened,
-not as it ranked. What the user told ("what did I say about…", "how old was I when…"): a look-up of the past,
+not as it ranked. A question that gathers ("what books have I read", "how many tournaments…", "what kinds of…",
+"everything about…", a summary): its answer is spread over many occasions, so recall shows one piece per occasion
+instead of ten near-copies from one (services/recall/gathering.py). What the user told ("what did I say about…", "how old was I when…"): a look-up of the past,
 on which the user's standing instructions for answers do not bear (rules/recall.STANDING_WEIGHTS)."""
 
 from __future__ import annotations
@@ -40,3 +42,27 @@ _WHAT_USER_TOLD = re.compile(
 def asks_what_user_told(query: str) -> bool:
     """Whether a question asks what the user told, did or was ("what did I say…", "how old was I…")."""
     return _WHAT_USER_TOLD.search(query) is not None
+
+
+# A list, a count, a kind of thing, everything about a topic: "what books has Tim read", "which countries have I
+# visited", "how many tournaments", "what kinds of…", "list…", "all the…", a summary. A plural noun after
+# what/which followed by a verb is the common English form of a list question; "how much" is left out (a price,
+# an amount: one fact).
+_GATHERS = re.compile(
+    r"\bhow\s+many\b|\bhow\s+often\b|\bnumber\s+of\b|\b(?:what|which)\s+(?:kinds?|types?|sorts?)\s+of\b"
+    r"|\b(?:what|which)\s+(?:\w+\s+){0,2}?\w{2,}(?<![sui])(?<!\bha)(?<!\bwa)(?<!\bdoe)s\s+"
+    r"(?:has|have|had|did|do|does|is|are|was|were|will|would|can|could)\b"
+    r"|\blist\b|\benumerate\b|\ball\s+(?:the|of|my|his|her|their|our)\b|\bevery\s+(?:time|one)\b"
+    r"|\beverything\b|\bbesides\b|\bapart\s+from\b|\bother\s+than\b"
+    r"|summar(?:y|ies|i[sz]e)|recap|overview"
+    r"|哪些|多少|几次|几个|都有什么|列出|所有|总结|概括"
+    r"|\b(?:wie\s+viele|wie\s+oft|welche\s+\w+\s+(?:hat|haben|habe|hast)|alle|zusammenfass\w*|Überblick)\b"
+    r"|\b(?:cuánt[oa]s|cuántas\s+veces|qué\s+\w+s\s+(?:ha|han|he|has)|tod[oa]s\s+l[oa]s|resum\w+)\b"
+    r"|\b(?:combien|quel(?:le)?s\s+\w+|tou(?:te)?s\s+les|résum\w+|récapitul\w+)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_to_gather(query: str) -> bool:
+    """Whether a question's answer gathers many memories: a list, a count, the kinds of a thing, a summary."""
+    return _GATHERS.search(query) is not None

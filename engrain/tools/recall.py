@@ -21,6 +21,9 @@ DESCRIPTION = (
     "whole words» (a short id that forget, link, review_trait and "
     "remember's supersedes accept). Memories linked to the best ones follow. explain=true adds each score's terms. "
     "When the result ends with 'Reflection due', call `reflect` when the conversation allows. "
+    "A question that gathers (a list, a count, 'what kinds of…', everything about a topic, a summary) gets the best "
+    "memory of each day told first, then the rest, long ones by their passages that match; gather=true/false "
+    "overrides that reading of the question. "
     "said D is the day the user said it: read 'yesterday' or 'last month' in the words from that day. happened P "
     "is when it happened, already resolved and only as precise as the user was: a day (2022-12-05), a week (week "
     "of 2022-11-28), a month (2022-12), a season (summer 2022), a year (2022) or a span (a..b); never shift it again."
@@ -64,6 +67,13 @@ def register(
                 "this moment (ISO or a phrase like 'last March')."
             ),
         ] = None,
+        gather: Annotated[
+            bool | None,
+            Field(
+                description="Gather pieces from the whole history (a list, a count, a summary): one per day told "
+                "first. Unset: read from the question."
+            ),
+        ] = None,
         explain: Annotated[
             bool, Field(description="Add each hit's score and its terms (for debugging ranking).")
         ] = False,
@@ -79,6 +89,7 @@ def register(
             include_links=include_links,
             max_tokens=max_tokens,
             as_of=as_of,
+            gather=gather,
         )
         result = await recall_service.recall(user, request)
         text = recall_service.text_of(result, explain, max_tokens)

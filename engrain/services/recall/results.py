@@ -102,6 +102,18 @@ class RecallHit(BaseModel):
     linked_from: str | None = None
     relation: str | None = None
     links: list[LinkRef] = Field(default_factory=list[LinkRef])
+    excerpt: str | None = Field(
+        default=None,
+        description="For a question that gathers, a long memory's passages that match it (what the text shows); "
+        "`content` stays whole.",
+    )
+
+
+class Gathering(BaseModel):
+    """How a question that gathers was answered: pieces from many occasions, and how many more were found."""
+
+    found: int = Field(description="Memories the question found; `results` holds the pieces that fit.")
+    occasions: int = Field(description="Days told among those found (one piece of each comes first).")
 
 
 class RecallResult(BaseModel):
@@ -125,6 +137,12 @@ class RecallResult(BaseModel):
         default=None,
         description="Why the memories were matched by their words only, when no model of meaning served: "
         "'the model of meaning is still loading' (the first seconds after a start).",
+    )
+    gathered: Gathering | None = Field(
+        default=None,
+        description="Set when the question gathers (a list, a count, the kinds of a thing, a summary): `results` "
+        "are the best piece of each day told first, then the rest, as many as fit; long memories show their "
+        "passages that match (`excerpt`).",
     )
     # The user's present the plans were judged at (their clock, or the moment asked about): for the text's marks.
     user_now: datetime | None = Field(default=None, exclude=True)

@@ -17,7 +17,7 @@ from sqlalchemy.exc import DBAPIError
 from engrain.errors import EngrainError, InvalidInput
 from engrain.providers.embeddings import Embedder
 from engrain.reading import inputs
-from engrain.reading.asks import asks_in_time, asks_what_user_told
+from engrain.reading.asks import asks_in_time, asks_to_gather, asks_what_user_told
 from engrain.reading.dates import QueryTime, read_query_time
 from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.periods import happened_label
@@ -26,8 +26,10 @@ from engrain.reading.slots import asked_slot
 from engrain.reading.speakers import asks_assistant
 from engrain.services.recall.focus import FocusedQuery, QueryFocus
 from engrain.services.recall.refreshing import RefreshingCache
-from engrain.services.recall.results import Breakdown, LinkRef, RecallHit, RecallResult
-from engrain.services.recall.text import render
+from engrain.rules.gathering import GATHER_FETCH
+from engrain.services.recall.gathering import gather
+from engrain.services.recall.results import Breakdown, Gathering, LinkRef, RecallHit, RecallResult
+from engrain.services.recall.text import TEXT_TOKENS, render
 from engrain.services.wording.lines import replaced_mark
 from engrain.storage import memories as repo
 from engrain.storage import timeline
@@ -98,6 +100,7 @@ def _hit(row: RecallRow, tz: tzinfo | None) -> RecallHit:
         linked_from=str(row.linked_from) if row.linked_from else None,
         relation=row.relation,
         links=[LinkRef(id=link.id, relation=link.relation) for link in row.links],
+        excerpt=row.excerpt if row.excerpt and len(row.excerpt) < len(row.content) else None,
     )
 
 
@@ -145,6 +148,7 @@ class RecallRequest:
     max_tokens: int | None = None
     as_of: str | None = None
     track_access: bool = True
+    gather: bool | None = None  # None: read from the question (reading/asks.asks_to_gather); the caller's wins
 
 
 @dataclass(frozen=True)
@@ -161,6 +165,7 @@ class PreparedRecall:
     as_of: datetime | None
     in_time_order: bool = False  # the question asks for an order or a summary: the text lists hits as told
     words_only: str | None = None  # why no model of meaning took part (still loading, failed to load)
+    gather_limit: int | None = None  # a question that gathers: the limit asked (the statement returns more)
 
 
 # A query up to this long is read on the event loop (a fraction of a millisecond); a longer one, whose date
@@ -273,6 +278,7 @@ class RecallSearch:
             present = await self._user_clock(user_id, now)
             if present != now:
                 words, when = await _read_query(query, present, settings.tz)
+        gathers = asks_to_gather(query) if request.gather is None else request.gather
         focused, model, vector = await self._embed_cached(user_id, query, words.lang)
         words_only = self.rt.embeddings.words_only() if model is None else None
         embedder_id, dim = (model.id, model.dim) if model is not None else ("", 0)
@@ -285,7 +291,7 @@ class RecallSearch:
             flt=flt,
             now=now,
             decay_seconds=settings.decay_rate_days * 86400,
-            limit=limit,
+            limit=min(inputs.MAX_LIMIT, limit * GATHER_FETCH) if gathers else limit,
             pool=max(MIN_POOL, limit * 5),
             asks_when=when.asks_when,
             window=when.window,
@@ -294,6 +300,7 @@ class RecallSearch:
             rarity=await self.rarity.get("memories"),
             asks_assistant=asks_assistant(query),
             asks_what_user_told=asks_what_user_told(query),
+            gather=gathers,
         )
         return PreparedRecall(
             query=query,
@@ -304,8 +311,9 @@ class RecallSearch:
             track_access=request.track_access,
             accessed_at=accessed_at,
             as_of=now if as_of is not None else None,
-            in_time_order=asks_in_time(query),
+            in_time_order=gathers or asks_in_time(query),
             words_only=words_only,
+            gather_limit=limit if gathers else None,
         )
 
     async def execute(self, prepared: PreparedRecall) -> RecallResult:
@@ -326,8 +334,13 @@ class RecallSearch:
         hits = [_hit(r, self.rt.settings.tz) for r in rows]
         for hit in hits:  # a row stored before its secrets were redacted is screened on the way out
             hit.content = self.screen(hit.content)
-        truncated = False
-        if prepared.max_tokens is not None:
+        truncated, gathered = False, None
+        if prepared.gather_limit is not None:
+            budget = 4 * (prepared.max_tokens or TEXT_TOKENS)
+            pieces = gather(hits, prepared.gather_limit, budget, settings.tz)
+            hits, gathered = pieces.hits, Gathering(found=pieces.found, occasions=pieces.occasions)
+            truncated = len(hits) < pieces.found
+        elif prepared.max_tokens is not None:
             kept: list[RecallHit] = []
             used = 0
             for hit in hits:
@@ -350,4 +363,5 @@ class RecallSearch:
             in_time_order=prepared.in_time_order,
             words_only=prepared.words_only,
             user_now=rows[0].user_now if rows else None,
+            gathered=gathered,
         )

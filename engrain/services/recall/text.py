@@ -20,10 +20,14 @@ def render(result: RecallResult, *, now: datetime, tz: tzinfo | None, explain: b
     when = f" as of {result.as_of.isoformat(timespec='seconds')}" if result.as_of else ""
     count = len(result.results)
     order = ", in the order told" if result.in_time_order else ""
+    gathered = result.gathered
+    found = f" of {gathered.found} found, the best of each of {gathered.occasions} days first" if gathered else ""
     lines = [
-        f"{count} {'memory' if count == 1 else 'memories'} for «{inline(result.query, 60)}»{when}{order} "
+        f"{count} {'memory' if count == 1 else 'memories'}{found} for «{inline(result.query, 60)}»{when}{order} "
         f"({DATA_NOTICE})"
     ]
+    if any(hit.excerpt for hit in result.results):
+        lines.append("(a long memory shows its passages that match, …between dots…; engrain://memories/{id} is whole)")
     if result.words_only:  # one short line: the model reads the hits knowing why a paraphrase may be missing
         lines.append(f"(by words only: {result.words_only})")
     left = 4 * (budget if budget is not None else TEXT_TOKENS)
@@ -42,7 +46,9 @@ def render(result: RecallResult, *, now: datetime, tz: tzinfo | None, explain: b
         chosen.sort(key=lambda pair: pair[0].told_at)
     lines += [line for _, block in chosen for line in block]
     shown = len(chosen)
-    if shown < count:
+    if gathered is not None and gathered.found > shown:
+        lines.append(f"({gathered.found - shown} more found: recall with a larger max_tokens, or ask narrower)")
+    elif shown < count:
         lines.append(f"({count - shown} more in the structured result, or recall with a larger max_tokens)")
     return "\n".join(lines)
 
@@ -54,7 +60,8 @@ def _line(hit: RecallHit, now: datetime, tz: tzinfo | None, limit: int) -> str:
     if hit.source == "linked" and hit.relation:
         tags.append(f"linked: {hit.relation}")
     shown = shown_when(hit.kind, hit.told_at, happened)
-    return memory_line(hit.content, hit.id, shown=shown, tz=tz, tags=tags, limit=limit)
+    content = f"…{hit.excerpt}…" if hit.excerpt else hit.content
+    return memory_line(content, hit.id, shown=shown, tz=tz, tags=tags, limit=limit)
 
 
 def _term(value: object) -> str:

@@ -1,0 +1,25 @@
+"""How recall answers a question that gathers (issue 60): a list, a count, the kinds of a thing, a summary.
+
+Such an answer is spread over the whole history ("What books has Tim read?": seven titles told in seven
+sessions), while today's ranking fills the first ten with near-copies from the one session that talks most
+about it. So the statement returns GATHER_FETCH times the limit, and recall shows the best piece of each
+occasion (the day it was told) first, then the rest, best first, as many as fit in what the ten best whole
+results would have taken; a long memory shows only its passages that match the question.
+"""
+
+from __future__ import annotations
+
+# The statement returns this many times the limit for a gathering question (at most the tool's largest limit).
+GATHER_FETCH = 4
+# A memory found beyond the `limit` best is a piece only when it scores at least this share of the best one: the
+# best memory of a day that has nothing to do with the question ("I cook lentil soup every Sunday" to "what books
+# have I read?") is no piece of the answer.
+GATHER_FLOOR = 0.5
+# A memory longer than this (characters) is shown by its best passages (PostgreSQL's ts_headline); the whole
+# memory is one read of engrain://memories/{id} away.
+EXCERPT_CHARS = 320
+# Two passages of up to 28 words around the question's words, joined by " … ", with no highlighting marks.
+HEADLINE_OPTIONS = 'MaxFragments=2, MaxWords=28, MinWords=10, StartSel="", StopSel="", FragmentDelimiter=" … "'
+# What a line costs beside its words (the bracket with both dates and marks, the quotes, the short id), in
+# characters: a piece's cost is its words plus this.
+LINE_OVERHEAD = 48

@@ -1,0 +1,54 @@
+"""The pieces a question that gathers is answered with (rules/gathering.py; issue 60).
+
+Pure: the hits of the recall statement in, the pieces that fit out. One piece per occasion first (the day the
+user told it, in their zone), occasions best first; then the rest, best first — so a list told over months
+is not answered by ten near-copies from the session that talks most about it. They fit in what the `limit`
+best whole results would have taken (never more than the text's budget): each piece is its passages for a
+long memory (`excerpt`), so more of them fit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, tzinfo
+
+from engrain.reading.dates import local
+from engrain.rules.gathering import GATHER_FLOOR, LINE_OVERHEAD
+from engrain.services.recall.results import RecallHit
+
+
+@dataclass(frozen=True)
+class Pieces:
+    hits: list[RecallHit]  # chosen, in the order chosen
+    found: int
+    occasions: int
+
+
+def occasion(hit: RecallHit, tz: tzinfo | None) -> date:
+    """The day the user told it, on their clock: one conversation, one occasion."""
+    return local(hit.told_at, tz).date()
+
+
+def piece_chars(hit: RecallHit) -> int:
+    return len(hit.excerpt or hit.content) + LINE_OVERHEAD
+
+
+def gather(hits: list[RecallHit], limit: int, budget_chars: int, tz: tzinfo | None) -> Pieces:
+    """`hits` best first. The budget is what the `limit` best whole hits take, at most `budget_chars`; beyond
+    those `limit`, a hit below GATHER_FLOOR of the best score is no piece."""
+    reference = sum(len(hit.content) + LINE_OVERHEAD for hit in hits[:limit])
+    left = min(reference, budget_chars)
+    floor = GATHER_FLOOR * max((hit.score for hit in hits), default=0.0)
+    hits = hits[:limit] + [hit for hit in hits[limit:] if hit.score >= floor]
+    firsts: dict[date, RecallHit] = {}
+    for hit in hits:
+        firsts.setdefault(occasion(hit, tz), hit)
+    first_ids = {id(hit) for hit in firsts.values()}
+    order = list(firsts.values()) + [hit for hit in hits if id(hit) not in first_ids]
+    chosen: list[RecallHit] = []
+    for hit in order:
+        cost = piece_chars(hit)
+        if cost <= left:
+            chosen.append(hit)
+            left -= cost
+    return Pieces(chosen, len(hits), len(firsts))
