@@ -178,6 +178,7 @@ async def evaluate(
     expire_plans: bool = True,
     told: bool = False,
     text_budgets: tuple[int, ...] = (),
+    gather: bool | None = None,
 ) -> dict[str, Any]:
     import numpy as np
     from rank_bm25 import BM25Okapi
@@ -194,6 +195,7 @@ async def evaluate(
     # memory whole, and how many tokens is the text.
     in_text: dict[int, list[bool]] = defaultdict(list)
     text_tokens: dict[int, list[int]] = defaultdict(list)
+    by_kind: dict[tuple[int, str], list[tuple[bool, int]]] = defaultdict(list)  # (budget, category) → (shown, tokens)
     asked: list[dict[str, Any]] = []
     ingest_s = 0.0
     questions = 0
@@ -238,16 +240,20 @@ async def evaluate(
                 questions += 1
                 category = CATEGORY_NAMES.get(qa.get("category"), str(qa.get("category")))
                 started = time.perf_counter()
-                request = RecallRequest(qa["question"], limit=max(KS), include_links=False, track_access=False)
+                request = RecallRequest(
+                    qa["question"], limit=max(KS), include_links=False, track_access=False, gather=gather
+                )
                 result = await app.recall.recall(user, request)
                 latencies.append(time.perf_counter() - started)
                 if text_budgets:
-                    shown = await app.recall.recall(user, RecallRequest(qa["question"], track_access=False))
+                    shown = await app.recall.recall(user, RecallRequest(qa["question"], track_access=False, gather=gather))
                     bearing = [h for h in shown.results if set(dia_of.get(h.id, [])) & set(evidence)]
                     for budget in text_budgets:
                         rendered = render(shown, now=app.clock(), tz=UTC, explain=False, budget=budget)
-                        in_text[budget].append(any(f"«{inline(h.content)}»" in rendered for h in bearing))
+                        held = any(_shown(h, rendered) for h in bearing)
+                        in_text[budget].append(held)
                         text_tokens[budget].append(estimate_tokens(rendered))
+                        by_kind[(budget, category)].append((held, estimate_tokens(rendered)))
                 ranks = {
                     "engrain": systems["engrain"].add(
                         category, [dia_of.get(hit.id, []) for hit in result.results], evidence
@@ -296,15 +302,30 @@ async def evaluate(
     if text_budgets:
         report["recall_text"] = {
             str(b): {
-                "evidence_whole_in_text": round(sum(in_text[b]) / len(in_text[b]), 4),
+                "evidence_in_text": round(sum(in_text[b]) / len(in_text[b]), 4),
                 "tokens_mean": round(statistics.mean(text_tokens[b]), 1),
                 "tokens_p95": sorted(text_tokens[b])[int(0.95 * (len(text_tokens[b]) - 1))],
+                "by_category": {
+                    category: {
+                        "evidence_in_text": round(sum(h for h, _ in rows) / len(rows), 4),
+                        "tokens_mean": round(statistics.mean(t for _, t in rows), 1),
+                    }
+                    for (budget, category), rows in sorted(by_kind.items())
+                    if budget == b
+                },
             }
             for b in text_budgets
         }
     if details:
         report["questions_detail"] = asked
     return report
+
+
+def _shown(hit: Any, rendered: str) -> bool:
+    """Whether the text shows the memory: whole, or (a question that gathers) by its passages that match."""
+    if f"«{inline(hit.content)}»" in rendered:
+        return True
+    return bool(hit.excerpt) and f"«…{inline(hit.excerpt)}…»" in rendered
 
 
 def table(report: dict[str, Any]) -> str:
@@ -341,6 +362,12 @@ def main() -> None:
         action="store_true",
         help="skip the scheduler's expiry job (plans whose date passed keep the 0.5 penalty)",
     )
+    parser.add_argument(
+        "--gather",
+        choices=("auto", "off", "on"),
+        default="auto",
+        help="questions that gather (issue 60): read from each question (auto, as the tool does), or never/always",
+    )
     parser.add_argument("--samples", type=int, default=0, help="only the first N conversations (0: all)")
     parser.add_argument(
         "--text-budgets",
@@ -360,6 +387,7 @@ def main() -> None:
             expire_plans=not args.no_expiry,
             told=args.told,
             text_budgets=budgets,
+            gather={"auto": None, "off": False, "on": True}[args.gather],
         )
     )
     print(json.dumps(report, indent=2))
