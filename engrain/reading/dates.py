@@ -122,13 +122,27 @@ _ASKS_WHEN = re.compile(
     re.IGNORECASE,
 )
 
-# Questions about what is ahead: "what's coming up", "any plans next week", "what do I have on Friday".
+# Questions about what is ahead: "what's coming up", "what do I have on Friday", "anything next week".
 _ASKS_AHEAD = re.compile(
-    r"\b(?:coming\s+up|upcoming|ahead|plans?|planned|plann?ing|schedule[ds]?|agenda|appointments?|"
+    r"\b(?:coming\s+up|upcoming|ahead|schedule[ds]?|agenda|appointments?|"
     r"next\s+(?:week|month|weekend|year|few\s+days)|tomorrow|what(?:'s|\s+is)\s+on|do\s+i\s+have|am\s+i\s+(?:doing|going)|"
     r"will\s+i|going\s+to\s+do|to\s+do\s+(?:this|next))\b",
     re.IGNORECASE,
 )
+# The plan words ask what is ahead when they ask for the plans themselves: nothing follows them but "to do", whose
+# plans they are and the question's end ("any plans?", "what is Jon planning?", "what plans does Maria have?"),
+# or a period ahead is named ("plans for the weekend"). What else follows them names the one plan asked about,
+# which is the answer whenever it falls, ahead or long past ("when is Jon planning to open his dance studio?",
+# "what events is Maria planning for the fundraiser?": issue 60), and so is a plan asked of in the past ("what
+# was I planning?").
+_PLAN_WORD = r"\b(?:plans?|planned|plann?ing)\b"
+_ASKS_PLANS = re.compile(_PLAN_WORD, re.IGNORECASE)
+_PLANS_THEMSELVES = re.compile(
+    rf"{_PLAN_WORD}(?:\s+(?:to\s+do|for\s+(?:me|us)|(?:do|does|have|has)\s+\w+(?:\s+(?:have|got|made))?))*"
+    r"\s*(?:[?.!]|$)",
+    re.IGNORECASE,
+)
+_ASKS_OF_THE_PAST = re.compile(r"\b(?:was|were|had|did)\b", re.IGNORECASE)
 # What "what's coming up?" looks at when the question names no period: the coming week.
 AHEAD_DAYS = 8
 
@@ -709,13 +723,29 @@ def read_query_time(query: str, now: datetime, tz: tzinfo | None, lang: str = EN
     """Query-time date understanding: "when did…" questions and periods named in the query
     ("last March", "in 2023", "yesterday", 上个月), resolved in the user's zone."""
     when, phrase = find_event_time(query, now, tz, lang)
-    asks = _ASKS_WHEN.search(query) if lang == ENGLISH else languages.asks_when(lang, query)
-    ahead = bool(_ASKS_AHEAD.search(query) if lang == ENGLISH else languages.asks_ahead(lang, query))
+    asks = bool(_ASKS_WHEN.search(query) if lang == ENGLISH else languages.asks_when(lang, query))
     window = _period(phrase, when) if when is not None and phrase else None
+    ahead = _asks_ahead(query, lang, asks_when=asks, names_period=window is not None)
     if ahead:  # what is coming: from today, over the named period or else the coming week
         window = _ahead(window, phrase, when, local(now, tz))
         ahead = window is not None  # a period that is over ("what did I plan last month"): about the past
-    return QueryTime(asks_when=bool(asks), window=window, ahead=ahead)
+    return QueryTime(asks_when=asks, window=window, ahead=ahead)
+
+
+def _asks_ahead(query: str, lang: str, *, asks_when: bool, names_period: bool) -> bool:
+    """Does the query ask what is coming, the plans of a period ahead? A "when…" question asks the date of one
+    thing, which may lie anywhere: the coming week's plans are no likelier its answer than any other, and their
+    bonus crowded a passed plan it asked about out of the first ten (issue 60), so it asks what is ahead only
+    over a period it names ("when am I free next week?")."""
+    if asks_when and not names_period:
+        return False
+    if lang != ENGLISH:
+        return languages.asks_ahead(lang, query)
+    if _ASKS_AHEAD.search(query):
+        return True
+    if not _ASKS_PLANS.search(query) or _ASKS_OF_THE_PAST.search(query):
+        return False
+    return names_period or _PLANS_THEMSELVES.search(query) is not None
 
 
 def period_ahead(text: str, now: datetime, tz: tzinfo | None, lang: str = ENGLISH) -> tuple[datetime, datetime] | None:

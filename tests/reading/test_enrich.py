@@ -156,6 +156,34 @@ def test_query_time_understanding(query, asks_when, window):
     assert (tuple(d.date().isoformat() for d in read.window) if read.window else None) == window
 
 
+@pytest.mark.parametrize(
+    ("query", "ahead"),
+    [
+        ("what is coming up for me this week", True),
+        ("any plans?", True),
+        ("What is Jon planning?", True),
+        ("What plans does Maria have?", True),
+        ("What are my plans for the weekend?", True),  # a period named
+        ("what do I have planned for next week", True),
+        ("When am I free next week?", True),  # a "when" question over a period it names
+        # One plan, named by what follows the plan word or asked of by "when": the answer whenever it falls.
+        ("When is Jon planning to open his dance studio?", False),
+        ("When was I planning to open my dance studio?", False),
+        ("What events is Maria planning for the fundraiser?", False),
+        ("What is Jon planning to do with his studio?", False),
+        ("When is my next dentist appointment?", False),
+        ("What was I planning?", False),  # plans of the past
+        ("what did I plan last month", False),
+    ],
+)
+def test_what_asks_about_the_plans_ahead(query, ahead):
+    """Issue 60: the plan words alone read "when was I planning to open my studio?" as a question about the coming
+    week, whose plans then crowded the passed plan it asks about out of the first ten."""
+    read = read_query_time(query, NOW, UTC_ZONE)
+    assert read.ahead is ahead
+    assert ahead or read.window is None or read.window[1] <= NOW  # no window of the coming days
+
+
 def test_a_plan_whose_given_date_passed_is_prospective_and_overdue():
     given = Period.containing(datetime(2026, 11, 10, tzinfo=UTC), Grain.DAY)
     assert enrich("I plan to renew my passport.", NOW, UTC_ZONE, event=given).temporality == "prospective"
