@@ -46,18 +46,20 @@ def asks_what_user_told(query: str) -> bool:
 
 # A list, a count, a kind of thing, everything about a topic: "what books has Tim read", "which countries have I
 # visited", "how many tournaments", "what kinds of…", "list…", "all the…", a summary. A plural noun after
-# what/which followed by a verb is the common English form of a list question; "how much" is left out (a price,
-# an amount: one fact).
+# what/which followed by a verb is the common English form of a list question ("what approaches would you suggest"
+# asks for advice, not for memories); "how much" is left out (a price, an amount: one fact), and so is "how many
+# days/hours…" (the time between two things: BEAM-500K asks it 60 times, always of two memories). "Resume" is
+# English more often than Spanish: only "resumen"/"resumir".
 _GATHERS = re.compile(
-    r"\bhow\s+many\b|\bhow\s+often\b|\bnumber\s+of\b|\b(?:what|which)\s+(?:kinds?|types?|sorts?)\s+of\b"
+    r"\bhow\s+many\b(?!\s+(?:\w+\s+)?(?:days?|hours?|weeks?|months?|years?|minutes?|seconds?)\b)|\bhow\s+often\b|\bnumber\s+of\b|\b(?:what|which)\s+(?:kinds?|types?|sorts?)\s+of\b"
     r"|\b(?:what|which)\s+(?:\w+\s+){0,2}?\w{2,}(?<![sui])(?<!\bha)(?<!\bwa)(?<!\bdoe)s\s+"
-    r"(?:has|have|had|did|do|does|is|are|was|were|will|would|can|could)\b"
+    r"(?:has|have|had|did|do|does|is|are|was|were)\b"
     r"|\blist\b|\benumerate\b|\ball\s+(?:the|of|my|his|her|their|our)\b|\bevery\s+(?:time|one)\b"
     r"|\beverything\b|\bbesides\b|\bapart\s+from\b|\bother\s+than\b"
     r"|summar(?:y|ies|i[sz]e)|recap|overview"
     r"|哪些|多少|几次|几个|都有什么|列出|所有|总结|概括"
     r"|\b(?:wie\s+viele|wie\s+oft|welche\s+\w+\s+(?:hat|haben|habe|hast)|alle|zusammenfass\w*|Überblick)\b"
-    r"|\b(?:cuánt[oa]s|cuántas\s+veces|qué\s+\w+s\s+(?:ha|han|he|has)|tod[oa]s\s+l[oa]s|resum\w+)\b"
+    r"|\b(?:cuánt[oa]s|cuántas\s+veces|qué\s+\w+s\s+(?:ha|han|he|has)|tod[oa]s\s+l[oa]s|resumen|resumir)\b"
     r"|\b(?:combien|quel(?:le)?s\s+\w+|tou(?:te)?s\s+les|résum\w+|récapitul\w+)\b",
     re.IGNORECASE,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engrain.reading.asks import asks_in_time, asks_what_user_told
+from engrain.reading.asks import asks_in_time, asks_to_gather, asks_what_user_told
 from engrain.reading.speakers import asks_assistant, spoken_by, words_of
 from engrain.reading.standing import standing_of
 
@@ -83,6 +83,29 @@ def test_a_turn_that_names_its_speaker_is_read_without_the_name():
 )
 def test_a_question_that_wants_things_in_time(question, in_time):
     assert asks_in_time(question) is in_time
+
+
+@pytest.mark.parametrize(
+    "question, gathers",
+    [
+        ("What books has Tim read?", True),
+        ("What activities does Deborah pursue besides yoga?", True),
+        ("How many tournaments has Nate played in?", True),
+        ("What kinds of music do I like?", True),
+        ("Give me a summary of my resume analyzer work.", True),
+        ("我去过哪些国家？", True),
+        ("Wie viele Bücher habe ich gelesen?", True),
+        ("Quels livres ai-je lus ?", True),
+        ("Where does Ines live?", False),
+        ("What class does she teach?", False),  # a word ending in -ss is no plural
+        ("How much did the bike cost?", False),
+        ("How many days do I have between the launch and the review?", False),  # two dates, not a list
+        ("What approaches would you suggest for caching?", False),  # advice, not memories
+        ("How do I improve my resume?", False),  # English, not Spanish "resumen"
+    ],
+)
+def test_a_question_that_gathers(question, gathers):
+    assert asks_to_gather(question) is gathers
 
 
 @pytest.mark.parametrize(
