@@ -23,6 +23,7 @@ from sqlalchemy.orm import aliased
 from engrain.reading.metadata import Key
 from engrain.reading.speakers import REPLY
 from engrain.rules import plans as plans_rules
+from engrain.rules.digests import DIGEST
 from engrain.rules.traits import Stage
 from engrain.storage.models import Memory, MemoryHistory, MemoryVector
 from engrain.storage.sqltext import memory_behind, memory_passes, sql_literal, vector_literal
@@ -345,13 +346,13 @@ async def live_by_hashes(
 async def told_between(
     session: AsyncSession, user_id: str, start: datetime, end: datetime
 ) -> list[tuple[str, datetime]]:
-    """The words and told times of the live memories (not traits) told in [start, end): what an import's
-    near-duplicates are checked against (one index range on (user_id, told_at))."""
+    """The words and told times of the live memories (not traits nor digests) told in [start, end): what an
+    import's near-duplicates are checked against (one index range on (user_id, told_at))."""
     rows = await session.execute(
         select(Memory.content, Memory.told_at).where(
             Memory.user_id == user_id,
             Memory.valid_until.is_(None),
-            Memory.kind != "trait",
+            Memory.kind.not_in(("trait", DIGEST)),
             Memory.told_at >= start,
             Memory.told_at < end,
         )
@@ -751,8 +752,9 @@ async def dissolve_unsupported(
 async def recent(
     session: AsyncSession, user_id: str, now: datetime, limit: int, *, users_own: bool = False
 ) -> list[Memory]:
-    """The newest told memories (`users_own`: not what an assistant said)."""
-    left_out = ("trait", REPLY) if users_own else ("trait",)
+    """The newest told memories (`users_own`: not what an assistant said); never a trait or a digest, which a
+    reflection wrote."""
+    left_out = ("trait", DIGEST, REPLY) if users_own else ("trait", DIGEST)
     stmt = (
         select(Memory)
         .where(Memory.user_id == user_id, Memory.kind.not_in(left_out), known(now))
