@@ -104,8 +104,8 @@ class RecallHit(BaseModel):
     links: list[LinkRef] = Field(default_factory=list[LinkRef])
     digest_of: int | None = Field(
         default=None,
-        description="A digest (kind 'digest': a model's summary of what the user told about one thing, with the dates): "
-        "how many memories it summarizes; its `links` with relation 'summarizes' name them.",
+        description="A digest (kind 'digest': a model's summary of what the user told about one thing, with the "
+        "dates): how many memories it summarizes; its `links` with relation 'summarizes' name them.",
     )
     excerpt: str | None = Field(
         default=None,

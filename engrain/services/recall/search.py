@@ -24,11 +24,11 @@ from engrain.reading.periods import happened_label
 from engrain.reading.redaction import redact
 from engrain.reading.slots import asked_slot
 from engrain.reading.speakers import asks_assistant
-from engrain.services.recall.focus import FocusedQuery, QueryFocus
-from engrain.services.recall.refreshing import RefreshingCache
 from engrain.rules.digests import DIGEST
 from engrain.rules.gathering import GATHER_FETCH
+from engrain.services.recall.focus import FocusedQuery, QueryFocus
 from engrain.services.recall.gathering import gather
+from engrain.services.recall.refreshing import RefreshingCache
 from engrain.services.recall.results import Breakdown, Gathering, LinkRef, RecallHit, RecallResult
 from engrain.services.recall.text import TEXT_TOKENS, render
 from engrain.services.wording.lines import replaced_mark

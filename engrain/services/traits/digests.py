@@ -129,4 +129,3 @@ async def _insert(
         at=plan.now,
     )
     return digest
-

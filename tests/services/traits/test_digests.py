@@ -76,7 +76,9 @@ async def test_a_digest_of_a_year_of_books_is_found_first_and_rewritten_whole(ho
         text = (await client.call_tool("recall", {"query": "What books have I read?"})).content[0].text
         assert "a digest, then the best of each of" in text.splitlines()[0]
         line = first_line_of_hits(text)
-        assert f"happened {day(0)}..{day(330)}, digest of 7 memories]" in line and "Project Hail Mary (2025-12-02)" in line
+        assert (
+            f"happened {day(0)}..{day(330)}, digest of 7 memories]" in line and "Project Hail Mary (2025-12-02)" in line
+        )
         old_id = first["id"]
 
         # A new book, months later: the next task shows the digest as [d1]; the answer rewrites it whole.
@@ -85,7 +87,7 @@ async def test_a_digest_of_a_year_of_books_is_found_first_and_rewritten_whole(ho
         out = await call(client, "reflect", force=True)
         task = out["task"]
         d1 = next(line for line in task.splitlines() if line.startswith("[d1]"))
-        assert "digest of 7 memories" in d1 and 'topic «books»' in d1 and DIGEST in d1
+        assert "digest of 7 memories" in d1 and "topic «books»" in d1 and DIGEST in d1
         assert not re.search(r"^\[m\d+\].*Books read", task, re.MULTILINE)  # a digest is never a new memory
         rewritten = DIGEST + f"; Lessons in Chemistry ({clock.now.date().isoformat()})"
         redo = {"topic": "books", "content": rewritten, "evidence_ids": [aliases(task, NEW_BOOK)], "digest_id": "d1"}
@@ -112,7 +114,11 @@ async def test_a_digest_citing_what_the_task_did_not_show_is_refused_by_name(hos
         await call(client, "remember_many", items=items)
         out = await call(client, "reflect", force=True)
         evidence = [aliases(out["task"], text) for _, text in BOOKS[:3]]
-        unknown = {"topic": "books", "content": "Books: Dune, Remains of the Day, Piranesi", "evidence_ids": [*evidence, "m99"]}
+        unknown = {
+            "topic": "books",
+            "content": "Books: Dune, Remains of the Day, Piranesi",
+            "evidence_ids": [*evidence, "m99"],
+        }
         error = await call_error(client, "reflect", task_id=out["task_id"], answer={"digests": [unknown]})
         assert "digests[0].evidence_ids[3]: 'm99' is not a memory this task showed" in error
         no_digest = {**unknown, "evidence_ids": evidence, "digest_id": "d4"}
@@ -153,6 +159,6 @@ def test_gather_puts_a_digest_first_and_whole():
         _hit("Books read: " + "Dune, Piranesi, Middlemarch " * 20, "digest", 0.5, told, excerpt="…cut…"),
     ]
     pieces = gather(hits, 10, 6000, UTC)
-    assert [hit.kind for hit in pieces.hits][0] == "digest"
+    assert pieces.hits[0].kind == "digest"
     assert pieces.hits[0].excerpt is None  # never cut to an excerpt
     assert pieces.hits[1].content == "Dune on the first day" and pieces.occasions == 2  # a digest is no occasion
