@@ -12,6 +12,7 @@ import pytest
 from engrain.services.recall.gathering import gather
 from engrain.services.recall.results import RecallHit
 from tests.conftest import Clock, call, call_error, connect, scalar
+from tests.scripted import ScriptedLLM, alias, answer
 from tests.services.traits.test_host_reflection import aliases
 
 pytestmark = pytest.mark.anyio
@@ -130,6 +131,24 @@ async def test_a_digest_citing_what_the_task_did_not_show_is_refused_by_name(hos
         short = {**unknown, "evidence_ids": evidence[:2]}
         done = await call(client, "reflect", task_id=out["task_id"], answer={"digests": [short]})
         assert done["status"] == "completed" and done["digests_written"] == 0
+
+
+async def test_the_servers_model_writes_a_digest_with_the_same_prompt_and_answer(settings_factory):
+    llm = ScriptedLLM(
+        lambda p: answer(
+            digests=[{"topic": "books", "content": DIGEST, "evidence_ids": [alias(p, text) for _, text in BOOKS]}]
+        )
+    )
+    async with connect(settings_factory(), Clock(NOW), llm) as (client, _):
+        items = [{"content": text, "said_at": day(offset)} for offset, text in BOOKS]
+        await call(client, "remember_many", items=items)
+        out = await call(client, "reflect", force=True)
+        assert out["status"] == "completed" and out["llm"] == "scripted" and out["digests_written"] == 1
+        assert "Current digests" in llm.prompts[0].user and "- digests:" in llm.prompts[0].user
+        again = await call(client, "reflect", force=True)
+        assert again["memories_scanned"] == 0  # the digest is no new memory: nothing waits
+        found = await call(client, "recall", query="Which books did I read last year?", kinds=["digest"])
+        assert [hit["content"] for hit in found["results"]] == [DIGEST]
 
 
 def _hit(content: str, kind: str, score: float, told: datetime, excerpt: str | None = None) -> RecallHit:
