@@ -139,7 +139,8 @@ async def test_the_servers_model_writes_a_digest_with_the_same_prompt_and_answer
             digests=[{"topic": "books", "content": DIGEST, "evidence_ids": [alias(p, text) for _, text in BOOKS]}]
         )
     )
-    async with connect(settings_factory(), Clock(NOW), llm) as (client, _):
+    async with connect(settings_factory(), Clock(NOW), llm) as (client, app):
+        user = app.settings.user
         items = [{"content": text, "said_at": day(offset)} for offset, text in BOOKS]
         await call(client, "remember_many", items=items)
         out = await call(client, "reflect", force=True)
@@ -149,6 +150,16 @@ async def test_the_servers_model_writes_a_digest_with_the_same_prompt_and_answer
         assert again["memories_scanned"] == 0  # the digest is no new memory: nothing waits
         found = await call(client, "recall", query="Which books did I read last year?", kinds=["digest"])
         assert [hit["content"] for hit in found["results"]] == [DIGEST]
+        # A digest holds the words of what it summarizes: forgetting one of them forgets the digest too.
+        book = next(link["id"] for link in found["results"][0]["links"] if link["relation"] == "summarizes")
+        await call(client, "forget", memory_id=book)
+        found = await call(client, "recall", query="Which books did I read last year?", kinds=["digest"])
+        assert found["results"] == []
+        assert await scalar(app, "SELECT count(*) FROM memories WHERE user_id = :u AND kind = 'digest'", u=user) == 0
+        reasons = (
+            "SELECT array_agg(reason ORDER BY reason) FROM memory_history WHERE user_id = :u AND action = 'forget'"
+        )
+        assert await scalar(app, reasons, u=user) == ["a digest of a forgotten memory", "user_request"]
 
 
 def _hit(content: str, kind: str, score: float, told: datetime, excerpt: str | None = None) -> RecallHit:
