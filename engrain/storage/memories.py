@@ -701,9 +701,10 @@ async def erase(
 ) -> Erasure:
     """Forget, for good, the memories `doomed_sql` selects (a query returning `user_id, id`), and everything that
     holds their words: their history (creates, merges, edits), the topic digests that summarize them, and the
-    memories they replaced (followed through `superseded_by`: a digest's older versions too) with theirs. Links and trait evidence go by ON DELETE CASCADE;
-    each erased memory keeps one history row saying only that it was forgotten. Traits left without
-    supporting evidence dissolve. One statement for the erasure, one for the dissolution."""
+    memories they replaced (followed through `superseded_by`: a digest's older versions too) with theirs. Links
+    and trait evidence go by ON DELETE CASCADE; each erased memory keeps one history row saying only that it
+    was forgotten. Traits left without supporting evidence dissolve. One statement for the erasure, one for the
+    dissolution."""
     row = (await session.execute(text(_erase_sql(doomed_sql)), {**params, "now": now, "reason": reason})).one()
     dissolved = await dissolve_unsupported(
         session,
