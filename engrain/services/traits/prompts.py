@@ -19,7 +19,7 @@ SYSTEM = (
     "You maintain a long-term model of one user for a memory system. You read what was recently learned "
     "about the user and decide which patterns it shows. Be conservative: a trait needs evidence, one "
     "memory is a trend at most, and nothing is inferred about sensitive attributes unless stated. "
-    "Refer to memories and traits only by the ids shown in square brackets. Write every statement in the "
+    "Refer to memories, traits and digests only by the ids shown in square brackets. Write every statement in the "
     "language the memories are written in (Chinese memories get Chinese traits); keep names as written. "
     "Answer with one JSON object and nothing else."
 )
