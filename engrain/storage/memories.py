@@ -640,12 +640,16 @@ async def reinstate_superseded(session: AsyncSession, user_id: str, ids: Sequenc
     return int(rows.scalar() or 0)
 
 
-def _erase_sql(doomed_sql: str) -> str:
+def _erase_sql(doomed_sql: str, digests: bool) -> str:
+    summaries = (
+        "SELECT l.user_id, l.source_id AS id FROM memory_links l JOIN doomed d ON d.user_id = l.user_id"
+        f" WHERE l.target_id = d.id AND l.relation = '{SUMMARIZES}'"
+        if digests
+        else "SELECT NULL::text AS user_id, NULL::uuid AS id WHERE false"
+    )
     return f"""
     WITH RECURSIVE doomed AS ({doomed_sql}),
-    digests AS (
-        SELECT l.user_id, l.source_id AS id FROM memory_links l JOIN doomed d ON d.user_id = l.user_id
-        WHERE l.target_id = d.id AND l.relation = '{SUMMARIZES}'),
+    digests AS ({summaries}),
     chain AS (
         SELECT m.id, m.user_id FROM memories m WHERE (m.user_id, m.id) IN (SELECT user_id, id FROM doomed)
         UNION
@@ -697,15 +701,23 @@ class Erasure(TypedDict):
 
 
 async def erase(
-    session: AsyncSession, doomed_sql: str, params: dict[str, Any], now: datetime, reason: str | None
+    session: AsyncSession,
+    doomed_sql: str,
+    params: dict[str, Any],
+    now: datetime,
+    reason: str | None,
+    *,
+    digests: bool = True,
 ) -> Erasure:
     """Forget, for good, the memories `doomed_sql` selects (a query returning `user_id, id`), and everything that
     holds their words: their history (creates, merges, edits), the topic digests that summarize them, and the
     memories they replaced (followed through `superseded_by`: a digest's older versions too) with theirs. Links
     and trait evidence go by ON DELETE CASCADE; each erased memory keeps one history row saying only that it
     was forgotten. Traits left without supporting evidence dissolve. One statement for the erasure, one for the
-    dissolution."""
-    row = (await session.execute(text(_erase_sql(doomed_sql)), {**params, "now": now, "reason": reason})).one()
+    dissolution. `digests` False (retention's fading): the digests stay — a summary is how a faded memory is still
+    known; only a forget must take its words from them."""
+    sql = _erase_sql(doomed_sql, digests)
+    row = (await session.execute(text(sql), {**params, "now": now, "reason": reason})).one()
     dissolved = await dissolve_unsupported(
         session,
         list(zip(row.touched_users, row.touched, strict=True)),
