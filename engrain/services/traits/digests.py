@@ -76,8 +76,8 @@ async def write(s: AsyncSession, plan: Plan, digests: list[NewDigest], vectors: 
         if twin is not None and (old is None or twin.id != old.id):
             continue  # the same words are a live digest already
         new_id = uuid.uuid4()
-        if old is not None:
-            await digest_repo.supersede_digest(s, plan.user_id, old.id, new_id, plan.now)
+        if old is not None and not await digest_repo.supersede_digest(s, plan.user_id, old.id, new_id, plan.now):
+            continue  # rewritten already (by an earlier item of this answer): one live digest a topic
         await _insert(s, plan, new_id, item, evidence, vectors, digest_hash)
         written += 1
     return written

@@ -92,7 +92,8 @@ async def test_a_digest_of_a_year_of_books_is_found_first_and_rewritten_whole(ho
         assert not re.search(r"^\[m\d+\].*Books read", task, re.MULTILINE)  # a digest is never a new memory
         rewritten = DIGEST + f"; Lessons in Chemistry ({clock.now.date().isoformat()})"
         redo = {"topic": "books", "content": rewritten, "evidence_ids": [aliases(task, NEW_BOOK)], "digest_id": "d1"}
-        done = await call(client, "reflect", task_id=out["task_id"], answer={"digests": [redo]})
+        twice = {**redo, "content": rewritten + "."}  # a second rewrite of [d1] in one answer is left out
+        done = await call(client, "reflect", task_id=out["task_id"], answer={"digests": [redo, twice]})
         assert done["digests_written"] == 1
 
         found = await call(client, "recall", query="What books have I read?")
