@@ -47,4 +47,4 @@ def alias(prompt: Prompt | str, fragment: str) -> str:
 def answer(**parts: Any) -> dict[str, Any]:
     """A main reflection answer with every key present."""
     keys = ("new_trends", "new_behaviors", "reinforcements", "contradictions", "upgrades", "links")
-    return {k: parts.get(k, []) for k in keys}
+    return {k: parts.get(k, []) for k in (*keys, *parts)}

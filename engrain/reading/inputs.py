@@ -31,7 +31,9 @@ WRITABLE_KINDS = ("fact", "episodic", "procedural")
 # repeat what they asked to erase ("forget that I have diabetes") in the history and in exports.
 ForgetReason = Literal["user_request", "incorrect", "outdated", "duplicate", "private", "other"]
 FORGET_REASONS: tuple[str, ...] = get_args(ForgetReason)
-ALL_KINDS = (*WRITABLE_KINDS, "reply", "trait")  # a reply: what an assistant said in a chat (reading/speakers.py)
+# a reply: what an assistant said in a chat (reading/speakers.py); a digest: a model's summary of one topic
+# (rules/digests.py)
+ALL_KINDS = (*WRITABLE_KINDS, "reply", "trait", "digest")
 TEMPORALITIES = ("current", "historical", "prospective")
 _NAMESPACE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]*$")
 

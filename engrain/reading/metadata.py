@@ -36,6 +36,16 @@ class Key(StrEnum):
     LAST_DECAY_AT = "last_decay_at"  # the time up to which a trait's confidence has decayed (ISO time)
     EMOTION = "emotion"  # a client's {valence, arousal}: a vivid memory stays recent longer (rules/recall.recency)
     STANDING = "standing"  # a standing instruction or preference of the user's (reading/standing.py)
+    DIGEST = "digest"  # a digest's topic and the ids of the memories it draws on (rules/digests.py)
+
+
+class Digest(BaseModel):
+    """What a digest summarizes: its topic, as the model named it, and the memories it draws on (ids)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    topic: str
+    evidence: list[str]
 
 
 class MemoryMetadata(BaseModel):
@@ -57,6 +67,7 @@ class MemoryMetadata(BaseModel):
     last_decay_at: str | None = None
     emotion: dict[str, Any] | None = None
     standing: Literal["instruction", "preference"] | None = None
+    digest: Digest | None = None
 
     @classmethod
     def of(cls, raw: Mapping[str, Any] | None) -> MemoryMetadata:

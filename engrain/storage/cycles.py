@@ -12,6 +12,7 @@ from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engrain.rules.digests import DIGEST
 from engrain.storage.models import Memory, ReflectionCycle, UserState
 
 
@@ -34,11 +35,11 @@ class Mark:
 async def new_memories(
     session: AsyncSession, user_id: str, since: Mark | None, now: datetime, limit: int
 ) -> list[Memory]:
-    """The first `limit` live non-trait memories learned after the watermark, oldest first, so that a
-    watermark moved past the last of them passes over none."""
+    """The first `limit` live memories learned after the watermark (no trait, no digest: a reflection made them),
+    oldest first, so that a watermark moved past the last of them passes over none."""
     stmt = select(Memory).where(
         Memory.user_id == user_id,
-        Memory.kind != "trait",
+        Memory.kind.not_in(("trait", DIGEST)),
         (Memory.valid_until.is_(None)) | (Memory.valid_until > now),
     )
     if since is not None:

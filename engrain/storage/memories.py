@@ -23,6 +23,7 @@ from sqlalchemy.orm import aliased
 from engrain.reading.metadata import Key
 from engrain.reading.speakers import REPLY
 from engrain.rules import plans as plans_rules
+from engrain.rules.digests import DIGEST, SUMMARIZES
 from engrain.rules.traits import Stage
 from engrain.storage.models import Memory, MemoryHistory, MemoryVector
 from engrain.storage.sqltext import memory_behind, memory_passes, sql_literal, vector_literal
@@ -37,7 +38,9 @@ from engrain.text import fulltext
 REPLACED_BY_FORGOTTEN = "replaced by a forgotten memory"
 FADED_AWAY = "retention: faded below the threshold"
 REPLACED_BY_EXTRACTION = "replaced by the calling model's extraction"
-SERVER_FORGET_REASONS = (REPLACED_BY_FORGOTTEN, FADED_AWAY, REPLACED_BY_EXTRACTION)
+# A topic digest holds the words of every memory it summarizes (rules/digests.py): it goes with any of them.
+SUMMARIZED_A_FORGOTTEN = "a digest of a forgotten memory"
+SERVER_FORGET_REASONS = (REPLACED_BY_FORGOTTEN, FADED_AWAY, REPLACED_BY_EXTRACTION, SUMMARIZED_A_FORGOTTEN)
 
 
 def live(now: datetime) -> Any:
@@ -345,13 +348,13 @@ async def live_by_hashes(
 async def told_between(
     session: AsyncSession, user_id: str, start: datetime, end: datetime
 ) -> list[tuple[str, datetime]]:
-    """The words and told times of the live memories (not traits) told in [start, end): what an import's
-    near-duplicates are checked against (one index range on (user_id, told_at))."""
+    """The words and told times of the live memories (not traits nor digests) told in [start, end): what an
+    import's near-duplicates are checked against (one index range on (user_id, told_at))."""
     rows = await session.execute(
         select(Memory.content, Memory.told_at).where(
             Memory.user_id == user_id,
             Memory.valid_until.is_(None),
-            Memory.kind != "trait",
+            Memory.kind.not_in(("trait", DIGEST)),
             Memory.told_at >= start,
             Memory.told_at < end,
         )
@@ -637,11 +640,21 @@ async def reinstate_superseded(session: AsyncSession, user_id: str, ids: Sequenc
     return int(rows.scalar() or 0)
 
 
-def _erase_sql(doomed_sql: str) -> str:
+def _erase_sql(doomed_sql: str, digests: bool) -> str:
+    summaries = (
+        "SELECT l.user_id, l.source_id AS id FROM memory_links l JOIN doomed d ON d.user_id = l.user_id"
+        f" WHERE l.target_id = d.id AND l.relation = '{SUMMARIZES}'"
+        if digests
+        else "SELECT NULL::text AS user_id, NULL::uuid AS id WHERE false"
+    )
     return f"""
     WITH RECURSIVE doomed AS ({doomed_sql}),
+    digests AS ({summaries}),
     chain AS (
         SELECT m.id, m.user_id FROM memories m WHERE (m.user_id, m.id) IN (SELECT user_id, id FROM doomed)
+        UNION
+        SELECT m.id, m.user_id FROM memories m
+        WHERE (m.user_id, m.id) IN (SELECT user_id, id FROM digests) AND m.kind = '{DIGEST}'
         UNION
         SELECT m.id, m.user_id FROM memories m JOIN chain c ON m.superseded_by = c.id AND m.user_id = c.user_id),
     rows AS (SELECT m.id, m.user_id, m.content FROM memories m JOIN chain c ON c.id = m.id),
@@ -667,6 +680,7 @@ def _erase_sql(doomed_sql: str) -> str:
         INSERT INTO memory_history (memory_id, user_id, action, reason, at)
         SELECT g.id, g.user_id, 'forget',
                CASE WHEN (g.user_id, g.id) IN (SELECT user_id, id FROM doomed) THEN CAST(:reason AS text)
+                    WHEN (g.user_id, g.id) IN (SELECT user_id, id FROM digests) THEN '{SUMMARIZED_A_FORGOTTEN}'
                     ELSE '{REPLACED_BY_FORGOTTEN}' END, :now
         FROM gone g RETURNING 1)
     SELECT (SELECT count(*) FROM gone) AS deleted, (SELECT count(*) FROM scrubbed) AS history_erased,
@@ -687,14 +701,23 @@ class Erasure(TypedDict):
 
 
 async def erase(
-    session: AsyncSession, doomed_sql: str, params: dict[str, Any], now: datetime, reason: str | None
+    session: AsyncSession,
+    doomed_sql: str,
+    params: dict[str, Any],
+    now: datetime,
+    reason: str | None,
+    *,
+    digests: bool = True,
 ) -> Erasure:
     """Forget, for good, the memories `doomed_sql` selects (a query returning `user_id, id`), and everything that
-    holds their words: their history (creates, merges, edits), and the memories they replaced
-    (followed through `superseded_by`) with theirs. Links and trait evidence go by ON DELETE CASCADE;
-    each erased memory keeps one history row saying only that it was forgotten. Traits left without
-    supporting evidence dissolve. One statement for the erasure, one for the dissolution."""
-    row = (await session.execute(text(_erase_sql(doomed_sql)), {**params, "now": now, "reason": reason})).one()
+    holds their words: their history (creates, merges, edits), the topic digests that summarize them, and the
+    memories they replaced (followed through `superseded_by`: a digest's older versions too) with theirs. Links
+    and trait evidence go by ON DELETE CASCADE; each erased memory keeps one history row saying only that it
+    was forgotten. Traits left without supporting evidence dissolve. One statement for the erasure, one for the
+    dissolution. `digests` False (retention's fading): the digests stay — a summary is how a faded memory is still
+    known; only a forget must take its words from them."""
+    sql = _erase_sql(doomed_sql, digests)
+    row = (await session.execute(text(sql), {**params, "now": now, "reason": reason})).one()
     dissolved = await dissolve_unsupported(
         session,
         list(zip(row.touched_users, row.touched, strict=True)),
@@ -751,8 +774,9 @@ async def dissolve_unsupported(
 async def recent(
     session: AsyncSession, user_id: str, now: datetime, limit: int, *, users_own: bool = False
 ) -> list[Memory]:
-    """The newest told memories (`users_own`: not what an assistant said)."""
-    left_out = ("trait", REPLY) if users_own else ("trait",)
+    """The newest told memories (`users_own`: not what an assistant said); never a trait or a digest, which a
+    reflection wrote."""
+    left_out = ("trait", DIGEST, REPLY) if users_own else ("trait", DIGEST)
     stmt = (
         select(Memory)
         .where(Memory.user_id == user_id, Memory.kind.not_in(left_out), known(now))

@@ -83,6 +83,7 @@ async def fade_memories(
         params,
         now,
         FADED_AWAY,
+        digests=False,  # a digest keeps what faded (rules/digests.py)
     )
     return Fading(
         archived=0,

@@ -16,6 +16,8 @@ from datetime import datetime
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engrain.rules.digests import DIGEST
+
 
 def _clock_sql(user: str, extra: str = "") -> str:
     """The clock of the user `user` at the server time `:now` as a scalar subquery; NULL for a user with
@@ -60,7 +62,7 @@ def waiting_since_sql(user: str, since: str) -> str:
     A backward probe of the (user_id, told_at) index."""
     return (
         f"EXISTS (SELECT 1 FROM memories u LEFT JOIN user_state w ON w.user_id = u.user_id"
-        f" WHERE u.user_id = {user} AND u.told_at >= {since} AND u.kind NOT IN ('trait', 'reply')"
+        f" WHERE u.user_id = {user} AND u.told_at >= {since} AND u.kind NOT IN ('trait', 'reply', '{DIGEST}')"
         f" AND u.valid_until IS NULL AND NOT coalesce({_SEEN}, false))"
     )
 

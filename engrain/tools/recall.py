@@ -47,7 +47,8 @@ def register(
         query: Annotated[str, Field(description=f"What to look for (≤ {inputs.MAX_QUERY_CHARS:,} characters).")],
         limit: Annotated[StrictInt, Field(description=f"Ranked results, 1–{inputs.MAX_LIMIT}.")] = 10,
         kinds: Annotated[
-            list[Literal["fact", "episodic", "procedural", "trait"]] | None, Field(description="Only these kinds.")
+            list[Literal["fact", "episodic", "procedural", "trait", "digest"]] | None,
+            Field(description="Only these kinds (a digest: a summary of what the user told about one thing)."),
         ] = None,
         namespace: Annotated[str | None, Field(description="Only this namespace.")] = None,
         since: Annotated[

@@ -131,7 +131,9 @@ def summarize(result: ReflectResult) -> CallToolResult:
             f"{plural(result.memories_scanned, 'memory')}, "
             f"{plural(result.traits_created, 'trait')} created, "
             f"{result.traits_updated} updated, {result.traits_dissolved} dissolved, "
-            f"{plural(result.links_created, 'link')}" + (f"; {result.error}" if result.error else "")
+            f"{plural(result.links_created, 'link')}"
+            + (f", {plural(result.digests_written, 'digest')} written" if result.digests_written else "")
+            + (f"; {result.error}" if result.error else "")
         )
         if result.memories_pending:
             summary += f"; {plural(result.memories_pending, 'memory')} waiting for a model"

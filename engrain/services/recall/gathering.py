@@ -5,6 +5,9 @@ user told it, in their zone), occasions best first; then the rest, best first â€
 is not answered by ten near-copies from the session that talks most about it. They fit in what the `limit`
 best whole results would have taken (never more than the text's budget): each piece is its passages for a
 long memory (`excerpt`), so more of them fit.
+
+A digest among the hits (rules/digests.py: a model's summary of everything told about one thing, with the dates)
+comes before them all, whole: it holds the answer in one piece, and an excerpt of it would cut the list it is.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from dataclasses import dataclass
 from datetime import date, tzinfo
 
 from engrain.reading.dates import local
+from engrain.rules.digests import DIGEST
 from engrain.rules.gathering import GATHER_FLOOR, LINE_OVERHEAD
 from engrain.services.recall.results import RecallHit
 
@@ -35,16 +39,18 @@ def piece_chars(hit: RecallHit) -> int:
 
 def gather(hits: list[RecallHit], limit: int, budget_chars: int, tz: tzinfo | None) -> Pieces:
     """`hits` best first. The budget is what the `limit` best whole hits take, at most `budget_chars`; beyond
-    those `limit`, a hit below GATHER_FLOOR of the best score is no piece."""
+    those `limit`, a hit below GATHER_FLOOR of the best score is no piece. Digests first, whole, best first."""
     reference = sum(len(hit.content) + LINE_OVERHEAD for hit in hits[:limit])
     left = min(reference, budget_chars)
     floor = GATHER_FLOOR * max((hit.score for hit in hits), default=0.0)
     hits = hits[:limit] + [hit for hit in hits[limit:] if hit.score >= floor]
+    digests = [hit.model_copy(update={"excerpt": None}) for hit in hits if hit.kind == DIGEST]
+    told = [hit for hit in hits if hit.kind != DIGEST]
     firsts: dict[date, RecallHit] = {}
-    for hit in hits:
+    for hit in told:  # a digest is no occasion: it was told on no day of its own
         firsts.setdefault(occasion(hit, tz), hit)
     first_ids = {id(hit) for hit in firsts.values()}
-    order = list(firsts.values()) + [hit for hit in hits if id(hit) not in first_ids]
+    order = digests + list(firsts.values()) + [hit for hit in told if id(hit) not in first_ids]
     chosen: list[RecallHit] = []
     for hit in order:
         cost = piece_chars(hit)

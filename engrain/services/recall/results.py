@@ -102,6 +102,11 @@ class RecallHit(BaseModel):
     linked_from: str | None = None
     relation: str | None = None
     links: list[LinkRef] = Field(default_factory=list[LinkRef])
+    digest_of: int | None = Field(
+        default=None,
+        description="A digest (kind 'digest': a model's summary of what the user told about one thing, with the "
+        "dates): how many memories it summarizes; its `links` with relation 'summarizes' name them.",
+    )
     excerpt: str | None = Field(
         default=None,
         description="For a question that gathers, a long memory's passages that match it (what the text shows); "

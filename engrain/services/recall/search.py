@@ -24,10 +24,11 @@ from engrain.reading.periods import happened_label
 from engrain.reading.redaction import redact
 from engrain.reading.slots import asked_slot
 from engrain.reading.speakers import asks_assistant
-from engrain.services.recall.focus import FocusedQuery, QueryFocus
-from engrain.services.recall.refreshing import RefreshingCache
+from engrain.rules.digests import DIGEST
 from engrain.rules.gathering import GATHER_FETCH
+from engrain.services.recall.focus import FocusedQuery, QueryFocus
 from engrain.services.recall.gathering import gather
+from engrain.services.recall.refreshing import RefreshingCache
 from engrain.services.recall.results import Breakdown, Gathering, LinkRef, RecallHit, RecallResult
 from engrain.services.recall.text import TEXT_TOKENS, render
 from engrain.services.wording.lines import replaced_mark
@@ -100,6 +101,7 @@ def _hit(row: RecallRow, tz: tzinfo | None) -> RecallHit:
         linked_from=str(row.linked_from) if row.linked_from else None,
         relation=row.relation,
         links=[LinkRef(id=link.id, relation=link.relation) for link in row.links],
+        digest_of=len(meta.digest.evidence) if meta.digest is not None and row.kind == DIGEST else None,
         excerpt=row.excerpt if row.excerpt and len(row.excerpt) < len(row.content) else None,
     )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime, tzinfo
 
 from engrain.reading.periods import Period
+from engrain.rules.digests import DIGEST
 from engrain.services.recall.results import RecallHit, RecallResult
 from engrain.services.wording.lines import marks, memory_line, shown_when
 from engrain.text.quoting import DATA_NOTICE, inline
@@ -21,7 +22,10 @@ def render(result: RecallResult, *, now: datetime, tz: tzinfo | None, explain: b
     count = len(result.results)
     order = ", in the order told" if result.in_time_order else ""
     gathered = result.gathered
-    found = f" of {gathered.found} found, the best of each of {gathered.occasions} days first" if gathered else ""
+    digest = "a digest, then " if any(hit.kind == DIGEST for hit in result.results) else ""
+    found = (
+        f" of {gathered.found} found, {digest}the best of each of {gathered.occasions} days first" if gathered else ""
+    )
     lines = [
         f"{count} {'memory' if count == 1 else 'memories'}{found} for «{inline(result.query, 60)}»{when}{order} "
         f"({DATA_NOTICE})"
@@ -42,8 +46,9 @@ def render(result: RecallResult, *, now: datetime, tz: tzinfo | None, explain: b
             block.append(f"  score {hit.score:.3f}: " + ", ".join(f"{k} {_term(v)}" for k, v in terms.items()))
         chosen.append((hit, block))
         left -= len(line)
-    if result.in_time_order:  # the best that fit, told first first: a story read as it happened
-        chosen.sort(key=lambda pair: pair[0].told_at)
+    if result.in_time_order:  # the best that fit, told first first: a story read as it happened; a digest, the
+        # summary of a story, before it (services/recall/gathering.py)
+        chosen.sort(key=lambda pair: (pair[0].kind != DIGEST, pair[0].told_at))
     lines += [line for _, block in chosen for line in block]
     shown = len(chosen)
     if gathered is not None and gathered.found > shown:
@@ -55,7 +60,7 @@ def render(result: RecallResult, *, now: datetime, tz: tzinfo | None, explain: b
 
 def _line(hit: RecallHit, now: datetime, tz: tzinfo | None, limit: int) -> str:
     happened = Period.stored(hit.event_time, hit.event_end, hit.event_grain, tz)
-    tags = marks(hit.kind, hit.temporality, happened, now, hit.habit, hit.stage)
+    tags = marks(hit.kind, hit.temporality, happened, now, hit.habit, hit.stage, hit.digest_of or 0)
     tags += [hit.replaced] if hit.replaced else []
     if hit.source == "linked" and hit.relation:
         tags.append(f"linked: {hit.relation}")

@@ -19,6 +19,7 @@ from engrain.errors import describe_validation
 from engrain.providers.llm import extract_json
 from engrain.reading.redaction import redact_value
 from engrain.reading.slots import key_of
+from engrain.rules.digests import MAX_DIGEST_CHARS, MAX_TOPIC_CHARS
 from engrain.rules.traits import UpgradeTargetName
 
 MAX_TEXT = 500
@@ -39,7 +40,7 @@ def _text(value: str) -> str:
 # reflection lock for 23 minutes in one transaction. A reflection shows at most 200 memories and 50 traits;
 # these leave room for any honest answer to them and refuse, naming the key, what is larger.
 MAX_IDS = 50  # the ids one item cites
-MAX_NEW = 50  # new trends, behaviors, rewords, upgrades
+MAX_NEW = 50  # new trends, behaviors, rewords, upgrades, digests
 MAX_CHANGES = 200  # reinforcements, contradictions, links, updates, decisions
 Ids = Annotated[list[Annotated[str, Field(max_length=64)]], Field(min_length=1, max_length=MAX_IDS)]
 
@@ -131,6 +132,31 @@ class Keyed(_Item):
     _keyed = field_validator("key")(_key)
 
 
+def _words(value: str) -> str:
+    """A digest's words: kept as the model wrote them (a digest is longer than a line), without NUL bytes."""
+    if "\x00" in value:
+        raise ValueError("contains a NUL byte")
+    return value.strip()
+
+
+class NewDigest(_Item):
+    """A digest of one thing the user told about on several days (rules/digests.py): its words — everything told
+    about it, with the dates — the memories it draws on, and `digest_id`, the current digest ("d1") it rewrites
+    whole when new memories add to it."""
+
+    topic: str = Field(min_length=1, max_length=MAX_TOPIC_CHARS)
+    content: str = Field(min_length=1, max_length=MAX_DIGEST_CHARS)
+    evidence_ids: Ids
+    digest_id: str | None = Field(default=None, max_length=64)
+    _topic = field_validator("topic")(_text)
+    _content = field_validator("content")(_words)
+
+    @field_validator("digest_id")
+    @classmethod
+    def _none_if_empty(cls, value: str | None) -> str | None:
+        return value if value else None
+
+
 class MainAnswer(_Item):
     new_trends: list[NewTrend] = Field(default_factory=list[NewTrend], max_length=MAX_NEW)
     new_behaviors: list[NewBehavior] = Field(default_factory=list[NewBehavior], max_length=MAX_NEW)
@@ -141,6 +167,7 @@ class MainAnswer(_Item):
     updates: list[Update] = Field(default_factory=list[Update], max_length=MAX_CHANGES)
     keys: list[Keyed] = Field(default_factory=list[Keyed], max_length=MAX_CHANGES)
     rewords: list[Reword] = Field(default_factory=list[Reword], max_length=MAX_NEW)
+    digests: list[NewDigest] = Field(default_factory=list[NewDigest], max_length=MAX_NEW)
 
     def trait_texts(self) -> list[str]:
         """Every trait text this answer may create (to embed them in one batch)."""
@@ -150,6 +177,10 @@ class MainAnswer(_Item):
             *(u.new_content for u in self.upgrades),
             *(r.new_content for r in self.rewords),
         ]
+
+    def digest_texts(self) -> list[str]:
+        """Every digest text this answer writes (embedded with the trait texts: recall finds a digest by meaning)."""
+        return [d.content for d in self.digests]
 
 
 class QuestionsAnswer(_Item):

@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import InvalidInput, NotFound
+from engrain.rules.digests import DIGEST
 from engrain.rules.traits import Stage
 from engrain.services.memories.extraction import Extraction
 from engrain.services.memories.import_queue import ImportQueue
@@ -69,8 +70,8 @@ class ReflectTask(TaskState):
     WHAT: ClassVar[str] = "update engrain's model of the user from what it learned recently."
     HINT: ClassVar[str] = (
         "Analyse what follows; when a pattern needs checking against the user's older memories, call `recall` first "
-        "and cite what it finds by its id (the 8 characters in brackets at the end of its line), as evidence or in an "
-        "update of a stale memory. "
+        "and cite what it finds by its id (the 8 characters in brackets at the end of its line), as evidence, in an "
+        "update of a stale memory, or in the digest of a topic told over months (recall it to find all it told). "
     )
     trigger: str | None = None
     value: float | None = None
@@ -80,6 +81,8 @@ class ReflectTask(TaskState):
     # Tasks stored before the evidence was kept have none.
     evidence: dict[str, uuid.UUID] = Field(default_factory=dict[str, uuid.UUID])
     traits: dict[str, uuid.UUID] = Field(default_factory=dict[str, uuid.UUID])
+    # The user's live digests it showed (d1…); tasks stored before digests had none.
+    digests: dict[str, uuid.UUID] = Field(default_factory=dict[str, uuid.UUID])
 
     @classmethod
     def of(cls, plan: Plan) -> Self:
@@ -92,11 +95,12 @@ class ReflectTask(TaskState):
             memories={alias: m.id for alias, m in plan.memories},
             evidence={alias: m.id for alias, m in plan.evidence},
             traits={alias: t.id for alias, t in plan.traits},
+            digests={alias: d.id for alias, d in plan.digests},
         )
 
     def shown(self, kind: str) -> set[str]:
-        """The aliases and ids of the memories (with the evidence) or the traits the task showed."""
-        aliases = {**self.memories, **self.evidence} if kind == "memory" else self.traits
+        """The aliases and ids of the memories (with the evidence), the traits or the digests the task showed."""
+        aliases = {"memory": {**self.memories, **self.evidence}, "trait": self.traits, "digest": self.digests}[kind]
         return set(aliases) | {str(i) for i in aliases.values()}
 
 
@@ -121,6 +125,7 @@ _CITED: dict[str, dict[str, str]] = {
     "updates": {"old_id": "memory", "new_id": "memory"},
     "keys": {"memory_id": "memory"},
     "rewords": {"trait_id": "trait"},
+    "digests": {"evidence_ids": "memory", "digest_id": "digest"},
     "decisions": {"trait_id": "trait"},
 }
 
@@ -131,6 +136,8 @@ def _cited(answer: MainAnswer | ReviewAnswer) -> Iterator[tuple[str, str, str]]:
         for i, item in enumerate(getattr(answer, key, ())):
             for field, kind in fields.items():
                 value = getattr(item, field)
+                if value is None:  # an optional id left out (a new digest rewrites none)
+                    continue
                 if isinstance(value, str):
                     yield f"{key}[{i}].{field}", value, kind
                 else:
@@ -144,7 +151,7 @@ def unknown_refs(state: ReflectTask, answer: MainAnswer | ReviewAnswer) -> list[
     """Every id the answer cites that its task did not show, with where it stands. A memory may also be cited by
     its id (whole, or the 8 characters recall shows) when the model found it with `recall` (issue 42): those
     are checked against the user's memories in the answer's transaction (`_found`)."""
-    shown = {kind: state.shown(kind) for kind in ("memory", "trait")}
+    shown = {kind: state.shown(kind) for kind in ("memory", "trait", "digest")}
     problems: list[str] = []
     for path, ref, kind in _cited(answer):
         cited = ref.strip().strip("[]")
@@ -171,6 +178,8 @@ async def _found(s: AsyncSession, user_id: str, state: ReflectTask, answer: Main
     found: list[tuple[str, Any]] = []
     for cited, (path, memory_id) in cited_ids.items():
         row = rows.get(memory_id) if memory_id is not None else None
+        if row is not None and row.kind == DIGEST:
+            raise InvalidInput(path, f"{cited!r} is a digest, not a memory the user told; cite its memories instead")
         if row is None or row.kind == "trait" or row.valid_until is not None:
             raise InvalidInput(path, f"{cited!r} is no live memory of this user; nothing was applied")
         found.append((cited, row))
@@ -194,6 +203,19 @@ def gone_traits(state: ReflectTask, plan: Plan, answer: MainAnswer | ReviewAnswe
             problems.append(f"{path}: [{alias}] was forgotten since the task was written")
         elif found[1].trait_stage == Stage.DISSOLVED or found[1].valid_until is not None:
             problems.append(f"{path}: [{alias}] {quoted(found[1].content)} was dissolved since the task was written")
+    return problems
+
+
+def gone_digests(state: ReflectTask, plan: Plan, answer: MainAnswer | ReviewAnswer) -> list[str]:
+    """Every digest the answer rewrites that is gone since its task was written (rewritten by another answer,
+    forgotten), named: a rewrite of it would fork the topic into two live digests."""
+    live = {d.id for _, d in plan.digests if d.valid_until is None}
+    aliases = {**{str(i): a for a, i in state.digests.items()}, **{a: a for a in state.digests}}
+    problems: list[str] = []
+    for path, ref, kind in _cited(answer):
+        cited = ref.strip().strip("[]")
+        if kind == "digest" and cited in aliases and state.digests[aliases[cited]] not in live:
+            problems.append(f"{path}: [{aliases[cited]}] was rewritten or forgotten since the task was written")
     return problems
 
 
@@ -327,7 +349,7 @@ class HostTasks:
             async with db.sessions.begin() as s:
                 plan = await self._plan(s, task, state)
                 plan.evidence += await _found(s, user_id, state, parsed)  # cited by id, found with recall
-                if gone := gone_traits(state, plan, parsed):
+                if gone := gone_traits(state, plan, parsed) + gone_digests(state, plan, parsed):
                     raise InvalidInput(
                         "answer", "; ".join(gone) + "; nothing was applied: leave those out and call reflect again"
                     )
@@ -403,7 +425,7 @@ class HostTasks:
 
     async def _plan(self, s: AsyncSession, task: HostTask, state: ReflectTask) -> Plan:
         """The plan the task showed, with the rows as they are now (a memory forgotten since is left out)."""
-        ids = [*state.memories.values(), *state.evidence.values(), *state.traits.values()]
+        ids = [*state.memories.values(), *state.evidence.values(), *state.traits.values(), *state.digests.values()]
         rows = {m.id: m for m in await repo.get_many(s, task.user_id, ids)}
 
         def shown(aliases: dict[str, uuid.UUID]) -> list[tuple[str, Any]]:
@@ -416,7 +438,9 @@ class HostTasks:
             shown(state.memories),
             shown(state.traits),
             evidence=shown(state.evidence),
+            digests=shown(state.digests),
             mark=Mark(state.mark, state.mark_id),
+            tz=self.reflection.rt.settings.tz,  # a digest's span is read in the user's zone
         )
 
     @staticmethod

@@ -19,7 +19,7 @@ SYSTEM = (
     "You maintain a long-term model of one user for a memory system. You read what was recently learned "
     "about the user and decide which patterns it shows. Be conservative: a trait needs evidence, one "
     "memory is a trend at most, and nothing is inferred about sensitive attributes unless stated. "
-    "Refer to memories and traits only by the ids shown in square brackets. Write every statement in the "
+    "Refer to memories, traits and digests only by the ids shown in square brackets. Write every statement in the "
     "language the memories are written in (Chinese memories get Chinese traits); keep names as written. "
     "Answer with one JSON object and nothing else."
 )
@@ -35,7 +35,9 @@ MAIN_SCHEMA = """\
   "links": [{"source_id": "m1", "target_id": "m2", "relation": "elaborates|contradicts|same_topic|causal|related"}],
   "updates": [{"old_id": "e1", "new_id": "m6", "key": "user · home"}],
   "keys": [{"memory_id": "m2", "key": "user · gym"}],
-  "rewords": [{"trait_id": "t3", "new_content": "...", "reason": "..."}]
+  "rewords": [{"trait_id": "t3", "new_content": "...", "reason": "..."}],
+  "digests": [{"topic": "books", "content": "everything told about it, with the dates",
+               "evidence_ids": ["m2", "m5", "e1"], "digest_id": "d1 (only to rewrite that digest)"}]
 }"""
 
 RULES = """\
@@ -53,6 +55,11 @@ Rules (context: work, personal, social, learning or general):
 - keys: a memory that states the current value of such a fact (user · phone, user · gym, Mei · due date).
 - rewords: an existing trait the new memories make stale ("Researching adoption agencies" once the
   interviews are passed): its new words; it keeps its evidence and history.
+- digests: a thing the user told about on several days (at least 3 memories: the books they read, their
+  recipes, a project, a tournament record): one digest of everything told about it, in the memories' language,
+  each item with its date, citing in evidence_ids every memory it draws on (older ones found with recall too).
+  A digest shown as [d1] under "Current digests" is rewritten whole when new memories add to it: "digest_id":
+  "d1", the whole new text, and the new memories as evidence (it keeps the old one's evidence).
 - Do not repeat existing traits as new ones: reinforce them. Leave out what does not apply.
 Stages, weakest first: trend (may pass), candidate, emerging, established, core. Subtypes: behavior (what the
 user does), preference (what they like or choose), core (a value that explains many preferences)."""
@@ -94,6 +101,20 @@ def trait_lines(traits: Iterable[tuple[str, Memory]]) -> str:
     return "\n".join(lines) or "(none yet)"
 
 
+def digest_lines(digests: Iterable[tuple[str, Memory]], now: datetime, tz: tzinfo | None) -> str:
+    """The user's current digests, led by their alias: `[d1] [said D · happened a..b, digest of 7 memories]
+    topic «books»: «words»` — what a rewrite starts from."""
+    lines: list[str] = []
+    for alias, d in digests:
+        digest = MemoryMetadata.of(d.metadata_).digest
+        happened = Period.stored(d.event_time, d.event_end, d.event_grain, tz)
+        tags = [times] if (times := when_text(shown_when(d.kind, d.told_at, happened), tz)) else []
+        tags += marks(d.kind, d.temporality, happened, now, False, digest_of=len(digest.evidence) if digest else 0)
+        topic = f"topic {quoted(digest.topic)}: " if digest else ""
+        lines.append(f"[{alias}] [{', '.join(tags)}] {topic}{quoted(d.content)}")
+    return "\n".join(lines) or "(none yet)"
+
+
 def questions_prompt(memories: str, traits: str) -> Prompt:
     user = (
         DATA_NOTICE
@@ -108,7 +129,7 @@ def questions_prompt(memories: str, traits: str) -> Prompt:
     return Prompt(SYSTEM, user, max_tokens=500)
 
 
-def main_prompt(memories: str, traits: str, evidence: str | None) -> Prompt:
+def main_prompt(memories: str, traits: str, evidence: str | None, digests: str = "(none yet)") -> Prompt:
     parts = [DATA_NOTICE, "", "Recently learned about the user:", memories]
     if evidence is not None:
         parts += ["", "Older memories (evidence, and the facts a new memory may replace):", evidence]
@@ -117,12 +138,16 @@ def main_prompt(memories: str, traits: str, evidence: str | None) -> Prompt:
         "Current traits of the user:",
         traits,
         "",
+        "Current digests (summaries of one thing the user told about; newest first):",
+        digests,
+        "",
         RULES,
         "",
         "Answer as JSON with these keys:",
         MAIN_SCHEMA,
     ]
-    return Prompt(SYSTEM, "\n".join(parts), max_tokens=3000)
+    # Room for the traits and for digests rewritten whole (each up to about 1,000 tokens).
+    return Prompt(SYSTEM, "\n".join(parts), max_tokens=6000)
 
 
 def review_prompt(cases: str) -> Prompt:

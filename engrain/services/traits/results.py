@@ -25,6 +25,9 @@ class ReflectResult(BaseModel):
     traits_updated: int = 0
     traits_dissolved: int = 0
     links_created: int = 0
+    digests_written: int = Field(
+        default=0, description="Topic digests written (a new one, or a current one rewritten whole) by the answer."
+    )
     cycle_id: str | None = None
     status: str | None = None
     error: str | None = None
@@ -73,6 +76,7 @@ class Reflected:
     traits_updated: int = 0
     traits_dissolved: int = 0
     links_created: int = 0
+    digests_written: int = 0
     error: str | None = None
     llm_calls: int = 0
     memories_pending: int = 0

@@ -23,18 +23,28 @@ from engrain.reading.periods import Period
 from engrain.reading.slots import tag
 from engrain.reading.speakers import REPLY
 from engrain.rules import plans
+from engrain.rules.digests import DIGEST
 from engrain.rules.traits import FORMING_STAGES
 from engrain.text.quoting import inline
 
 
 def marks(
-    kind: str, temporality: str, happened: Period | None, now: datetime, habit: bool, stage: str | None = None
+    kind: str,
+    temporality: str,
+    happened: Period | None,
+    now: datetime,
+    habit: bool,
+    stage: str | None = None,
+    digest_of: int = 0,
 ) -> list[str]:
     """What the model should know a memory is beyond its words: a plan (overdue once its whole period passed:
     "next month" is not overdue on its 2nd), a habit, a procedure, a trait and its stage; plain facts and past
-    events carry no mark; what an assistant said is marked as its reply."""
+    events carry no mark; what an assistant said is marked as its reply; a digest, a model's summary of
+    `digest_of` memories, says so (it is no statement of the user's, and its dates are theirs)."""
     if kind == "trait":
         return [f"trait, {stage}" if stage else "trait"]
+    if kind == DIGEST:
+        return [f"digest of {digest_of} {'memory' if digest_of == 1 else 'memories'}"]
     if kind == REPLY:
         return ["assistant's reply"]  # what was said to the user, not what the user said
     if habit:

@@ -1,6 +1,6 @@
 """Applying a reflection: the code-only steps (plans whose date passed, trend promotion and expiry), the model's
-answer (new traits, evidence for and against, the contradiction review, upgrades, memory updates and links),
-decay, and the watermark, in the caller's transaction — which may also open the next host task or close the
+answer (new traits, evidence for and against, the contradiction review, upgrades, memory updates and links, topic
+digests), decay, and the watermark, in the caller's transaction — which may also open the next host task or close the
 one answered (services/traits/host_tasks.py), all or nothing. What needs no transaction (the answer's secrets
 taken out, its new texts embedded) is done before, by `ready`."""
 
@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engrain.errors import EngrainError
 from engrain.rules.traits import Stage
 from engrain.services.memories import replacing
-from engrain.services.traits import upkeep
+from engrain.services.traits import digests, upkeep
 from engrain.services.traits.answers import MainAnswer, ReviewAnswer, without_secrets
 from engrain.services.traits.reflection.planning import Plan, review_candidates
 from engrain.services.traits.results import Reflected
@@ -51,11 +51,11 @@ class ReflectionApplier:
         self.rt = runtime
 
     async def ready(self, main: MainAnswer | None, review: ReviewAnswer | None = None) -> ReadyAnswer:
-        """The answer with its secrets taken out and every trait text it may create embedded, in one batch:
+        """The answer with its secrets taken out and every trait and digest text it may create embedded, in one batch:
         the work that must not hold the applying transaction open."""
         main = without_secrets(main, self.rt.settings.redact) if main is not None else None
         review = without_secrets(review, self.rt.settings.redact) if review is not None else None
-        contents = main.trait_texts() if main is not None else []
+        contents = [*main.trait_texts(), *main.digest_texts()] if main is not None else []
         if review is not None:
             contents += [d.new_content for d in review.decisions if d.new_content]
         contents = list(dict.fromkeys(c for c in contents if c))
@@ -64,7 +64,7 @@ class ReflectionApplier:
         try:
             model, vectors = await self.rt.embeddings.embed(contents)
         except EngrainError as exc:
-            log.warning("new traits stored without vectors: %s", exc)
+            log.warning("new traits and digests stored without vectors: %s", exc)
             return ReadyAnswer(main, review)
         return ReadyAnswer(main, review, {c: (model.id, model.dim, v) for c, v in zip(contents, vectors, strict=True)})
 
@@ -87,10 +87,11 @@ class ReflectionApplier:
         main, review = answer.main, answer.review
         looked = error is None and (main is not None or not plan.memories)
         cycle_id = uuid.uuid4()
-        changed, links = Stats(), 0
+        changed, links, digested = Stats(), 0, 0
         if main is not None:
             writer = await TraitWriter.open(s, plan.user_id, plan.now, cycle_id, answer.vectors)
             links = await self._apply_answer(s, writer, plan, main, review)
+            digested = await digests.write(s, plan, main.digests, answer.vectors)
             changed = writer.stats
         mark = plan.mark or Mark(plan.now)
         if looked:  # before the passes: a trend expires once a model has looked past its window
@@ -110,12 +111,21 @@ class ReflectionApplier:
             traits_updated=len(changed.updated - created - changed.dissolved) + code["promoted"],
             traits_dissolved=len(changed.dissolved) + code["expired_trends"] + decay["dissolved"],
             links_created=links,
+            digests_written=digested,
             cycle_id=str(cycle_id),
             status=status,
             error=error,
             llm=llm_name,
         )
-        counted = ("memories_scanned", "traits_created", "traits_updated", "traits_dissolved", "links_created", "llm")
+        counted = (
+            "memories_scanned",
+            "traits_created",
+            "traits_updated",
+            "traits_dissolved",
+            "links_created",
+            "digests_written",
+            "llm",
+        )
         stats: dict[str, Any] = {key: getattr(result, key) for key in counted}
         stats |= {"expired_intentions": code["expired_intentions"], "decayed": decay["decayed"]}
         trigger = plan.trigger.type or "manual"

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.providers.llm import Prompt
 from engrain.reading.metadata import MemoryMetadata
+from engrain.rules.digests import SHOWN_DIGESTS
 from engrain.rules.traits import needs_review
 from engrain.services.recall.search import RecallRequest
 from engrain.services.traits import prompts
@@ -22,6 +23,7 @@ from engrain.services.traits.reflection.triggers import Trigger
 from engrain.services.traits.results import NotTriggered
 from engrain.services.wording.lines import Shown, when_text
 from engrain.storage import cycles as cycle_repo
+from engrain.storage import digests as digest_repo
 from engrain.storage import memories as repo
 from engrain.storage import timeline
 from engrain.storage import traits as trait_repo
@@ -39,7 +41,7 @@ QUESTIONS, EVIDENCE_PER_QUESTION, MAX_EVIDENCE = 5, 3, 10
 
 @dataclass
 class Plan:
-    """What one cycle looks at. Aliases (m1, t1, e1) are what the model sees and cites."""
+    """What one cycle looks at. Aliases (m1, t1, e1, d1) are what the model sees and cites."""
 
     user_id: str
     now: datetime
@@ -58,6 +60,8 @@ class Plan:
     # is answered later, and what arrived meanwhile stays pending), or, when there were more new memories
     # than one cycle shows, just past the last one shown (the rest stay pending for the next cycle).
     mark: Mark | None = None
+    # The user's live digests, newest first (d1, d2…): a rewrite names the one it replaces.
+    digests: list[tuple[str, Memory]] = field(default_factory=list[tuple[str, Memory]])
     tz: tzinfo | None = None  # the user's zone, for the dates the prompts show
     user_now: datetime | None = None  # the user's clock when read: the prompts judge plans there (else `now`)
 
@@ -72,6 +76,11 @@ class Plan:
 
     def trait_ref(self, ref: Any) -> uuid.UUID | None:
         return _resolve(ref, self.traits)
+
+    def digest_ref(self, ref: Any) -> Memory | None:
+        """The current digest an answer rewrites, if the model was shown it."""
+        found = _resolve(ref, self.digests)
+        return next((d for _, d in self.digests if d.id == found), None) if found else None
 
     def memory_refs(self, refs: Any) -> list[uuid.UUID]:
         found = [self.memory_ref(r) for r in cast(list[Any], refs)] if isinstance(refs, list) else []
@@ -99,7 +108,8 @@ def memory_lines(plan: Plan) -> str:
 def main_prompt(plan: Plan) -> Prompt:
     """The main reflection prompt: new memories, older ones shown as evidence (if any), current traits."""
     evidence = prompts.memory_lines(plan.evidence, plan.plans_at, plan.tz) if plan.evidence else None
-    return prompts.main_prompt(memory_lines(plan), prompts.trait_lines(plan.traits), evidence)
+    digests = prompts.digest_lines(plan.digests, plan.plans_at, plan.tz)
+    return prompts.main_prompt(memory_lines(plan), prompts.trait_lines(plan.traits), evidence, digests)
 
 
 def _may_replace(m: Memory) -> uuid.UUID | None:
@@ -162,6 +172,7 @@ class ReflectionPlanner:
                 trigger = reading.forced()
             memories = await cycle_repo.new_memories(s, user_id, reading.mark, now, MAX_MEMORIES + 1)
             traits = await trait_repo.active_traits(s, user_id, limit=MAX_TRAITS)
+            digests = await digest_repo.live_digests(s, user_id, now, SHOWN_DIGESTS)
             shown = memories[:MAX_MEMORIES]
             may_replace = {m.id: target for m in shown if (target := _may_replace(m)) is not None}
             replaceable = await _replaceable(s, user_id, list(may_replace.values()), now)
@@ -175,6 +186,7 @@ class ReflectionPlanner:
             trigger,
             [(f"m{i}", m) for i, m in enumerate(shown, 1)],
             [(f"t{i}", t) for i, t in enumerate(traits, 1)],
+            digests=[(f"d{i}", d) for i, d in enumerate(digests, 1)],
             evidence=[(f"e{i}", m) for i, m in enumerate(replaceable, 1)],
             replaceable=replaceable,
             may_replace=may_replace,
