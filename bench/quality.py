@@ -246,7 +246,9 @@ async def evaluate(
                 result = await app.recall.recall(user, request)
                 latencies.append(time.perf_counter() - started)
                 if text_budgets:
-                    shown = await app.recall.recall(user, RecallRequest(qa["question"], track_access=False, gather=gather))
+                    shown = await app.recall.recall(
+                        user, RecallRequest(qa["question"], track_access=False, gather=gather)
+                    )
                     bearing = [h for h in shown.results if set(dia_of.get(h.id, [])) & set(evidence)]
                     for budget in text_budgets:
                         rendered = render(shown, now=app.clock(), tz=UTC, explain=False, budget=budget)

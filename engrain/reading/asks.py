@@ -5,8 +5,9 @@ summary of a topic ("what have I told you about my project", "give me a summary 
 recall's text lists its memories in the order they were told, so that a model reads the story as it happened,
 not as it ranked. A question that gathers ("what books have I read", "how many tournaments…", "what kinds of…",
 "everything about…", a summary): its answer is spread over many occasions, so recall shows one piece per occasion
-instead of ten near-copies from one (services/recall/gathering.py). What the user told ("what did I say about…", "how old was I when…"): a look-up of the past,
-on which the user's standing instructions for answers do not bear (rules/recall.STANDING_WEIGHTS)."""
+instead of ten near-copies from one (services/recall/gathering.py). What the user told ("what did I say
+about…", "how old was I when…"): a look-up of the past, on which the user's standing instructions for answers do
+not bear (rules/recall.STANDING_WEIGHTS)."""
 
 from __future__ import annotations
 

@@ -63,7 +63,9 @@ async def test_a_list_question_gets_one_piece_per_day_across_the_year(settings_f
         text = (await client.call_tool("recall", {"query": "What books have I read?"})).content[0].text
         head = text.splitlines()[0]
         assert f"of {found['gathered']['found']} found, the best of each of" in head and "in the order told" in head
-        told = [line[line.index("said ") + 5 : line.index("said ") + 15] for line in text.splitlines() if "said " in line]
+        told = [
+            line[line.index("said ") + 5 : line.index("said ") + 15] for line in text.splitlines() if "said " in line
+        ]
         assert told == sorted(told)  # the story as it happened
 
 
@@ -88,11 +90,13 @@ async def test_gathered_text_takes_no_more_than_the_ten_best_whole_results(setti
     )
     async with connect(settings_factory()) as (client, _):
         items = [{"content": long_reply, "said_at": day(n * 20), "role": "assistant"} for n in range(6)]
-        items += [{"content": f"I planted {plant} in the garden", "said_at": day(n * 20 + 3)}
-                  for n, plant in enumerate(["tomatoes", "basil", "beans", "roses", "garlic", "leeks"])]
+        items += [
+            {"content": f"I planted {plant} in the garden", "said_at": day(n * 20 + 3)}
+            for n, plant in enumerate(["tomatoes", "basil", "beans", "roses", "garlic", "leeks"])
+        ]
         await call(client, "remember_many", items=items)
         text = (await client.call_tool("recall", {"query": "What plants have I grown in the garden?"})).content[0].text
-        whole = (await client.call_tool("recall", {"query": "What plants have I grown in the garden?", "gather": False}))
+        whole = await client.call_tool("recall", {"query": "What plants have I grown in the garden?", "gather": False})
         assert len(text) <= len(whole.content[0].text) + 200  # the header lines differ; the pieces fit the same
         found = await call(client, "recall", query="What plants have I grown in the garden?")
         shortened = [hit for hit in found["results"] if hit["excerpt"]]
