@@ -334,15 +334,16 @@ class RecallSearch:
         if not prepared.include_links:
             rows = [r for r in rows if r.source == "search"]
         hits = [_hit(r, self.rt.settings.tz) for r in rows]
-        for hit in hits:  # a row stored before its secrets were redacted is screened on the way out
-            hit.content = self.screen(hit.content)
         truncated, gathered = False, None
-        if prepared.gather_limit is not None:
+        if prepared.gather_limit is not None:  # the pieces first: only they are screened (4 × limit rows came)
             budget = 4 * (prepared.max_tokens or TEXT_TOKENS)
             pieces = gather(hits, prepared.gather_limit, budget, settings.tz)
             hits, gathered = pieces.hits, Gathering(found=pieces.found, occasions=pieces.occasions)
             truncated = len(hits) < pieces.found
-        elif prepared.max_tokens is not None:
+        for hit in hits:  # a row stored before its secrets were redacted is screened on the way out
+            hit.content = self.screen(hit.content)
+            hit.excerpt = self.screen(hit.excerpt) if hit.excerpt else None
+        if prepared.gather_limit is None and prepared.max_tokens is not None:
             kept: list[RecallHit] = []
             used = 0
             for hit in hits:
