@@ -15,6 +15,11 @@ GATHER_FETCH = 4
 # best memory of a day that has nothing to do with the question ("I cook lentil soup every Sunday" to "what books
 # have I read?") is no piece of the answer.
 GATHER_FLOOR = 0.5
+# Each further piece of one occasion counts this share of its score once more (the second 0.7, the third 0.49):
+# one day's near-copies make room for other days, while a day that holds much of the answer (a long chat about
+# one project, BEAM-500K's summaries) still gives its strong second piece before another day's weak first one.
+# Put strictly one per day first, summaries' evidence fell from ranks 2–3 to 9–11 on BEAM-500K (dev).
+OCCASION_DECAY = 0.7
 # A memory longer than this (characters) is shown by its best passages (PostgreSQL's ts_headline); the whole
 # memory is one read of engrain://memories/{id} away.
 EXCERPT_CHARS = 320

@@ -1,8 +1,9 @@
 """The pieces a question that gathers is answered with (rules/gathering.py; issue 60).
 
-Pure: the hits of the recall statement in, the pieces that fit out. One piece per occasion first (the day the
-user told it, in their zone), occasions best first; then the rest, best first — so a list told over months
-is not answered by ten near-copies from the session that talks most about it. They fit in what the `limit`
+Pure: the hits of the recall statement in, the pieces that fit out. Each further piece of one occasion (the day
+the user told it, in their zone) counts OCCASION_DECAY of its score once more — so a list told over months is not
+answered by ten near-copies from the session that talks most about it, while a day that holds much of the answer
+keeps its strong pieces. They fit in what the `limit`
 best whole results would have taken (never more than the text's budget): each piece is its passages for a
 long memory (`excerpt`), so more of them fit.
 
@@ -17,7 +18,7 @@ from datetime import date, tzinfo
 
 from engrain.reading.dates import local
 from engrain.rules.digests import DIGEST
-from engrain.rules.gathering import GATHER_FLOOR, LINE_OVERHEAD
+from engrain.rules.gathering import GATHER_FLOOR, LINE_OVERHEAD, OCCASION_DECAY
 from engrain.services.recall.results import RecallHit
 
 
@@ -46,15 +47,23 @@ def gather(hits: list[RecallHit], limit: int, budget_chars: int, tz: tzinfo | No
     hits = hits[:limit] + [hit for hit in hits[limit:] if hit.score >= floor]
     digests = [hit.model_copy(update={"excerpt": None}) for hit in hits if hit.kind == DIGEST]
     told = [hit for hit in hits if hit.kind != DIGEST]
-    firsts: dict[date, RecallHit] = {}
-    for hit in told:  # a digest is no occasion: it was told on no day of its own
-        firsts.setdefault(occasion(hit, tz), hit)
-    first_ids = {id(hit) for hit in firsts.values()}
-    order = digests + list(firsts.values()) + [hit for hit in told if id(hit) not in first_ids]
+    order = digests + spread(told, tz)
     chosen: list[RecallHit] = []
     for hit in order:
         cost = piece_chars(hit)
         if cost <= left:
             chosen.append(hit)
             left -= cost
-    return Pieces(chosen, len(hits), len(firsts))
+    return Pieces(chosen, len(hits), len({occasion(hit, tz) for hit in told}))
+
+
+def spread(hits: list[RecallHit], tz: tzinfo | None) -> list[RecallHit]:
+    """`hits` (best first) reordered by their score times OCCASION_DECAY to the power of how many better ones
+    their occasion already has. A digest is no occasion (it was told on no day of its own): none come here."""
+    seen: dict[date, int] = {}
+    keyed: list[tuple[float, int, RecallHit]] = []
+    for n, hit in enumerate(hits):
+        day = occasion(hit, tz)
+        keyed.append((hit.score * OCCASION_DECAY ** seen.get(day, 0), -n, hit))
+        seen[day] = seen.get(day, 0) + 1
+    return [hit for _, _, hit in sorted(keyed, key=lambda k: (k[0], k[1]), reverse=True)]

@@ -23,9 +23,7 @@ def render(result: RecallResult, *, now: datetime, tz: tzinfo | None, explain: b
     order = ", in the order told" if result.in_time_order else ""
     gathered = result.gathered
     digest = "a digest, then " if any(hit.kind == DIGEST for hit in result.results) else ""
-    found = (
-        f" of {gathered.found} found, {digest}the best of each of {gathered.occasions} days first" if gathered else ""
-    )
+    found = f" of {gathered.found} found, {digest}spread over {gathered.occasions} days told" if gathered else ""
     lines = [
         f"{count} {'memory' if count == 1 else 'memories'}{found} for «{inline(result.query, 60)}»{when}{order} "
         f"({DATA_NOTICE})"
