@@ -20,11 +20,14 @@ GATHER_FLOOR = 0.5
 # one project, BEAM-500K's summaries) still gives its strong second piece before another day's weak first one.
 # Put strictly one per day first, summaries' evidence fell from ranks 2–3 to 9–11 on BEAM-500K (dev).
 OCCASION_DECAY = 0.7
-# A memory longer than this (characters) is shown by its best passages (PostgreSQL's ts_headline); the whole
-# memory is one read of engrain://memories/{id} away.
+# A memory longer than this (characters) is shown by its PASSAGES sentences that share most words with the question,
+# each cut to PASSAGE_CHARS (services/recall/passages.py); the whole memory is one read of engrain://memories/{id}.
 EXCERPT_CHARS = 320
-# Two passages of up to 28 words around the question's words, joined by " … ", with no highlighting marks.
-HEADLINE_OPTIONS = 'MaxFragments=2, MaxWords=28, MinWords=10, StartSel="", StopSel="", FragmentDelimiter=" … "'
+PASSAGES = 2
+PASSAGE_CHARS = 200
 # What a line costs beside its words (the bracket with both dates and marks, the quotes, the short id), in
-# characters: a piece's cost is its words plus this.
-LINE_OVERHEAD = 48
+# characters: a piece's cost is its words plus this (the longest bracket: both dates, a span, a mark).
+LINE_OVERHEAD = 80
+# The gathering text's own lines beside the pieces (its longer first line, the passages' notice, the count of
+# more): kept out of the pieces' room so that the whole text stays within what the ten best whole results take.
+GATHER_HEAD = 220

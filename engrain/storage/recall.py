@@ -21,7 +21,6 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from engrain.reading.metadata import Key
 from engrain.reading.speakers import REPLY
 from engrain.rules import plans
-from engrain.rules.gathering import EXCERPT_CHARS, HEADLINE_OPTIONS
 from engrain.rules.recall import (
     BRIDGE_SEEDS,
     BRIDGE_WEIGHT,
@@ -269,7 +268,6 @@ def recall_sql(
     window: bool = False,
     ahead: bool = False,
     asks_slot: bool = False,
-    gather: bool = False,
 ) -> str:
     ahead = ahead and window
     emb = sql_literal(embedder_id)
@@ -312,15 +310,6 @@ def recall_sql(
         else ""
     )
     rare = RARE_WORD_FREQ if with_vector else 1.01
-    # A question that gathers shows a long memory by its passages holding any of the question's words
-    # (rules/gathering.py): computed for the returned rows only.
-    excerpt = (
-        f"CASE WHEN length(r.content) > {EXCERPT_CHARS} THEN ts_headline(CAST(:qcfg AS regconfig), r.content,"
-        " (SELECT CAST(string_agg(quote_literal(lexeme), ' | ') AS tsquery) FROM lex),"
-        f" {sql_literal(HEADLINE_OPTIONS)}) END"
-        if gather
-        else "NULL::text"
-    )
     return f"""
     WITH q AS (SELECT {QUERY_TSQUERY} AS tsq),{_user_now(f.as_of)}{_lexeme_ctes(rare)}
     {vector_cte}
@@ -408,7 +397,7 @@ def recall_sql(
         UNION ALL
         SELECT *, 1 AS part FROM linked
     )
-    SELECT r.*, (SELECT t FROM user_now) AS user_now, {excerpt} AS excerpt,
+    SELECT r.*, (SELECT t FROM user_now) AS user_now,
         coalesce((SELECT json_agg(json_build_object('id', l.target_id, 'relation', l.relation)
                                   ORDER BY l.created_at, l.target_id)
                   FROM memory_links l WHERE l.user_id = :user AND l.source_id = r.id{link_time}), '[]'::json) AS links
@@ -439,7 +428,6 @@ class RecallQuery:
     rarity: WordRarity = WordRarity()
     asks_assistant: bool = False  # the query asks what the assistant said: replies keep their whole score
     asks_what_user_told: bool = False  # "what did I say…": standing instructions gain nothing (rules/recall.py)
-    gather: bool = False  # a question that gathers: long memories come with their passages (`excerpt`)
 
     def statement(self) -> tuple[str, dict[str, Any]]:
         """The SQL text and its parameters (also what the benchmarks EXPLAIN)."""
@@ -481,7 +469,6 @@ class RecallQuery:
             self.window is not None,
             self.ahead,
             self.slot is not None,
-            self.gather,
         )
         return sql, params
 
@@ -572,7 +559,6 @@ class RecallRow:
     relation: str | None
     links: list[LinkedId]
     user_now: datetime  # the user's clock (or the moment asked about): where plans were judged
-    excerpt: str | None  # a gathering question's passages of a long memory (rules/gathering.py)
 
     @classmethod
     def of(cls, row: RowMapping) -> RecallRow:

@@ -18,7 +18,16 @@ from datetime import date, tzinfo
 
 from engrain.reading.dates import local
 from engrain.rules.digests import DIGEST
-from engrain.rules.gathering import GATHER_FLOOR, LINE_OVERHEAD, OCCASION_DECAY
+from engrain.rules.gathering import (
+    EXCERPT_CHARS,
+    GATHER_FLOOR,
+    GATHER_HEAD,
+    LINE_OVERHEAD,
+    OCCASION_DECAY,
+    PASSAGE_CHARS,
+    PASSAGES,
+)
+from engrain.services.recall.passages import passages
 from engrain.services.recall.results import RecallHit
 
 
@@ -34,25 +43,34 @@ def occasion(hit: RecallHit, tz: tzinfo | None) -> date:
     return local(hit.told_at, tz).date()
 
 
+def shortened(hit: RecallHit) -> bool:
+    """A told memory long enough to be shown by its passages (a digest is always whole)."""
+    return hit.kind != DIGEST and len(hit.content) > EXCERPT_CHARS
+
+
 def piece_chars(hit: RecallHit) -> int:
-    return len(hit.excerpt or hit.content) + LINE_OVERHEAD
+    """What a piece takes of the text, at most: its passages' longest for a long memory (they are read only for
+    the pieces chosen), else its words; and its line."""
+    words = min(len(hit.content), PASSAGES * (PASSAGE_CHARS + 3)) if shortened(hit) else len(hit.content)
+    return words + LINE_OVERHEAD
 
 
-def gather(hits: list[RecallHit], limit: int, budget_chars: int, tz: tzinfo | None) -> Pieces:
-    """`hits` best first. The budget is what the `limit` best whole hits take, at most `budget_chars`; beyond
-    those `limit`, a hit below GATHER_FLOOR of the best score is no piece. Digests first, whole, best first."""
+def gather(hits: list[RecallHit], limit: int, budget_chars: int, tz: tzinfo | None, question: str) -> Pieces:
+    """`hits` best first. The pieces take what the `limit` best whole hits would (at most `budget_chars`), less
+    the gathering text's own lines; beyond those `limit`, a hit below GATHER_FLOOR of the best score is no piece.
+    Digests first, whole, best first; a long memory comes with its passages that answer `question`."""
     reference = sum(len(hit.content) + LINE_OVERHEAD for hit in hits[:limit])
-    left = min(reference, budget_chars)
+    left = min(reference, budget_chars) - GATHER_HEAD
     floor = GATHER_FLOOR * max((hit.score for hit in hits), default=0.0)
     hits = hits[:limit] + [hit for hit in hits[limit:] if hit.score >= floor]
-    digests = [hit.model_copy(update={"excerpt": None}) for hit in hits if hit.kind == DIGEST]
+    digests = [hit for hit in hits if hit.kind == DIGEST]
     told = [hit for hit in hits if hit.kind != DIGEST]
-    order = digests + spread(told, tz)
     chosen: list[RecallHit] = []
-    for hit in order:
+    for hit in digests + spread(told, tz):
         cost = piece_chars(hit)
-        if cost <= left:
-            chosen.append(hit)
+        if cost <= left or not chosen:  # the best piece always: the text shows one line whatever the room
+            excerpt = passages(hit.content, question) if shortened(hit) else None
+            chosen.append(hit.model_copy(update={"excerpt": excerpt}))
             left -= cost
     return Pieces(chosen, len(hits), len({occasion(hit, tz) for hit in told}))
 

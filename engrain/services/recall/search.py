@@ -102,7 +102,6 @@ def _hit(row: RecallRow, tz: tzinfo | None) -> RecallHit:
         relation=row.relation,
         links=[LinkRef(id=link.id, relation=link.relation) for link in row.links],
         digest_of=len(meta.digest.evidence) if meta.digest is not None and row.kind == DIGEST else None,
-        excerpt=row.excerpt if row.excerpt and len(row.excerpt) < len(row.content) else None,
     )
 
 
@@ -302,7 +301,6 @@ class RecallSearch:
             rarity=await self.rarity.get("memories"),
             asks_assistant=asks_assistant(query),
             asks_what_user_told=asks_what_user_told(query),
-            gather=gathers,
         )
         return PreparedRecall(
             query=query,
@@ -337,7 +335,7 @@ class RecallSearch:
         truncated, gathered = False, None
         if prepared.gather_limit is not None:  # the pieces first: only they are screened (4 × limit rows came)
             budget = 4 * (prepared.max_tokens or TEXT_TOKENS)
-            pieces = gather(hits, prepared.gather_limit, budget, settings.tz)
+            pieces = gather(hits, prepared.gather_limit, budget, settings.tz, prepared.query)
             hits, gathered = pieces.hits, Gathering(found=pieces.found, occasions=pieces.occasions)
             truncated = len(hits) < pieces.found
         for hit in hits:  # a row stored before its secrets were redacted is screened on the way out

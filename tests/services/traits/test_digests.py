@@ -189,7 +189,7 @@ def test_gather_puts_a_digest_first_and_whole():
         _hit("Middlemarch later " * 30, "episodic", 0.7, told + timedelta(days=9), excerpt="…Middlemarch…"),
         _hit("Books read: " + "Dune, Piranesi, Middlemarch " * 20, "digest", 0.5, told, excerpt="…cut…"),
     ]
-    pieces = gather(hits, 10, 6000, UTC)
+    pieces = gather(hits, 10, 6000, UTC, "What books have I read?")
     assert pieces.hits[0].kind == "digest"
     assert pieces.hits[0].excerpt is None  # never cut to an excerpt
     assert pieces.hits[1].content == "Dune on the first day" and pieces.occasions == 2  # a digest is no occasion
