@@ -10,7 +10,7 @@ results would have taken; a long memory shows only its passages that match the q
 from __future__ import annotations
 
 # The statement returns this many times the limit for a gathering question (at most the tool's largest limit).
-GATHER_FETCH = 4
+GATHER_FETCH = 3
 # A memory found beyond the `limit` best is a piece only when it scores at least this share of the best one: the
 # best memory of a day that has nothing to do with the question ("I cook lentil soup every Sunday" to "what books
 # have I read?") is no piece of the answer.

@@ -48,9 +48,9 @@ def shortened(hit: RecallHit) -> bool:
     return hit.kind != DIGEST and len(hit.content) > EXCERPT_CHARS
 
 
-def piece_chars(hit: RecallHit) -> int:
-    """What a piece takes of the text, at most: its passages' longest for a long memory (they are read only for
-    the pieces chosen), else its words; and its line."""
+def most(hit: RecallHit) -> int:
+    """The most a piece can take of the text: its line, and its passages' longest for a long memory (read only
+    for the pieces chosen) or else its words."""
     words = min(len(hit.content), PASSAGES * (PASSAGE_CHARS + 3)) if shortened(hit) else len(hit.content)
     return words + LINE_OVERHEAD
 
@@ -67,11 +67,13 @@ def gather(hits: list[RecallHit], limit: int, budget_chars: int, tz: tzinfo | No
     told = [hit for hit in hits if hit.kind != DIGEST]
     chosen: list[RecallHit] = []
     for hit in digests + spread(told, tz):
-        cost = piece_chars(hit)
-        if cost <= left or not chosen:  # the best piece always: the text shows one line whatever the room
-            excerpt = passages(hit.content, question) if shortened(hit) else None
-            chosen.append(hit.model_copy(update={"excerpt": excerpt}))
-            left -= cost
+        if most(hit) > left and chosen:  # the best piece always: the text shows one line whatever the room
+            continue
+        piece = hit.model_copy(update={"excerpt": passages(hit.content, question) if shortened(hit) else None})
+        chosen.append(piece)
+        left -= len(piece.excerpt or piece.content) + LINE_OVERHEAD  # what it takes, once its passages are read
+        if left < LINE_OVERHEAD:
+            break
     return Pieces(chosen, len(hits), len({occasion(hit, tz) for hit in told}))
 
 

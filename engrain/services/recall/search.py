@@ -333,9 +333,10 @@ class RecallSearch:
             rows = [r for r in rows if r.source == "search"]
         hits = [_hit(r, self.rt.settings.tz) for r in rows]
         truncated, gathered = False, None
-        if prepared.gather_limit is not None:  # the pieces first: only they are screened (4 × limit rows came)
+        if prepared.gather_limit is not None:  # the pieces first: only they are screened (3 × limit rows came)
             budget = 4 * (prepared.max_tokens or TEXT_TOKENS)
-            pieces = gather(hits, prepared.gather_limit, budget, settings.tz, prepared.query)
+            limit, tz = prepared.gather_limit, settings.tz  # reading passages is text work: off the event loop
+            pieces = await anyio.to_thread.run_sync(lambda: gather(hits, limit, budget, tz, prepared.query))
             hits, gathered = pieces.hits, Gathering(found=pieces.found, occasions=pieces.occasions)
             truncated = len(hits) < pieces.found
         for hit in hits:  # a row stored before its secrets were redacted is screened on the way out
