@@ -367,7 +367,7 @@ def recall_sql(
         FROM (SELECT t.*, {_score("bridge")} AS first_score
               FROM bridged t
               WHERE t.vector > 0 OR t.text OR t.lexical > 0 OR t.temporal > 0 OR t.slot > 0  -- else the score is 0
-              ORDER BY first_score DESC, t.id LIMIT greatest({DIVERSITY_POOL_MIN}, 3 * :limit)) b
+              ORDER BY first_score DESC, t.id LIMIT :ranked) b
     ),
     top AS (
         SELECT {_TERM_NAMES}, bridge, redundancy, first_score - redundancy AS score, 'search'::text AS source,
@@ -421,6 +421,9 @@ class RecallQuery:
     decay_seconds: float
     limit: int
     pool: int
+    # The limit the diversity pool is sized for (DIVERSITY_POOL_MIN or 3 × it): a question that gathers returns
+    # 3 × its limit, but its pool of candidates that lose for resembling better ones stays the limit's.
+    ranked_for: int | None = None
     asks_when: bool = False
     window: tuple[datetime, datetime] | None = None
     ahead: bool = False  # the query asks what is coming: plans in `window` are candidates (rules/recall.py)
@@ -441,6 +444,7 @@ class RecallQuery:
             "decay": self.decay_seconds,
             "limit": self.limit,
             "pool": self.pool,
+            "ranked": max(DIVERSITY_POOL_MIN, 3 * (self.ranked_for or self.limit), self.limit),
             "stat_words": list(self.rarity.words),
             "stat_freqs": list(self.rarity.freqs),
             "reply_weight": reply_weight(self.asks_assistant),

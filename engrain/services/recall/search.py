@@ -294,6 +294,7 @@ class RecallSearch:
             decay_seconds=settings.decay_rate_days * 86400,
             limit=min(inputs.MAX_LIMIT, limit * GATHER_FETCH) if gathers else limit,
             pool=max(MIN_POOL, limit * 5),
+            ranked_for=limit,
             asks_when=when.asks_when,
             window=when.window,
             ahead=when.ahead,
