@@ -49,7 +49,7 @@ BRIDGE_WEIGHT = 0.1
 # look up in the GIN index.
 RARE_WORD_FREQ = 0.01
 # Diversity: ten wordings of one thing tell the client less than ten things. Among the best
-# DIVERSITY_POOL_MIN (or 3 × limit) candidates, each loses up to DIVERSITY_WEIGHT of its score for its
+# DIVERSITY_POOL_MIN (or 3 × the limit asked) candidates, each loses up to DIVERSITY_WEIGHT of its score for its
 # resemblance (cosine above DIVERSITY_FLOOR) to the closest better-scored one that matches at least as
 # much of the query. A share, not an amount: weak matches are not pushed under weaker ones.
 DIVERSITY_POOL_MIN = 30
