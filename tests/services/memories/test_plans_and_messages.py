@@ -92,7 +92,7 @@ async def test_since_after_until_is_an_error(session):
         (
             "recall",
             {"query": "x", "kinds": ["fact", "nope"]},
-            "invalid arguments: kinds[1]: 'nope' is not one of 'fact', 'episodic', 'procedural' or 'trait'",
+            "invalid arguments: kinds[1]: 'nope' is not one of 'fact', 'episodic', 'procedural', 'trait' or 'digest'",
         ),
         ("get_user_traits", {"min_stage": "legendary"}, "invalid arguments: min_stage: 'legendary' is not one of"),
         ("remember", {}, "invalid arguments: content: is required"),
