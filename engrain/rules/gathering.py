@@ -2,9 +2,9 @@
 
 Such an answer is spread over the whole history ("What books has Tim read?": seven titles told in seven
 sessions), while today's ranking fills the first ten with near-copies from the one session that talks most
-about it. So the statement returns GATHER_FETCH times the limit, and recall shows the best piece of each
-occasion (the day it was told) first, then the rest, best first, as many as fit in what the ten best whole
-results would have taken; a long memory shows only its passages that match the question.
+about it. So the statement returns GATHER_FETCH times the limit, and recall spreads the pieces over the days they
+were told (each further piece of one day ranks lower), as many as fit in what the ten best whole results would
+have taken; a long memory shows only its passages that match the question.
 """
 
 from __future__ import annotations

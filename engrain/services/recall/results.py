@@ -118,7 +118,7 @@ class Gathering(BaseModel):
     """How a question that gathers was answered: pieces from many occasions, and how many more were found."""
 
     found: int = Field(description="Memories the question found; `results` holds the pieces that fit.")
-    occasions: int = Field(description="Days told among those found (one piece of each comes first).")
+    occasions: int = Field(description="Days told among those found (the pieces are spread over them).")
 
 
 class RecallResult(BaseModel):
@@ -146,8 +146,8 @@ class RecallResult(BaseModel):
     gathered: Gathering | None = Field(
         default=None,
         description="Set when the question gathers (a list, a count, the kinds of a thing, a summary): `results` "
-        "are the best piece of each day told first, then the rest, as many as fit; long memories show their "
-        "passages that match (`excerpt`).",
+        "are pieces spread over the days told (each further piece of one day ranks lower), as many as fit; long "
+        "memories show their passages that match (`excerpt`).",
     )
     # The user's present the plans were judged at (their clock, or the moment asked about): for the text's marks.
     user_now: datetime | None = Field(default=None, exclude=True)

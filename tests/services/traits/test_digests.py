@@ -5,7 +5,7 @@ gets the digest first, named as one; a later book rewrites the digest whole, the
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -14,35 +14,19 @@ from engrain.services.recall.results import RecallHit
 from tests.conftest import Clock, call, call_error, connect, scalar
 from tests.scripted import ScriptedLLM, alias, answer
 from tests.services.traits.test_host_reflection import aliases
+from tests.tools.test_gathering import BOOKS, START, day
+from tests.tools.test_gathering import FILLER as GATHERING_FILLER
 
 pytestmark = pytest.mark.anyio
 
-START = date(2025, 1, 6)
 NOW = datetime(2026, 1, 10, 9, 0, tzinfo=UTC)
-BOOKS = [
-    (0, "I finished reading Dune by Frank Herbert, the desert planet book"),
-    (45, "Just read The Remains of the Day by Kazuo Ishiguro, a quiet sad book"),
-    (90, "I read Piranesi this week, a strange book about an endless house"),
-    (150, "My book club picked Middlemarch and I read the whole book in May"),
-    (210, "On holiday I read The Overstory, a long book about trees"),
-    (270, "I read Klara and the Sun, another Ishiguro book, on the train"),
-    (330, "Finished reading Project Hail Mary, a funny science fiction book"),
-]
-FILLER = [
-    "My sister Ines moved to Porto and teaches piano there",
-    "I cook lentil soup every Sunday",
-    "The car needs new tyres before winter",
-]
+FILLER = GATHERING_FILLER[:3]
 TITLES = ["Dune", "The Remains of the Day", "Piranesi", "Middlemarch", "The Overstory", "Klara and the Sun"]
 DIGEST = "Books read: " + "; ".join(
     f"{title} ({(START + timedelta(days=offset)).isoformat()})"
     for title, (offset, _) in zip([*TITLES, "Project Hail Mary"], BOOKS, strict=True)
 )
 NEW_BOOK = "I read Lessons in Chemistry, a book about a chemist who hosts a cooking show"
-
-
-def day(offset: int) -> str:
-    return (START + timedelta(days=offset)).isoformat()
 
 
 def first_line_of_hits(text: str) -> str:
