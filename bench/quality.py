@@ -220,11 +220,16 @@ async def evaluate(
             )
             ingest_s += time.perf_counter() - started
             stored_samples.append((sample, user, turns, stored))
+        # Long memories' windows, made in the background after each write (a live server's between calls).
+        started = time.perf_counter()
+        await app.reembedding.windows_settled()
+        windows_s = time.perf_counter() - started
         if expire_plans:  # the scheduler's expiry job (every 15 min on a live server): past plans are history
             await jobs.expiry(app.job_context, app.clock(), None, False)
         db = await app.database()
         async with db.engine.begin() as conn:  # word statistics, as autovacuum keeps them on a live server
             await conn.execute(text("ANALYZE memories"))
+            await conn.execute(text("ANALYZE memory_windows"))
         for sample, user, turns, stored in stored_samples:
             dia_of: dict[str, list[str]] = defaultdict(list)  # a deduplicated memory stands for each turn
             for turn, result in zip(turns, stored, strict=True):
@@ -295,6 +300,7 @@ async def evaluate(
         "questions": questions,
         "ingest_seconds": round(ingest_s, 3),
         "stored_per_second": round(stored_turns / ingest_s, 1) if ingest_s else None,
+        "windows_seconds": round(windows_s, 3),
         "recall_latency_ms": {
             "p50": round(statistics.median(ordered) * 1000, 2) if ordered else None,
             "p95": round(ordered[int(0.95 * (len(ordered) - 1))] * 1000, 2) if ordered else None,

@@ -168,6 +168,7 @@ class AppState:
             self.process.spawn_until_close(self._reembed(model.id))  # stale rows: those with no vector among them
         else:
             self.reembedding.embed_missing_soon()
+            self.process.spawn_until_close(self._window_missing())
 
     @staticmethod
     async def _load_readers() -> None:
@@ -199,11 +200,19 @@ class AppState:
             if not mine:
                 return  # another server is at it
             stale = await self.reembedding.count_stale()
-            if not stale:
-                return
-            log.info("re-embedding %d memories with %s (in the background; resumed by the next start)", stale, model)
-            done = await self.reembedding.reembed_stale()
-            log.info("re-embedded %d memories with %s", done, model)
+            if stale:
+                log.info("re-embedding %d memories with %s (in the background; resumed by the next start)", stale, model)
+                done = await self.reembedding.reembed_stale()
+                log.info("re-embedded %d memories with %s", done, model)
+        await self._window_missing()
+
+    async def _window_missing(self) -> None:
+        """Make the windows of the long memories that have none of the current model's (engrain/text/windows.py),
+        once across the servers sharing this database."""
+        db = await self.database()
+        async with db.try_advisory_lock("windows") as mine:
+            if mine and (made := await self.reembedding.window_missing()):
+                log.info("made the windows of %d long memories", made)
 
     # ---- identity --------------------------------------------------------------------
 

@@ -50,6 +50,21 @@ class MemoryVector(Base):
     embedding: Mapped[list[float]] = mapped_column(Vector())
 
 
+class MemoryWindow(Base):
+    """The vector of one window of a long memory (engrain/text/windows.py): recall compares a query with the
+    memory's own vector and with each of these, and counts the closest. Made after the memory, in the
+    background, by the current model (services/memories/reembedding.py); rows of another model are replaced."""
+
+    __tablename__ = "memory_windows"
+    __table_args__ = (ForeignKeyConstraint(["user_id", "id"], ["memories.user_id", "memories.id"], ondelete="CASCADE"),)
+
+    user_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
+    window_no: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
+    embedder: Mapped[str] = mapped_column(Text)
+    embedding: Mapped[list[float]] = mapped_column(Vector())
+
+
 class Memory(Base):
     __tablename__ = "memories"
     # Every key leads with the user (docs/scaling.md): a user's rows, and the references among them,

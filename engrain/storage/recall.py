@@ -200,8 +200,16 @@ def _score_columns(dim: int | None, emb: str, temporal: str, slot: str = "0.0") 
     else:
         # A zero vector (text with nothing to embed) has no direction: its cosine is NaN, counted as 0.
         similarity = f"1 - ({_embedding_of('m', True, dim, emb)} <=> CAST(:qv AS vector({dim})))"
+        # A long memory meets the query where its closest window does (engrain/text/windows.py).
+        closest_window = (
+            f"(SELECT max(1 - (w.embedding::vector({dim}) <=> CAST(:qv AS vector({dim})))) FROM memory_windows w"
+            f" WHERE w.user_id = :user AND w.id = m.id AND w.embedder = {emb})"
+        )
         # No vector of the query's embedder: 0.
-        vector = f"greatest(0.0, coalesce(nullif({similarity}, 'NaN'::float8), 0.0))"
+        vector = (
+            f"greatest(0.0, coalesce(nullif({similarity}, 'NaN'::float8), 0.0),"
+            f" coalesce(nullif({closest_window}, 'NaN'::float8), 0.0))"
+        )
     return f"""
         {vector} AS vector,
         coalesce(m.tsv @@ q.tsq, false) AS text,
@@ -280,9 +288,17 @@ def recall_sql(
           AND {memory_passes("v", keyed)}
         ORDER BY v.embedding::vector({int(dim)}) <=> CAST(:qv AS vector({int(dim)}))
         LIMIT :pool
+    ),
+    -- The sentence that answers inside a long memory: its window's vector (engrain/text/windows.py).
+    win AS (
+        SELECT w.id FROM memory_windows w
+        WHERE w.embedder = {emb} AND w.user_id = :user
+          AND {memory_passes("w", keyed)}
+        ORDER BY w.embedding::vector({int(dim)}) <=> CAST(:qv AS vector({int(dim)}))
+        LIMIT :pool
     ),"""
         if with_vector
-        else "vec AS (SELECT NULL::uuid AS id WHERE false),"
+        else "vec AS (SELECT NULL::uuid AS id WHERE false), win AS (SELECT NULL::uuid AS id WHERE false),"
     )
     score_cols = _score_columns(
         int(dim) if with_vector else None, emb, _temporal(asks_when, window, ahead), slot_sql(asks_slot, _FILLS_SLOT)
@@ -335,7 +351,7 @@ def recall_sql(
     ),
     -- The user as a column, and MATERIALIZED so that it stays one (not folded into a constant): memory_behind.
     cand AS MATERIALIZED (SELECT CAST(:user AS text) AS user_id, id
-             FROM (SELECT id FROM vec UNION SELECT id FROM txt UNION SELECT id FROM any_txt UNION SELECT id FROM plans
+             FROM (SELECT id FROM vec UNION SELECT id FROM win UNION SELECT id FROM txt UNION SELECT id FROM any_txt UNION SELECT id FROM plans
                    UNION SELECT id FROM slotted UNION SELECT id FROM standing) AS found),
     terms AS (
         SELECT {_ROW_COLUMNS}, m.tsv, {score_cols}

@@ -19,6 +19,7 @@ from engrain.storage.models import (
     MemoryHistory,
     MemoryLink,
     MemoryVector,
+    MemoryWindow,
     ReflectionCycle,
     TraitEvidence,
     UserState,
@@ -28,6 +29,7 @@ from engrain.storage.models import Memory as MemoryRow
 # Whose memories a copied row needs under the target, beside its own key: (column, ...) naming memory ids.
 _NEEDS: dict[str, tuple[str, ...]] = {
     "memory_vectors": ("id",),
+    "memory_windows": ("id",),
     "memory_links": ("source_id", "target_id"),
     "trait_evidence": ("trait_id", "memory_id"),
     "memory_history": ("memory_id",),
@@ -36,6 +38,7 @@ _NEEDS: dict[str, tuple[str, ...]] = {
 _TABLES: tuple[Any, ...] = (
     MemoryRow,
     MemoryVector,
+    MemoryWindow,
     ReflectionCycle,
     MemoryLink,
     TraitEvidence,

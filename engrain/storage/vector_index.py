@@ -1,8 +1,9 @@
-"""Each embedder's HNSW index, created by the first write that stores that embedder's vectors.
+"""Each embedder's HNSW indexes, created by the first write that stores that embedder's vectors.
 
-Vectors live in `memory_vectors` (storage/models.py says why), untyped (`vector`), so that any
-embedder and dimension fits the same column; each embedder gets a partial expression index cast to
-its dimension, which the recall statement uses by filtering on `embedder` and casting the same way.
+Vectors live in `memory_vectors` (storage/models.py says why) and a long memory's windows' in `memory_windows`
+(VECTOR_TABLES), untyped (`vector`), so that any embedder and dimension fits the same column; each embedder gets
+a partial expression index on each table cast to its dimension, which the recall statement uses by filtering on
+`embedder` and casting the same way.
 
 The index is created inside the writer's own transaction, never on another connection: a
 `CREATE INDEX` elsewhere would wait for this transaction's row locks while this transaction waited
@@ -16,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+from typing import Literal
 
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
@@ -27,21 +29,23 @@ from engrain.storage.sqltext import sql_literal
 log = logging.getLogger(__name__)
 
 LOCK_TIMEOUT = "2s"  # how long a first writer waits for other writers before leaving the index to a later write
-# Indexes known to exist, by database URL and embedder: after the first write, no catalog look-up.
-_known: set[tuple[str, str]] = set()
+VectorTable = Literal["memory_vectors", "memory_windows"]
+# Indexes known to exist, by database URL, table and embedder: after the first write, no catalog look-up.
+_known: set[tuple[str, str, str]] = set()
 
 
-def vector_index_name(embedder_id: str) -> str:
-    """A stable, valid (≤ 63 chars) index name for one embedder's HNSW index."""
+def vector_index_name(embedder_id: str, table: VectorTable = "memory_vectors") -> str:
+    """A stable, valid (≤ 63 chars) index name for one embedder's HNSW index on `table`."""
     slug = re.sub(r"[^a-z0-9]+", "_", embedder_id.lower()).strip("_")[:30]
     digest = hashlib.sha1(embedder_id.encode()).hexdigest()[:8]
-    return f"ix_memory_vectors_hnsw_{slug}_{digest}"
+    return f"ix_{table}_hnsw_{slug}_{digest}"
 
 
-def vector_index_ddl(embedder_id: str, dim: int) -> str:
-    """The statement creating `embedder_id`'s HNSW index (also run by migration 0013 for stored vectors)."""
+def vector_index_ddl(embedder_id: str, dim: int, table: VectorTable = "memory_vectors") -> str:
+    """The statement creating `embedder_id`'s HNSW index on `table` (also run by migration 0013 for stored
+    vectors)."""
     return (
-        f"CREATE INDEX IF NOT EXISTS {vector_index_name(embedder_id)} ON memory_vectors USING hnsw "
+        f"CREATE INDEX IF NOT EXISTS {vector_index_name(embedder_id, table)} ON {table} USING hnsw "
         f"((embedding::vector({int(dim)})) vector_cosine_ops) WITH (m = 16, ef_construction = 32) "
         f"WHERE embedder = {sql_literal(embedder_id)}"
     )
@@ -52,12 +56,14 @@ async def _database_of(conn: AsyncSession | AsyncConnection) -> str:
     return connection.engine.url.render_as_string(hide_password=True)
 
 
-async def ensure_vector_index(conn: AsyncSession | AsyncConnection, embedder_id: str, dim: int) -> None:
-    """Make sure `embedder_id`'s vectors have their HNSW index, inside the caller's transaction."""
-    key = (await _database_of(conn), embedder_id)
+async def ensure_vector_index(
+    conn: AsyncSession | AsyncConnection, embedder_id: str, dim: int, table: VectorTable = "memory_vectors"
+) -> None:
+    """Make sure `embedder_id`'s vectors in `table` have their HNSW index, inside the caller's transaction."""
+    key = (await _database_of(conn), table, embedder_id)
     if key in _known:
         return
-    name = vector_index_name(embedder_id)
+    name = vector_index_name(embedder_id, table)
     if await conn.scalar(text("SELECT to_regclass(:n) IS NOT NULL"), {"n": name}):
         _known.add(key)
         return
@@ -69,7 +75,7 @@ async def ensure_vector_index(conn: AsyncSession | AsyncConnection, embedder_id:
             # lock that writers queue behind, so two creators at once would block each other's inserts.
             await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": advisory_key(f"engrain:index:{name}")})
             if not await conn.scalar(text("SELECT to_regclass(:n) IS NOT NULL"), {"n": name}):  # else made meanwhile
-                await conn.execute(text(vector_index_ddl(embedder_id, dim)))
+                await conn.execute(text(vector_index_ddl(embedder_id, dim, table)))
     except DBAPIError as exc:  # a lock timeout, a deadlock or a name taken by another first writer
         log.info("the vector index for %s is left to a later write: %s", embedder_id, str(exc.orig).splitlines()[0])
         return

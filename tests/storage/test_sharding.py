@@ -19,6 +19,7 @@ pytestmark = pytest.mark.anyio
 USER_TABLES = {
     "memories",
     "memory_vectors",
+    "memory_windows",
     "memory_links",
     "trait_evidence",
     "reflection_cycles",
@@ -77,7 +78,7 @@ async def test_every_user_table_is_keyed_by_user(session):
         WHERE con.contype = 'f' AND n.nspname = 'public'
         """,
     )
-    assert len(foreign) == 7
+    assert len(foreign) == 8
     assert [r.conname for r in foreign if not (r.here and r.there)] == []
 
 

@@ -22,6 +22,7 @@ from engrain.reading.redaction import RULES_VERSION, Redaction, redact, redact_v
 from engrain.storage import jobs as job_repo
 from engrain.storage import memories as memory_repo
 from engrain.storage import redaction as repo
+from engrain.storage import windows as windows_repo
 
 if TYPE_CHECKING:
     from engrain.services.memories.writing import RememberRequest
@@ -153,13 +154,15 @@ class StoredSecrets:
         return report
 
     async def _rewrite(self, changes: list[repo.RedactedMemory], report: RedactReport) -> None:
-        """The batch's texts, and their vectors made again, in one transaction."""
+        """The batch's texts, and their vectors made again, in one transaction (their windows, by the next
+        server's pass: storage/windows.py)."""
         model, vectors = await self.rt.embeddings.embed([c.content for c in changes])
         db = await self.rt.database()
         async with db.sessions.begin() as s:
             report.retired += await repo.rewrite_memories(s, changes, self.rt.clock())
             keys = [(c.row.user_id, c.row.id) for c in changes]
             await memory_repo.set_embeddings(s, model.id, keys, vectors)
+            await windows_repo.drop(s, keys)
         report.reembedded += len(changes)
 
     async def run_once(self) -> None:

@@ -1,23 +1,32 @@
 """Re-embedding: when the embedding model changes, every stored vector the new model did not make is
 made again, in batches that each commit on their own. The same pass gives a vector to the memories stored
-while no model served (a write never waits for the model to load: services/memories/writing.py)."""
+while no model served (a write never waits for the model to load: services/memories/writing.py), and a long
+memory's windows theirs (engrain/text/windows.py): made after the write is acknowledged, so that storing is no
+slower, and for every long memory without them once a server starts."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
+
+import anyio
 
 from engrain.errors import Unavailable
 from engrain.storage import memories as repo
 from engrain.storage import stats as stats_repo
+from engrain.storage import windows as windows_repo
+from engrain.storage.sqltext import vector_literal
+from engrain.text.windows import windows
 
 if TYPE_CHECKING:
     from engrain.services.runtime import Runtime
 
 log = logging.getLogger(__name__)
 REEMBED_BATCH = 256
+# Memories whose windows one batch makes (up to MAX_WINDOWS each): one model call, one commit.
+WINDOW_BATCH = 64
 
 
 class Reembedding:
@@ -29,6 +38,8 @@ class Reembedding:
         self.background = background or runtime.spawn
         self._missing_pass: asyncio.Future[Any] | None = None
         self._again = False
+        self._to_window: list[windows_repo.Key] = []
+        self._window_pass: asyncio.Future[Any] | None = None
 
     async def count_stale(self) -> int:
         """Rows (all users) whose vector was not made by the current model."""
@@ -81,3 +92,54 @@ class Reembedding:
             log.info("memories without a vector stay so until a model serves: %s", exc)
         if done:
             log.info("embedded %d memories stored while no model served", done)
+
+    def window_soon(self, keys: Sequence[windows_repo.Key]) -> None:
+        """Memories (user, id) were committed: give the long ones their windows in the background, after the
+        write's acknowledgement. One pass at a time per process; keys that arrive meanwhile join it."""
+        self._to_window += keys
+        if self._to_window and (self._window_pass is None or self._window_pass.done()):
+            self._window_pass = self.background(self._window_written())
+
+    async def windows_settled(self) -> None:
+        """Wait for the windows of the memories stored so far (a bench, a test, `engrain reindex`)."""
+        while self._window_pass is not None and not self._window_pass.done():
+            await asyncio.shield(self._window_pass)
+
+    async def _window_written(self) -> None:
+        db = await self.rt.database()
+        try:
+            while self._to_window:
+                keys, self._to_window = self._to_window[:WINDOW_BATCH], self._to_window[WINDOW_BATCH:]
+                async with db.sessions() as s:
+                    rows = await windows_repo.long_contents(s, keys)
+                await self._window(rows)
+        except Unavailable as exc:  # no model: the next start's pass makes them
+            self._to_window.clear()
+            log.info("long memories wait for their windows until a model serves: %s", exc)
+
+    async def window_missing(self) -> int:
+        """Make the windows of every long memory (all users) that has none of the current model's: those stored
+        before windows existed, while a pass was stopped, or by another model. Each batch commits on its own."""
+        db = await self.rt.database()
+        total = 0
+        while True:
+            model = await self.rt.embeddings.ready()
+            async with db.sessions() as s:
+                rows = await windows_repo.unwindowed(s, model.id, WINDOW_BATCH)
+            if not rows or not await self._window(rows):  # none had a window to make (blank text): none will
+                return total
+            total += len(rows)
+
+    async def _window(self, rows: Sequence[tuple[windows_repo.Key, str]]) -> int:
+        """Split, embed and store the windows of `rows` (one model call, one statement); how many were made."""
+        split = await anyio.to_thread.run_sync(lambda: [(key, windows(content)) for key, content in rows])
+        flat = [(key, n, piece) for key, pieces in split for n, piece in enumerate(pieces)]
+        if not flat:
+            return 0
+        used, vectors = await self.rt.embeddings.embed([piece for _, _, piece in flat])
+        texts = await anyio.to_thread.run_sync(lambda: [vector_literal(v) for v in vectors])
+        db = await self.rt.database()
+        async with db.sessions.begin() as s:
+            keys, numbers = [k for k, _, _ in flat], [n for _, n, _ in flat]
+            await windows_repo.set_windows(s, used.id, len(vectors[0]), keys, numbers, texts)
+        return len(flat)

@@ -12,7 +12,7 @@ import functools
 import itertools
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Generator
+from collections.abc import Awaitable, Callable, Generator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
 
 import anyio
 from pydantic import BaseModel
+from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Session
 
 from engrain.errors import InvalidInput, NotFound, QuotaExceeded
 from engrain.reading import changes, inputs
@@ -46,6 +48,7 @@ from engrain.storage import stats as stats_repo
 from engrain.storage.models import Memory
 from engrain.text import fulltext
 from engrain.text.languages import ENGLISH, detect, has_cjk
+from engrain.text.windows import WINDOWED_CHARS
 
 if TYPE_CHECKING:
     from engrain.providers.embeddings import Embedder
@@ -68,6 +71,8 @@ CONTEXT_CHARS = 600
 # New rows between two checks of the planner's statistics (storage/db.Database.refresh_statistics): a batch
 # of this many is checked right after it commits; one-at-a-time writes, every this many.
 STATISTICS_CHECK_ROWS = 100
+# Where a caller's session keeps the rows whose windows are made once it commits (`_window_after_commit`).
+_WINDOWS_AT_COMMIT = "engrain.windows_at_commit"
 # The user's newest current facts a value left or a change is compared with, per value or change: a domain's
 # words ("work", "card") are common, and the fact a change ends may be older than the last few that say them.
 FACTS_COMPARED = 20
@@ -217,13 +222,34 @@ class MemoryWriter:
         self.reembedding = reembedding
         self._unchecked_rows = 0
 
-    def _stored(self, db: Database, rows: int) -> None:
-        """Count new rows, and after every STATISTICS_CHECK_ROWS have the statistics refreshed in the
-        background if they need it (the acknowledgement does not wait for an ANALYZE)."""
-        self._unchecked_rows += rows
+    def _stored(
+        self, db: Database, written: Sequence[tuple[str, uuid.UUID, str]], session: AsyncSession | None = None
+    ) -> None:
+        """New rows (user, id, text) were written: their long ones get their windows in the background once
+        committed (rows written in a caller's `session`, when it commits), and after every STATISTICS_CHECK_ROWS
+        the statistics are refreshed in the background if they need it (the acknowledgement waits for neither)."""
+        long = [(user_id, memory_id) for user_id, memory_id, content in written if len(content) > WINDOWED_CHARS]
+        if long and session is None:
+            self.reembedding.window_soon(long)
+        elif long and session is not None:
+            self._window_after_commit(session, long)
+        self._unchecked_rows += len(written)
         if self._unchecked_rows >= STATISTICS_CHECK_ROWS:
             self._unchecked_rows = 0
             self.rt.spawn(db.refresh_statistics())
+
+    def _window_after_commit(self, session: AsyncSession, keys: list[tuple[str, uuid.UUID]]) -> None:
+        """Windows for rows of a caller's transaction (a whole conversation ingested): made once it commits, as
+        the background pass could not read them before."""
+        pending: list[tuple[str, uuid.UUID]] | None = session.info.get(_WINDOWS_AT_COMMIT)
+        if pending is None:
+            pending = session.info[_WINDOWS_AT_COMMIT] = []
+
+            def committed(_: Session) -> None:
+                self.reembedding.window_soon(session.info.pop(_WINDOWS_AT_COMMIT, []))
+
+            event.listen(session.sync_session, "after_commit", committed, once=True)
+        pending += keys
 
     async def remember(
         self,
@@ -253,7 +279,7 @@ class MemoryWriter:
             result = await self._write(s, user_id, item, old_id, embedded, now)
         if result.status == "created":  # once committed (or in the caller's transaction): the mix may read it
             self.languages.stored([item.lang])
-            self._stored(db, 1)
+            self._stored(db, [(user_id, uuid.UUID(result.id), item.content)], session)
             if embedded is None:
                 self.reembedding.embed_missing_soon()
                 result.words_only = self._no_model()
@@ -598,7 +624,7 @@ class MemoryWriter:
             if then is not None:
                 await then(s, [row.id for row in rows.values()])
         self.languages.stored([p.lang for p in fresh.values()])
-        self._stored(db, len(rows))
+        self._stored(db, [(user_id, row.id, row.content) for row in rows.values()])
         words_only = None
         if rows and None in stored_vectors:
             self.reembedding.embed_missing_soon()

@@ -1,0 +1,75 @@
+"""The sentence that answers inside a long memory (issue 60; engrain/text/windows.py), through a real MCP client
+with the packaged model: a long chat turn whose first line holds the answer and whose rest is a Dockerfile is
+found first by its question once its windows are made, in the background after the write; a conversation
+ingested in one transaction gets them once it commits; forgetting the memory takes them along.
+
+By its own vector alone the turn reads as a Dockerfile: on BEAM-500K dev the same kind of turn ranked 24th for
+"What deadline did I set for the initial deployment…?" (cosine 0.21)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import call, connect, scalar
+
+pytestmark = pytest.mark.anyio
+MINILM = "minilm-int8"
+SAID = "2024-02-10T09:00:00+00:00"
+STEPS = "\n".join(
+    f"RUN npm ci --workspace=packages/service-{n} && npm run build --workspace=packages/service-{n}" for n in range(14)
+)
+TURN = (
+    "I'm trying to deploy my React 18.2 frontend with Tailwind on Render.com with Docker, aiming for an initial "
+    "deployment by March 1, 2024. Can you check my Dockerfile?\n```dockerfile\nFROM node:18-alpine AS build\n"
+    f"WORKDIR /app\nCOPY package*.json ./\n{STEPS}\nFROM nginx:1.25-alpine\n"
+    "COPY --from=build /app/dist /usr/share/nginx/html\nEXPOSE 80\n```\nThe build keeps failing on the copy step."
+)
+# What else the history holds: plans and dates of the same project, for the answer to outrank.
+OTHERS = [
+    "I'm setting a feature freeze date for my MVP: no new features after February 20.",
+    "My project timeline has three milestones: prototype, beta and the production launch.",
+    "We plan our production launch for the end of April, after the security audit.",
+    "I moved the team's stand-up to 9:30 so the designers in Lisbon can join.",
+    "Our staging server on Render runs the same Docker image as production.",
+    "I need to renew the project's domain name before it expires in June.",
+]
+# An assistant's reply, kept whole by an ingested conversation: the advice sits after a long listing.
+REPLY = (
+    "Assistant: Here is your Dockerfile with the build stage fixed:\n```dockerfile\nFROM node:18-alpine AS build\n"
+    f"WORKDIR /app\nCOPY package*.json ./\n{STEPS}\n```\nTo cut the image's build time, I recommend caching the npm "
+    "download directory between builds and splitting the dependencies' install from the copy of your sources."
+)
+ASKED_ADVICE = "How did you recommend speeding up my image builds?"
+QUESTION = "What deadline did I set for the initial deployment of my project on the platform?"
+
+
+async def windows_of(app, memory_id: str) -> int:
+    return await scalar(app, "SELECT count(*) FROM memory_windows WHERE id = CAST(:i AS uuid)", i=memory_id)
+
+
+async def test_the_answering_sentence_of_a_long_turn_is_found_by_its_window(settings_factory):
+    async with connect(settings_factory(embedder=MINILM)) as (client, app):
+        stored = await call(
+            client, "remember_many", items=[{"content": text, "said_at": SAID} for text in [*OTHERS, TURN]]
+        )
+        turn_id = stored["results"][-1]["id"]
+        await app.reembedding.windows_settled()
+        assert await windows_of(app, turn_id) >= 3
+        assert await windows_of(app, stored["results"][0]["id"]) == 0  # a short memory is read whole
+        found = await call(client, "recall", query=QUESTION, limit=3)
+        assert found["results"][0]["id"] == turn_id, [hit["content"][:60] for hit in found["results"]]
+        await call(client, "forget", memory_id=turn_id)
+        assert await windows_of(app, turn_id) == 0
+
+
+async def test_a_conversation_ingested_whole_gets_its_windows_once_committed(settings_factory):
+    async with connect(settings_factory(embedder=MINILM)) as (client, app):
+        messages = [{"role": "user", "content": "The build of my frontend image keeps failing. Here it is."}]
+        messages += [{"role": "assistant", "content": REPLY}]
+        messages += [{"role": "user", "content": text} for text in OTHERS]
+        await call(client, "ingest_conversation", messages=messages, session_id="deploy-1", said_at=SAID)
+        await app.reembedding.windows_settled()
+        found = await call(client, "recall", query=ASKED_ADVICE, limit=3)
+        top = found["results"][0]
+        assert top["content"] == REPLY, [hit["content"][:60] for hit in found["results"]]
+        assert await windows_of(app, top["id"]) >= 3
