@@ -201,7 +201,11 @@ class AppState:
                 return  # another server is at it
             stale = await self.reembedding.count_stale()
             if stale:
-                log.info("re-embedding %d memories with %s (in the background; resumed by the next start)", stale, model)
+                log.info(
+                    "re-embedding %d memories with %s (in the background; resumed by the next start)",
+                    stale,
+                    model,
+                )
                 done = await self.reembedding.reembed_stale()
                 log.info("re-embedded %d memories with %s", done, model)
         await self._window_missing()

@@ -351,7 +351,8 @@ def recall_sql(
     ),
     -- The user as a column, and MATERIALIZED so that it stays one (not folded into a constant): memory_behind.
     cand AS MATERIALIZED (SELECT CAST(:user AS text) AS user_id, id
-             FROM (SELECT id FROM vec UNION SELECT id FROM win UNION SELECT id FROM txt UNION SELECT id FROM any_txt UNION SELECT id FROM plans
+             FROM (SELECT id FROM vec UNION SELECT id FROM win UNION SELECT id FROM txt UNION SELECT id FROM any_txt
+                   UNION SELECT id FROM plans
                    UNION SELECT id FROM slotted UNION SELECT id FROM standing) AS found),
     terms AS (
         SELECT {_ROW_COLUMNS}, m.tsv, {score_cols}
