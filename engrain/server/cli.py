@@ -338,7 +338,8 @@ def reindex(args: argparse.Namespace, settings: Settings) -> int:
                 bar.update(n)
 
             done = await app.reembedding.reembed_stale(on_batch=advance)
-        _print({"embedder": model.id, "reembedded": done, "were_stale": stale})
+        windowed = await app.reembedding.window_missing()
+        _print({"embedder": model.id, "reembedded": done, "were_stale": stale, "windowed": windowed})
         return 0
 
     return _with_app(settings, work)
@@ -514,7 +515,7 @@ def main(argv: list[str] | None = None) -> None:
     redact_cmd.add_argument("--user", help="only this user (default: every user)")
     redact_cmd.set_defaults(func=redact)
     commands.add_parser(
-        "reindex", help="re-embed every memory the current embedder did not make (resumable)"
+        "reindex", help="re-embed every memory and long memory's windows the current embedder did not make (resumable)"
     ).set_defaults(func=reindex)
     merge_cmd = commands.add_parser(
         "merge-users",

@@ -48,19 +48,28 @@ async def test_interrupted_reindex_resumes_and_recall_works_meanwhile(
         assert all(h["breakdown"]["vector"] > 0 for h in found["results"])
 
 
+LONG = " ".join(
+    f"Day {n} of the starter: fed it rye flour and water at a one to one ratio, and it rose by half." for n in range(8)
+)
+
+
 async def test_reindex_command(settings_factory, fresh_database_url, tmp_path):
     settings = settings_factory(database_url=fresh_database_url)
     async with connect(settings) as (client, app):
         await call(client, "remember", content="Fed the sourdough starter")
+        await call(client, "remember", content=LONG)
+        await app.reembedding.windows_settled()
         await execute(app, "UPDATE memory_vectors SET embedder = 'retired-model'")
+        await execute(app, "UPDATE memory_windows SET embedder = 'retired-model'")
     env = engrain_env(tmp_path, ENGRAIN_DATABASE_URL=fresh_database_url)
     done = subprocess.run(
         [sys.executable, "-m", "engrain", "reindex"], env=env, capture_output=True, text=True, timeout=120, check=False
     )
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout)
-    assert report["reembedded"] == report["were_stale"] == 1 and report["embedder"].startswith("hash")
+    assert report["reembedded"] == report["were_stale"] == 2 and report["embedder"].startswith("hash")
+    assert report["windowed"] == 1  # the long memory's windows, made again by the current model
     again = subprocess.run(
         [sys.executable, "-m", "engrain", "reindex"], env=env, capture_output=True, text=True, timeout=120, check=False
     )
-    assert json.loads(again.stdout)["reembedded"] == 0
+    assert json.loads(again.stdout)["reembedded"] == json.loads(again.stdout)["windowed"] == 0
