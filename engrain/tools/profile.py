@@ -12,14 +12,17 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from engrain.services.profile.results import ProfileResult
+from engrain.services.profile.sections import PROFILE_TOKENS
 from engrain.services.profile.view import ProfileView
 from engrain.tools.common import PROFILE_APP_META, Caller, structured, tool_errors
 
 DESCRIPTION = (
     "Read this first, at the start of a conversation: what engrain knows about the user as it stands now — "
     "who they are, where they live and work, family and pets, health, preferences, key dates, upcoming "
-    "plans, habits and traits, one dated line each (said D · happened P), about 1,000 tokens. A line marked "
-    "'home replaced by <id>' is still true but for that. Then use recall for anything more specific."
+    f"plans, habits and traits, one dated line each (said D · happened P), about {PROFILE_TOKENS:,} tokens. A line "
+    "marked 'home replaced by <id>' is still true but for that. A line with '…' shows the part of a longer memory "
+    "that says the fact: recall (or engrain://memories/<id>) gives it whole. Then use recall for anything more "
+    "specific."
 )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bench.profile_picture import measure
+from engrain.services.profile.sections import PROFILE_TOKENS
 
 pytestmark = pytest.mark.anyio
 
@@ -15,5 +16,5 @@ async def test_the_profile_holds_the_persons_current_facts_and_no_stale_value():
     out = (await measure(("host", "rules")))["routes"]
     host, rules = out["host"], out["rules"]
     assert host["current"] >= 14 and host["stale_shown"] == [], host
-    assert host["tokens"] <= 1000
+    assert host["tokens"] <= PROFILE_TOKENS
     assert rules["current"] >= 10, rules

@@ -191,7 +191,9 @@ class ProfileView:
                 happened = Period.stored(m.event_time, m.event_end, m.event_grain, tz)
                 tags = [slots[m.id].tag] if tagged else marks(m.kind, m.temporality, happened, at, meta.habit)
                 tags += replaced_mark(meta)
-                into.items.append(Item(m.id, m.content, shown_when(m.kind, m.told_at, happened), tags))
+                # A fact shown for its key shows the sentence that states it (its value), wherever it stands.
+                focus = meta.slot_value if tagged else None
+                into.items.append(Item(m.id, m.content, shown_when(m.kind, m.told_at, happened), tags, focus=focus))
             for item in into.items:
                 if item.id in alike:
                     item.tags.append(f"+{alike[item.id]} alike")
@@ -199,26 +201,33 @@ class ProfileView:
                 overflow.append((into, left))
             return into
 
-        def traits_section(title: str, stages: tuple[str, ...], share: int) -> Section:
+        def traits_section(title: str, stages: tuple[str, ...], settled: bool) -> Section:
+            """The traits at `stages`: every one when they are `settled` (core, established), spent before any
+            memory (issue 61); the forming ones up to PER_SECTION, with a share like a memory section's."""
             rows = [
                 Item(t.id, words, NOT_SHOWN, [trait_tag(stage, conf)], trait=True)
                 for t, stage, conf, words in traits
                 if stage in stages
             ]
+            if settled:
+                return Section(title, rows, listed="traits", whole=True)
             kept = rows[:PER_SECTION]
-            return Section(title, kept, more=max(0, len(rows) - PER_SECTION), listed="traits", share=share)
+            return Section(title, kept, more=len(rows) - len(kept), listed="traits", share=3)
 
         own = [m for m in facts if not of_family(slots[m.id].key)]
-        # Filled in this order, so that a memory fit for two sections shows in the first: a milestone about
-        # the family ("we adopted") is a key date; a plan among the key dates is not shown again.
+        # Filled in this order, so that a memory fit for two sections shows in the first: a health fact told with a
+        # date ("had a scare at lunch today: I'm allergic to shellfish") is health (issue 61: among the key dates, a
+        # year of newer ones left it out); a milestone about the family ("we adopted") is a key date; a plan among
+        # the key dates is not shown again.
         about = fill(Section("About them", share=6), own, tagged=True, limit=2 * PER_SECTION)
+        health_ = fill(Section("Health", share=3), health)
         dated = fill(Section("Key dates", share=3), dates)
         family = fill(
             Section("People and pets", share=4), [m for m in facts if m not in own], tagged=True, limit=2 * PER_SECTION
         )
         family = fill(family, people)
         standing = fill(Section("Instructions and preferences for answers", share=4), asked)
-        health_, likes_ = fill(Section("Health"), health), fill(Section("Preferences", share=3), likes)
+        likes_ = fill(Section("Preferences", share=3), likes)
         ahead = fill(Section("Upcoming plans", listed="plans", share=3), upcoming)
         late = fill(Section("Overdue plans", listed="plans"), overdue)
         habits_ = fill(Section("Habits", share=3), habits)
@@ -227,22 +236,23 @@ class ProfileView:
         lately_ = fill(Section("Lately told"), [m for m in lately if not summary(m)], limit=LATELY, counted=False)
         for into, rest in overflow:
             into.more += sum(m.id not in shown for m in rest)
-        # In the order of their value to a model that reads only this text (issue 52): who the user is, the people
-        # in their life and how they want answers; then what engrain concluded about them and how they live; then
-        # what is ahead and the dates that matter. Every established and core trait has its share.
+        # In the order of their value to a model that reads only this text (issues 52, 61): who the user is, the
+        # people in their life, how they want answers, their health; then what engrain concluded about them (every
+        # core and established trait, spent first); the dates that matter and what is ahead; then what they prefer
+        # and how they live.
         sections = [
             about,
             family,
             standing,
-            likes_,
             health_,
-            traits_section("Core traits", (Stage.CORE,), PER_SECTION),
-            traits_section("Established traits", (Stage.ESTABLISHED,), PER_SECTION),
-            traits_section("Forming traits (tentative, not yet confirmed)", FORMING_STAGES, 3),
-            habits_,
-            ahead,
+            traits_section("Core traits", (Stage.CORE,), settled=True),
+            traits_section("Established traits", (Stage.ESTABLISHED,), settled=True),
             dated,
+            ahead,
             late,
+            likes_,
+            traits_section("Forming traits (tentative, not yet confirmed)", FORMING_STAGES, settled=False),
+            habits_,
             pinned_,
             lately_,
         ]

@@ -19,6 +19,7 @@ from datetime import datetime, tzinfo
 from engrain.reading import inputs
 from engrain.reading.dates import local, meant
 from engrain.reading.metadata import MemoryMetadata
+from engrain.reading.mood import sentences
 from engrain.reading.periods import Period
 from engrain.reading.slots import tag
 from engrain.reading.speakers import REPLY
@@ -75,6 +76,7 @@ class Shown:
 
 
 NOT_SHOWN = Shown(None)  # a trait: a conclusion, said by no one
+_MORE = " …"  # a line's words go on in the memory (`gist`)
 
 
 def shown_when(kind: str, told_at: datetime, happened: Period | None) -> Shown:
@@ -102,6 +104,35 @@ def memory_line(
     bracket = ", ".join([times, *tags] if times else tags)
     prefix = f"[{bracket}] " if bracket else ""
     return f"- {prefix}«{inline(content, limit)}» ({inputs.short_id(memory_id)})"
+
+
+def gist(content: str, limit: int, focus: str | None = None) -> str:
+    """What a line shows of a memory longer than `limit` characters: its sentences from the one that holds `focus`
+    (the value of the key the line is shown for: "I'm from Valparaíso" in a chat turn that opens with the weather),
+    else from the first, as many as fit — or, when those would fill less than half the room, its words up to the
+    limit, cut at a word. "…" marks words left out before or after, so that the line never passes for the whole
+    memory (recall or its id brings that back: issue 61, a profile line is a statement, not a document)."""
+    flat = " ".join(content.split())
+    if len(flat) <= limit:
+        return flat
+    parts = sentences(flat) or [flat]
+    wanted = focus.lower() if focus else None
+    at = next((i for i, sentence in enumerate(parts) if wanted and wanted in sentence.lower()), 0)
+    lead = "… " if at else ""
+    rest = " ".join(parts[at:])
+    room = limit - len(lead)
+    if len(rest) <= room:
+        return lead + rest
+    room -= len(_MORE)
+    kept = ""
+    for sentence in parts[at:]:
+        if len(kept) + 1 + len(sentence) > room:
+            break
+        kept = f"{kept} {sentence}".lstrip()
+    if len(kept) < room // 2:
+        cut = rest[: room + 1]
+        kept = cut.rsplit(" ", 1)[0].rstrip(" ,;:") if " " in cut else rest[:room]
+    return lead + kept + _MORE
 
 
 def when_text(shown: Shown, tz: tzinfo | None) -> str:
