@@ -1,6 +1,6 @@
 """What a question that gathers costs (issue 60), as JSON: recall's time and its text's tokens for one user of
 `--memories` memories, each question asked both ways in the same run, interleaved — as the tool reads it (a
-question that gathers returns 4 × limit rows and the passages of long ones) and with `gather=false` (the ranking
+question that gathers returns 3 × limit rows and the passages of long ones) and with `gather=false` (the ranking
 alone, as before).
 
 The memories are the turns of long user–assistant chats (BEAM-500K's layout, `../shared/data/beam-500k/`: read it
@@ -73,10 +73,15 @@ async def run(data: str, memories: int, embedder: str, rounds: int) -> dict[str,
                 ],
             )
         stored_s = time.perf_counter() - started
+        started = time.perf_counter()
+        await app.reembedding.windows_settled()  # long memories' windows, made in the background after each write
+        windows_s = time.perf_counter() - started
         await jobs.expiry(app.job_context, app.clock(), None, False)
         db = await app.database()
         async with db.engine.begin() as conn:
             await conn.execute(text("ANALYZE memories"))
+            await conn.execute(text("ANALYZE memory_windows"))
+            windows = await conn.scalar(text("SELECT count(*) FROM memory_windows"))
         times: dict[str, list[float]] = {"auto": [], "off": [], "auto_gathering": [], "off_gathering": []}
         tokens: dict[str, list[int]] = {"auto": [], "off": []}
         for n in range(rounds):
@@ -101,6 +106,8 @@ async def run(data: str, memories: int, embedder: str, rounds: int) -> dict[str,
         "gathering_questions": sum(asks_to_gather(q) for q in questions),
         "rounds": rounds,
         "stored_per_second": round(len(turns) / stored_s, 1),
+        "windows": windows,
+        "windows_seconds_after_storing": round(windows_s, 1),
         "recall": {way: percentiles(values) for way, values in times.items() if values},
         "text_tokens_of_gathering_questions": {
             way: {"mean": round(statistics.mean(values), 1), "max": max(values)}

@@ -66,6 +66,16 @@ _GATHERS = re.compile(
 )
 
 
+# A number the user gave, asked back: "how many entries did I say my dataset includes" (one statement), unlike
+# "how many different tasks have I mentioned across my sessions" (a count over them). BEAM-500K asks the first 2
+# times in 700, the second 5.
+_REPORTED_NUMBER = re.compile(
+    r"\bhow\s+many\b(?![^?]*\b(?:different|across|total|altogether|overall|all)\b)[^?]*\bdid\s+I\s+"
+    r"(?:say|mention|tell|state)\b",
+    re.IGNORECASE,
+)
+
+
 def asks_to_gather(query: str) -> bool:
     """Whether a question's answer gathers many memories: a list, a count, the kinds of a thing, a summary."""
-    return _GATHERS.search(query) is not None
+    return _GATHERS.search(query) is not None and _REPORTED_NUMBER.search(query) is None

@@ -102,6 +102,9 @@ def test_a_question_that_wants_things_in_time(question, in_time):
         ("How many days do I have between the launch and the review?", False),  # two dates, not a list
         ("What approaches would you suggest for caching?", False),  # advice, not memories
         ("How do I improve my resume?", False),  # English, not Spanish "resumen"
+        ("How many entries and ratings did I say my dataset includes at the start?", False),  # a number told once
+        ("How many different Twitter API tasks have I mentioned across my sessions?", True),
+        ("How many relatives did I say were sharing the funeral expenses across all my messages?", True),
     ],
 )
 def test_a_question_that_gathers(question, gathers):
