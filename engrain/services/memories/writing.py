@@ -229,9 +229,9 @@ class MemoryWriter:
         committed (rows written in a caller's `session`, when it commits), and after every STATISTICS_CHECK_ROWS
         the statistics are refreshed in the background if they need it (the acknowledgement waits for neither)."""
         long = [(user_id, memory_id) for user_id, memory_id, content in written if len(content) > WINDOWED_CHARS]
-        if long and session is None:
-            self.reembedding.window_soon(long)
-        elif long and session is not None:
+        if session is None:
+            self.reembedding.window_soon(long)  # none: a write happened, and windows wait for writes to pause
+        elif long:
             self._window_after_commit(session, long)
         self._unchecked_rows += len(written)
         if self._unchecked_rows >= STATISTICS_CHECK_ROWS:
