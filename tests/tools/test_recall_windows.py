@@ -8,6 +8,7 @@ By its own vector alone the turn reads as a Dockerfile: on BEAM-500K dev the sam
 
 from __future__ import annotations
 
+import anyio
 import pytest
 
 from tests.conftest import call, connect, scalar
@@ -73,3 +74,14 @@ async def test_a_conversation_ingested_whole_gets_its_windows_once_committed(set
         top = found["results"][0]
         assert top["content"] == REPLY, [hit["content"][:60] for hit in found["results"]]
         assert await windows_of(app, top["id"]) >= 3
+
+
+async def test_windows_wait_for_writes_to_pause(settings_factory):
+    """A bulk import stores at its full speed: the windows' pass waits while any write is under way."""
+    async with connect(settings_factory()) as (client, app):
+        with app.reembedding.writing():  # another write under way, as a long import's next batch would be
+            turn_id = (await call(client, "remember", content=TURN, said_at=SAID))["id"]
+            await anyio.sleep(1.5)  # longer than the pause the pass waits for after a write
+            assert await windows_of(app, turn_id) == 0
+        await app.reembedding.windows_settled()
+        assert await windows_of(app, turn_id) >= 3

@@ -7,9 +7,10 @@ slower, and for every long memory without them once a server starts."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -45,6 +46,7 @@ class Reembedding:
         self._to_window: list[windows_repo.Key] = []
         self._window_pass: asyncio.Future[Any] | None = None
         self._last_write = 0.0
+        self._writing = 0
 
     async def count_stale(self) -> int:
         """Rows (all users) whose vector was not made by the current model."""
@@ -98,11 +100,23 @@ class Reembedding:
         if done:
             log.info("embedded %d memories stored while no model served", done)
 
+    @contextlib.contextmanager
+    def writing(self) -> Generator[None]:
+        """A write is under way: windows wait for it, and for WRITES_QUIET_S after the last one."""
+        self._writing += 1
+        try:
+            yield
+        finally:
+            self._writing -= 1
+            self._last_write = time.monotonic()
+
+    def _quiet_in(self) -> float:
+        """Seconds until writes have paused long enough for the windows' pass (a write under way: a full wait)."""
+        return WRITES_QUIET_S if self._writing else self._last_write + WRITES_QUIET_S - time.monotonic()
+
     def window_soon(self, keys: Sequence[windows_repo.Key]) -> None:
-        """Memories (user, id) were committed (the long ones among them, or none: a write happened): give them
-        their windows in the background, once writes pause. One pass at a time per process; keys that arrive
-        meanwhile join it."""
-        self._last_write = time.monotonic()
+        """Long memories (user, id) were committed: give them their windows in the background, once writes
+        pause. One pass at a time per process; keys that arrive meanwhile join it."""
         self._to_window += keys
         if self._to_window and (self._window_pass is None or self._window_pass.done()):
             self._window_pass = self.background(self._window_written())
@@ -116,8 +130,8 @@ class Reembedding:
         db = await self.rt.database()
         try:
             while self._to_window:
-                while (quiet := self._last_write + WRITES_QUIET_S - time.monotonic()) > 0:
-                    await asyncio.sleep(quiet)
+                while (wait := self._quiet_in()) > 0:
+                    await asyncio.sleep(wait)
                 keys, self._to_window = self._to_window[:WINDOW_BATCH], self._to_window[WINDOW_BATCH:]
                 async with db.sessions() as s:
                     rows = await windows_repo.long_contents(s, keys)

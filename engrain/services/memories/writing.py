@@ -229,9 +229,9 @@ class MemoryWriter:
         committed (rows written in a caller's `session`, when it commits), and after every STATISTICS_CHECK_ROWS
         the statistics are refreshed in the background if they need it (the acknowledgement waits for neither)."""
         long = [(user_id, memory_id) for user_id, memory_id, content in written if len(content) > WINDOWED_CHARS]
-        if session is None:
-            self.reembedding.window_soon(long)  # none: a write happened, and windows wait for writes to pause
-        elif long:
+        if long and session is None:
+            self.reembedding.window_soon(long)
+        elif long and session is not None:
             self._window_after_commit(session, long)
         self._unchecked_rows += len(written)
         if self._unchecked_rows >= STATISTICS_CHECK_ROWS:
@@ -270,6 +270,18 @@ class MemoryWriter:
             inputs.memory_ref("supersedes", request.supersedes)
         # Secrets go first: nothing below (the embedding, the reading, the row, a log line) sees them.
         request, kinds = await redacted(request, self.rt.settings.redact)
+        with self.reembedding.writing():
+            return await self._remember(user_id, request, kinds, now, source, session)
+
+    async def _remember(
+        self,
+        user_id: str,
+        request: RememberRequest,
+        kinds: dict[str, int],
+        now: datetime,
+        source: str | None,
+        session: AsyncSession | None,
+    ) -> RememberResult:
         await fulltext.load_for(request.content)
         item, embedded = await self._read_and_embed(request, now, source)
         db = await self.rt.database()
@@ -574,8 +586,9 @@ class MemoryWriter:
         created) writes what must stand or fall with the batch in its transaction (an import's queue row)."""
         now = self.rt.clock()
         # Enrichment is CPU work (dateparser): a thread lets it overlap the database work of another batch.
-        prepared = await anyio.to_thread.run_sync(self._prepare_batch, items, now, source)
-        return await self._store_batch(await self.rt.database(), user_id, prepared, now, then)
+        with self.reembedding.writing():
+            prepared = await anyio.to_thread.run_sync(self._prepare_batch, items, now, source)
+            return await self._store_batch(await self.rt.database(), user_id, prepared, now, then)
 
     async def _store_batch(
         self, db: Database, user_id: str, prepared: list[Prepared], now: datetime, then: Then | None = None
