@@ -24,10 +24,8 @@ from engrain.rules.gathering import (
     GATHER_HEAD,
     LINE_OVERHEAD,
     OCCASION_DECAY,
-    PASSAGE_CHARS,
-    PASSAGES,
 )
-from engrain.services.recall.passages import passages
+from engrain.services.recall.passages import MOST_CHARS, passages
 from engrain.services.recall.results import RecallHit
 
 
@@ -51,7 +49,7 @@ def shortened(hit: RecallHit) -> bool:
 def most(hit: RecallHit) -> int:
     """The most a piece can take of the text: its line, and its passages' longest for a long memory (read only
     for the pieces chosen) or else its words."""
-    words = min(len(hit.content), PASSAGES * (PASSAGE_CHARS + 3)) if shortened(hit) else len(hit.content)
+    words = min(len(hit.content), MOST_CHARS) if shortened(hit) else len(hit.content)
     return words + LINE_OVERHEAD
 
 

@@ -29,6 +29,9 @@ _FUNCTION_WORDS = (
     "types type sorts sort were was are is been being there their them they other besides"
 )
 _QUESTION_WORDS = frozenset(_FUNCTION_WORDS.split())
+_JOIN = " … "
+# The longest text `passages` returns: what a piece shown by its passages may take of the recall text.
+MOST_CHARS = PASSAGES * PASSAGE_CHARS + (PASSAGES - 1) * len(_JOIN)
 
 
 def stems(text: str, cjk: str | None = None) -> set[str]:
@@ -47,7 +50,7 @@ def passages(content: str, question: str) -> str:
     lowered = [sentence.lower() for sentence in found]
     shared = [sum(stem in sentence for stem in wanted) for sentence in lowered]  # C's substring search
     chosen = sorted(sorted(range(len(found)), key=lambda i: (-shared[i], i))[:PASSAGES])
-    return " … ".join(_cut(found[i]) for i in chosen)
+    return _JOIN.join(_cut(found[i]) for i in chosen)
 
 
 def _cut(sentence: str) -> str:
