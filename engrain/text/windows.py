@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import re
 
+from engrain.text.languages import cjk_language
+
 # A memory longer than this gets windows; a shorter one is read whole by its own vector already.
 WINDOWED_CHARS = 400
 # A window's length: a few sentences (~120 tokens), well inside the model's cut, so that one thought is what it
-# means, not a tenth of it.
+# means, not a tenth of it. A CJK character is about a token: a CJK text's windows are shorter.
 WINDOW_CHARS = 480
+CJK_WINDOW_CHARS = 160
 # At most this many windows a memory (~5,700 characters): a chat turn's reply, not a pasted book, is what recall
 # reads this way; the rest of a longer text is still found by its words.
 MAX_WINDOWS = 12
@@ -26,14 +29,16 @@ _BREAK = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 
 
 def windows(content: str) -> list[str]:
-    """`content` as consecutive windows of at most WINDOW_CHARS (whole sentences and lines joined, a longer one cut
-    at a space), none for a memory of WINDOWED_CHARS or less; at most MAX_WINDOWS."""
+    """`content` as consecutive windows of at most WINDOW_CHARS (CJK_WINDOW_CHARS for a CJK text; whole sentences
+    and lines joined, a longer one cut at a space, or anywhere in a CJK text), none for a memory of WINDOWED_CHARS
+    or less; at most MAX_WINDOWS."""
     if len(content) <= WINDOWED_CHARS:
         return []
+    size = WINDOW_CHARS if cjk_language(content) is None else CJK_WINDOW_CHARS
     out: list[str] = []
     current = ""
-    for part in _parts(content):
-        if current and len(current) + 1 + len(part) > WINDOW_CHARS:
+    for part in _parts(content, size):
+        if current and len(current) + 1 + len(part) > size:
             out.append(current)
             if len(out) == MAX_WINDOWS:
                 return out
@@ -45,14 +50,15 @@ def windows(content: str) -> list[str]:
     return out[:MAX_WINDOWS]
 
 
-def _parts(content: str) -> list[str]:
-    """The text's sentences and lines, spaces folded, each at most WINDOW_CHARS (a longer one cut at spaces)."""
+def _parts(content: str, size: int) -> list[str]:
+    """The text's sentences and lines, spaces folded, each at most `size` (a longer one cut at a space, else at
+    `size`)."""
     parts: list[str] = []
     for piece in _BREAK.split(content):
         flat = " ".join(piece.split())
-        while len(flat) > WINDOW_CHARS:
-            cut = flat.rfind(" ", 0, WINDOW_CHARS)
-            cut = cut if cut > WINDOW_CHARS // 2 else WINDOW_CHARS
+        while len(flat) > size:
+            cut = flat.rfind(" ", 0, size)
+            cut = cut if cut > size // 2 else size
             parts.append(flat[:cut])
             flat = flat[cut:].lstrip()
         if flat:

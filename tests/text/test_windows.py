@@ -3,7 +3,7 @@ window's length, covering the text in order, none for a short memory."""
 
 from __future__ import annotations
 
-from engrain.text.windows import MAX_WINDOWS, WINDOW_CHARS, WINDOWED_CHARS, windows
+from engrain.text.windows import CJK_WINDOW_CHARS, MAX_WINDOWS, WINDOW_CHARS, WINDOWED_CHARS, windows
 
 OPENING = "I'm deploying my React frontend on Render with Docker, aiming for an initial deployment by March 1, 2024."
 CODE = "\n".join(f"RUN npm run build --workspace=packages/app-{n} && cp -r dist /srv/app-{n}" for n in range(30))
@@ -35,3 +35,12 @@ def test_a_very_long_text_keeps_its_first_windows():
     found = windows(content)
     assert len(found) == MAX_WINDOWS
     assert found[0].startswith("Sentence number 0 ")
+
+
+def test_a_chinese_text_has_shorter_windows():
+    """A CJK character is about a token: 480 of them would pass the model's 256-token cut."""
+    content = "我上个月开始学习做面包，每个周末都会烤一次全麦面包。" * 30
+    found = windows(content)
+    assert len(found) > 1
+    assert all(len(w) <= CJK_WINDOW_CHARS for w in found)
+    assert "".join(found).replace(" ", "") == content
