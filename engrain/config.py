@@ -69,7 +69,7 @@ def os_user() -> str:
         return "default"
 
 
-def _default_home() -> Path:
+def default_home() -> Path:
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "engrain"
 
@@ -82,7 +82,7 @@ class Settings(BaseSettings):
     database_url: str | None = Field(
         default=None, description="PostgreSQL URL (>= 15 with pgvector). Unset: embedded Postgres in home."
     )
-    home: Path = Field(default_factory=_default_home, description="Data dir: embedded Postgres, models.")
+    home: Path = Field(default_factory=default_home, description="Data dir: embedded Postgres, models.")
     model_dir: Path | None = Field(
         default=None,
         description="Where models are kept (downloads, the ONNX export of the packaged model); default "

@@ -1,5 +1,5 @@
 """The `engrain` command line: serve, ui, worker, jobs run, status, export, import, import-chats, redact, reindex,
-connect."""
+connect, and Claude Code's hook (server/hooks.py) with its worker."""
 
 from __future__ import annotations
 
@@ -548,8 +548,24 @@ def main(argv: list[str] | None = None) -> None:
         "DIR/.vscode/mcp.json",
     )
     connect_cmd.set_defaults(func=connect)
+    commands.add_parser(
+        "hook",
+        help="what Claude Code runs for engrain's hooks: reads the hook's JSON on stdin, prints the context to add; "
+        "always exits 0 (the plugin, or `engrain connect claude-code --write`, registers it)",
+    )
+    commands.add_parser("hook-worker", help="the process that answers the hooks (started by the first one)")
     args = parser.parse_args(argv)
+    if args.command == "hook":  # never in the way: no settings check that exits 2, no log on stderr
+        from engrain.server.hooks import run_hook
+
+        sys.exit(run_hook(sys.stdin.buffer, sys.stdout, dict(os.environ)))
     settings = _checked_settings()
+    if args.command == "hook-worker":
+        from engrain.server.hook_worker import run_worker
+        from engrain.server.hooks import LOG_FILE
+
+        logs.configure(settings.log_level, scrub=_scrubber(settings), path=settings.home / LOG_FILE)
+        sys.exit(run_worker(settings))
     logs.configure(settings.log_level, as_json=getattr(args, "log_json", False), scrub=_scrubber(settings))
     for line in unknown_settings(os.environ):
         logging.getLogger("engrain.config").warning(line)
