@@ -370,6 +370,13 @@ def connect(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def hook_worker(args: argparse.Namespace, settings: Settings) -> int:
+    """The process that answers Claude Code's hooks (server/hook_worker.py)."""
+    from engrain.server.hook_worker import run_worker
+
+    return run_worker(settings)
+
+
 def _exit_now(code: int) -> NoReturn:
     """End a stdio server at once once its session is over and its database closed: release the embedded
     Postgres (the last user stops it), flush the logs, and skip the interpreter's teardown (model
@@ -553,20 +560,22 @@ def main(argv: list[str] | None = None) -> None:
         help="what Claude Code runs for engrain's hooks: reads the hook's JSON on stdin, prints the context to add; "
         "always exits 0 (the plugin, or `engrain connect claude-code --write`, registers it)",
     )
-    commands.add_parser("hook-worker", help="the process that answers the hooks (started by the first one)")
+    commands.add_parser(
+        "hook-worker", help="the process that answers the hooks (the first hook starts it; it stops when idle)"
+    ).set_defaults(func=hook_worker)
     args = parser.parse_args(argv)
     if args.command == "hook":  # never in the way: no settings check that exits 2, no log on stderr
         from engrain.server.hooks import run_hook
 
         sys.exit(run_hook(sys.stdin.buffer, sys.stdout, dict(os.environ)))
     settings = _checked_settings()
-    if args.command == "hook-worker":
-        from engrain.server.hook_worker import run_worker
-        from engrain.server.hooks import LOG_FILE
+    from engrain.server.hooks import LOG_FILE
 
-        logs.configure(settings.log_level, scrub=_scrubber(settings), path=settings.home / LOG_FILE)
-        sys.exit(run_worker(settings))
-    logs.configure(settings.log_level, as_json=getattr(args, "log_json", False), scrub=_scrubber(settings))
+    # The hook worker has no terminal: it logs where the hooks do (the home's logs/hooks.log).
+    log_file = settings.home / LOG_FILE if args.command == "hook-worker" else None
+    logs.configure(
+        settings.log_level, as_json=getattr(args, "log_json", False), scrub=_scrubber(settings), path=log_file
+    )
     for line in unknown_settings(os.environ):
         logging.getLogger("engrain.config").warning(line)
     for signum in (signal.SIGTERM, signal.SIGINT):

@@ -26,7 +26,7 @@ from engrain.config import Settings, default_home
 
 log = logging.getLogger("engrain.hooks")
 OPT_OUT_FILE = ".engrain-off"
-LOG_FILE = Path("logs") / "hooks.log"
+LOG_FILE = Path("logs") / "hooks.log"  # in the home; the worker's too (server/cli.py)
 # How long each hook may take, in seconds, start-up included (Claude Code's own `timeout` for it is longer: it
 # never has to kill one). A first hook waits for the worker to start; a prompt's waits least, as the user does.
 BUDGET = {"SessionStart": 8.0, "UserPromptSubmit": 2.5}
