@@ -347,7 +347,9 @@ def reindex(args: argparse.Namespace, settings: Settings) -> int:
 
 def connect(args: argparse.Namespace, settings: Settings) -> int:
     """The entry an MCP client needs to start this installation's server (server/connect.py): printed, or
-    with --write merged into the client's config file."""
+    with --write merged into the client's config file; for Claude Code, with --write, its hooks too."""
+    from engrain.server.hooks import hooks_config
+
     client = connecting.CLIENTS[args.client]
     try:
         env = connecting.environment(args.env, args.user)
@@ -360,13 +362,24 @@ def connect(args: argparse.Namespace, settings: Settings) -> int:
     if not args.write:
         _print(client.document(entry))
         print(connecting.where(client, path, None if args.project else client.command(launcher, env)), file=sys.stderr)
+        if client.name == "claude-code":
+            settings_file = connecting.claude_code_settings(Path(args.project) if args.project else None)
+            print(
+                f"engrain connect: --write also adds engrain's hooks to {settings_file} (or install the plugin: "
+                "claude-plugin/ in engrain's repository)",
+                file=sys.stderr,
+            )
         return 0
     try:
-        written = connecting.merge(path, client, entry)
+        written = [connecting.merge(path, client, entry)]
+        if client.name == "claude-code":  # and the hooks that bring memory in without being asked (server/hooks.py)
+            settings_file = connecting.claude_code_settings(Path(args.project) if args.project else None)
+            hooks = hooks_config(connecting.hook_command(launcher, env))
+            written.append(connecting.merge_hooks(settings_file, hooks))
     except (connecting.ConnectError, OSError) as exc:
         print(f"engrain connect: {exc}", file=sys.stderr)
         return 1
-    print(written.summary())
+    print("\n".join(w.summary() for w in written))
     return 0
 
 

@@ -253,7 +253,8 @@ def test_a_hook_with_broken_settings_or_input_exits_0_and_logs_why(tmp_path):
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
     assert "settings do not parse" in (home / "logs" / "hooks.log").read_text()
     env = hook_env(home, tmp_path)
-    done = subprocess.run(hook_command("Stop"), shell=True, input=b"not json", env=env, capture_output=True, check=False)
+    command = hook_command("Stop")
+    done = subprocess.run(command, shell=True, input=b"not json", env=env, capture_output=True, check=False)
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
 
 
