@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import difflib
 import getpass
-import os
 import re
 from collections.abc import Mapping
 from functools import cached_property
@@ -21,6 +20,7 @@ from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # The retention rules are pure (rules/ imports nothing of engrain), so this leaf may use them.
+from engrain.home import default_home
 from engrain.rules import retention
 from engrain.rules.retention import ProfileName
 
@@ -67,11 +67,6 @@ def os_user() -> str:
         return getpass.getuser()
     except Exception:  # no passwd entry (containers): fall back to a stable name
         return "default"
-
-
-def default_home() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "engrain"
 
 
 class Settings(BaseSettings):

@@ -11,13 +11,15 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import anyio
 
 from engrain import __version__, logs
-from engrain.config import Settings, unknown_settings
 from engrain.server import connect as connecting
+
+if TYPE_CHECKING:  # the settings (pydantic) are imported where they are read: `engrain hook` starts without them
+    from engrain.config import Settings
 
 JOB_NAMES = ("digest", "expiry", "decay")
 T = TypeVar("T")
@@ -424,7 +426,7 @@ def _checked_settings(overrides: Mapping[str, Any] | None = None) -> Settings:
     value) are settings checked as if set: those `engrain connect` writes into a client's entry."""
     from pydantic import ValidationError
 
-    from engrain.config import describe_settings_error
+    from engrain.config import Settings, describe_settings_error
     from engrain.providers.embeddings import parse_spec
     from engrain.providers.llm import parse_llm_spec
 
@@ -453,6 +455,11 @@ def _refuse(line: str) -> NoReturn:
 
 
 def main(argv: list[str] | None = None) -> None:
+    words = sys.argv[1:] if argv is None else argv
+    if words == ["hook"]:  # Claude Code's hook: answered before anything slow is imported (server/hooks.py)
+        from engrain.server.hooks import run_hook
+
+        sys.exit(run_hook(sys.stdin.buffer, sys.stdout, dict(os.environ)))
     parser = argparse.ArgumentParser(prog="engrain", description="Long-term memory of the user for MCP clients.")
     parser.add_argument("--version", action="version", version=f"engrain {__version__}")
     logging_options = argparse.ArgumentParser(add_help=False)
@@ -577,10 +584,6 @@ def main(argv: list[str] | None = None) -> None:
         "hook-worker", help="the process that answers the hooks (the first hook starts it; it stops when idle)"
     ).set_defaults(func=hook_worker)
     args = parser.parse_args(argv)
-    if args.command == "hook":  # never in the way: no settings check that exits 2, no log on stderr
-        from engrain.server.hooks import run_hook
-
-        sys.exit(run_hook(sys.stdin.buffer, sys.stdout, dict(os.environ)))
     settings = _checked_settings()
     from engrain.server.hooks import LOG_FILE
 
@@ -589,6 +592,8 @@ def main(argv: list[str] | None = None) -> None:
     logs.configure(
         settings.log_level, as_json=getattr(args, "log_json", False), scrub=_scrubber(settings), path=log_file
     )
+    from engrain.config import unknown_settings
+
     for line in unknown_settings(os.environ):
         logging.getLogger("engrain.config").warning(line)
     for signum in (signal.SIGTERM, signal.SIGINT):

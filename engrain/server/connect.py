@@ -22,8 +22,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, cast
 
-from engrain.config import unknown_setting
-
 SERVER = "engrain"  # the entry's key among the client's servers
 SERVE = ("serve",)
 NEW_FILE_MODE = 0o600  # a config file may carry a database password or an API key
@@ -143,6 +141,8 @@ def environment(pairs: Sequence[str], user: str | None) -> dict[str, str]:
     else: every client on a machine shares the one default user unless the person names another, and a
     variable that is no setting would be ignored by the server without a word. (Values are checked as the
     server checks them at start-up, by the command line.)"""
+    from engrain.config import unknown_setting  # not at the top: `engrain hook` starts without the settings
+
     env: dict[str, str] = {}
     if user is not None:
         if not user.strip():

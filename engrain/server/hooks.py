@@ -6,7 +6,8 @@ session should be told as `hookSpecificOutput.additionalContext` (SessionStart, 
 Never in the way: whatever happens — no worker yet, a database down, a setting that does not parse, input that is
 not a hook's — it exits 0 within its event's budget, prints nothing, and says why in the home's logs/hooks.log,
 never on the user's screen or in their prompt. A project holding OPT_OUT_FILE at its root is left alone. This
-process imports little (no services, no model): a warm prompt costs a Python start, a connection and a recall.
+process imports little (no services, no model, not even the settings' validation: pydantic alone was 0.5 s of a
+0.7 s start on a loaded 2-core machine): a warm prompt costs a Python start, a connection and the worker's recall.
 """
 
 from __future__ import annotations
@@ -22,15 +23,15 @@ from pathlib import Path
 from typing import Any, BinaryIO, TextIO, cast
 
 from engrain import logs
-from engrain.config import Settings, default_home
+from engrain.home import default_home
 
 log = logging.getLogger("engrain.hooks")
 OPT_OUT_FILE = ".engrain-off"
 LOG_FILE = Path("logs") / "hooks.log"  # in the home; the worker's too (server/cli.py)
 # How long each hook may take, in seconds, start-up included (Claude Code's own `timeout` for it is longer: it
 # never has to kill one). A first hook waits for the worker to start; a prompt's waits least, as the user does.
-BUDGET = {"SessionStart": 8.0, "UserPromptSubmit": 2.5}
-KEEP_BUDGET = 8.0  # Stop, PreCompact, SessionEnd: the worker goes on importing after the hook leaves
+BUDGET = {"SessionStart": 6.0, "UserPromptSubmit": 2.5}
+KEEP_BUDGET = 4.0  # Stop, PreCompact, SessionEnd: the worker goes on importing after the hook leaves
 # The hooks engrain registers: event, matcher (None: every one), Claude Code's timeout (s).
 HOOKS: tuple[tuple[str, str | None, int], ...] = (
     ("SessionStart", "startup|resume|clear|compact", 10),
@@ -65,22 +66,17 @@ def hooks_config(command: str) -> dict[str, Any]:
 
 
 def run_hook(stdin: BinaryIO, stdout: TextIO, environ: dict[str, str]) -> int:
-    """Answer one hook; always 0."""
+    """Answer one hook; always 0. The settings are read by the worker, which checks them; this process reads only
+    the home and the user from the environment, and checks the settings only to start a worker (`_ask`)."""
     started = time.monotonic()
+    home = Path(environ.get("ENGRAIN_HOME") or default_home())
+    logs.configure(environ.get("ENGRAIN_LOG_LEVEL", "INFO"), path=home / LOG_FILE)
     try:
-        settings = Settings()
-    except Exception as exc:  # a setting that does not parse: said in the default home's log
-        _log_to(Path(environ.get("ENGRAIN_HOME") or default_home()))
-        log.warning("hook: engrain's settings do not parse, nothing added: %s", str(exc).splitlines()[0])
-        return 0
-    _log_to(settings.home)
-    try:
-        request = _request(stdin.read(MAX_INPUT + 1), environ, settings)
+        request = _request(stdin.read(MAX_INPUT + 1), environ)
         if request is None:
             return 0
         event = request["hook_event_name"]
-        deadline = started + BUDGET.get(event, KEEP_BUDGET)
-        answer = _ask(settings, request, deadline)
+        answer = _ask(home, request, started + BUDGET.get(event, KEEP_BUDGET))
         context = str(answer.get("context") or "")
         if context and event in BUDGET:
             output = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
@@ -92,11 +88,7 @@ def run_hook(stdin: BinaryIO, stdout: TextIO, environ: dict[str, str]) -> int:
     return 0
 
 
-def _log_to(home: Path) -> None:
-    logs.configure(os.environ.get("ENGRAIN_LOG_LEVEL", "INFO"), path=home / LOG_FILE)
-
-
-def _request(raw: bytes, environ: dict[str, str], settings: Settings) -> dict[str, Any] | None:
+def _request(raw: bytes, environ: dict[str, str]) -> dict[str, Any] | None:
     """The hook's input with what the worker needs besides (the project's folder, the user), or None when there is
     nothing to do (a project that opted out; input that is no hook's, which is logged)."""
     if len(raw) > MAX_INPUT:
@@ -112,14 +104,14 @@ def _request(raw: bytes, environ: dict[str, str], settings: Settings) -> dict[st
         log.info("hook %s: %s holds %s, left alone", request["hook_event_name"], folder, OPT_OUT_FILE)
         return None
     request["project_dir"] = str(folder.absolute())
-    request["user"] = settings.user
+    request["user"] = environ.get("ENGRAIN_USER") or None
     return request
 
 
-def _ask(settings: Settings, request: dict[str, Any], deadline: float) -> dict[str, Any]:
+def _ask(home: Path, request: dict[str, Any], deadline: float) -> dict[str, Any]:
     """The worker's answer to `request` by `deadline`; the worker is started if none listens. {} when there is
     none in time (logged)."""
-    path = socket_path(settings.home)
+    path = socket_path(home)
     started_worker = False
     while True:
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -130,7 +122,8 @@ def _ask(settings: Settings, request: dict[str, Any], deadline: float) -> dict[s
         except OSError:
             conn.close()
             if not started_worker:
-                _start_worker()
+                if not _start_worker(home):
+                    return {}
                 started_worker = True
             if time.monotonic() + RETRY_SECONDS >= deadline:
                 log.info("hook %s: the worker is starting; nothing added this time", request["hook_event_name"])
@@ -153,15 +146,27 @@ def _ask(settings: Settings, request: dict[str, Any], deadline: float) -> dict[s
     return cast(dict[str, Any], answer) if isinstance(answer, dict) else {}
 
 
-def _start_worker() -> None:
+def _start_worker(home: Path) -> bool:
     """Start the home's hook worker, apart from this process and Claude Code (its own session, no terminal):
-    it outlives this hook. Two hooks starting one each leave one running (server/hook_worker.py's lock)."""
+    it outlives this hook. Two hooks starting one each leave one running (server/hook_worker.py's lock). False,
+    and nothing started, when the settings do not parse: the worker would refuse them (said in the log)."""
+    from pydantic import ValidationError
+
+    from engrain.config import Settings, describe_settings_error
+
+    try:
+        Settings()
+    except ValidationError as exc:
+        log.warning("hook: engrain's settings do not parse, nothing added: %s", describe_settings_error(exc))
+        return False
     log.info("hook: starting the hook worker")
-    subprocess.Popen(
-        [sys.executable, "-m", "engrain.server.cli", "hook-worker"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-        close_fds=True,
-    )
+    with (home / LOG_FILE).open("ab") as errors:  # what it says before its log is set up (a model that fails)
+        subprocess.Popen(
+            [sys.executable, "-m", "engrain.server.cli", "hook-worker"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+            start_new_session=True,
+            close_fds=True,
+        )
+    return True
