@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from pathlib import PurePath
 
 from engrain.reading.slots import slot_of
@@ -22,6 +23,7 @@ PREFIX = "project:"
 GLOBAL = "default"
 _NAME_CHARS = 40  # of the folder's name, in the namespace (the whole is at most inputs.MAX_NAMESPACE_CHARS, 64)
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+Scope = Callable[[str], str]  # a statement's namespace: `scope` with the session's project
 
 
 def namespace_of(folder: str) -> str:

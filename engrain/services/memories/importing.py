@@ -36,6 +36,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.reading.chats import Chat, ChatMessage
 from engrain.reading.duplicates import fact_key, same_fact
+from engrain.reading.projects import Scope
 from engrain.reading.redaction import redact
 from engrain.services.memories.ingest import Message, rule_statements
 from engrain.services.memories.writing import MemoryWriter, RememberRequest
@@ -56,7 +57,6 @@ PIECE_CHARS = 12_000
 PIECE_MESSAGES = 100
 EXAMPLES = 20
 Folded = tuple[frozenset[str], date]  # a statement's fact key and the day (UTC) it was said
-Scope = Callable[[str], str]  # a statement's namespace (a Claude Code session's project: reading/projects.py)
 
 
 @dataclass
