@@ -88,8 +88,8 @@ def main() -> None:
             time.sleep(0.05)
         report["worker_listening_s"] = round(time.perf_counter() - start, 3)
         transcript = home / "bench.jsonl"
-        said = {"type": "user", "timestamp": "2026-12-01T10:00:00Z", "cwd": str(project)}
-        said["message"] = {"role": "user", "content": "We use PostgreSQL 16 with pgvector. I prefer short answers."}
+        words = "We use PostgreSQL 16 with pgvector. I prefer short answers."
+        said = {"type": "user", "timestamp": "2026-12-01T10:00:00Z", "cwd": str(project), "message": {"content": words}}
         transcript.write_text(json.dumps(said) + "\n")
         report["stop_s"] = round(run(env, "Stop", transcript_path=str(transcript))[0], 3)
         if not model_served(home):

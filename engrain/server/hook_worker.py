@@ -32,7 +32,7 @@ IDLE_SECONDS = 30 * 60
 MAX_REQUEST = 4 * 1024**2  # bytes of one request line: a hook's input (a prompt may be a pasted file)
 KEEP_SECONDS = 300  # a transcript's import goes on after its hook gave up waiting; the next one resumes it
 ANSWER_SECONDS = 30  # any other request: its hook waited seconds at most, no answer is of use after this
-KEEPS = ("Stop", "SubagentStop", "PreCompact", "SessionEnd")
+KEEPS = ("Stop", "PreCompact", "SessionEnd")
 
 
 class HookWorker:

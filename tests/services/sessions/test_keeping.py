@@ -19,8 +19,8 @@ pytestmark = pytest.mark.anyio
 
 async def test_a_sessions_words_and_their_reading_by_a_model_keep_their_scope(settings_factory, tmp_path: Path):
     project = namespace_of(str(tmp_path / "alpha"))
-    said = {"type": "user", "timestamp": "2026-12-01T10:00:00Z", "cwd": str(tmp_path / "alpha")}
-    said["message"] = {"role": "user", "content": "We use PostgreSQL 16 here. I prefer answers in British English."}
+    words = "We use PostgreSQL 16 here. I prefer answers in British English."
+    said = {"type": "user", "timestamp": "2026-12-01T10:00:00Z", "cwd": str(tmp_path), "message": {"content": words}}
     log = tmp_path / "s-9.jsonl"
     log.write_text(json.dumps(said) + "\n")
     async with running(settings_factory()) as app:
