@@ -5,10 +5,8 @@ A project's memories are kept in its own namespace (reading/projects.py). The op
 any project's memories (the profile's sections read every namespace; a memory of another project is left out
 here, so that a session in project A shows nothing private to project B), then a section of this project's own.
 A prompt is recalled in the default namespace and in this project's, never another's, and a hit is shown only
-when it bears on the prompt: a word of the prompt's in it (lexical evidence), or, with a model of meaning, a
-cosine well above what unrelated sentences reach — "what is 17 times 23?" brings nothing. Every text quotes
-memories as data (text/quoting.py), with dates and short ids, within a small budget: it is read with every
-prompt.
+when it bears on the prompt (`bears`) — "what is 17 times 23?" brings nothing. Every text quotes memories as data
+(text/quoting.py), with dates and short ids, within a small budget: it is read with every prompt.
 """
 
 from __future__ import annotations
@@ -37,11 +35,13 @@ OPENING_TOKENS = 2_000
 # A prompt's budget: read with every prompt, so a few lines — the best hits that bear on it.
 PROMPT_TOKENS = 300
 PROMPT_HITS = 5
-# A hit bears on the prompt when it shares its words (the IDF-weighted share of the prompt's words it holds, as
-# recall's lexical term measures it) or, with a model of meaning, when its cosine is this high: unrelated short
-# sentences reach 0.2–0.35 with MiniLM.
-MIN_LEXICAL = 0.2
-MIN_VECTOR = 0.45
+# A hit bears on the prompt when recall scores it this high with a model of meaning (measured with MiniLM on ten
+# memories of a developer: what a prompt asks about scores 0.51–1.33; the best of unrelated prompts — "what is 17
+# times 23?", "write a haiku about autumn" — 0.27 and 0.46), or, answered by words alone (the model still loading),
+# when it holds this share of the prompt's words (IDF-weighted, recall's lexical term); and in both cases when it
+# scores at least half the best hit's (a shared common word is no answer next to the memory asked about).
+MIN_SCORE = 0.5
+MIN_LEXICAL = 0.5
 PROJECT_LINES = 8
 
 
@@ -92,16 +92,25 @@ class SessionContext:
                 gather=False,
             )
             found.append(await self.recall.recall(user_id, request))
-        hits = sorted((h for result in found for h in result.results if bears(h)), key=lambda h: -h.score)
+        best = max((h.score for result in found for h in result.results), default=0.0)
+        hits = sorted(
+            (h for result in found for h in result.results if bears(h, best, by_words=result.embedder is None)),
+            key=lambda h: -h.score,
+        )
         if not hits:
             return ""
         result = found[0].model_copy(update={"results": hits[:PROMPT_HITS]})
         return self.recall.text_of(result, explain=False, budget=PROMPT_TOKENS)
 
 
-def bears(hit: RecallHit) -> bool:
-    """Whether a hit bears on the prompt it was recalled for (see the module's docstring)."""
+def bears(hit: RecallHit, best: float, *, by_words: bool) -> bool:
+    """Whether a hit bears on the prompt it was recalled for, `best` the best hit's score (see MIN_SCORE): the fact
+    the prompt asks for ("where do I live") always does."""
     terms = hit.breakdown
     if terms is None:
         return False
-    return terms.lexical >= MIN_LEXICAL or terms.vector >= MIN_VECTOR or terms.slot > 0
+    if terms.slot > 0:
+        return True
+    if hit.score < best / 2:
+        return False
+    return terms.lexical >= MIN_LEXICAL if by_words else hit.score >= MIN_SCORE
