@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import difflib
 import getpass
-import os
 import re
 from collections.abc import Mapping
 from functools import cached_property
@@ -21,6 +20,7 @@ from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # The retention rules are pure (rules/ imports nothing of engrain), so this leaf may use them.
+from engrain.home import default_home
 from engrain.rules import retention
 from engrain.rules.retention import ProfileName
 
@@ -69,11 +69,6 @@ def os_user() -> str:
         return "default"
 
 
-def _default_home() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "engrain"
-
-
 class Settings(BaseSettings):
     """Runtime configuration. Field `x` is set by the environment variable `ENGRAIN_X`."""
 
@@ -82,7 +77,7 @@ class Settings(BaseSettings):
     database_url: str | None = Field(
         default=None, description="PostgreSQL URL (>= 15 with pgvector). Unset: embedded Postgres in home."
     )
-    home: Path = Field(default_factory=_default_home, description="Data dir: embedded Postgres, models.")
+    home: Path = Field(default_factory=default_home, description="Data dir: embedded Postgres, models.")
     model_dir: Path | None = Field(
         default=None,
         description="Where models are kept (downloads, the ONNX export of the packaged model); default "

@@ -1,5 +1,5 @@
-"""Logging: always to stderr (stdout is the protocol on stdio), plain or JSON lines (--log-json),
-each record carrying the id of the request it belongs to. Memory contents are never logged at
+"""Logging: to stderr (stdout is the protocol on stdio; Claude Code's hooks log to a file), plain or JSON lines
+(--log-json), each record carrying the id of the request it belongs to. Memory contents are never logged at
 INFO: services log ids and counts only."""
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ import sys
 import warnings
 from collections.abc import Callable
 from datetime import UTC, datetime
+from logging.handlers import RotatingFileHandler
+from pathlib import Path
 
 request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("engrain_request_id", default=None)
 
@@ -83,8 +85,20 @@ class Scrubbed(logging.Filter):
         return True
 
 
-def configure(level: str, as_json: bool = False, scrub: Callable[[str], str] | None = None) -> None:
-    handler = logging.StreamHandler(sys.stderr)
+LOG_FILE_BYTES = 1024**2  # a log file kept by `path`: rotated at this size, one older file kept
+
+
+def configure(
+    level: str, as_json: bool = False, scrub: Callable[[str], str] | None = None, path: Path | None = None
+) -> None:
+    """Logs to stderr, or to the file at `path` for processes whose stderr a person would see where it does
+    not belong (Claude Code's hooks: server/hooks.py)."""
+    handler: logging.Handler
+    if path is None:
+        handler = logging.StreamHandler(sys.stderr)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handler = RotatingFileHandler(path, maxBytes=LOG_FILE_BYTES, backupCount=1, encoding="utf-8")
     handler.addFilter(_RequestId())
     handler.addFilter(RepeatsOnce())
     if scrub is not None:

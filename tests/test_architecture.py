@@ -34,18 +34,19 @@ FORBIDDEN = {
 }
 # Leaf modules anyone may import: they import no layer of engrain but the leaves and rules/ (which
 # imports nothing of engrain: config.py takes the retention profiles from rules/retention.py).
-LEAVES = {"metrics.py", "logs.py", "config.py", "errors.py", "native.py"}
+LEAVES = {"metrics.py", "logs.py", "config.py", "errors.py", "native.py", "home.py"}
 
 
-# Between the domain packages of services/, one direction each: traits may use memories and recall,
-# memories may use recall, recall uses neither; prompting (how a prompt reaches a model) and wording (how
+# Between the domain packages of services/, one direction each: sessions may use any, traits may use memories and
+# recall, memories may use recall, recall uses neither; prompting (how a prompt reaches a model) and wording (how
 # memories are worded for a model and named back) are below all three.
 DOMAINS_FORBIDDEN = {
-    "memories": {"traits"},
-    "recall": {"memories", "traits"},
-    "traits": set(),
-    "prompting": {"memories", "recall", "traits"},
-    "wording": {"memories", "recall", "traits"},
+    "memories": {"traits", "sessions"},
+    "recall": {"memories", "traits", "sessions"},
+    "traits": {"sessions"},
+    "prompting": {"memories", "recall", "traits", "sessions"},
+    "wording": {"memories", "recall", "traits", "sessions"},
+    "sessions": set(),  # a coding session's context and keeping (Claude Code's hooks): above the other domains
 }
 
 

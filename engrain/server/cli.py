@@ -1,5 +1,5 @@
 """The `engrain` command line: serve, ui, worker, jobs run, status, export, import, import-chats, redact, reindex,
-connect."""
+connect, and Claude Code's hook (server/hooks.py) with its worker."""
 
 from __future__ import annotations
 
@@ -11,13 +11,15 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import anyio
 
 from engrain import __version__, logs
-from engrain.config import Settings, unknown_settings
 from engrain.server import connect as connecting
+
+if TYPE_CHECKING:  # the settings (pydantic) are imported where they are read: `engrain hook` starts without them
+    from engrain.config import Settings
 
 JOB_NAMES = ("digest", "expiry", "decay")
 T = TypeVar("T")
@@ -347,7 +349,9 @@ def reindex(args: argparse.Namespace, settings: Settings) -> int:
 
 def connect(args: argparse.Namespace, settings: Settings) -> int:
     """The entry an MCP client needs to start this installation's server (server/connect.py): printed, or
-    with --write merged into the client's config file."""
+    with --write merged into the client's config file; for Claude Code, with --write, its hooks too."""
+    from engrain.server.hooks import hooks_config
+
     client = connecting.CLIENTS[args.client]
     try:
         env = connecting.environment(args.env, args.user)
@@ -360,14 +364,32 @@ def connect(args: argparse.Namespace, settings: Settings) -> int:
     if not args.write:
         _print(client.document(entry))
         print(connecting.where(client, path, None if args.project else client.command(launcher, env)), file=sys.stderr)
+        if client.name == "claude-code":
+            settings_file = connecting.claude_code_settings(Path(args.project) if args.project else None)
+            print(
+                f"engrain connect: --write also adds engrain's hooks to {settings_file} (or install the plugin: "
+                "claude-plugin/ in engrain's repository)",
+                file=sys.stderr,
+            )
         return 0
     try:
-        written = connecting.merge(path, client, entry)
+        written = [connecting.merge(path, client, entry)]
+        if client.name == "claude-code":  # and the hooks that bring memory in without being asked (server/hooks.py)
+            settings_file = connecting.claude_code_settings(Path(args.project) if args.project else None)
+            hooks = hooks_config(connecting.hook_command(launcher, env))
+            written.append(connecting.merge_hooks(settings_file, hooks))
     except (connecting.ConnectError, OSError) as exc:
         print(f"engrain connect: {exc}", file=sys.stderr)
         return 1
-    print(written.summary())
+    print("\n".join(w.summary() for w in written))
     return 0
+
+
+def hook_worker(args: argparse.Namespace, settings: Settings) -> int:
+    """The process that answers Claude Code's hooks (server/hook_worker.py)."""
+    from engrain.server.hook_worker import run_worker
+
+    return run_worker(settings)
 
 
 def _exit_now(code: int) -> NoReturn:
@@ -404,7 +426,7 @@ def _checked_settings(overrides: Mapping[str, Any] | None = None) -> Settings:
     value) are settings checked as if set: those `engrain connect` writes into a client's entry."""
     from pydantic import ValidationError
 
-    from engrain.config import describe_settings_error
+    from engrain.config import Settings, describe_settings_error
     from engrain.providers.embeddings import parse_spec
     from engrain.providers.llm import parse_llm_spec
 
@@ -433,6 +455,11 @@ def _refuse(line: str) -> NoReturn:
 
 
 def main(argv: list[str] | None = None) -> None:
+    words = sys.argv[1:] if argv is None else argv
+    if words == ["hook"]:  # Claude Code's hook: answered before anything slow is imported (server/hooks.py)
+        from engrain.server.hooks import run_hook
+
+        sys.exit(run_hook(sys.stdin.buffer, sys.stdout, dict(os.environ)))
     parser = argparse.ArgumentParser(prog="engrain", description="Long-term memory of the user for MCP clients.")
     parser.add_argument("--version", action="version", version=f"engrain {__version__}")
     logging_options = argparse.ArgumentParser(add_help=False)
@@ -548,9 +575,25 @@ def main(argv: list[str] | None = None) -> None:
         "DIR/.vscode/mcp.json",
     )
     connect_cmd.set_defaults(func=connect)
+    commands.add_parser(
+        "hook",
+        help="what Claude Code runs for engrain's hooks: reads the hook's JSON on stdin, prints the context to add; "
+        "always exits 0 (the plugin, or `engrain connect claude-code --write`, registers it)",
+    )
+    commands.add_parser(
+        "hook-worker", help="the process that answers the hooks (the first hook starts it; it stops when idle)"
+    ).set_defaults(func=hook_worker)
     args = parser.parse_args(argv)
     settings = _checked_settings()
-    logs.configure(settings.log_level, as_json=getattr(args, "log_json", False), scrub=_scrubber(settings))
+    from engrain.server.hooks import LOG_FILE
+
+    # The hook worker has no terminal: it logs where the hooks do (the home's logs/hooks.log).
+    log_file = settings.home / LOG_FILE if args.command == "hook-worker" else None
+    logs.configure(
+        settings.log_level, as_json=getattr(args, "log_json", False), scrub=_scrubber(settings), path=log_file
+    )
+    from engrain.config import unknown_settings
+
     for line in unknown_settings(os.environ):
         logging.getLogger("engrain.config").warning(line)
     for signum in (signal.SIGTERM, signal.SIGINT):

@@ -22,8 +22,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, cast
 
-from engrain.config import unknown_setting
-
 SERVER = "engrain"  # the entry's key among the client's servers
 SERVE = ("serve",)
 NEW_FILE_MODE = 0o600  # a config file may carry a database password or an API key
@@ -143,6 +141,8 @@ def environment(pairs: Sequence[str], user: str | None) -> dict[str, str]:
     else: every client on a machine shares the one default user unless the person names another, and a
     variable that is no setting would be ignored by the server without a word. (Values are checked as the
     server checks them at start-up, by the command line.)"""
+    from engrain.config import unknown_setting  # not at the top: `engrain hook` starts without the settings
+
     env: dict[str, str] = {}
     if user is not None:
         if not user.strip():
@@ -199,12 +199,66 @@ class Written:
     path: Path
     changed: bool  # False: the file already held this entry, and was not touched
     backup: Path | None  # the file as it was, when there was one
+    what: str = f"the {SERVER!r} server"  # what was written
+    held: str = "this entry"  # what the file held already
 
     def summary(self) -> str:
         if not self.changed:
-            return f"engrain connect: {self.path} already holds this entry; nothing changed"
+            return f"engrain connect: {self.path} already holds {self.held}; nothing changed"
         kept = f" (the file as it was: {self.backup})" if self.backup else " (a new file)"
-        return f"engrain connect: wrote the {SERVER!r} server into {self.path}{kept}; restart the client to load it"
+        return f"engrain connect: wrote {self.what} into {self.path}{kept}; restart the client to load it"
+
+
+def claude_code_settings(project: Path | None) -> Path:
+    """Where Claude Code reads the hooks: the user's settings (~/.claude/settings.json, CLAUDE_CONFIG_DIR's when
+    set), or a project's .claude/settings.json."""
+    if project is not None:
+        return project.expanduser().absolute() / ".claude" / "settings.json"
+    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude") / "settings.json"
+
+
+def hook_command(launcher: Launcher, env: Mapping[str, str]) -> str:
+    """The shell command Claude Code runs for engrain's hooks: this installation's `engrain hook`, with the
+    entry's settings before it (a hook is a shell command: `ENGRAIN_USER=me /path/engrain hook`)."""
+    words = [launcher.command, *launcher.args[: len(launcher.args) - len(SERVE)], "hook"]
+    settings = [f"{key}={shlex.quote(value)}" for key, value in env.items()]
+    return " ".join([*settings, shlex.join(words)])
+
+
+def _engrains_hook(hook: object) -> bool:
+    """Whether a hook of a settings file is one engrain wrote (this installation's or an older one's)."""
+    command = cast(dict[str, Any], hook).get("command") if isinstance(hook, dict) else None
+    return isinstance(command, str) and command.endswith(" hook") and "engrain" in command
+
+
+def merge_hooks(path: Path, hooks: Mapping[str, list[dict[str, Any]]]) -> Written:
+    """Put engrain's `hooks` (server/hooks.hooks_config) into the Claude Code settings file at `path`: each event's
+    hook engrain wrote before is replaced, every other hook and key kept exactly; as `merge`, with a backup."""
+    document = _read(path)
+    found: object = document.setdefault("hooks", {})
+    if not isinstance(found, dict):
+        raise ConnectError(f'{path}: "hooks" is not an object; nothing was written')
+    events = cast(dict[str, Any], found)
+    before = json.dumps(events, sort_keys=True)
+    for event, ours in hooks.items():
+        groups: object = events.get(event, [])
+        if not isinstance(groups, list):
+            raise ConnectError(f'{path}: "hooks.{event}" is not a list; nothing was written')
+        kept: list[Any] = []
+        for group in cast(list[Any], groups):
+            if isinstance(group, dict) and isinstance(inner := cast(dict[str, Any], group).get("hooks"), list):
+                others = [h for h in cast(list[Any], inner) if not _engrains_hook(h)]
+                if others:
+                    kept.append(cast(dict[str, Any], group) | {"hooks": others})
+            else:
+                kept.append(group)
+        events[event] = kept + ours
+    what = "engrain's hooks"
+    if json.dumps(events, sort_keys=True) == before:
+        return Written(path, changed=False, backup=None, what=what, held=what)
+    backup = _back_up(path) if path.exists() else None
+    _replace(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    return Written(path, changed=True, backup=backup, what=what, held=what)
 
 
 def merge(path: Path, client: Client, entry: Mapping[str, Any]) -> Written:

@@ -39,6 +39,8 @@ from engrain.services.prompting.routes import ModelRoutes
 from engrain.services.prompting.task_store import TaskStore
 from engrain.services.recall.search import RecallSearch
 from engrain.services.runtime import Runtime
+from engrain.services.sessions.context import SessionContext
+from engrain.services.sessions.keeping import SessionKeeper
 from engrain.services.status.report import StatusReport
 from engrain.services.traits.host_tasks import HostTasks
 from engrain.services.traits.reflection.applying import ReflectionApplier
@@ -60,8 +62,9 @@ def utcnow() -> datetime:
 # What a process is for, which decides its background work: a `server` (engrain serve) loads its model at
 # start and keeps the home's vectors in step with it; the `page` (engrain ui) loads its model at start and
 # re-embeds nothing; a `command` (export, status, import, reindex, worker…) loads a model only when it needs
-# a vector and re-embeds only when that is its work (reindex, import).
-Role = Literal["server", "page", "command"]
+# a vector and re-embeds only when that is its work (reindex, import); the `hooks` worker (server/hook_worker.py)
+# answers Claude Code's hooks for as long as they come, so it loads its model at start and re-embeds nothing.
+Role = Literal["server", "page", "hooks", "command"]
 
 
 class AppState:
@@ -120,6 +123,8 @@ class AppState:
         )
         self.reflection_due = ReflectionDue(runtime, host_reads_imports=not self.routes.has_own_model)
         self.profile = ProfileView(runtime, self.reflection_due)
+        self.session_context = SessionContext(runtime, self.profile, self.recall)
+        self.session_keeper = SessionKeeper(self.chat_import)
         self.reflect_requests = ReflectRequests(
             self.reflection, self.trait_review, self.host_tasks, self.reflection_due
         )

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
+from engrain.server.hooks import hooks_config
 from tests.conftest import TOOLS, engrain_env
 
 pytestmark = pytest.mark.anyio
@@ -206,3 +207,30 @@ def test_without_a_console_script_beside_python(tmp_path):
     (tmp_path / "bin" / "engrain").symlink_to(Path(sys.executable).parent / "engrain")
     on_path = entry(connect(tmp_path, "cursor", python=str(python), **bare))
     assert on_path == {"command": str(tmp_path / "bin" / "engrain"), "args": ["serve"]}
+
+
+def test_claude_code_gets_the_hooks_in_its_settings_beside_the_users_own(tmp_path):
+    """For those who do not use plugins: the plugin's hooks (server/hooks.HOOKS), run by this installation's
+    `engrain hook`, merged into ~/.claude/settings.json; the user's own hooks and keys stay, an older engrain's
+    hook is replaced, and writing again changes nothing."""
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    theirs = {"type": "command", "command": "notify-send done"}
+    older = {"type": "command", "command": "/opt/old/bin/engrain hook", "timeout": 3}
+    before = {"model": "opus", "hooks": {"Stop": [{"hooks": [theirs, older]}]}}
+    settings.write_text(json.dumps(before))
+
+    written = connect(tmp_path, "claude-code", "--write", "--user", "me")
+    assert written.returncode == 0, written.stderr
+    assert f"wrote engrain's hooks into {settings}" in written.stdout
+    after = json.loads(settings.read_text())
+    command = f"ENGRAIN_USER=me {Path(sys.executable).parent / 'engrain'} hook"
+    assert after["model"] == "opus"
+    assert after["hooks"] == {
+        event: ([{"hooks": [theirs]}] if event == "Stop" else []) + groups
+        for event, groups in hooks_config(command).items()
+    }
+    again = connect(tmp_path, "claude-code", "--write", "--user", "me")
+    assert f"{settings} already holds engrain's hooks; nothing changed" in again.stdout
+    printed = connect(tmp_path, "claude-code")
+    assert f"--write also adds engrain's hooks to {settings}" in printed.stderr

@@ -14,6 +14,7 @@ import logging
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING
 
 import anyio
@@ -21,10 +22,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.errors import EngrainError
 from engrain.providers.llm import Prompt
+from engrain.reading import projects
+from engrain.reading.projects import is_project
 from engrain.services.memories.extraction import Extraction
 from engrain.services.memories.ingest import Conversation, ConversationIngest, IngestRequest, Message, QueuedPiece
 from engrain.services.memories.results import IngestResult
 from engrain.storage import chat_imports as queue_repo
+from engrain.storage import projects as project_repo
 from engrain.storage.chat_imports import Waiting
 from engrain.storage.models import ChatImport
 from engrain.text.quoting import quoted
@@ -103,7 +107,14 @@ class ImportQueue:
         now = self.rt.clock()
         if not await queue_repo.extracted(s, user_id, queued.source, queued.piece, now):
             return None
-        return await self.ingest.store_in_place_of(s, user_id, provisional, extraction, queued.source, llm_name, told)
+        # A coding session's piece (Claude Code's hooks) keeps its project: what the rules kept of it in a project's
+        # namespace, the model's reading keeps there too, but for what is about the user (reading/projects.py).
+        spaces = set((await project_repo.namespaces_of(s, user_id, provisional)).values())
+        project = next((space for space in sorted(spaces) if is_project(space)), None)
+        scope = partial(projects.scope, project=project) if project is not None else None
+        return await self.ingest.store_in_place_of(
+            s, user_id, provisional, extraction, queued.source, llm_name, told, scope=scope
+        )
 
     async def extract_waiting(self, route: Route, limit: int = PIECES_PER_RUN) -> dict[str, int]:
         """Read up to `limit` waiting pieces (the users with the oldest first) with the server's model. A piece the

@@ -36,6 +36,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engrain.reading.chats import Chat, ChatMessage
 from engrain.reading.duplicates import fact_key, same_fact
+from engrain.reading.projects import Scope
 from engrain.reading.redaction import redact
 from engrain.services.memories.ingest import Message, rule_statements
 from engrain.services.memories.writing import MemoryWriter, RememberRequest
@@ -117,8 +118,11 @@ def replies(chat: Chat, since: datetime | None, fallback: datetime) -> list[Reme
     return out
 
 
-def statements(chat: Chat, since: datetime | None, fallback: datetime) -> list[RememberRequest]:
-    """The memories a chat gives: the user's statements, each told at its message's time."""
+def statements(
+    chat: Chat, since: datetime | None, fallback: datetime, scope: Scope | None = None
+) -> list[RememberRequest]:
+    """The memories a chat gives: the user's statements, each told at its message's time, each in the namespace
+    `scope` gives it (None: the default one)."""
     out: list[RememberRequest] = []
     for message in chat.messages:
         at = message.at or chat.at or fallback
@@ -128,7 +132,8 @@ def statements(chat: Chat, since: datetime | None, fallback: datetime) -> list[R
             if sentence.endswith(":"):  # "Here is my script:" introduces what was pasted; it says nothing
                 continue
             meta = {"conversation": chat.title[:200]}
-            out.append(RememberRequest(content=sentence, said_at=at.isoformat(), metadata=meta))
+            namespace = scope(sentence) if scope is not None else None
+            out.append(RememberRequest(content=sentence, said_at=at.isoformat(), metadata=meta, namespace=namespace))
     return out
 
 
@@ -237,10 +242,11 @@ class ChatImporter:
         queue: bool = True,
         keep_replies: bool = True,
         progress: Callable[[ChatCount], None] | None = None,
+        scope: Scope | None = None,
     ) -> ImportReport:
         """Import `chats` for `user_id` (`queue` False: the rules' statements only, nothing for a model;
         `keep_replies` False: none of the assistant's words, an import many times faster since replies are most of
-        what is embedded)."""
+        what is embedded; `scope`: each statement's namespace, else the default one)."""
         report = ImportReport()
         seen = Seen()
         chats = list(chats)
@@ -254,7 +260,7 @@ class ChatImporter:
                 report.unchanged += 1
             # Reading the messages (sentences, dates, secrets) is CPU work: off the event loop, which the page's
             # import shares with every user's calls.
-            read = await anyio.to_thread.run_sync(self._read, user_id, chat, start, number, since, now, queue)
+            read = await anyio.to_thread.run_sync(self._read, user_id, chat, start, number, since, now, queue, scope)
             for piece, items, row in read:
                 await self._stored_on(user_id, items, seen)
                 items, folded = self._new(items, seen)
@@ -286,11 +292,12 @@ class ChatImporter:
         since: datetime | None,
         now: datetime,
         queue: bool,
+        scope: Scope | None,
     ) -> list[tuple[Piece, list[RememberRequest], ChatImport | None]]:
         """The conversation's unread pieces, each with its statements and its queue row (None: `queue` False, or
         no words of the user's)."""
         return [
-            (piece, statements(piece.chat, since, now), self._queued(user_id, piece, n, now) if queue else None)
+            (piece, statements(piece.chat, since, now, scope), self._queued(user_id, piece, n, now) if queue else None)
             for n, piece in enumerate(pieces(chat, start, since, now), number)
         ]
 

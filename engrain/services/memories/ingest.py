@@ -25,6 +25,7 @@ from engrain.providers.llm import Prompt
 from engrain.reading import inputs, languages
 from engrain.reading.enrich import procedure_steps
 from engrain.reading.mood import sentences
+from engrain.reading.projects import Scope
 from engrain.reading.redaction import redact
 from engrain.reading.slots import slot_of
 from engrain.services.memories.extraction import ExtractedMemory, Extraction
@@ -420,18 +421,21 @@ class ConversationIngest:
         session_id: str | None,
         llm_name: str,
         told: datetime,
+        scope: Scope | None = None,
     ) -> IngestResult:
         """A model's extraction stored in the caller's transaction in place of the rules' statements kept until it
         came (`provisional`): those are erased, except the ones a reflection cited meanwhile — ended instead, so
         that the trait keeps what it rests on (an imported conversation may wait weeks for its extraction while
-        reflections go on)."""
+        reflections go on). `scope`: each item's namespace (a coding session's project: reading/projects.py)."""
         if provisional:
             now = self.rt.clock()
             reason = repo.REPLACED_BY_EXTRACTION
             uncited = await repo.retire_uncited(s, user_id, provisional, now, reason)
             await repo.reinstate_superseded(s, user_id, uncited, now)  # the user's older words are not the rules'
             await repo.erase_ids(s, user_id, uncited, now, reason)
-        return await self.store(user_id, extraction.memories, extraction.summary, session_id, "llm", llm_name, told, s)
+        return await self.store(
+            user_id, extraction.memories, extraction.summary, session_id, "llm", llm_name, told, s, scope=scope
+        )
 
     async def store(
         self,
@@ -444,6 +448,7 @@ class ConversationIngest:
         told: datetime,
         session: AsyncSession | None = None,
         replies: list[RememberRequest] | None = None,
+        scope: Scope | None = None,
     ) -> IngestResult:
         """Each item through `remember` (validation, enrichment, dedup), then the summary, linked to them, and
         the assistant's `replies`, all in one transaction (the caller's `session`, or one of its own): a
@@ -461,6 +466,7 @@ class ConversationIngest:
                 request.undated = "event_time" in item.model_fields_set and item.event_time is None
                 request.procedure_steps = steps if len(steps) >= 2 else None
                 request.said_at = request.said_at or told.isoformat()
+                request.namespace = scope(request.content) if scope is not None else None
                 result = await self._remember_leniently(user_id, request, source, s, told)
                 # A merge into a memory told before created nothing: the rules' statements an extraction later
                 # erases (`provisional`) must never include the user's earlier memory.
@@ -471,7 +477,12 @@ class ConversationIngest:
                 text = SUMMARY_PREFIX + " ".join(summary.split())[:1000]
                 # Dated by its sources: the conversation's end, never the moment it was digested.
                 request = RememberRequest(
-                    content=text, kind="episodic", event_time=told.isoformat(), said_at=told.isoformat(), retold=True
+                    content=text,
+                    kind="episodic",
+                    event_time=told.isoformat(),
+                    said_at=told.isoformat(),
+                    retold=True,
+                    namespace=scope(text) if scope is not None else None,
                 )
                 result = await self.memories.remember(user_id, request, source=source, session=s)
                 summary_id = result.id

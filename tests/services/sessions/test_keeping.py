@@ -1,0 +1,54 @@
+"""A Claude Code session kept by its hooks (issue 62), at the service: its statements in their scope (the project's
+namespace, or the default one for what is about the user), and the model's later reading of its queued piece kept
+in the same scope — a project's words do not become global when a model reads them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from engrain.reading.projects import namespace_of
+from engrain.services.memories.extraction import Extraction
+from tests.conftest import running
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_a_sessions_words_and_their_reading_by_a_model_keep_their_scope(settings_factory, tmp_path: Path):
+    project = namespace_of(str(tmp_path / "alpha"))
+    words = "We use PostgreSQL 16 here. I prefer answers in British English."
+    said = {"type": "user", "timestamp": "2026-12-01T10:00:00Z", "cwd": str(tmp_path), "message": {"content": words}}
+    log = tmp_path / "s-9.jsonl"
+    log.write_text(json.dumps(said) + "\n")
+    async with running(settings_factory()) as app:
+        user = app.settings.user
+        kept = await app.session_keeper.keep(user, log, project)
+        assert (kept.messages, kept.kept) == (1, 2)
+        assert (await app.session_keeper.keep(user, log, project)).messages == 0  # read on from where it stopped
+
+        db = await app.database()
+        async with db.sessions.begin() as s:
+            piece = await app.import_queue.next(s, user)
+            assert piece is not None
+            reading = Extraction.model_validate(
+                {
+                    "memories": [
+                        {"content": "The project's database is PostgreSQL 16 with pgvector"},
+                        {"content": "I prefer answers in British English"},
+                    ],
+                    "summary": "Which database the project uses.",
+                }
+            )
+            told = piece.conversation.latest
+            await app.import_queue.apply(s, user, piece.queued, piece.provisional, reading, "test", told)
+        live = "SELECT content, namespace FROM memories WHERE user_id = :u AND valid_until IS NULL"
+        async with db.sessions() as s:
+            rows = (await s.execute(text(live), {"u": user})).all()
+    assert sorted(rows) == [
+        ("Conversation summary: Which database the project uses.", project),
+        ("I prefer answers in British English", "default"),
+        ("The project's database is PostgreSQL 16 with pgvector", project),
+    ]
