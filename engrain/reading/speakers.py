@@ -2,8 +2,9 @@
 
 A chat is a conversation between the user and an assistant. The user's words are the memory of the user; an
 assistant's reply is kept as a `reply` (services/memories/writing.py) — found when a question is about what
-the assistant said, suggested or wrote, and otherwise ranked behind the user's own words (rules/recall.py) —
-and never read as the user's fact, plan, preference or trait.
+the assistant said, suggested or wrote, and otherwise ranked behind the user's own words, further behind on a
+question the user asks about themselves (rules/recall.py) — and never read as the user's fact, plan, preference
+or trait, nor listed to a reflection as learned about the user (storage/cycles.new_memories).
 
 A turn says who spoke by a leading name ("Assistant: …", "ChatGPT: …", "User: …"), as transcripts and
 imports write them; a client may say it instead (`role` on `remember` and `remember_many`), and then its
@@ -55,6 +56,15 @@ _ASKS_ASSISTANT = re.compile(
 )
 
 
+# The user speaking of themselves in the first person singular ("What are my hobbies?", "where do I live", "我的爱好",
+# "meine Hobbys", "mis aficiones", "mes loisirs") — not "we" or "our", which take the assistant in ("what did we
+# discuss"), nor an object "me" ("tell me about…"), which asks for something rather than about the user.
+_ABOUT_USER = re.compile(
+    r"\b(?:I|my|mine|myself)\b|我(?!们)|\b(?:ich|mein\w*)\b|\b(?:yo|mis?)\b|\b(?:je|mon|ma|mes)\b|\bj'",
+    re.IGNORECASE,
+)
+
+
 def spoken_by(content: str) -> Role | None:
     """The side a turn's leading name says spoke it; None when it names no side ("Caroline: …" is a person)."""
     found = _SPEAKER.match(content)
@@ -72,3 +82,10 @@ def words_of(content: str) -> str:
 def asks_assistant(query: str) -> bool:
     """Whether a question asks what the assistant said, suggested, wrote or gave."""
     return _ASKS_ASSISTANT.search(query) is not None
+
+
+def asks_about_user(query: str) -> bool:
+    """Whether a question is the user's about themselves, in the first person ("What are my hobbies?"): what the
+    user said answers it, and what an assistant said of itself in the same words ("my main hobbies are video games")
+    only sounds like it (issue 61)."""
+    return _ABOUT_USER.search(query) is not None

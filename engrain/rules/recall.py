@@ -33,6 +33,11 @@ OVERDUE_PENALTY = 0.5
 # the query asks what the assistant said, suggested or wrote, it keeps this share of its score (issue 51: long,
 # generic answers crowded the user's short statements out of the first ten).
 REPLY_WEIGHT = 0.5
+# And further behind on a question the user asks about themselves in the first person (reading/speakers.
+# asks_about_user): the user's words answer it. Issue 61: a friend in the assistant's part said "Playing video games
+# and watching movies are my main hobbies", which at REPLY_WEIGHT outranked the user's own hobbies on "What are my
+# hobbies?" — the same words and the same first person, about someone else.
+ABOUT_USER_REPLY_WEIGHT = 0.25
 # Query-time date understanding: a "when did…" question prefers memories that say when (a time phrase in
 # the text), and a period named in the query ("last March") prefers memories dated in it.
 WHEN_WEIGHT = 0.1
@@ -145,14 +150,18 @@ def slot_sql(asked: bool, fills: str) -> str:
     return f"CASE WHEN {fills} THEN {SLOT_WEIGHT} ELSE 0.0 END" if asked else "0.0"
 
 
-def penalty(*, overdue: bool, reply: bool, asks_assistant: bool) -> float:
-    """What a candidate keeps of its score: OVERDUE_PENALTY for a plan whose date has passed, REPLY_WEIGHT for a
-    reply when the query does not ask what the assistant said."""
-    return (OVERDUE_PENALTY if overdue else 1.0) * (reply_weight(asks_assistant) if reply else 1.0)
+def penalty(*, overdue: bool, reply: bool, asks_assistant: bool, about_user: bool) -> float:
+    """What a candidate keeps of its score: OVERDUE_PENALTY for a plan whose date has passed, `reply_weight` for a
+    reply."""
+    return (OVERDUE_PENALTY if overdue else 1.0) * (reply_weight(asks_assistant, about_user) if reply else 1.0)
 
 
-def reply_weight(asks_assistant: bool) -> float:
-    return 1.0 if asks_assistant else REPLY_WEIGHT
+def reply_weight(asks_assistant: bool, about_user: bool) -> float:
+    """What a reply keeps of its score for a query: all of it when the query asks what the assistant said,
+    ABOUT_USER_REPLY_WEIGHT when the user asks about themselves, else REPLY_WEIGHT."""
+    if asks_assistant:
+        return 1.0
+    return ABOUT_USER_REPLY_WEIGHT if about_user else REPLY_WEIGHT
 
 
 def penalty_sql(overdue: str, reply: str, weight: str) -> str:

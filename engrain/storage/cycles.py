@@ -12,6 +12,7 @@ from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engrain.reading.speakers import REPLY
 from engrain.rules.digests import DIGEST
 from engrain.storage.models import Memory, ReflectionCycle, UserState
 
@@ -35,11 +36,15 @@ class Mark:
 async def new_memories(
     session: AsyncSession, user_id: str, since: Mark | None, now: datetime, limit: int
 ) -> list[Memory]:
-    """The first `limit` live memories learned after the watermark (no trait, no digest: a reflection made them),
-    oldest first, so that a watermark moved past the last of them passes over none."""
+    """The first `limit` live memories learned after the watermark, oldest first, so that a watermark moved past
+    the last of them passes over none. The user's own only: no trait and no digest (a reflection made them), and
+    no reply — what an assistant said is not learned about the user (issue 61: a friend in the assistant's part
+    told of their own hobbies, home and cat, and reflection read them as the user's). Replies never wait either:
+    `importance_since` does not count them, and a watermark moved past these memories passes the replies stored
+    among them."""
     stmt = select(Memory).where(
         Memory.user_id == user_id,
-        Memory.kind.not_in(("trait", DIGEST)),
+        Memory.kind.not_in(("trait", DIGEST, REPLY)),
         (Memory.valid_until.is_(None)) | (Memory.valid_until > now),
     )
     if since is not None:

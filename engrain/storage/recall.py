@@ -447,6 +447,7 @@ class RecallQuery:
     slot: str | None = None  # the single-valued fact the query asks about (reading/slots.asked_slot)
     rarity: WordRarity = WordRarity()
     asks_assistant: bool = False  # the query asks what the assistant said: replies keep their whole score
+    about_user: bool = False  # the user asks about themselves (first person): replies keep less (rules/recall.py)
     asks_what_user_told: bool = False  # "what did I say…": standing instructions gain nothing (rules/recall.py)
 
     def statement(self) -> tuple[str, dict[str, Any]]:
@@ -464,7 +465,7 @@ class RecallQuery:
             "ranked": max(DIVERSITY_POOL_MIN, 3 * (self.ranked_for or self.limit), self.limit),
             "stat_words": list(self.rarity.words),
             "stat_freqs": list(self.rarity.freqs),
-            "reply_weight": reply_weight(self.asks_assistant),
+            "reply_weight": reply_weight(self.asks_assistant, self.about_user),
             "standing_scale": standing_scale(self.asks_what_user_told),
         }
         if self.vector is not None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engrain.reading.asks import asks_in_time, asks_to_gather, asks_what_user_told
-from engrain.reading.speakers import asks_assistant, spoken_by, words_of
+from engrain.reading.speakers import asks_about_user, asks_assistant, spoken_by, words_of
 from engrain.reading.standing import standing_of
 
 
@@ -41,6 +41,27 @@ def test_a_leading_name_says_who_spoke(turn, role):
 )
 def test_a_question_about_what_the_assistant_said(question, asks):
     assert asks_assistant(question) is asks
+
+
+@pytest.mark.parametrize(
+    "question, about_user",
+    [
+        ("What are my hobbies?", True),
+        ("Where do I live now?", True),
+        ("我的爱好是什么？", True),
+        ("Was sind meine Hobbys?", True),
+        ("¿Cuáles son mis aficiones?", True),
+        ("Quels sont mes loisirs ?", True),
+        ("Qu'est-ce que j'aime faire le week-end ?", True),
+        ("What did we discuss about the trip?", False),  # the two of them: the assistant's words answer it too
+        ("我们上次聊了什么？", False),
+        ("Tell me about the borrow checker", False),  # a request, not a question about the user
+        ("Where does Ken live?", False),
+        ("Im Mai", False),
+    ],
+)
+def test_a_question_the_user_asks_about_themselves(question, about_user):
+    assert asks_about_user(question) is about_user
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from engrain.reading.periods import GRAIN, HAPPENED
 from engrain.rules.recall import (
+    ABOUT_USER_REPLY_WEIGHT,
     BRIDGE_SEEDS,
     BRIDGE_WEIGHT,
     DIVERSITY_FLOOR,
@@ -67,7 +68,8 @@ class Breakdown(BaseModel):
     trait_boost: float
     penalty: float = Field(
         description=f"What the memory keeps of its score: {OVERDUE_PENALTY} for a plan whose date passed; "
-        f"{REPLY_WEIGHT} for what an assistant said (a reply) unless the query asks what was said."
+        f"{REPLY_WEIGHT} for what an assistant said (a reply) unless the query asks what was said; "
+        f"{ABOUT_USER_REPLY_WEIGHT} when the user asks about themselves in the first person."
     )
 
 

@@ -23,7 +23,7 @@ from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.periods import happened_label
 from engrain.reading.redaction import redact
 from engrain.reading.slots import asked_slot
-from engrain.reading.speakers import asks_assistant
+from engrain.reading.speakers import asks_about_user, asks_assistant
 from engrain.rules.digests import DIGEST
 from engrain.rules.gathering import GATHER_FETCH
 from engrain.services.recall.focus import FocusedQuery, QueryFocus
@@ -301,6 +301,7 @@ class RecallSearch:
             slot=asked_slot(query, words.lang),
             rarity=await self.rarity.get("memories"),
             asks_assistant=asks_assistant(query),
+            about_user=asks_about_user(query),
             asks_what_user_told=asks_what_user_told(query),
         )
         return PreparedRecall(
