@@ -150,12 +150,6 @@ def slot_sql(asked: bool, fills: str) -> str:
     return f"CASE WHEN {fills} THEN {SLOT_WEIGHT} ELSE 0.0 END" if asked else "0.0"
 
 
-def penalty(*, overdue: bool, reply: bool, asks_assistant: bool, about_user: bool) -> float:
-    """What a candidate keeps of its score: OVERDUE_PENALTY for a plan whose date has passed, `reply_weight` for a
-    reply."""
-    return (OVERDUE_PENALTY if overdue else 1.0) * (reply_weight(asks_assistant, about_user) if reply else 1.0)
-
-
 def reply_weight(asks_assistant: bool, about_user: bool) -> float:
     """What a reply keeps of its score for a query: all of it when the query asks what the assistant said,
     ABOUT_USER_REPLY_WEIGHT when the user asks about themselves, else REPLY_WEIGHT."""
@@ -165,7 +159,8 @@ def reply_weight(asks_assistant: bool, about_user: bool) -> float:
 
 
 def penalty_sql(overdue: str, reply: str, weight: str) -> str:
-    """`penalty` over SQL conditions (`overdue`, `reply`) and the reply's weight for this query (`weight`)."""
+    """What a candidate keeps of its score, over SQL conditions: OVERDUE_PENALTY for a plan whose date has passed
+    (`overdue`), the reply's weight for this query (`weight`: `reply_weight`) for a reply (`reply`)."""
     return f"CASE WHEN {overdue} THEN {OVERDUE_PENALTY} ELSE 1.0 END * CASE WHEN {reply} THEN {weight} ELSE 1.0 END"
 
 
