@@ -110,6 +110,11 @@ class Reembedding:
             self._writing -= 1
             self._last_write = time.monotonic()
 
+    async def _writes_paused(self) -> None:
+        """Wait until no write is under way and WRITES_QUIET_S passed since the last (every windows' pass)."""
+        while (wait := self._quiet_in()) > 0:
+            await asyncio.sleep(wait)
+
     def _quiet_in(self) -> float:
         """Seconds until writes have paused long enough for the windows' pass (a write under way: a full wait)."""
         return WRITES_QUIET_S if self._writing else self._last_write + WRITES_QUIET_S - time.monotonic()
@@ -130,8 +135,7 @@ class Reembedding:
         db = await self.rt.database()
         try:
             while self._to_window:
-                while (wait := self._quiet_in()) > 0:
-                    await asyncio.sleep(wait)
+                await self._writes_paused()
                 keys, self._to_window = self._to_window[:WINDOW_BATCH], self._to_window[WINDOW_BATCH:]
                 async with db.sessions() as s:
                     rows = await windows_repo.long_contents(s, keys)
@@ -146,6 +150,7 @@ class Reembedding:
         db = await self.rt.database()
         total = 0
         while True:
+            await self._writes_paused()
             model = await self.rt.embeddings.ready()
             async with db.sessions() as s:
                 rows = await windows_repo.unwindowed(s, model.id, WINDOW_BATCH)
