@@ -5,11 +5,14 @@ embedded Postgres, timed from the spawn to the exit.
 - `cold_session_start_s`: the first hook of a home, which starts the hook worker and adds nothing meanwhile, and
   `worker_listening_s`, when the worker answers;
 - `stop_s`: a Stop that keeps a short transcript (the worker running);
-- `prompt_words_s` / `prompt_meaning_s`: UserPromptSubmit, median of `--runs`, while the worker's model loads
-  (recall by words) and once it serves, for a prompt that brings a memory and one that brings none;
-- `session_start_s`: a warm SessionStart, median of `--runs`.
+- `prompt_words_s`: UserPromptSubmit, median of WORDS_RUNS, while the worker's model loads (recall by words: a
+  few seconds, so a few runs); `prompt_meaning_s`: median and 95th percentile of `--runs` once it serves; each
+  for a prompt that brings a memory and one that brings none;
+- `session_start_s`: a warm SessionStart, median and 95th percentile of `--runs`;
+- `worker_prompt_s`: the worker's share of a warm prompt — the same request sent straight to its socket, no hook
+  process — so that what the hook's own process costs (a Python start and its imports) is the difference.
 
-    python bench/hooks.py [--runs 3] [--embedder auto]
+    python bench/hooks.py [--runs 20] [--embedder auto]
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import argparse
 import json
 import os
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -35,6 +39,7 @@ PLUGIN = ROOT / "claude-plugin"
 BRINGS = "which database do we use here?"
 NOTHING = "what is 17 times 23?"
 READY_WAIT_S = 300.0
+WORDS_RUNS = 3
 
 
 def run(env: dict[str, str], event: str, **fields: Any) -> tuple[float, str]:
@@ -49,9 +54,35 @@ def run(env: dict[str, str], event: str, **fields: Any) -> tuple[float, str]:
     return took, context
 
 
-def median(env: dict[str, str], runs: int, event: str, **fields: Any) -> dict[str, Any]:
+def timing(env: dict[str, str], runs: int, event: str, **fields: Any) -> dict[str, Any]:
+    """The hook run `runs` times: its median and 95th percentile (the nearest rank), and whether it added context."""
     timed = [run(env, event, **fields) for _ in range(runs)]
-    return {"median_s": round(statistics.median(t for t, _ in timed), 3), "added": bool(timed[-1][1])}
+    took = sorted(t for t, _ in timed)
+    return {"median_s": round(statistics.median(took), 3), "p95_s": percentile95(took), "added": bool(timed[-1][1])}
+
+
+def percentile95(ordered: list[float]) -> float:
+    """The nearest-rank 95th percentile of times in ascending order, rounded to the millisecond."""
+    return round(ordered[max(0, -(-95 * len(ordered) // 100) - 1)], 3)
+
+
+def asked(home: Path, env: dict[str, str], prompt: str) -> float:
+    """One prompt's request sent straight to the worker's socket, as the hook sends it: the time to its answer."""
+    request = {
+        "session_id": "bench",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": prompt,
+        "project_dir": env["CLAUDE_PROJECT_DIR"],
+        "user": env["ENGRAIN_USER"],
+    }
+    start = time.perf_counter()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.connect(str(socket_path(home)))
+        conn.sendall(json.dumps(request).encode() + b"\n")
+        received = b""
+        while not received.endswith(b"\n"):
+            received += conn.recv(65536)
+    return time.perf_counter() - start
 
 
 def model_served(home: Path) -> bool:
@@ -61,7 +92,7 @@ def model_served(home: Path) -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--embedder", default="auto")
     args = parser.parse_args()
     home = Path(scratch_home("engrain-bench-hooks-"))
@@ -94,18 +125,20 @@ def main() -> None:
         report["stop_s"] = round(run(env, "Stop", transcript_path=str(transcript))[0], 3)
         if not model_served(home):
             report["prompt_words_s"] = {
-                "brings": median(env, args.runs, "UserPromptSubmit", prompt=BRINGS),
-                "nothing": median(env, args.runs, "UserPromptSubmit", prompt=NOTHING),
+                "brings": timing(env, WORDS_RUNS, "UserPromptSubmit", prompt=BRINGS),
+                "nothing": timing(env, WORDS_RUNS, "UserPromptSubmit", prompt=NOTHING),
             }
         deadline = time.perf_counter() + READY_WAIT_S
         while not model_served(home) and time.perf_counter() < deadline:
             time.sleep(0.5)
         report["model_served_s"] = round(time.perf_counter() - start, 3) if model_served(home) else None
         report["prompt_meaning_s"] = {
-            "brings": median(env, args.runs, "UserPromptSubmit", prompt=BRINGS),
-            "nothing": median(env, args.runs, "UserPromptSubmit", prompt=NOTHING),
+            "brings": timing(env, args.runs, "UserPromptSubmit", prompt=BRINGS),
+            "nothing": timing(env, args.runs, "UserPromptSubmit", prompt=NOTHING),
         }
-        report["session_start_s"] = median(env, args.runs, "SessionStart", source="resume")
+        report["session_start_s"] = timing(env, args.runs, "SessionStart", source="resume")
+        direct = sorted(asked(home, env, prompt) for _ in range(args.runs) for prompt in (BRINGS, NOTHING))
+        report["worker_prompt_s"] = {"median_s": round(statistics.median(direct), 3), "p95_s": percentile95(direct)}
     finally:
         pid = int(lock_path(home).read_text().strip()) if lock_path(home).exists() else None
         if pid is not None:

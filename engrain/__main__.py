@@ -1,3 +1,3 @@
-from engrain.server.cli import main
+from engrain.server.entry import main
 
 main()

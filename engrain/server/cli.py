@@ -455,11 +455,10 @@ def _refuse(line: str) -> NoReturn:
 
 
 def main(argv: list[str] | None = None) -> None:
-    words = sys.argv[1:] if argv is None else argv
-    if words == ["hook"]:  # Claude Code's hook: answered before anything slow is imported (server/hooks.py)
-        from engrain.server.hooks import run_hook
+    if (sys.argv[1:] if argv is None else argv) == ["hook"]:  # as the entry point does (server/entry.py)
+        from engrain.server.hooks import main as hook
 
-        sys.exit(run_hook(sys.stdin.buffer, sys.stdout, dict(os.environ)))
+        hook()
     parser = argparse.ArgumentParser(prog="engrain", description="Long-term memory of the user for MCP clients.")
     parser.add_argument("--version", action="version", version=f"engrain {__version__}")
     logging_options = argparse.ArgumentParser(add_help=False)

@@ -7,25 +7,25 @@ Never in the way: whatever happens — no worker yet, a database down, a setting
 not a hook's — it exits 0 within its event's budget, prints nothing, and says why in the home's logs/hooks.log,
 never on the user's screen or in their prompt. A project holding OPT_OUT_FILE at its root is left alone. This
 process imports little (no services, no model, not even the settings' validation: pydantic alone was 0.5 s of a
-0.7 s start on a loaded 2-core machine): a warm prompt costs a Python start, a connection and the worker's recall.
+0.7 s start on a loaded 2-core machine; nor logging until there is a line to log): a warm prompt costs a Python
+start, a connection and the worker's recall.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import os
 import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, BinaryIO, TextIO, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO, cast
 
-from engrain import logs
 from engrain.home import default_home
 
-log = logging.getLogger("engrain.hooks")
+if TYPE_CHECKING:
+    import logging
+
 OPT_OUT_FILE = ".engrain-off"
 LOG_FILE = Path("logs") / "hooks.log"  # in the home; the worker's too (server/cli.py)
 # How long each hook may take, in seconds, start-up included (Claude Code's own `timeout` for it is longer: it
@@ -65,12 +65,47 @@ def hooks_config(command: str) -> dict[str, Any]:
     return config
 
 
+class _Log:
+    """The hooks' log (the home's LOG_FILE), set up at its first line: most hooks log nothing, and logging's
+    set-up (its modules, the rotating file) was a tenth of a warm hook's time."""
+
+    def __init__(self) -> None:
+        self.home: Path | None = None
+        self.level = "INFO"
+        self._logger: logging.Logger | None = None
+
+    def _get(self) -> logging.Logger:
+        if self._logger is None:
+            import logging
+
+            from engrain import logs
+
+            if self.home is not None:
+                logs.configure(self.level, path=self.home / LOG_FILE)
+            self._logger = logging.getLogger("engrain.hooks")
+        return self._logger
+
+    def info(self, message: str, *args: object) -> None:
+        self._get().info(message, *args)
+
+    def warning(self, message: str, *args: object) -> None:
+        self._get().warning(message, *args)
+
+
+log = _Log()
+
+
+def main() -> None:
+    """`engrain hook` (server/entry.py)."""
+    sys.exit(run_hook(sys.stdin.buffer, sys.stdout, dict(os.environ)))
+
+
 def run_hook(stdin: BinaryIO, stdout: TextIO, environ: dict[str, str]) -> int:
     """Answer one hook; always 0. The settings are read by the worker, which checks them; this process reads only
     the home and the user from the environment, and checks the settings only to start a worker (`_ask`)."""
     started = time.monotonic()
     home = Path(environ.get("ENGRAIN_HOME") or default_home())
-    logs.configure(environ.get("ENGRAIN_LOG_LEVEL", "INFO"), path=home / LOG_FILE)
+    log.home, log.level = home, environ.get("ENGRAIN_LOG_LEVEL", "INFO")
     try:
         request = _request(stdin.read(MAX_INPUT + 1), environ)
         if request is None:
@@ -150,6 +185,8 @@ def _start_worker(home: Path) -> bool:
     """Start the home's hook worker, apart from this process and Claude Code (its own session, no terminal):
     it outlives this hook. Two hooks starting one each leave one running (server/hook_worker.py's lock). False,
     and nothing started, when the settings do not parse: the worker would refuse them (said in the log)."""
+    import subprocess
+
     from pydantic import ValidationError
 
     from engrain.config import Settings, describe_settings_error
