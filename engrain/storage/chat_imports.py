@@ -58,8 +58,15 @@ async def oldest(session: AsyncSession, user_id: str) -> ChatImport | None:
     return (await session.execute(stmt)).scalar_one_or_none()
 
 
-async def extracted(session: AsyncSession, user_id: str, source: str, piece: int, now: datetime) -> bool:
-    """Mark a piece read by a model, dropping the words it kept for it; False when it was no longer waiting (read
+@dataclass(frozen=True)
+class Taken:
+    """A piece a model's reading took: the project its session was in (None: no coding session's)."""
+
+    project: str | None
+
+
+async def extracted(session: AsyncSession, user_id: str, source: str, piece: int, now: datetime) -> Taken | None:
+    """Mark a piece read by a model, dropping the words it kept for it; None when it was no longer waiting (read
     by another model meanwhile, or its source forgotten)."""
     stmt = (
         update(ChatImport)
@@ -70,9 +77,10 @@ async def extracted(session: AsyncSession, user_id: str, source: str, piece: int
             ChatImport.extracted_at.is_(None),
         )
         .values(extracted_at=now, messages=[], provisional=[])
-        .returning(ChatImport.piece)
+        .returning(ChatImport.project)
     )
-    return (await session.execute(stmt)).first() is not None
+    row = (await session.execute(stmt)).first()
+    return Taken(row.project) if row is not None else None
 
 
 async def waiting(session: AsyncSession, user_id: str) -> Waiting:

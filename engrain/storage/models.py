@@ -215,6 +215,8 @@ class ChatImport(Base):
     last_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     queued_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     extracted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # A coding session's piece: its project's namespace, where the model's reading of it is kept (reading/projects.py).
+    project: Mapped[str | None] = mapped_column(Text)
 
 
 class MemoryHistory(Base):

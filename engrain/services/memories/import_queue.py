@@ -23,12 +23,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engrain.errors import EngrainError
 from engrain.providers.llm import Prompt
 from engrain.reading import projects
-from engrain.reading.projects import is_project
 from engrain.services.memories.extraction import Extraction
 from engrain.services.memories.ingest import Conversation, ConversationIngest, IngestRequest, Message, QueuedPiece
 from engrain.services.memories.results import IngestResult
 from engrain.storage import chat_imports as queue_repo
-from engrain.storage import projects as project_repo
 from engrain.storage.chat_imports import Waiting
 from engrain.storage.models import ChatImport
 from engrain.text.quoting import quoted
@@ -105,13 +103,12 @@ class ImportQueue:
         the extraction comes (each item through `remember`), the piece is marked read. None, with nothing
         written, when the piece is no longer waiting (read meanwhile, or its conversation forgotten)."""
         now = self.rt.clock()
-        if not await queue_repo.extracted(s, user_id, queued.source, queued.piece, now):
+        taken = await queue_repo.extracted(s, user_id, queued.source, queued.piece, now)
+        if taken is None:
             return None
-        # A coding session's piece (Claude Code's hooks) keeps its project: what the rules kept of it in a project's
-        # namespace, the model's reading keeps there too, but for what is about the user (reading/projects.py).
-        spaces = set((await project_repo.namespaces_of(s, user_id, provisional)).values())
-        project = next((space for space in sorted(spaces) if is_project(space)), None)
-        scope = partial(projects.scope, project=project) if project is not None else None
+        # A coding session's piece (Claude Code's hooks) keeps its project: the model's reading is kept in the
+        # project's namespace, but for what is about the user (reading/projects.py).
+        scope = partial(projects.scope, project=taken.project) if taken.project is not None else None
         return await self.ingest.store_in_place_of(
             s, user_id, provisional, extraction, queued.source, llm_name, told, scope=scope
         )

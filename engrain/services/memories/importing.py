@@ -30,10 +30,12 @@ import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from functools import partial
 
 import anyio
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engrain.reading import projects
 from engrain.reading.chats import Chat, ChatMessage
 from engrain.reading.duplicates import fact_key, same_fact
 from engrain.reading.projects import Scope
@@ -205,7 +207,7 @@ class ChatImporter:
             if (day := told.astimezone(UTC).date()) in days:
                 seen.texts.setdefault((fact_key(content), day), []).append(content)
 
-    def _queued(self, user_id: str, piece: Piece, number: int, now: datetime) -> ChatImport | None:
+    def _queued(self, user_id: str, piece: Piece, number: int, now: datetime, project: str | None) -> ChatImport | None:
         """The piece's queue row (its messages as the extraction shows them, secrets replaced), or None when it
         has no words of the user's."""
         chat = piece.chat
@@ -229,6 +231,7 @@ class ChatImporter:
             last_at=max(times),
             queued_at=now,
             extracted_at=None,
+            project=project,
         )
 
     async def run(
@@ -242,11 +245,12 @@ class ChatImporter:
         queue: bool = True,
         keep_replies: bool = True,
         progress: Callable[[ChatCount], None] | None = None,
-        scope: Scope | None = None,
+        project: str | None = None,
     ) -> ImportReport:
         """Import `chats` for `user_id` (`queue` False: the rules' statements only, nothing for a model;
         `keep_replies` False: none of the assistant's words, an import many times faster since replies are most of
-        what is embedded; `scope`: each statement's namespace, else the default one)."""
+        what is embedded; `project`: a coding session's project namespace, where what is not about the user is
+        kept, the pieces queued with it; None: the default namespace)."""
         report = ImportReport()
         seen = Seen()
         chats = list(chats)
@@ -260,7 +264,7 @@ class ChatImporter:
                 report.unchanged += 1
             # Reading the messages (sentences, dates, secrets) is CPU work: off the event loop, which the page's
             # import shares with every user's calls.
-            read = await anyio.to_thread.run_sync(self._read, user_id, chat, start, number, since, now, queue, scope)
+            read = await anyio.to_thread.run_sync(self._read, user_id, chat, start, number, since, now, queue, project)
             for piece, items, row in read:
                 await self._stored_on(user_id, items, seen)
                 items, folded = self._new(items, seen)
@@ -292,14 +296,16 @@ class ChatImporter:
         since: datetime | None,
         now: datetime,
         queue: bool,
-        scope: Scope | None,
+        project: str | None,
     ) -> list[tuple[Piece, list[RememberRequest], ChatImport | None]]:
         """The conversation's unread pieces, each with its statements and its queue row (None: `queue` False, or
         no words of the user's)."""
-        return [
-            (piece, statements(piece.chat, since, now, scope), self._queued(user_id, piece, n, now) if queue else None)
-            for n, piece in enumerate(pieces(chat, start, since, now), number)
-        ]
+        scope = partial(projects.scope, project=project) if project is not None else None
+        out: list[tuple[Piece, list[RememberRequest], ChatImport | None]] = []
+        for n, piece in enumerate(pieces(chat, start, since, now), number):
+            row = self._queued(user_id, piece, n, now, project) if queue else None
+            out.append((piece, statements(piece.chat, since, now, scope), row))
+        return out
 
     async def _store(self, user_id: str, source: str, items: list[RememberRequest], row: ChatImport | None) -> int:
         """A piece's statements and its queue row (with the statements it created, which its extraction replaces),

@@ -10,13 +10,11 @@ the session's messages are read, so each call reads on from where the last stopp
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 
 import anyio
 
 from engrain.reading.chats import claude_code
-from engrain.reading.projects import scope
 from engrain.services.memories.importing import ChatImporter
 
 
@@ -37,5 +35,5 @@ class SessionKeeper:
         kept in `project` (a namespace), those about the user in the default one."""
         chats = await anyio.to_thread.run_sync(lambda: list(claude_code.read(transcript)))
         now = self.importer.rt.clock()
-        report = await self.importer.run(user_id, chats, now, scope=partial(scope, project=project))
+        report = await self.importer.run(user_id, chats, now, project=project)
         return Kept(report.messages, report.kept)

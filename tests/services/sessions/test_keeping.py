@@ -1,6 +1,7 @@
 """A Claude Code session kept by its hooks (issue 62), at the service: its statements in their scope (the project's
 namespace, or the default one for what is about the user), and the model's later reading of its queued piece kept
-in the same scope — a project's words do not become global when a model reads them."""
+in the same scope — a project's words do not become global when a model reads them, also when the rules kept none
+of the piece's words (the piece keeps its project in the queue)."""
 
 from __future__ import annotations
 
@@ -17,16 +18,22 @@ from tests.conftest import running
 pytestmark = pytest.mark.anyio
 
 
-async def test_a_sessions_words_and_their_reading_by_a_model_keep_their_scope(settings_factory, tmp_path: Path):
+STATED = "We use PostgreSQL 16 here. I prefer answers in British English."
+ASKED = "Can you move the retry logic into its own module and then run the tests?"  # the rules keep nothing of it
+
+
+@pytest.mark.parametrize(("words", "kept_by_rules"), [(STATED, 2), (ASKED, 0)])
+async def test_a_sessions_words_and_their_reading_by_a_model_keep_their_scope(
+    settings_factory, tmp_path: Path, words: str, kept_by_rules: int
+):
     project = namespace_of(str(tmp_path / "alpha"))
-    words = "We use PostgreSQL 16 here. I prefer answers in British English."
     said = {"type": "user", "timestamp": "2026-12-01T10:00:00Z", "cwd": str(tmp_path), "message": {"content": words}}
     log = tmp_path / "s-9.jsonl"
     log.write_text(json.dumps(said) + "\n")
     async with running(settings_factory()) as app:
         user = app.settings.user
         kept = await app.session_keeper.keep(user, log, project)
-        assert (kept.messages, kept.kept) == (1, 2)
+        assert (kept.messages, kept.kept) == (1, kept_by_rules)
         assert (await app.session_keeper.keep(user, log, project)).messages == 0  # read on from where it stopped
 
         db = await app.database()
