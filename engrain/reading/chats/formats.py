@@ -212,12 +212,24 @@ def inside(root: Path, *, hidden: bool = True) -> tuple[list[Path], list[Path]]:
 
 def lines_of(path: Path) -> Iterator[tuple[int, str]]:
     """The numbered lines of a text file, each at most MAX_LINE bytes and UTF-8 (else refused, naming the line)."""
+    for number, _, line in lines_from(path, 0, 0, whole=False):
+        yield number, line
+
+
+def lines_from(path: Path, offset: int, before: int, *, whole: bool = True) -> Iterator[tuple[int, int, str]]:
+    """The lines of a text file from byte `offset` on (`before` lines before it): each line's number, the offset
+    after it and its text, as `lines_of` checks them. `whole`: a last line without its newline is left for a later
+    reading — the file is being written (a Claude Code session's transcript, read on at each of its hooks)."""
     with path.open("rb") as handle:
-        for number, raw in enumerate(iter(lambda: handle.readline(MAX_LINE + 1), b""), 1):
+        handle.seek(offset)
+        for number, raw in enumerate(iter(lambda: handle.readline(MAX_LINE + 1), b""), before + 1):
             if len(raw) > MAX_LINE:
                 raise ExportError(f"{path} line {number}", f"longer than {MAX_LINE // 1024**2} MB: not a session entry")
+            if whole and not raw.endswith(b"\n"):
+                return
+            offset += len(raw)
             try:
-                yield number, raw.decode("utf-8")
+                yield number, offset, raw.decode("utf-8")
             except UnicodeDecodeError:
                 raise ExportError(f"{path} line {number}", "not UTF-8 text") from None
 

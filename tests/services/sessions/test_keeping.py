@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+from engrain.reading.chats import claude_code
 from engrain.reading.projects import namespace_of
 from engrain.services.memories.extraction import Extraction
 from tests.conftest import running
@@ -59,3 +60,32 @@ async def test_a_sessions_words_and_their_reading_by_a_model_keep_their_scope(
         ("I prefer answers in British English", "default"),
         ("The project's database is PostgreSQL 16 with pgvector", project),
     ]
+
+
+def said(words: str, minute: int) -> str:
+    """One of the user's lines of a Claude Code transcript."""
+    line = {"type": "user", "timestamp": f"2026-12-01T10:{minute:02d}:00Z", "message": {"content": words}}
+    return json.dumps(line) + "\n"
+
+
+async def test_a_transcript_is_read_on_from_where_the_last_hook_left_it(settings_factory, tmp_path: Path):
+    """Each Stop reads only what was appended since the last; a line Claude Code is still writing (no newline yet)
+    is read once it is whole, not refused as broken JSON; a file read whole gives the same messages."""
+    project = namespace_of(str(tmp_path / "beta"))
+    log = tmp_path / "s-10.jsonl"
+    first, second = said("I prefer tabs over spaces.", 1), said("We deploy this service with Helm.", 2)
+    log.write_text(first + second[:30])
+    async with running(settings_factory()) as app:
+        user = app.settings.user
+        assert (await app.session_keeper.keep(user, log, project)).messages == 1
+        with log.open("a") as f:
+            f.write(second[30:])
+        assert (await app.session_keeper.keep(user, log, project)).messages == 1
+        assert (await app.session_keeper.keep(user, log, project)).messages == 0
+    read_once = claude_code.read_on(log)
+    assert claude_code.read_on(log, read_once) == read_once  # read on at its end: nothing new
+    assert [m.text for m in read_once.chat.messages] == [
+        "I prefer tabs over spaces.",
+        "We deploy this service with Helm.",
+    ]
+    assert read_once.offset == log.stat().st_size
