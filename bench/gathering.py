@@ -32,7 +32,7 @@ from bench.quality import load_samples, session_turns
 from engrain.reading.asks import asks_to_gather
 from engrain.scheduler import jobs
 from engrain.server.state import AppState
-from engrain.services.memories.writing import RememberRequest
+from engrain.services.memories.requests import RememberRequest
 from engrain.services.recall.search import RecallRequest, estimate_tokens
 
 USER = "gathering"

@@ -49,7 +49,7 @@ from bench.scale import recall_plan
 from engrain.reading.enrich import enrich
 from engrain.scheduler import jobs
 from engrain.server.state import AppState
-from engrain.services.memories.writing import RememberRequest
+from engrain.services.memories.requests import RememberRequest
 from engrain.services.recall.search import RecallRequest, estimate_tokens
 from engrain.text.languages import detect
 

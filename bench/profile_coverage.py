@@ -22,7 +22,7 @@ import anyio
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.homes import bench_settings, scratch_home
 from engrain.server.state import AppState
-from engrain.services.memories.writing import RememberRequest
+from engrain.services.memories.requests import RememberRequest
 from engrain.services.profile.sections import PROFILE_TOKENS
 from engrain.services.recall.search import estimate_tokens
 

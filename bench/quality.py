@@ -51,7 +51,7 @@ from bench.homes import bench_settings, scratch_home
 from engrain.reading.inputs import MAX_CONTENT_CHARS
 from engrain.scheduler import jobs
 from engrain.server.state import AppState
-from engrain.services.memories.writing import RememberRequest
+from engrain.services.memories.requests import RememberRequest
 from engrain.services.recall.search import RecallRequest, estimate_tokens
 from engrain.services.recall.text import render
 from engrain.text.fulltext import bigram_words, words_of

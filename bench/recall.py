@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.homes import bench_settings, scratch_home
 from engrain.server.app import create_server
 from engrain.server.state import AppState
-from engrain.services.memories.writing import RememberRequest
+from engrain.services.memories.requests import RememberRequest
 from engrain.services.recall.search import RecallRequest
 from engrain.storage.recall import RecallFilter, RecallQuery
 from engrain.storage.vector_index import vector_index_name

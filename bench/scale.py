@@ -40,7 +40,7 @@ from bench.homes import bench_settings, scratch_home
 from bench.recall import memory, percentiles, query
 from engrain.server.app import create_server
 from engrain.server.state import AppState
-from engrain.services.memories.writing import RememberRequest
+from engrain.services.memories.requests import RememberRequest
 from engrain.services.recall.search import RecallRequest
 from engrain.storage.recall import ef_search
 from engrain.storage.vector_index import vector_index_name

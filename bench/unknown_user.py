@@ -35,7 +35,7 @@ from bench.homes import bench_settings, scratch_home
 from bench.quality import DEFAULT_DATA, session_turns
 from bench.scale import machine
 from engrain.server.state import AppState
-from engrain.services.memories.writing import RememberRequest
+from engrain.services.memories.requests import RememberRequest
 from engrain.services.recall.search import RecallRequest
 
 EARLIER_USERS = 3

@@ -147,6 +147,102 @@ def test_the_check_sees_imports_under_type_checking(tmp_path):
     assert imported_layers(module) == {("server", 3)}
 
 
+def module_name(path: Path, root: Path) -> str:
+    """The dotted name of a module under `root` (the folder holding the top package); a package is its `__init__`."""
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_modules(path: Path, root: Path, modules: set[str]) -> set[str]:
+    """Every module of `modules` this file imports, by any import statement: at the top, in a function, under
+    TYPE_CHECKING. `from x import y` imports x.y where y is a submodule, else x; relative imports are resolved."""
+    name = module_name(path, root)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            source = ".".join([*base, *([node.module] if node.module else [])])
+            for alias in node.names:
+                submodule = f"{source}.{alias.name}"
+                found.add(submodule if submodule in modules else source)
+    return found & modules
+
+
+def import_graph(package: Path) -> dict[str, set[str]]:
+    """module → the modules of the same package it imports."""
+    paths = sorted(package.rglob("*.py"))
+    modules = {module_name(path, package.parent) for path in paths}
+    return {module_name(path, package.parent): imported_modules(path, package.parent, modules) for path in paths}
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The circles of a graph: each strongly connected component of more than one module (Tarjan's algorithm),
+    and each module that imports itself."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while not component or component[-1] != node:
+                component.append(stack.pop())
+                on_stack.discard(component[-1])
+            if len(component) > 1 or node in graph[node]:
+                cycles.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(cycles)
+
+
+def test_no_import_cycle_between_modules():
+    """A circle of imports is one module in two files: neither can be read, tested or moved without the other,
+    and which of them loads first decides what the other sees. Every import counts, also those in a function."""
+    graph = import_graph(PACKAGE)
+    described = [
+        "circle of "
+        + ", ".join(cycle)
+        + ":\n"
+        + "\n".join(f"  {m} imports {sorted(graph[m] & set(cycle))}" for m in cycle)
+        for cycle in import_cycles(graph)
+    ]
+    assert not described, "\n".join(described)
+
+
+def test_the_cycle_check_sees_every_kind_of_import(tmp_path):
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("from pkg.sub.b import B\n")
+    (package / "sub" / "a.py").write_text("def f():\n    from . import b\n")
+    (package / "sub" / "b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..sub.a import f\nclass B: ...\n"
+    )
+    (package / "c.py").write_text("import pkg.d\n")
+    (package / "d.py").write_text("from pkg import c\n")
+    (package / "e.py").write_text("from pkg import e\n")
+    (package / "f.py").write_text("from pkg.sub import B\n")
+    graph = import_graph(package)
+    assert graph["pkg.sub.a"] == {"pkg.sub.b"} and graph["pkg.f"] == {"pkg.sub"}
+    assert import_cycles(graph) == [["pkg.c", "pkg.d"], ["pkg.e"], ["pkg.sub.a", "pkg.sub.b"]]
+
+
 def test_no_bench_script_shadows_a_standard_module():
     """`python bench/x.py` puts bench/ first on the path: a bench/profile.py made torch's import of the
     standard `profile` module fail, and every model load with it."""

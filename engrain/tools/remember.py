@@ -9,8 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from engrain.reading import inputs
 from engrain.reading.speakers import Role
+from engrain.services.memories.requests import RememberRequest
 from engrain.services.memories.results import RememberManyResult, RememberResult
-from engrain.services.memories.writing import MAX_BATCH, MemoryWriter, RememberRequest
+from engrain.services.memories.writing import MAX_BATCH, MemoryWriter
 from engrain.services.traits.reflection.due import ReflectionDue
 from engrain.text.quoting import inline
 from engrain.tools.common import Caller, plural, redaction_line, structured, tool_errors, with_note, words_only_line

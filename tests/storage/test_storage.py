@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import event, text
 
 from engrain.reading.enrich import content_hash
-from engrain.services.memories.writing import RememberRequest
+from engrain.services.memories.requests import RememberRequest
 from engrain.storage import db as db_module
 from engrain.storage import memories as repo
 from engrain.storage.db import Database, _alembic_upgrade, async_url

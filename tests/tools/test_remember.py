@@ -240,7 +240,7 @@ async def test_remember_many_dedups_and_validates_all_or_nothing(session):
 
 async def test_remember_many_keeps_internal_metadata(session):
     """Benchmarks and imports inside the server pass metadata (a LoCoMo dia_id) the tool does not offer."""
-    from engrain.services.memories.writing import RememberRequest as BatchItem
+    from engrain.services.memories.requests import RememberRequest as BatchItem
 
     _, app = session
     [out] = await app.memories.remember_many(
@@ -252,7 +252,7 @@ async def test_remember_many_keeps_internal_metadata(session):
 async def test_concurrent_batches_with_the_same_texts_store_each_once(session):
     import anyio
 
-    from engrain.services.memories.writing import RememberRequest as BatchItem
+    from engrain.services.memories.requests import RememberRequest as BatchItem
 
     _, app = session
     texts = [f"Shared memory number {i}" for i in range(200)]
@@ -275,7 +275,7 @@ async def test_one_text_told_at_once_by_several_calls_is_stored_once(session):
     the others are told it is a duplicate (a writer that lost the race to the unique index writes nothing)."""
     import anyio
 
-    from engrain.services.memories.writing import RememberRequest
+    from engrain.services.memories.requests import RememberRequest
 
     _, app = session
     statuses: list[str] = []

@@ -14,12 +14,11 @@ from engrain.reading.chats.formats import (
     ChatMessage,
     ExportError,
     Format,
-    detect,
     format_of,
     named,
-    read,
 )
 from engrain.reading.chats.notes import Survey, notes_folder, read_notes
+from engrain.reading.chats.readers import detect, read
 
 __all__ = [
     "FORMATS",

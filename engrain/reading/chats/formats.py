@@ -1,4 +1,6 @@
-"""The shapes every reader yields, and which reader a path needs."""
+"""What every reader shares: the formats' names, the shapes a reader yields, and the careful reading of an
+untrusted export (streams, nesting, sizes, links). Which reader a path needs is `readers.py`, which imports
+the readers; a reader imports only this."""
 
 from __future__ import annotations
 
@@ -162,11 +164,6 @@ def _elements(events: Iterator[tuple[str, Any]], where: str) -> Iterator[Any]:
     raise ExportError(where, "the list of conversations is cut off")
 
 
-def first_item(path: Path) -> Any:
-    """The first conversation of an export (None for an empty list): enough to tell the formats apart."""
-    return next(iter(json_items(path)), None)
-
-
 MAX_LINE = 64 * 1024**2  # a Claude Code session's line: its longest, a tool's output, is a few MB
 MAX_NOTE = 16 * 1024**2  # a note: a book is about 1 MB
 
@@ -270,48 +267,3 @@ def iso_time(value: str | None) -> datetime | None:
     except ValueError:
         return None
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
-LOOKED_FOR = (
-    "a ChatGPT or Claude export (.zip or conversations.json), Claude Code sessions (.jsonl) "
-    "or a folder of Markdown/text notes (.md, .markdown, .txt)"
-)
-
-
-def detect(path: Path) -> Format:
-    """Which export `path` is: a folder of .jsonl sessions is Claude Code's, a folder of notes is notes (see
-    notes.py: /etc is not one); a conversations.json (alone or in a .zip) is ChatGPT's when its conversations
-    have a `mapping`, Claude's when they have `chat_messages`."""
-    if path.is_dir():
-        from engrain.reading.chats import notes
-
-        if any(f.suffix.lower() == ".jsonl" for f in inside(path, hidden=False)[0]):
-            return "claude-code"
-        found = notes.survey(path)
-        if not found.is_notes_folder:
-            raise ExportError(
-                str(path), f"holds no export and no notes: looked for {LOOKED_FOR}; found {found.described()}"
-            )
-        return "markdown"
-    if path.suffix.lower() == ".jsonl":
-        return "claude-code"
-    if path.suffix.lower() in (".md", ".markdown", ".txt"):
-        return "markdown"
-    item = first_item(path)
-    first = cast(dict[str, Any], item) if isinstance(item, dict) else {}
-    if "mapping" in first:
-        return "chatgpt"
-    if "chat_messages" in first:
-        return "claude"
-    raise ExportError(str(path), "not a ChatGPT or Claude export (conversations with 'mapping' or 'chat_messages')")
-
-
-def read(path: Path, fmt: Format | None = None) -> Iterator[Chat]:
-    """The chats of the export at `path`, in the format given or detected."""
-    from engrain.reading.chats import chatgpt, claude, claude_code, notes
-
-    if not (path.is_file() or path.is_dir()):
-        raise ExportError(str(path), "is neither a file nor a folder")
-    kind = fmt or detect(path)
-    readers = {"chatgpt": chatgpt.read, "claude": claude.read, "claude-code": claude_code.read, "markdown": notes.read}
-    return readers[kind](path)

@@ -41,7 +41,8 @@ from engrain.reading.duplicates import fact_key, same_fact
 from engrain.reading.projects import Scope
 from engrain.reading.redaction import redact
 from engrain.services.memories.ingest import Message, rule_statements
-from engrain.services.memories.writing import MemoryWriter, RememberRequest
+from engrain.services.memories.requests import RememberRequest
+from engrain.services.memories.writing import MemoryWriter
 from engrain.storage import chat_imports as queue_repo
 from engrain.storage import memories as repo
 from engrain.storage import traits as trait_repo

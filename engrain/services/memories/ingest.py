@@ -30,8 +30,8 @@ from engrain.reading.redaction import redact
 from engrain.reading.slots import slot_of
 from engrain.services.memories.extraction import ExtractedMemory, Extraction
 from engrain.services.memories.redacting import merged
+from engrain.services.memories.requests import RememberRequest
 from engrain.services.memories.results import IngestResult, RememberResult
-from engrain.services.memories.writing import RememberRequest
 from engrain.services.prompting.task_states import TaskState, task_state
 from engrain.storage import memories as repo
 from engrain.storage.profile import SUMMARY_PREFIX

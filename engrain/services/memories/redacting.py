@@ -25,7 +25,7 @@ from engrain.storage import redaction as repo
 from engrain.storage import windows as windows_repo
 
 if TYPE_CHECKING:
-    from engrain.services.memories.writing import RememberRequest
+    from engrain.services.memories.requests import RememberRequest
     from engrain.services.runtime import Runtime
     from engrain.storage.db import Database
 

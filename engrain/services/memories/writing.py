@@ -19,7 +19,6 @@ from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
 
 import anyio
-from pydantic import BaseModel
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
@@ -40,6 +39,7 @@ from engrain.reading.standing import standing_of
 from engrain.rules import plans
 from engrain.services.memories import replacing
 from engrain.services.memories.redacting import redact_request, redacted
+from engrain.services.memories.requests import RememberRequest
 from engrain.services.memories.results import ForgetResult, PinResult, RememberResult, Replaceable
 from engrain.services.wording import short_ids as ids
 from engrain.storage import analyze, timeline
@@ -136,33 +136,6 @@ class Prepared:
             access_count=0,
             lang=self.lang,
         )
-
-
-class RememberRequest(BaseModel):
-    """One memory to store, as `remember` takes it; `remember_many` takes a list of them (without
-    `supersedes`). Every value is checked when it is stored, and an error names its field.
-
-    `said_at` is the told time: relative dates in the text and in `event_time` are read against it.
-    `temporality` and `procedure_steps` are not tool arguments: conversation ingestion passes what the
-    model extracted, which wins over the rule-based inference like any given value."""
-
-    content: str
-    kind: str | None = None
-    importance: int | None = None
-    event_time: str | None = None
-    category: str | None = None
-    tags: list[str] | None = None
-    namespace: str | None = None
-    pinned: bool = False
-    metadata: dict[str, Any] | None = None
-    supersedes: str | None = None
-    said_at: str | None = None  # when the user said it (ISO or a phrase); None: now
-    key: str | None = None  # the single-valued fact it states, as the caller read it ("user · phone")
-    temporality: str | None = None
-    procedure_steps: list[str] | None = None
-    role: str | None = None  # who said it, for a turn of a chat (reading/speakers.py); None: read from the text
-    undated: bool = False  # the model read the text and gave no date (`event_time: null`): none is read from it
-    retold: bool = False  # a conversation's summary: what was said, retold; no habit, slot or standing of its own
 
 
 async def to_thread(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

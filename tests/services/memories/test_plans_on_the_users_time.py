@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import text
 
-from engrain.services.memories.writing import RememberRequest
+from engrain.services.memories.requests import RememberRequest
 from tests.conftest import Clock, call, connect, line_ids, running
 
 pytestmark = pytest.mark.anyio

@@ -15,7 +15,7 @@ from sqlalchemy import text
 from engrain.errors import InvalidInput, NotFound
 from engrain.server.state import AppState
 from engrain.services.memories.ingest import IngestRequest, Message
-from engrain.services.memories.writing import RememberRequest
+from engrain.services.memories.requests import RememberRequest
 from engrain.services.recall.search import RecallRequest
 from engrain.services.traits.results import NeedsModel, NotTriggered, Reflected, reflect_result
 from tests.conftest import Clock, running, scalar
