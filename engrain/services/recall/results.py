@@ -92,6 +92,7 @@ class RecallHit(BaseModel):
     created_at: datetime
     temporality: str
     habit: bool = Field(default=False, description="A habit (a rule such as 'every Thursday'), never a plan.")
+    was_plan: bool = Field(default=False, description="A plan whose time passed: history now, marked 'past plan'.")
     stage: str | None = None
     replaced: str | None = Field(
         default=None,

@@ -92,6 +92,7 @@ def _hit(row: RecallRow, tz: tzinfo | None) -> RecallHit:
         created_at=row.created_at,
         temporality=row.temporality,
         habit=meta.habit,
+        was_plan=bool(meta.was_plan),
         stage=row.stage,
         replaced=next(iter(replaced_mark(meta)), None),
         namespace=row.namespace,
