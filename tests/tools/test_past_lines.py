@@ -82,3 +82,32 @@ async def test_a_plan_whose_time_passed_is_marked_past_everywhere(settings_facto
         assert "dance studio" not in (await client.read_resource("engrain://intentions")).contents[0].text
         memory = json.loads((await client.read_resource(f"engrain://memories/{plan['id']}")).contents[0].text)
         assert memory["temporality"] == "historical" and memory["metadata"]["was_plan"] is True
+
+
+async def test_after_a_correction_no_old_value_comes_back_unmarked(settings_factory):
+    async with connect(settings_factory(), Clock(NOW)) as (client, _):
+        await call(client, "remember", content="I live in Berlin.", said_at="2022-01-10")
+        summary = "Conversation summary: the user lives in Berlin, works at Zalando and loves techno."
+        await call(client, "remember", content=summary, said_at="2022-01-10")
+        no_pets = await call(client, "remember", content="I don't have any pets.", said_at="2022-01-20")
+        never = "My landlord hates animals, so I may never get a pet."
+        await call(client, "remember", content=never, said_at="2022-01-20")
+        moved = await call(client, "remember", content="We moved to Hamburg last weekend.", said_at="2022-06-01")
+        puppy = await call(
+            client, "remember", content="We got a puppy!", said_at="2022-06-02", supersedes=no_pets["id"]
+        )
+        assert puppy["superseded"] and moved["superseded"]
+
+        home = await client.call_tool("recall", {"query": "where do I live?"})
+        line = line_of(home.content[0].text, "lives in Berlin")
+        assert f"older than {moved['id'][:8]} (2022-06-01), which replaced «I live in Berlin.»" in line
+        hits = home.structured_content["results"]
+        assert hits[0]["content"] == "We moved to Hamburg last weekend."
+        assert next(h for h in hits if h["content"] == summary)["outdated"]
+
+        pets = await client.call_tool("recall", {"query": "do I have a pet?"})
+        line = line_of(pets.content[0].text, "never get a pet")
+        assert f"older than {puppy['id'][:8]} (2022-06-02), which replaced «I don't have any pets.»" in line
+        assert "older than" not in line_of(pets.content[0].text, "We got a puppy")  # the new value is unmarked
+        works = (await client.call_tool("recall", {"query": "techno"})).content[0].text
+        assert "older than" in line_of(works, "loves techno.»")  # the summary still says Berlin

@@ -98,6 +98,11 @@ class RecallHit(BaseModel):
         default=None,
         description="What of this memory a later one replaced, the rest still true: 'home replaced by 5991d65a'.",
     )
+    outdated: str | None = Field(
+        default=None,
+        description="Told before a correction and saying what it replaced: 'older than 5991d65a (2022-06-01), which "
+        "replaced «I live in Berlin»' (its score halved).",
+    )
     namespace: str
     category: str | None = None
     importance: int
