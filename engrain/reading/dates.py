@@ -685,9 +685,68 @@ def _recurring(content: str, lang: str) -> str | None:
 def recurrence(content: str, lang: str = ENGLISH) -> str | None:
     """The phrase that makes `content` a habit ("every Thursday", "on Thursday evenings", "jeden Donnerstag",
     "每周四"), if it is one: a habit has a rule the user states, not a date, and is never an upcoming plan. A
-    change told over time ("gets better every day") is no habit."""
+    change told over time ("gets better every day") is no habit, nor a recurrence that is what a sentence speaks
+    of rather than when its user acts ("every day on set is awesome": the subject of "is"), nor one inside a
+    bounded stretch of the past ("a week every day on set was awesome", "for two weeks I ran every day")."""
     found = _recurring(content, lang)
-    return None if found is not None and _progress(content, found) else found
+    if found is None or _progress(content, found) or _spoken_of(content, found, lang):
+        return None
+    return None if _bounded_past(content, lang) else found
+
+
+# A recurrence that is the subject of "is/was" ("every day on set is awesome", "each morning there felt
+# endless"): a judgement of those days, not an action the user repeats (issue 61).
+_COPULA_AFTER = re.compile(
+    r"^(?:\s+(?:on|at|in|of|with|here|there|of\s+the)\b[\w'’ -]{0,30}?)?\s+"
+    r"(?:is|was|were|are|has\s+been|had\s+been|feels|felt|seems|seemed|looks|looked)\b",
+    re.IGNORECASE,
+)
+_SUBJECT_BEFORE = re.compile(r"(?:^|[.!?;:]\s*|\b(?:and|but|so|because)\s+|\b(?:a|one|that|the)\s+\w+\s+)$", re.I)
+# A stretch the past statement spans ("a week", "for two months", "that summer", "all year"): the
+# recurrence is how those days went, not a rule kept now.
+_SPAN = re.compile(
+    r"\b(?:(?:for\s+)?(?:a|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|several|\d+)\s+"
+    r"(?:whole\s+|full\s+|straight\s+)?(?:days?|weeks?|months?|years?)"
+    r"|(?:that|all|the\s+whole|the\s+entire)\s+(?:day|week|month|year|summer|winter|spring|autumn|fall|semester"
+    r"|trip|holiday|vacation|shoot))\b",
+    re.IGNORECASE,
+)
+# A habit taken up ("started", "began", "took up") or kept since ("since", "used to", "still"), whatever the
+# tense: it holds now, or was a rule of the user's life.
+_KEPT = re.compile(
+    r"\b(?:start\w*|began|begun|begin\w*|took\s+up|taken\s+up|since|used\s+to|would|still|now|"
+    r"angefangen|begonnen|seit|früher|empez\w+|comenz\w+|desde|antes|commenc\w+|depuis|avant)\b|开始|以前|一直",
+    re.IGNORECASE,
+)
+
+
+def _spoken_of(content: str, phrase: str, lang: str) -> bool:
+    if lang != ENGLISH:
+        return False
+    at = content.find(phrase)
+    return (
+        at >= 0
+        and _SUBJECT_BEFORE.search(content[:at]) is not None
+        and _COPULA_AFTER.match(content[at + len(phrase) :]) is not None
+    )
+
+
+def _bounded_past(content: str, lang: str) -> bool:
+    """A past statement whose recurrence lies inside a stretch it names ("a week every day on set was
+    awesome", "last summer I swam every morning"): English by its tense and a span; every language by a date of
+    its own that is over when told (checked by the caller, `enrich`)."""
+    return (
+        lang == ENGLISH
+        and _KEPT.search(content) is None
+        and _SPAN.search(content) is not None
+        and text_mood(content) is Mood.PAST
+    )
+
+
+def kept_since(content: str) -> bool:
+    """Whether `content` says a habit was taken up or is kept ("started running every day", "since May",
+    "used to"): then a past date in it is when the habit began, not a stretch it was bounded by."""
+    return _KEPT.search(content) is not None
 
 
 def changing(content: str, lang: str = ENGLISH) -> bool:

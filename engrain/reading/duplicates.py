@@ -322,3 +322,20 @@ def repeats(first: str, second: str) -> bool:
     runs = {tuple(a[i : i + REPEATED_PHRASE]) for i in range(len(a) - REPEATED_PHRASE + 1)}
     shared = any(tuple(b[i : i + REPEATED_PHRASE]) in runs for i in range(len(b) - REPEATED_PHRASE + 1))
     return shared and min(len(set(a)), len(set(b))) / 2 <= REPEATED_PHRASE
+
+
+# A replaced statement restated elsewhere is looked for by its words only when it says a few (a value, or a
+# short statement): a long one's words are no one thing a later text can repeat.
+OLD_WORDS = 6
+# Words of quantity and frequency that say no fact of their own ("any", "some"; `_LIGHT`): "I don't have any pets"
+# is restated by "so I may never get a pet".
+_NO_FACT = _LIGHT | {"ani", "some", "anyth", "someth", "realli", "still"}
+
+
+def restates(text: str, old: str, old_value: str | None = None) -> bool:
+    """Whether `text` says again what a correction replaced: the old value of its key where it had one ("berlin"
+    in a conversation's summary "…she lives in Berlin…"), else every content word of the replaced statement
+    ("I don't have any pets" in "so I may never get a pet"). Issue 61: after a correction, such a line came back
+    unmarked among recall's first results and passed for the current value."""
+    said = (fact_key(old_value) if old_value else fact_key(old)) - _NO_FACT
+    return 0 < len(said) <= OLD_WORDS and said <= fact_key(text)

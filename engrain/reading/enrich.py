@@ -13,7 +13,15 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, tzinfo
 
 from engrain.reading import languages
-from engrain.reading.dates import began, changing, find_event_period, mood_of, recurrence, time_phrase
+from engrain.reading.dates import (
+    began,
+    changing,
+    find_event_period,
+    kept_since,
+    mood_of,
+    recurrence,
+    time_phrase,
+)
 from engrain.reading.mood import Mood
 from engrain.reading.periods import Period
 from engrain.reading.speakers import REPLY
@@ -183,6 +191,16 @@ def temporality_of(mood: Mood, asks_assistant: bool, event_time: datetime | None
     return "current"
 
 
+def bounded_by(period: Period, content: str, now: datetime, lang: str) -> bool:
+    """A recurrence inside a stretch of the past that `content` dates ("In 2019 I swam every morning", "By early
+    February 2022 I had sent my first screenplay… on my mind every day", "Letzte Woche bin ich jeden Tag
+    gelaufen"): those days, over when told or told in the past tense, not a rule the user keeps — unless the words
+    say the habit began then or is kept ("since May", "started running every day last week", "used to")."""
+    if kept_since(content) or period.start > now - PAST_DATE:
+        return False
+    return period.end <= now or mood_of(content, lang) is Mood.PAST
+
+
 def enrich(
     content: str,
     now: datetime,
@@ -199,8 +217,12 @@ def enrich(
     (a conversation's summary) tells what was said, not the user's rule: it holds no habit."""
     date_text: str | None = None
     habit = recurrence(content, lang) if not retold else None
-    if event is None and habit is None and read_dates:  # a habit's weekday ("every Thursday") is a rule, not a date
-        event, date_text = find_event_period(content, now, tz, lang)
+    if event is None and read_dates:  # a habit's weekday ("every Thursday") is a rule, not a date
+        found, found_text = find_event_period(content, now, tz, lang)
+        if habit is None:
+            event, date_text = found, found_text
+        elif found is not None and bounded_by(found, content, now, lang):
+            habit, event, date_text = None, found, found_text  # "last summer I swam every morning": that summer
     event_time = event.start if event is not None else None
     steps = procedure_steps(content, lang)
     whole = mood_of(content, lang)

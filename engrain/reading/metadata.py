@@ -37,6 +37,9 @@ class Key(StrEnum):
     EMOTION = "emotion"  # a client's {valence, arousal}: a vivid memory stays recent longer (rules/recall.recency)
     STANDING = "standing"  # a standing instruction or preference of the user's (reading/standing.py)
     DIGEST = "digest"  # a digest's topic and the ids of the memories it draws on (rules/digests.py)
+    # A plan whose time passed (it arrived as history, or the expiry pass made it so: rules/plans.py): every text
+    # marks it "past plan", so that "I'm going to open a studio next month" never reads as what is ahead.
+    WAS_PLAN = "was_plan"
 
 
 class Digest(BaseModel):
@@ -68,6 +71,7 @@ class MemoryMetadata(BaseModel):
     emotion: dict[str, Any] | None = None
     standing: Literal["instruction", "preference"] | None = None
     digest: Digest | None = None
+    was_plan: bool | None = None
 
     @classmethod
     def of(cls, raw: Mapping[str, Any] | None) -> MemoryMetadata:

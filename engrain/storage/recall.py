@@ -602,3 +602,30 @@ async def run_recall(conn: AsyncConnection, recall: RecallQuery) -> list[RecallR
         conn.info["hnsw.ef_search"] = ef
     sql, params = recall.statement()
     return [RecallRow.of(m) for m in (await conn.execute(_clause(sql), params)).mappings()]
+
+
+@dataclass(frozen=True)
+class Correction:
+    """A memory a later one replaced whole (`superseded_by`): its words, its key's value, and the replacement."""
+
+    old_id: uuid.UUID
+    old: str
+    old_value: str | None
+    new_id: uuid.UUID
+    new_told_at: datetime
+
+
+async def corrections(conn: AsyncConnection, user_id: str, now: datetime, limit: int) -> list[Correction]:
+    """The user's newest `limit` corrections in force at `now` (the replaced memory ended by then; a digest's
+    rewrite and a trait are no correction of the user's words): what recall marks older lines against."""
+    rows = await conn.execute(
+        text(f"""
+        SELECT o.id AS old_id, o.content AS old, o.metadata ->> '{Key.SLOT_VALUE}' AS old_value,
+               n.id AS new_id, n.told_at AS new_told_at
+        FROM memories o JOIN memories n ON n.user_id = o.user_id AND n.id = o.superseded_by
+        WHERE o.user_id = :u AND o.superseded_by IS NOT NULL AND o.valid_until <= :now
+          AND o.kind NOT IN ('trait', 'digest')
+        ORDER BY n.told_at DESC, n.id LIMIT :limit"""),
+        {"u": user_id, "now": now, "limit": limit},
+    )
+    return [Correction(**row) for row in rows.mappings()]

@@ -457,7 +457,8 @@ async def expire_prospective(session: AsyncSession, user_id: str | None, now: da
         user_id,
         now,
         action="expire",
-        set_sql="temporality = 'historical'",
+        set_sql=f"temporality = 'historical', metadata = coalesce(m.metadata, '{{}}'::jsonb) || "
+        f"jsonb_build_object('{Key.WAS_PLAN}', true)",
         where_sql=f"m.temporality = 'prospective' AND ({plans.over_sql(at)} OR {plans.lapsed_sql(at)}) "
         "AND (m.valid_until IS NULL OR m.valid_until > :now)",
         reason="prospective → historical (its date passed, or it had none and lapsed)",

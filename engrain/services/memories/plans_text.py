@@ -13,9 +13,9 @@ from engrain.text.quoting import DATA_NOTICE, inline
 
 
 def plan_line(plan: MemoryView, at: datetime, tz: tzinfo | None) -> str:
-    habit = MemoryMetadata.of(plan.metadata).habit
+    meta = MemoryMetadata.of(plan.metadata)
     happened = Period.stored(plan.event_time, plan.event_end, plan.event_grain, tz)
-    tags = marks(plan.kind, plan.temporality, happened, at, habit)
+    tags = marks(plan.kind, plan.temporality, happened, at, meta.habit, was_plan=bool(meta.was_plan))
     return memory_line(plan.content, plan.id, shown=shown_when(plan.kind, plan.told_at, happened), tz=tz, tags=tags)
 
 

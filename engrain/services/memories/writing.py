@@ -30,7 +30,7 @@ from engrain.reading.dates import mood_of
 from engrain.reading.duplicates import is_near_duplicate
 from engrain.reading.enrich import DEFAULT_IMPORTANCE, IMPORTANT, content_hash, enrich
 from engrain.reading.leaving import holds, left_value
-from engrain.reading.metadata import MemoryMetadata
+from engrain.reading.metadata import Key, MemoryMetadata
 from engrain.reading.mood import Mood
 from engrain.reading.periods import Grain, Period, happened_label
 from engrain.reading.slots import Topic, given_slot, shown_key, single_valued, slot_of, slot_topic, states_now
@@ -110,7 +110,10 @@ class Prepared:
     def arrive(self, present: datetime) -> None:
         """Judge its plan at the user's present for this write (rules/plans.on_arrival)."""
         end = self.event.end if self.event is not None else None
-        self.temporality = plans.on_arrival(self.temporality, self.event_time, end, self.told_at, present)
+        arrived = plans.on_arrival(self.temporality, self.event_time, end, self.told_at, present)
+        if arrived != self.temporality:  # a plan whose time had passed: history, marked as a past plan
+            self.metadata = {**self.metadata, Key.WAS_PLAN.value: True}
+        self.temporality = arrived
 
     def row(self, user_id: str, now: datetime) -> Memory:
         return Memory(

@@ -12,7 +12,7 @@ from engrain.reading import inputs
 from engrain.reading.duplicates import repeats
 from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.periods import Period
-from engrain.reading.slots import PROFILE_ORDER, of_family, tag
+from engrain.reading.slots import PROFILE_ORDER, of_family, slot_of, tag
 from engrain.rules.traits import FORMING_STAGES, Stage
 from engrain.services.profile.results import ProfileResult
 from engrain.services.profile.sections import (
@@ -67,6 +67,18 @@ class _Slot:
     def order(self) -> tuple[int, str, str]:
         rank = PROFILE_ORDER.index(self.what) if self.what in PROFILE_ORDER else len(PROFILE_ORDER)
         return (0 if self.whose == "user" else 1, self.whose, f"{rank:02d}{self.what}")
+
+
+def holds_now(m: Memory) -> bool:
+    """Whether a memory that fills a key states who the user is now (issue 61: "By early February 2022 I had sent
+    my first screenplay…", given a key by a calling model, stood in "About them" until November). A past event
+    fills its key for now only where its words say the value that results ("we moved to Portland last weekend":
+    the rules read the home from them); where the key was given to a past event whose words the rules read no
+    value of that key from, it is history, not who they are."""
+    if m.temporality != "historical":
+        return True
+    read = slot_of(m.content, m.lang)
+    return read is not None and read.key == MemoryMetadata.of(m.metadata_).slot
 
 
 @dataclass(frozen=True)
@@ -162,6 +174,8 @@ class ProfileView:
         # behaviours it was made from filled three lines with one thing).
         shown_traits = {t.id for t, *_ in traits}
         traits = [row for row in traits if row[0].trait_parent_id not in shown_traits]
+        # A key told of a past event is no fact about now: history, shown with its date where it is shown at all.
+        slot_facts = [m for m in slot_facts if holds_now(m)]
         slots = {m.id: _Slot.of(m) for m in slot_facts}  # each fact's metadata read once
         facts = sorted(slot_facts, key=lambda m: slots[m.id].order)
         shown: set[object] = set()
@@ -189,7 +203,11 @@ class ProfileView:
                 shown.add(m.id)
                 meta = MemoryMetadata.of(m.metadata_)
                 happened = Period.stored(m.event_time, m.event_end, m.event_grain, tz)
-                tags = [slots[m.id].tag] if tagged else marks(m.kind, m.temporality, happened, at, meta.habit)
+                tags = (
+                    [slots[m.id].tag]
+                    if tagged
+                    else marks(m.kind, m.temporality, happened, at, meta.habit, was_plan=bool(meta.was_plan))
+                )
                 tags += replaced_mark(meta)
                 # A fact shown for its key shows the sentence that states it (its value), wherever it stands.
                 focus = meta.slot_value if tagged else None

@@ -92,10 +92,16 @@ class RecallHit(BaseModel):
     created_at: datetime
     temporality: str
     habit: bool = Field(default=False, description="A habit (a rule such as 'every Thursday'), never a plan.")
+    was_plan: bool = Field(default=False, description="A plan whose time passed: history now, marked 'past plan'.")
     stage: str | None = None
     replaced: str | None = Field(
         default=None,
         description="What of this memory a later one replaced, the rest still true: 'home replaced by 5991d65a'.",
+    )
+    outdated: str | None = Field(
+        default=None,
+        description="Told before a correction and saying what it replaced: 'older than 5991d65a (2022-06-01), which "
+        "replaced «I live in Berlin»' (its score halved).",
     )
     namespace: str
     category: str | None = None

@@ -28,6 +28,7 @@ from engrain.rules.digests import DIGEST
 from engrain.rules.gathering import GATHER_FETCH
 from engrain.services.recall.focus import FocusedQuery, QueryFocus
 from engrain.services.recall.gathering import gather
+from engrain.services.recall.outdated import CORRECTIONS, mark_outdated
 from engrain.services.recall.refreshing import RefreshingCache
 from engrain.services.recall.results import Breakdown, Gathering, LinkRef, RecallHit, RecallResult
 from engrain.services.recall.text import TEXT_TOKENS, render
@@ -39,6 +40,7 @@ from engrain.storage.recall import (
     RecallQuery,
     RecallRow,
     WordRarity,
+    corrections,
     run_recall,
     word_rarity,
 )
@@ -92,6 +94,7 @@ def _hit(row: RecallRow, tz: tzinfo | None) -> RecallHit:
         created_at=row.created_at,
         temporality=row.temporality,
         habit=meta.habit,
+        was_plan=bool(meta.was_plan),
         stage=row.stage,
         replaced=next(iter(replaced_mark(meta)), None),
         namespace=row.namespace,
@@ -325,6 +328,7 @@ class RecallSearch:
         try:
             async with db.reader.connect() as conn:
                 rows = await run_recall(conn, statement)
+                replaced = await corrections(conn, statement.user_id, statement.now, CORRECTIONS) if rows else []
         except DBAPIError as exc:
             if "statement timeout" in str(exc.orig) or "canceling statement" in str(exc.orig):
                 raise RecallTimeout(
@@ -333,7 +337,7 @@ class RecallSearch:
             raise
         if not prepared.include_links:
             rows = [r for r in rows if r.source == "search"]
-        hits = [_hit(r, self.rt.settings.tz) for r in rows]
+        hits = mark_outdated([_hit(r, self.rt.settings.tz) for r in rows], replaced, settings.tz)
         truncated, gathered = False, None
         if prepared.gather_limit is not None:  # the pieces first: only they are screened (3 × limit rows came)
             budget = 4 * (prepared.max_tokens or TEXT_TOKENS)

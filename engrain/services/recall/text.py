@@ -58,8 +58,11 @@ def render(result: RecallResult, *, now: datetime, tz: tzinfo | None, explain: b
 
 def _line(hit: RecallHit, now: datetime, tz: tzinfo | None, limit: int) -> str:
     happened = Period.stored(hit.event_time, hit.event_end, hit.event_grain, tz)
-    tags = marks(hit.kind, hit.temporality, happened, now, hit.habit, hit.stage, hit.digest_of or 0)
+    tags = marks(
+        hit.kind, hit.temporality, happened, now, hit.habit, hit.stage, hit.digest_of or 0, was_plan=hit.was_plan
+    )
     tags += [hit.replaced] if hit.replaced else []
+    tags += [hit.outdated] if hit.outdated else []
     if hit.source == "linked" and hit.relation:
         tags.append(f"linked: {hit.relation}")
     shown = shown_when(hit.kind, hit.told_at, happened)

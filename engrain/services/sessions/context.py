@@ -65,7 +65,8 @@ class SessionContext:
         items: list[Item] = []
         for m in told:
             happened = Period.stored(m.event_time, m.event_end, m.event_grain, tz)
-            tags = marks(m.kind, m.temporality, happened, now, MemoryMetadata.of(m.metadata_).habit)
+            meta = MemoryMetadata.of(m.metadata_)
+            tags = marks(m.kind, m.temporality, happened, now, meta.habit, was_plan=bool(meta.was_plan))
             items.append(Item(m.id, m.content, shown_when(m.kind, m.told_at, happened), tags))
         here = Section(f"About this project ({inline(project_name, 80)})", items, share=PER_SECTION)
         sections = [*page.sections, here]

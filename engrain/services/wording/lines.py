@@ -37,25 +37,34 @@ def marks(
     habit: bool,
     stage: str | None = None,
     digest_of: int = 0,
+    *,
+    was_plan: bool = False,
 ) -> list[str]:
     """What the model should know a memory is beyond its words: a plan (overdue once its whole period passed:
-    "next month" is not overdue on its 2nd), a habit, a procedure, a trait and its stage; plain facts and past
-    events carry no mark; what an assistant said is marked as its reply; a digest, a model's summary of
-    `digest_of` memories, says so (it is no statement of the user's, and its dates are theirs)."""
+    "next month" is not overdue on its 2nd), a habit, a procedure, a trait and its stage; what an assistant said is
+    marked as its reply; a digest, a model's summary of `digest_of` memories, says so (it is no statement of the
+    user's, and its dates are theirs). What is over says so (issue 61: lines that read as current but are not): a
+    plan whose time passed (`was_plan`) is a "past plan", a habit told in the past a "past habit", and a past
+    statement with no period of its own to show it "past"; a dated past event's "happened" date says it."""
     if kind == "trait":
         return [f"trait, {stage}" if stage else "trait"]
     if kind == DIGEST:
         return [f"digest of {digest_of} {'memory' if digest_of == 1 else 'memories'}"]
     if kind == REPLY:
         return ["assistant's reply"]  # what was said to the user, not what the user said
+    past = temporality == "historical"
     if habit:
-        return ["habit"]
+        return ["past habit" if past else "habit"]
     if temporality == "prospective":
         overdue = (
             happened is not None and meant(happened.start) is not None and plans.over(happened.start, happened.end, now)
         )
         return ["overdue plan"] if overdue else ["plan"]
-    return ["procedure"] if kind == "procedural" else []
+    if past and was_plan:
+        return ["past plan"]
+    if kind == "procedural":
+        return ["procedure"]
+    return ["past"] if past and (happened is None or meant(happened.start) is None) else []
 
 
 def replaced_mark(meta: MemoryMetadata) -> list[str]:
