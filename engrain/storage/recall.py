@@ -260,6 +260,18 @@ _TERM_NAMES = (
     " tags, pinned, metadata, vector, text, lexical, recency, temporal, slot, standing, importance, trait_boost,"
     " penalty"
 )
+# The user's newest CORRECTIONS corrections in force (a memory a later one replaced whole, `superseded_by`; a digest's
+# rewrite and a trait are no correction of the user's words): what recall marks older lines against
+# (services/recall/outdated.py). Read by the recall statement itself and given once, on its first row.
+CORRECTIONS = 100
+_CORRECTIONS_CTE = f"""corrections AS (
+        SELECT o.id AS old_id, o.content AS old, o.metadata ->> '{Key.SLOT_VALUE}' AS old_value,
+               n.id AS new_id, n.told_at AS new_told_at
+        FROM memories o JOIN memories n ON n.user_id = o.user_id AND n.id = o.superseded_by
+        WHERE o.user_id = :user AND o.superseded_by IS NOT NULL AND o.valid_until <= :now
+          AND o.kind NOT IN ('trait', 'digest')
+        ORDER BY n.told_at DESC, n.id LIMIT {CORRECTIONS}
+    )"""
 _ROW_COLUMNS = """m.id, m.content, m.kind, m.namespace, m.event_time, m.event_end, m.event_grain, m.told_at,
     m.created_at, m.temporality,
     m.trait_stage AS stage, m.importance AS importance_raw, m.category, m.tags, m.pinned,
@@ -413,11 +425,14 @@ def recall_sql(
         SELECT *, 0 AS part FROM top
         UNION ALL
         SELECT *, 1 AS part FROM linked
-    )
+    ),
+    {_CORRECTIONS_CTE}
     SELECT r.*, (SELECT t FROM user_now) AS user_now,
         coalesce((SELECT json_agg(json_build_object('id', l.target_id, 'relation', l.relation)
                                   ORDER BY l.created_at, l.target_id)
-                  FROM memory_links l WHERE l.user_id = :user AND l.source_id = r.id{link_time}), '[]'::json) AS links
+                  FROM memory_links l WHERE l.user_id = :user AND l.source_id = r.id{link_time}), '[]'::json) AS links,
+        CASE WHEN row_number() OVER (ORDER BY r.part, r.score DESC, r.id) = 1
+             THEN (SELECT coalesce(json_agg(c), '[]'::json) FROM corrections c) END AS corrections
     FROM result r
     ORDER BY r.part, r.score DESC, r.id
     """
@@ -593,7 +608,7 @@ class RecallRow:
 _ROW_FIELDS = tuple(name for name in RecallRow.__slots__ if name != "links")
 
 
-async def run_recall(conn: AsyncConnection, recall: RecallQuery) -> list[RecallRow]:
+async def run_recall(conn: AsyncConnection, recall: RecallQuery) -> Recalled:
     """The recall statement, on a connection of `Database.reader`. The HNSW list length follows the
     pool; a connection keeps the last one it was given, so only a change of pool costs a round trip."""
     ef = ef_search(recall.pool)
@@ -601,7 +616,9 @@ async def run_recall(conn: AsyncConnection, recall: RecallQuery) -> list[RecallR
         await conn.execute(text("SELECT set_config('hnsw.ef_search', :ef, false)"), {"ef": str(ef)})
         conn.info["hnsw.ef_search"] = ef
     sql, params = recall.statement()
-    return [RecallRow.of(m) for m in (await conn.execute(_clause(sql), params)).mappings()]
+    found = list((await conn.execute(_clause(sql), params)).mappings())
+    given: list[dict[str, Any]] = (found[0]["corrections"] or []) if found else []
+    return Recalled([RecallRow.of(m) for m in found], [Correction.of(c) for c in given])
 
 
 @dataclass(frozen=True)
@@ -614,18 +631,21 @@ class Correction:
     new_id: uuid.UUID
     new_told_at: datetime
 
+    @classmethod
+    def of(cls, given: dict[str, Any]) -> Correction:
+        """One of the statement's `corrections` (JSON: ids and times as text)."""
+        return cls(
+            old_id=uuid.UUID(given["old_id"]),
+            old=given["old"],
+            old_value=given["old_value"],
+            new_id=uuid.UUID(given["new_id"]),
+            new_told_at=datetime.fromisoformat(given["new_told_at"]),
+        )
 
-async def corrections(conn: AsyncConnection, user_id: str, now: datetime, limit: int) -> list[Correction]:
-    """The user's newest `limit` corrections in force at `now` (the replaced memory ended by then; a digest's
-    rewrite and a trait are no correction of the user's words): what recall marks older lines against."""
-    rows = await conn.execute(
-        text(f"""
-        SELECT o.id AS old_id, o.content AS old, o.metadata ->> '{Key.SLOT_VALUE}' AS old_value,
-               n.id AS new_id, n.told_at AS new_told_at
-        FROM memories o JOIN memories n ON n.user_id = o.user_id AND n.id = o.superseded_by
-        WHERE o.user_id = :u AND o.superseded_by IS NOT NULL AND o.valid_until <= :now
-          AND o.kind NOT IN ('trait', 'digest')
-        ORDER BY n.told_at DESC, n.id LIMIT :limit"""),
-        {"u": user_id, "now": now, "limit": limit},
-    )
-    return [Correction(**row) for row in rows.mappings()]
+
+@dataclass(frozen=True)
+class Recalled:
+    """What the recall statement returns: its rows, and the user's corrections (`CORRECTIONS`; none without rows)."""
+
+    rows: list[RecallRow]
+    corrections: list[Correction]

@@ -21,8 +21,6 @@ from engrain.storage.recall import Correction
 from engrain.text.quoting import inline
 
 OUTDATED_WEIGHT = 0.5
-# The newest corrections looked at: a recall reads them in one statement, whatever the history's length.
-CORRECTIONS = 100
 _OLD_CHARS = 60
 
 

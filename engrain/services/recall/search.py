@@ -28,7 +28,7 @@ from engrain.rules.digests import DIGEST
 from engrain.rules.gathering import GATHER_FETCH
 from engrain.services.recall.focus import FocusedQuery, QueryFocus
 from engrain.services.recall.gathering import gather
-from engrain.services.recall.outdated import CORRECTIONS, mark_outdated
+from engrain.services.recall.outdated import mark_outdated
 from engrain.services.recall.refreshing import RefreshingCache
 from engrain.services.recall.results import Breakdown, Gathering, LinkRef, RecallHit, RecallResult
 from engrain.services.recall.text import TEXT_TOKENS, render
@@ -40,7 +40,6 @@ from engrain.storage.recall import (
     RecallQuery,
     RecallRow,
     WordRarity,
-    corrections,
     run_recall,
     word_rarity,
 )
@@ -327,17 +326,15 @@ class RecallSearch:
         db = await self.rt.database()
         try:
             async with db.reader.connect() as conn:
-                rows = await run_recall(conn, statement)
-                replaced = await corrections(conn, statement.user_id, statement.now, CORRECTIONS) if rows else []
+                recalled = await run_recall(conn, statement)
         except DBAPIError as exc:
             if "statement timeout" in str(exc.orig) or "canceling statement" in str(exc.orig):
                 raise RecallTimeout(
                     f"query: recall took longer than ENGRAIN_RECALL_TIMEOUT_MS={settings.recall_timeout_ms} ms"
                 ) from None
             raise
-        if not prepared.include_links:
-            rows = [r for r in rows if r.source == "search"]
-        hits = mark_outdated([_hit(r, self.rt.settings.tz) for r in rows], replaced, settings.tz)
+        rows = recalled.rows if prepared.include_links else [r for r in recalled.rows if r.source == "search"]
+        hits = mark_outdated([_hit(r, self.rt.settings.tz) for r in rows], recalled.corrections, settings.tz)
         truncated, gathered = False, None
         if prepared.gather_limit is not None:  # the pieces first: only they are screened (3 × limit rows came)
             budget = 4 * (prepared.max_tokens or TEXT_TOKENS)
