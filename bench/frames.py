@@ -58,9 +58,9 @@ async def _remember(client: Client, **args: str) -> dict[str, Any]:
     return result.structured_content
 
 
-async def measure(embedder: str, split: str, misses: bool) -> dict[str, Any]:
+async def measure(embedder: str, split: str, misses: bool, home: str | None = None) -> dict[str, Any]:
     now = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
-    settings = bench_settings(scratch_home("engrain-frames-"), embedder)
+    settings = bench_settings(home or scratch_home("engrain-frames-"), embedder)
     app = AppState(settings, clock=lambda: now)
     said = (now - timedelta(days=1)).isoformat()
     counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))

@@ -72,12 +72,14 @@ _OBJECT = r"(?:(?!(?:and|but|so|because|since|as|when|after|before|then|while|th
 # The clause follows at once, after "that", or after a colon (a quote's opening mark is read by `slots.framed`).
 _CLAUSE_NEXT = r"(?:that\s+|whether\s+|if\s+)?(?::\s*)?$"
 _REPORTED = re.compile(
-    rf"(?:^|[^\w'’])(?<!\bI\s)(?P<who>{_SOMEONE})\s+{_AUX}(?:{_SAYING}\s+{_OBJECT}{_CLAUSE_NEXT}"
+    rf"(?:^|[^\w'’])(?<!\bI\s)(?P<who>{_SOMEONE})\s+{_AUX}(?:{_SAYING}\b\s*{_OBJECT}{_CLAUSE_NEXT}"
     rf"|[a-z]+(?:s|ed)\s+{_OBJECT}that\s+$)",
     _I,
 )
 # The subject of a subordinate clause is no speaker ("Since my company was acquired I work at…").
-_SUBORDINATE = re.compile(r"\b(?:since|after|when|because|as|once|while|although|though|before|until|now\s+that)\s+$", _I)
+_SUBORDINATE = re.compile(
+    r"\b(?:since|after|when|because|as|once|while|although|though|before|until|now\s+that)\s+$", _I
+)
 _EVIDENTIAL = re.compile(
     r"\baccording\s+to\b|\brumou?rs?\s+(?:has|have)\s+it\b|\bword\s+is\b|\b(?:supposedly|allegedly|reportedly)\b"
     r"|\bit(?:['’]s|\s+is|\s+was)\s+(?:said|rumou?red|claimed|believed)\b",
@@ -122,7 +124,9 @@ _INSIDE = re.compile(
     rf"|\b{_WORLD}\s+(?:where|in\s+which|about\s+how)\b",
     _I,
 )
-_INSIDE_AFTER = re.compile(rf"\b(?:in|inside|within)\s+{_DETERMINER}\s+(?:[\w'’&-]+\s+){{0,2}}?{_WORLD}\s*(?:$|[,;!?)])", _I)
+_INSIDE_AFTER = re.compile(
+    rf"\b(?:in|inside|within)\s+{_DETERMINER}\s+(?:[\w'’&-]+\s+){{0,2}}?{_WORLD}\s*(?:$|[,;!?)])", _I
+)
 
 
 def frame_of(before: str, after: str = "") -> Frame | None:

@@ -262,8 +262,8 @@ _ARTICLES = re.compile(
     r"^(?:(?:the|a|an|le|la|les|un|une|el|los|las|der|die|das|den|dem|ein|eine|einen|einem)\s+|l['’])", _I
 )
 _SENTENCE_END = re.compile(r"[.!?;。！？；\n]")
-# The user as a clause's subject (where a frame before it governs it).
-_SUBJECT = re.compile(r"\b(?:I|we|my|our)\b", _I)
+# A clause's subject: the user, or whom the user speaks to (where a frame before it governs it).
+_SUBJECT = re.compile(r"\b(?:I|we|my|our|you|your)\b", _I)
 _OPEN_QUOTES = {'"': '"', "“": "”", "«": "»", "„": "“", "「": "」", "『": "』"}
 
 
@@ -332,7 +332,8 @@ def framed(content: str, start: int, lang: str) -> bool:
     if not _SUBJECT.match(content, start):
         start = opening + max((m.start() for m in _SUBJECT.finditer(sentence)), default=len(sentence))
     end = _SENTENCE_END.search(content, start)
-    return frame_of(content[opening:start], content[start : end.start() if end is not None else len(content)]) is not None
+    rest = content[start : end.start() if end is not None else len(content)]
+    return frame_of(content[opening:start], rest) is not None
 
 
 def _named(m: re.Match[str], lang: str) -> Slot | None:
@@ -511,7 +512,9 @@ def slot_topic(content: str, lang: str = ENGLISH) -> Topic | None:
     if slot_of(content, lang) is not None:
         return None
     english = lang == ENGLISH
-    for ends, patterns in ((True, ENGLISH_ENDS if english else slot_end_patterns(lang)), (False, ENGLISH_TOPICS if english else slot_topic_patterns(lang))):
+    ending = ENGLISH_ENDS if english else slot_end_patterns(lang)
+    speaking = ENGLISH_TOPICS if english else slot_topic_patterns(lang)
+    for ends, patterns in ((True, ending), (False, speaking)):
         for what, pattern in patterns:
             m = pattern.search(content)
             # In English, framed as the clause of its verb is ("I joked that I work at…": the second "I").

@@ -30,7 +30,7 @@ from engrain.reading.redaction import redact
 from engrain.reading.slots import slot_of
 from engrain.services.memories.extraction import ExtractedMemory, Extraction
 from engrain.services.memories.redacting import merged
-from engrain.services.memories.results import IngestResult, RememberResult
+from engrain.services.memories.results import IngestResult, RememberResult, Unsettled
 from engrain.services.memories.writing import RememberRequest
 from engrain.services.prompting.task_states import TaskState, task_state
 from engrain.storage import memories as repo
@@ -459,6 +459,7 @@ class ConversationIngest:
             created: list[str] = []
             duplicates: list[str] = []
             redacted: list[dict[str, int] | None] = []
+            unsettled: list[Unsettled] = []
             for item in items[:MAX_EXTRACTED]:
                 steps = [x.strip()[:500] for x in item.procedure_steps or [] if x.strip()][:30]
                 request = RememberRequest(**item.model_dump(exclude={"procedure_steps", "message"}))
@@ -472,6 +473,9 @@ class ConversationIngest:
                 # erases (`provisional`) must never include the user's earlier memory.
                 (created if result.status == "created" else duplicates).append(result.id)
                 redacted.append(result.redacted)
+                if result.may_replace is not None:  # the rules could not settle it: the calling model may
+                    words = result.content or request.content
+                    unsettled.append(Unsettled(id=result.id, content=words, may_replace=result.may_replace))
             summary_id = None
             if summary and summary.strip() and "\x00" not in summary:
                 text = SUMMARY_PREFIX + " ".join(summary.split())[:1000]
@@ -503,6 +507,7 @@ class ConversationIngest:
                 llm=llm_name,
                 redacted=merged(*redacted),
                 replies=kept_replies,
+                may_replace=unsettled,
             )
 
     async def _remember_leniently(
