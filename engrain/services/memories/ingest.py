@@ -24,6 +24,7 @@ from engrain.errors import InvalidInput
 from engrain.providers.llm import Prompt
 from engrain.reading import inputs, languages
 from engrain.reading.enrich import procedure_steps
+from engrain.reading.frames import TASK_VERBS
 from engrain.reading.mood import sentences
 from engrain.reading.projects import Scope
 from engrain.reading.redaction import redact
@@ -71,12 +72,7 @@ _REPLY = re.compile(
 )
 # A request to the assistant, in the imperative ("Explain quantum entanglement like I'm five", "Give me a
 # plan", "Interesting, tell me more"): what the user asks for, not what they are (issue 43: chat exports).
-_REQUEST = re.compile(
-    r"^(?:\w+,\s*)?(?:please\s+)?(?:explain|give|write|fix|tell|show|make|help|list|summari[sz]e|translate|"
-    r"create|generate|rewrite|draft|continue|try|add|convert|check|compare|suggest|recommend|find|describe|draw|"
-    r"design|debug|review|improve|shorten|rephrase)\b",
-    re.IGNORECASE,
-)
+_REQUEST = re.compile(rf"^(?:\w+,\s*)?(?:please\s+)?(?:{TASK_VERBS})\b", re.IGNORECASE)
 _ADDRESSED = re.compile(r"\b(?:you|your|yours|you're|you've|you'll|you'd)\b", re.IGNORECASE)
 _MINE = re.compile(r"\b(?:my|mine|our|ours)\b", re.IGNORECASE)
 _FILLERS = re.compile(r"\byou\s+know\b,?|\byou\s+see\b,?", re.IGNORECASE)
