@@ -21,7 +21,9 @@ something of theirs, "Sophie has cut my hair since uni", `ENGLISH_DOES_MINE`) �
 subject of a later clause, its reason ("…, Tony retired"), or of its own ending ("Marta moved away, …",
 `ENGLISH_DEPARTED`); of several, those sharing most domains, and none when
 facts holding different values tie: it may replace them, which a model settles (`replaced`; services/memories/
-writing.py finds the facts, applies it and names the newest tied one as `may_replace`).
+writing.py finds the facts, applies it and names the newest tied one as `may_replace`). A sentence with no word of
+change that holds a value of a domain ("I train at Third Space on weekdays") may add a value or end one, which the
+rules cannot tell (issue 61): it ends nothing and names the fact it may replace (`Change.said` false).
 """
 
 from __future__ import annotations
@@ -220,6 +222,10 @@ class Change:
 
     domains: frozenset[str]
     query: str
+    # A word of change or of now says it ("I'm at The Gym Group now"). Without one the statement only says the user
+    # holds a value of the domain ("I go to Third Space on weekdays"): it may add to the fact or end it, which the
+    # rules cannot tell — it ends nothing and names what it may replace, for a model to settle (issue 61).
+    said: bool = True
 
 
 @cache
@@ -251,7 +257,8 @@ def domains_of(text: str, lang: str) -> frozenset[str]:
 
 
 def changed(content: str, lang: str = ENGLISH) -> Change | None:
-    """The change of one of the user's values that `content` says by the new value, if it says one."""
+    """The change of one of the user's values that `content` says by the new value, if it says one; failing that,
+    a value of a domain it says the user holds with no word of change, which may be one (`said` false)."""
     r = rules(lang)
     english = lang == ENGLISH
     cue_words, aside, others, for_someone = (
@@ -259,26 +266,33 @@ def changed(content: str, lang: str = ENGLISH) -> Change | None:
         if english
         else (r.changed, r.aside, r.others, r.for_someone)
     )
+    unsaid: Change | None = None  # the first sentence that holds a value of a domain with no word of change
     for sentence in SENTENCE.finditer(content):
         text = sentence.group(0)
         if content[sentence.end() : sentence.end() + 1] in ("?", "？"):  # a question says no change
             continue
         cue = cue_words.search(text)
-        if cue is None or aside.search(text) or not states_now(text, lang):
+        if aside.search(text) or not states_now(text, lang):
             continue
+        if cue is None and (unsaid is not None or not held_values(text, lang)):
+            continue
+        at = cue.start() if cue is not None else max(0, text.find(held_values(text, lang)[0]))
         if any(for_someone.search(text, 0, m.start()) for m in others.finditer(text)):
             continue
-        if _someone_else(others, text[: cue.start()]):
+        if _someone_else(others, text[:at]):
             continue
-        if framed(content, sentence.start() + cue.start(), lang):
+        if framed(content, sentence.start() + at, lang):
             continue
         if r.spaced and not any(not _PRONOUN.match(name) for name in _inner_names(text)):
             continue
         domains = domains_of(text, lang)
         if domains:
             _, table = _domains(lang)
-            return Change(domains, " or ".join(sorted(w for w, d in table.items() if d in domains)))
-    return None
+            change = Change(domains, " or ".join(sorted(w for w, d in table.items() if d in domains)), cue is not None)
+            if change.said:
+                return change
+            unsaid = change
+    return unsaid
 
 
 def _inner_names(text: str) -> list[str]:
@@ -346,9 +360,10 @@ class Verdict:
 def replaced(change: Change, content: str, lang: str, facts: Sequence[tuple[str, str]]) -> Verdict:
     """Of the user's current facts (each `(content, lang)`, told before `content`), those its change replaces:
     the facts of a domain it shares that hold a value it does not name, sharing most domains; none when facts
-    holding different values tie (the statement does not say which it ends). A fact is read in the statement's
-    language, then in its own (a short fact's language is often misread: "Conduzco un Seat Ibiza" reads as
-    English)."""
+    holding different values tie (the statement does not say which it ends), and none where no word of change
+    says it (`Change.said` false: all of them are tied, the statement may add a value). A fact is read in the
+    statement's language, then in its own (a short fact's language is often misread: "Conduzco un Seat Ibiza" reads
+    as English)."""
     scored: list[tuple[int, str, int]] = []
     for position, (fact, fact_lang) in enumerate(facts):
         read_as = next((code for code in (lang, fact_lang) if domains_of(fact, code) & change.domains), lang)
@@ -359,4 +374,5 @@ def replaced(change: Change, content: str, lang: str, facts: Sequence[tuple[str,
     best = max((shared for shared, _, _ in scored), default=0)
     winners = [(value, position) for shared, value, position in scored if shared == best]
     positions = tuple(position for _, position in winners)
-    return Verdict(ends=positions) if len({value for value, _ in winners}) == 1 else Verdict(tied=positions)
+    settled = change.said and len({value for value, _ in winners}) == 1
+    return Verdict(ends=positions) if settled else Verdict(tied=positions)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from engrain.reading.frames import frame_of
 from engrain.reading.languages import (
     asks_named_patterns,
     asks_slot_patterns,
@@ -246,18 +247,6 @@ ENGLISH_ATTRIBUTES = {
     "mum": "mother",
     "dad": "father",
 }
-# A quote, reported speech, a hypothetical, a request, fiction or a dream before the statement in its
-# sentence: not the user's claim about now ("People assume my gym is Equinox", "Imagine my car is a
-# Ferrari"). "I told you, I live in Berlin" is the user's own.
-ENGLISH_FRAME = re.compile(
-    r"\b(?!I\b)[A-Za-z]+\s+(?:say|says|said|tell|tells|told|think|thinks|thought|assume|assumes|assumed|"
-    r"believe|believes|believed|claim|claims|claimed|guess|guessed|reckon|reckons|insist|insists|suspect)\b"
-    r"|\b(?:imagine|imagining|pretend|pretending|suppose|supposing|what if|if|unless|wish|hypothetically|"
-    r"dream\w*|novel|story|stories|fiction|roleplay|role-play|character|script|write|compose|draft|"
-    r"can you|could you|would you|will you|please|let's)\b",
-    _I,
-)
-
 # Slots that hold many values: where one is from, the people one names. A second value adds to them; every
 # other slot (where one lives and works, a phone, a gym, a favourite colour) holds one value at a time.
 MANY_VALUED = frozenset({"origin", "person"})
@@ -273,6 +262,8 @@ _ARTICLES = re.compile(
     r"^(?:(?:the|a|an|le|la|les|un|une|el|los|las|der|die|das|den|dem|ein|eine|einen|einem)\s+|l['’])", _I
 )
 _SENTENCE_END = re.compile(r"[.!?;。！？；\n]")
+# A clause's subject: the user, or whom the user speaks to (where a frame before it governs it).
+_SUBJECT = re.compile(r"\b(?:I|we|my|our|you|your)\b", _I)
 _OPEN_QUOTES = {'"': '"', "“": "”", "«": "»", "„": "“", "「": "」", "『": "』"}
 
 
@@ -324,15 +315,25 @@ def attribute(words: str, lang: str = ENGLISH, favourite: bool = False) -> str:
 
 
 def framed(content: str, start: int, lang: str) -> bool:
-    """Whether what starts at `start` is inside a quote or after a frame in its sentence that makes it not
-    the user's claim about now: reported speech, a hypothetical, a request, fiction, a dream."""
+    """Whether what starts at `start` is inside a quote or in a frame of its sentence that makes it not the
+    user's claim about now: a request, reported speech, a hypothetical, fiction, a dream (`reading/frames.py`
+    in English; each other language's `FRAME` before it)."""
     before = content[:start]
     sentence = before[max((m.end() for m in _SENTENCE_END.finditer(before)), default=0) :]
     for opening, closing in _OPEN_QUOTES.items():
         opened = sentence.count(opening)
         if (opening == closing and opened % 2) or (opening != closing and opened > sentence.count(closing)):
             return True
-    return (ENGLISH_FRAME if lang == ENGLISH else frame(lang)).search(sentence) is not None
+    if lang != ENGLISH:
+        return frame(lang).search(sentence) is not None
+    # The clause begins at its subject: a word of change or a verb found inside it ("Tom swears I drive a Porsche
+    # now") is framed as the clause is.
+    opening = start - len(sentence)
+    if not _SUBJECT.match(content, start):
+        start = opening + max((m.start() for m in _SUBJECT.finditer(sentence)), default=len(sentence))
+    end = _SENTENCE_END.search(content, start)
+    rest = content[start : end.start() if end is not None else len(content)]
+    return frame_of(content[opening:start], rest) is not None
 
 
 def _named(m: re.Match[str], lang: str) -> Slot | None:
@@ -504,18 +505,21 @@ ENDED_TOGETHER = {"user:employer": ("user:employer", "user:job")}
 
 
 def slot_topic(content: str, lang: str = ENGLISH) -> Topic | None:
-    """The user's single-valued slot that `content` speaks of without filling it for now: it may end that
-    slot's live value or not, which the rules cannot always tell — the write result says which memory it
-    may replace, and a model settles it (docs/SPEC.md §5)."""
+    """The user's single-valued slot that `content` speaks of without filling it for now (not in a frame: "My
+    brother joked that I quit" speaks of nothing of the user's): it may end that slot's live value or not, which
+    the rules cannot always tell — the write result says which memory it may replace, and a model settles it
+    (docs/SPEC.md §5)."""
     if slot_of(content, lang) is not None:
         return None
     english = lang == ENGLISH
-    for what, pattern in ENGLISH_ENDS if english else slot_end_patterns(lang):
-        if pattern.search(content):
-            return Topic(f"user:{what}", ends=True)
-    for what, pattern in ENGLISH_TOPICS if english else slot_topic_patterns(lang):
-        if pattern.search(content):
-            return Topic(f"user:{what}", ends=False)
+    ending = ENGLISH_ENDS if english else slot_end_patterns(lang)
+    speaking = ENGLISH_TOPICS if english else slot_topic_patterns(lang)
+    for ends, patterns in ((True, ending), (False, speaking)):
+        for what, pattern in patterns:
+            m = pattern.search(content)
+            # In English, framed as the clause of its verb is ("I joked that I work at…": the second "I").
+            if m is not None and not framed(content, m.end() if english else m.start(), lang):
+                return Topic(f"user:{what}", ends=ends)
     return None
 
 

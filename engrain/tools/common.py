@@ -18,6 +18,8 @@ from sqlalchemy.exc import DBAPIError
 from engrain import metrics
 from engrain.errors import EngrainError, InvalidInput, NotFound, QuotaExceeded, Unavailable, describe_validation
 from engrain.logs import request_id
+from engrain.reading.inputs import short_id
+from engrain.text.quoting import quoted
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -145,6 +147,21 @@ def redaction_line(kinds: dict[str, int] | None) -> str:
 def words_only_line(reason: str | None) -> str:
     """The line that says a write was stored by its words only, and why ("" when it was embedded)."""
     return f"\nStored by its words only: {reason}; engrain://status says why." if reason else ""
+
+
+def may_replace_lines(pairs: list[tuple[str, str, str, str]]) -> str:
+    """The lines that name, for each memory just stored (id, words), an older fact it may end (id, words), which the
+    rules could not settle: the calling model knows what the user meant ("" when there is none)."""
+    if not pairs:
+        return ""
+    lines = [
+        f"- {short_id(new_id)} {quoted(new, 80)} may replace {short_id(old_id)} {quoted(old, 100)}"
+        for new_id, new, old_id, old in pairs
+    ]
+    return (
+        "\nMay end an older fact (if it does, call remember with the new memory's words and supersedes=<the older "
+        "id>; otherwise nothing to do):\n" + "\n".join(lines)
+    )
 
 
 def shorten(text: str, width: int = 80) -> str:

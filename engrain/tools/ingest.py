@@ -16,7 +16,16 @@ from engrain.services.memories.results import IngestResult
 from engrain.services.prompting.routes import ModelRoutes
 from engrain.services.traits.host_tasks import HostTasks
 from engrain.services.traits.reflection.due import ReflectionDue
-from engrain.tools.common import Caller, answers_a_task, plural, redaction_line, structured, tool_errors, with_note
+from engrain.tools.common import (
+    Caller,
+    answers_a_task,
+    may_replace_lines,
+    plural,
+    redaction_line,
+    structured,
+    tool_errors,
+    with_note,
+)
 from engrain.tools.sampling import client_samples, result_text, to_sample
 
 DESCRIPTION = (
@@ -24,7 +33,9 @@ DESCRIPTION = (
     "a short linked summary when a model is available. Without a model, the user's own first-person "
     "statements are kept. Pass the turns as {role, content}; returns the ids stored. When engrain has no "
     "model of its own, the result has status 'needs_model' and a `task`: do it, then call "
-    "ingest_conversation with its `task_id` and your `answer`."
+    "ingest_conversation with its `task_id` and your `answer`. Give an item a `key` when it states the one current "
+    "value of something. The result names memories that may replace an older fact: if one does, call remember "
+    "with its words and `supersedes`."
 )
 
 
@@ -104,4 +115,5 @@ def summary_text(result: IngestResult) -> str:
             f"; the user's imported chat history waiting for a model: {plural(result.imports_waiting, 'piece')} (the "
             "next reflect call hands you one)"
         )
+    text += may_replace_lines([(u.id, u.content, u.may_replace.id, u.may_replace.content) for u in result.may_replace])
     return f"{text}\n\n{result.task}" if result.task else text

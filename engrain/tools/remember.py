@@ -14,7 +14,16 @@ from engrain.services.memories.results import RememberManyResult, RememberResult
 from engrain.services.memories.writing import MAX_BATCH, MemoryWriter
 from engrain.services.traits.reflection.due import ReflectionDue
 from engrain.text.quoting import inline
-from engrain.tools.common import Caller, plural, redaction_line, structured, tool_errors, with_note, words_only_line
+from engrain.tools.common import (
+    Caller,
+    may_replace_lines,
+    plural,
+    redaction_line,
+    structured,
+    tool_errors,
+    with_note,
+    words_only_line,
+)
 
 DESCRIPTION = (
     "Store something worth knowing about the user for later sessions. Call it when the user states something "
@@ -23,14 +32,17 @@ DESCRIPTION = (
     "('yesterday', 'next Friday') are resolved; plans become intentions; 'A → B → C' becomes a procedure. "
     "Repeating a memory is harmless (duplicates are detected). When a fact changed (a new address, a new job), "
     "pass `supersedes` with the old memory's id (the short id recall shows is enough); for something that holds "
-    "one value at a time (a phone, a gym), `key` lets a later value replace it without an id. When the result ends "
+    "one value at a time (a phone, a gym), `key` lets a later value replace it without an id. When the result says "
+    "it may replace an older memory and it does, call remember again with the same words and `supersedes`. What "
+    "the user asks you to do with a text, quotes, reports of others or stories replace no fact. When the result ends "
     "with 'Reflection due', call `reflect` when the conversation allows."
 )
 MANY_DESCRIPTION = (
     f"Store many memories in one call (up to {MAX_BATCH:,}), e.g. when importing the user's notes or chat "
     "history: far faster than one `remember` each. Each item takes the arguments of `remember` but "
     "`supersedes`. Exact repeats (of stored memories or within the batch) are reported as duplicates; unlike "
-    "`remember`, near-duplicates are not merged. All or nothing: an invalid item stores none."
+    "`remember`, near-duplicates are not merged. All or nothing: an invalid item stores none. The result names "
+    "items that may replace an older memory: if one does, call remember with its words and `supersedes`."
 )
 # The arguments `remember` and each `remember_many` item share, described once.
 Kind = Literal["fact", "episodic", "procedural"]
@@ -98,7 +110,9 @@ def register(server: MCPServer, memories: MemoryWriter, due: ReflectionDue, call
         tags: Annotated[list[str] | None, Field(description=TAGS)] = None,
         namespace: Annotated[str | None, Field(description=NAMESPACE)] = None,
         pinned: Annotated[bool, Field(description=PINNED)] = False,
-        supersedes: Annotated[str | None, Field(description="Id of a memory this one replaces.")] = None,
+        supersedes: Annotated[
+            str | None, Field(description="Id of a memory this one replaces (it ends; recall keeps it as history).")
+        ] = None,
         said_at: Annotated[str | None, Field(description=SAID_AT)] = None,
         key: Annotated[str | None, Field(description=KEY)] = None,
         role: Annotated[Role | None, Field(description=ROLE)] = None,
@@ -130,8 +144,8 @@ def register(server: MCPServer, memories: MemoryWriter, due: ReflectionDue, call
         if (maybe := result.may_replace) is not None:
             short = inputs.short_id(maybe.id)
             summary += (
-                f"\nIt may replace {short} «{inline(maybe.content, 120)}»: if it does, call remember with "
-                f'supersedes="{short}"; otherwise nothing to do (reflect will also ask).'
+                f"\nIt may replace {short} «{inline(maybe.content, 120)}»: if it does, call remember again with the "
+                f'same words and supersedes="{short}"; otherwise nothing to do (reflect will also ask).'
             )
         stored = result.status == "created"
         return structured(
@@ -153,6 +167,13 @@ def register(server: MCPServer, memories: MemoryWriter, due: ReflectionDue, call
         result = RememberManyResult.of(results)
         summary = f"{plural(result.created, 'memory')} stored, {plural(result.duplicates, 'duplicate')} recognised"
         summary += redaction_line(result.redacted) + words_only_line(result.words_only)
+        summary += may_replace_lines(
+            [
+                (r.id, r.content or item.content, r.may_replace.id, r.may_replace.content)
+                for r, item in zip(result.results, items, strict=True)
+                if r.may_replace is not None
+            ]
+        )
         importance = sum(r.importance for r in result.results if r.status == "created")
         note = await due.note(user, stored=result.created, importance=importance)
         return structured(with_note(summary, note), result)

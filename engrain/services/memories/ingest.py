@@ -24,6 +24,7 @@ from engrain.errors import InvalidInput
 from engrain.providers.llm import Prompt
 from engrain.reading import inputs, languages
 from engrain.reading.enrich import procedure_steps
+from engrain.reading.frames import TASK_VERBS
 from engrain.reading.mood import sentences
 from engrain.reading.projects import Scope
 from engrain.reading.redaction import redact
@@ -31,7 +32,7 @@ from engrain.reading.slots import slot_of
 from engrain.services.memories.extraction import ExtractedMemory, Extraction
 from engrain.services.memories.redacting import merged
 from engrain.services.memories.requests import RememberRequest
-from engrain.services.memories.results import IngestResult, RememberResult
+from engrain.services.memories.results import IngestResult, RememberResult, Unsettled
 from engrain.services.prompting.task_states import TaskState, task_state
 from engrain.storage import memories as repo
 from engrain.storage.profile import SUMMARY_PREFIX
@@ -71,12 +72,7 @@ _REPLY = re.compile(
 )
 # A request to the assistant, in the imperative ("Explain quantum entanglement like I'm five", "Give me a
 # plan", "Interesting, tell me more"): what the user asks for, not what they are (issue 43: chat exports).
-_REQUEST = re.compile(
-    r"^(?:\w+,\s*)?(?:please\s+)?(?:explain|give|write|fix|tell|show|make|help|list|summari[sz]e|translate|"
-    r"create|generate|rewrite|draft|continue|try|add|convert|check|compare|suggest|recommend|find|describe|draw|"
-    r"design|debug|review|improve|shorten|rephrase)\b",
-    re.IGNORECASE,
-)
+_REQUEST = re.compile(rf"^(?:\w+,\s*)?(?:please\s+)?(?:{TASK_VERBS})\b", re.IGNORECASE)
 _ADDRESSED = re.compile(r"\b(?:you|your|yours|you're|you've|you'll|you'd)\b", re.IGNORECASE)
 _MINE = re.compile(r"\b(?:my|mine|our|ours)\b", re.IGNORECASE)
 _FILLERS = re.compile(r"\byou\s+know\b,?|\byou\s+see\b,?", re.IGNORECASE)
@@ -459,6 +455,7 @@ class ConversationIngest:
             created: list[str] = []
             duplicates: list[str] = []
             redacted: list[dict[str, int] | None] = []
+            unsettled: list[Unsettled] = []
             for item in items[:MAX_EXTRACTED]:
                 steps = [x.strip()[:500] for x in item.procedure_steps or [] if x.strip()][:30]
                 request = RememberRequest(**item.model_dump(exclude={"procedure_steps", "message"}))
@@ -472,6 +469,9 @@ class ConversationIngest:
                 # erases (`provisional`) must never include the user's earlier memory.
                 (created if result.status == "created" else duplicates).append(result.id)
                 redacted.append(result.redacted)
+                if result.may_replace is not None:  # the rules could not settle it: the calling model may
+                    words = result.content or request.content
+                    unsettled.append(Unsettled(id=result.id, content=words, may_replace=result.may_replace))
             summary_id = None
             if summary and summary.strip() and "\x00" not in summary:
                 text = SUMMARY_PREFIX + " ".join(summary.split())[:1000]
@@ -503,6 +503,7 @@ class ConversationIngest:
                 llm=llm_name,
                 redacted=merged(*redacted),
                 replies=kept_replies,
+                may_replace=unsettled,
             )
 
     async def _remember_leniently(

@@ -26,6 +26,15 @@ class Replaceable(BaseModel):
     content: str
 
 
+class Unsettled(BaseModel):
+    """A memory just stored that may end an older fact the rules could not settle (ingest_conversation, remember_many):
+    if it does, remember its words again with supersedes=<the older one's id>."""
+
+    id: str
+    content: str
+    may_replace: Replaceable
+
+
 WORDS_ONLY = (
     "Why it was stored with no vector, found by its words only until a model of meaning serves and embeds it: "
     "no model could load (engrain://status says why). A model still loading is not reported: it embeds the "
@@ -99,6 +108,7 @@ class IngestResult(BaseModel):
     replies: list[str] = Field(
         default_factory=list[str], description="Ids of the assistant's replies kept (found when asked about)."
     )
+    may_replace: list[Unsettled] = Field(default_factory=list[Unsettled])  # described by its model
 
 
 class LinkResult(BaseModel):

@@ -311,6 +311,10 @@ class MemoryWriter:
         if old_id is not None and await repo.get(s, user_id, old_id) is None:
             raise NotFound("supersedes", old_id)
         same_text, near = await self._probe(s, user_id, item, embedded, now)
+        if same_text is None and old_id is not None:
+            # Settling a result's `may_replace`: the words of a memory stored already (by ingest_conversation, of a
+            # kind the model gave or in a project's namespace) are that memory, which then replaces the old one.
+            same_text = next(iter((await repo.live_by_hashes(s, user_id, [digest])).values()), None)
         if same_text is not None:
             return await self._duplicate(s, user_id, same_text, old_id, now)
         # An explicit `supersedes` asks for a new row: never fold it into a look-alike.
@@ -495,6 +499,9 @@ class MemoryWriter:
         extra = {**(request.metadata or {}), **read.stored()}  # the client's keys, and what the reading found
         # A one-day event is no change of value ("tea instead of coffee this morning", "I left Paris today").
         one_day = info.event is not None and info.event.grain is Grain.DAY
+        change = changes.changed(content, lang) if own and not one_day else None
+        if change is not None and not change.said and (slot is not None or info.temporality == "prospective"):
+            change = None  # unsure, and its own key or a plan says what it is: it names no fact it may end
         return Prepared(
             content=content,
             digest=content_hash(content),
@@ -513,7 +520,7 @@ class MemoryWriter:
             metadata=extra,
             turn=role is not None,
             left=left_value(content, lang, one_day) if own else None,
-            change=changes.changed(content, lang) if own and not one_day else None,
+            change=change,
         )
 
     def _prepare_batch(self, items: list[RememberRequest], now: datetime, source: str | None) -> list[Prepared]:

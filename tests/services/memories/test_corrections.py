@@ -297,9 +297,10 @@ async def test_where_the_rule_is_unsure_the_result_says_what_it_may_replace_and_
         assert result["may_replace"] == {"id": google["id"], "content": "I work at Google."}
         assert result["superseded"] is None  # unsure: nothing is replaced by the rule
         short = google["id"][:8]
-        assert f'It may replace {short} «I work at Google.»: if it does, call remember with supersedes="{short}"' in (
-            past.content[0].text
-        )
+        assert (
+            f"It may replace {short} «I work at Google.»: if it does, call remember again with the same words and "
+            f'supersedes="{short}"'
+        ) in past.content[0].text
         task = await call(client, "reflect", force=True)
         lines = task["task"].splitlines()
         new = next(line for line in lines if "used to work at Google" in line)
