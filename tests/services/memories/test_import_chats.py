@@ -88,7 +88,7 @@ async def test_planted_facts_are_recalled_with_their_dates_and_a_second_import_a
         # Read then, and a plan whose week has passed by the user's clock (issue 61: past plans are marked past).
         assert line.startswith("- [said 2024-03-01 · happened week of 2024-03-04, past plan] «My daughter")
         marathon = await client.call_tool("recall", {"query": "marathon"})
-        assert "happened 2023-09] «I'm training" in marathon.content[0].text  # the history's plan is done
+        assert "happened 2023-09, past plan] «I'm training" in marathon.content[0].text  # the history's plan is done
         profile = (await client.read_resource("engrain://profile")).contents[0].text
         assert "shellfish" in profile and "Munich" in profile
 
