@@ -241,7 +241,7 @@ async def replay(sessions: list[tuple[str, list[dict[str, str]]]]) -> dict[str, 
                         "ingest_conversation", {"task_id": sent["task_id"], "answer": scripted_extraction(part)}
                     )
                     assert not result.is_error, result.content
-                said = " ".join(c.text for c in result.content if hasattr(c, "text"))
+                said = " ".join(getattr(c, "text", "") for c in result.content)
                 if "Reflection due" in said or "reflection task waits" in said:
                     due += 1
                     reflection = await _call(client, "reflect")

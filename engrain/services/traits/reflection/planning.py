@@ -109,7 +109,8 @@ def main_prompt(plan: Plan) -> Prompt:
     """The main reflection prompt: new memories, older ones shown as evidence (if any), current traits."""
     evidence = prompts.memory_lines(plan.evidence, plan.plans_at, plan.tz) if plan.evidence else None
     digests = prompts.digest_lines(plan.digests, plan.plans_at, plan.tz)
-    return prompts.main_prompt(memory_lines(plan), prompts.trait_lines(plan.traits), evidence, digests)
+    today = plan.plans_at.astimezone(plan.tz).date().isoformat() if plan.tz else plan.plans_at.date().isoformat()
+    return prompts.main_prompt(memory_lines(plan), prompts.trait_lines(plan.traits), evidence, digests, today)
 
 
 def _may_replace(m: Memory) -> uuid.UUID | None:
