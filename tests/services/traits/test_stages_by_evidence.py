@@ -52,9 +52,7 @@ async def test_a_conversation_of_twelve_weekly_sessions_is_due_for_reflection_ev
                     {"content": f"I walked to the lake in week {week}", "message": 3},
                 ]
             }
-            result = await client.call_tool(
-                "ingest_conversation", {"task_id": sent["task_id"], "answer": extraction}
-            )
+            result = await client.call_tool("ingest_conversation", {"task_id": sent["task_id"], "answer": extraction})
             assert not result.is_error, result.content
             if DUE in said(result):
                 due.append(week + 1)
