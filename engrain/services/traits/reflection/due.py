@@ -97,8 +97,8 @@ class ReflectionDue:
 def _line(state: _State, pending: int, importance: int, now: datetime) -> str | None:
     if state.waiting:
         return "A reflection task waits for you: call reflect to get it."
-    trigger = triggers.decide(state.mark, pending, importance, state.days, now)
-    if triggers.worth_asking(trigger):
+    trigger = triggers.decide(state.mark, pending, importance, now)
+    if triggers.worth_asking(trigger, pending, state.days):
         count = f"{pending} new memor{'y' if pending == 1 else 'ies'}"
         return f"Reflection due ({count} to digest): call reflect when the conversation allows."
     if state.imports:

@@ -1,6 +1,7 @@
-"""When a user's new memories call for a reflection (docs/SPEC.md §7 triggers): when enough new evidence has
-arrived — memories told on several days of the user's own time, or more than a task should show at once — not after
-every conversation; a day of the server's clock after the last one for the scheduler's digest alone."""
+"""When a user's new memories call for a reflection (docs/SPEC.md §7 triggers): the first time, once their importance
+adds up or enough of them wait, or a day after the last one; never twice within a minute over fewer than that. And
+when the calling model is asked to (the line at the end of a result): only when enough new evidence has arrived —
+memories told on several days of the user's own time, or more than a task should show at once."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engrain.storage import cycles as cycle_repo
 from engrain.storage.cycles import Mark
 
-IMPORTANCE_TRIGGER = 30  # enough new evidence this important: the two-stage cycle (questions first)
+IMPORTANCE_TRIGGER = 30
 # Enough new evidence (issue 61: "reflection due" after 21 of 30 sessions made a trait's stage follow how often the
 # model was asked): memories told on this many days of the user's time — a pattern needs several occasions, and one
 # conversation's memories show at most what the traits already say — or this many memories, whatever their days
@@ -21,6 +22,7 @@ DUE_DAYS = 3
 DUE_MEMORIES = 100
 DUE_MIN_MEMORIES = 5
 SCHEDULED_AFTER = timedelta(hours=24)
+IDEMPOTENCY_WINDOW = timedelta(seconds=60)
 
 
 @dataclass
@@ -54,41 +56,44 @@ class Reading:
 async def read(session: AsyncSession, user_id: str, now: datetime) -> Reading:
     mark = await cycle_repo.watermark(session, user_id)
     count, importance = await cycle_repo.importance_since(session, user_id, mark)
-    days = await cycle_repo.told_days_since(session, user_id, mark, DUE_DAYS) if count else 0
-    trigger = decide(mark.at if mark else None, count, importance, days, now)
+    trigger = decide(mark.at if mark else None, count, importance, now)
     trigger.pending = count
     return Reading(mark, importance, trigger)
 
 
 def enough_evidence(count: int, days: int) -> bool:
-    """Has enough new evidence arrived for a reflection (the line at the end of a result says it is due)?"""
+    """Has enough new evidence arrived to ask the calling model to reflect (the line at the end of a result)?"""
     return count >= DUE_MEMORIES or (days >= DUE_DAYS and count >= DUE_MIN_MEMORIES)
 
 
-def worth_asking(trigger: Trigger) -> bool:
-    """Should a tool's result ask the calling model to reflect? Only on enough evidence: the scheduled trigger
-    follows the server's clock, which says nothing of what the user told, and is the scheduler's alone."""
-    return trigger.triggered and trigger.type != "scheduled"
+def worth_asking(trigger: Trigger, count: int, days: int) -> bool:
+    """Should a tool's result ask the calling model to reflect? Only on enough evidence, never on how often it is
+    asked (issue 61: "reflection due" after 21 of 30 sessions). `reflect` itself (and the scheduler's digest, which
+    costs no conversation) follows the triggers, which enough evidence always meets: a model told it is due finds
+    `reflect` agreeing."""
+    return trigger.triggered and enough_evidence(count, days)
 
 
-def decide(mark: datetime | None, count: int, importance: int, days: int, now: datetime) -> Trigger:
-    """On the evidence the user's new memories hold (`days`: on how many days of told time they were told), never on
-    how often a model is asked (issue 61) nor on the server's clock (issue 52: a history imported in minutes spans
-    months). The scheduler's digest, which costs no conversation, also reflects a day after the last reflection."""
+def decide(mark: datetime | None, count: int, importance: int, now: datetime) -> Trigger:
+    """On the user's activity first (issue 52): enough new memories call for a reflection however little wall
+    time passed — a history imported in minutes spans months, and a minute's or a day's rule of the server's
+    clock left 87 days of the user's time unreflected. The 60-second window only keeps a reflection from
+    running twice over the same few memories."""
     if count == 0:
         return Trigger(False, None, None, "no new memories since the last reflection")
-    if enough_evidence(count, days):
-        if mark is None:
-            return Trigger(True, "first_time", float(count))
-        if importance >= IMPORTANCE_TRIGGER:
-            return Trigger(True, "importance_accumulated", float(importance))
+    if mark is None:
+        return Trigger(True, "first_time", None)
+    if importance >= IMPORTANCE_TRIGGER:
+        return Trigger(True, "importance_accumulated", float(importance))
+    if count >= DUE_MIN_MEMORIES:
         return Trigger(True, "memories_accumulated", float(count))
-    if mark is not None and now - mark >= SCHEDULED_AFTER:
+    if now - mark < IDEMPOTENCY_WINDOW:
+        return Trigger(False, None, None, "reflected less than 60 s ago")
+    if now - mark >= SCHEDULED_AFTER:
         return Trigger(True, "scheduled", (now - mark).total_seconds() / 3600)
     return Trigger(
         False,
         None,
-        float(count),
-        f"{count} new memor{'y' if count == 1 else 'ies'} told on {days} day{'' if days == 1 else 's'}: a reflection "
-        f"waits for memories told on {DUE_DAYS} days (at least {DUE_MIN_MEMORIES}) or {DUE_MEMORIES} memories",
+        float(importance),
+        f"importance {importance} < {IMPORTANCE_TRIGGER} and last reflection < 24 h ago",
     )
