@@ -103,7 +103,7 @@ async def test_the_calling_model_rewords_a_stale_trait_and_it_keeps_its_evidence
         clock.now += timedelta(days=3)
         await call(client, "remember", content="I switched from coffee to green tea before my morning runs")
         out = await call(client, "reflect", force=True)
-        assert '"rewords": [{"trait_id": "t3", "new_content": "...", "reason": "..."}]' in out["task"]
+        assert '"rewords": [{"trait_id", "new_content", "reason"}]' in out["task"]
         trait = aliases(out["task"], "Starts the day with coffee and a run")
         reword = {"trait_id": trait, "new_content": "Starts the day with tea and a run", "reason": "switched to tea"}
         done = await call(client, "reflect", task_id=out["task_id"], answer={"rewords": [reword]})
