@@ -223,7 +223,7 @@ async def replay(sessions: list[tuple[str, list[dict[str, str]]]]) -> dict[str, 
     now = [datetime(2026, 11, 23, 12, 0, tzinfo=UTC)]
     app = AppState(bench_settings(scratch_home("engrain-host-replay-"), llm="host"), clock=lambda: now[0])
     per_session: list[int] = []
-    due = done = 0
+    due = done = largest = 0
     first: dict[str, str] = {}
     async with Client(create_server(app)) as client:
         for i, (said_at, messages) in enumerate(sessions):
@@ -247,10 +247,14 @@ async def replay(sessions: list[tuple[str, list[dict[str, str]]]]) -> dict[str, 
                     reflection = await _call(client, "reflect")
                     while reflection.get("task_id"):
                         chars += len(reflection["task"])
+                        largest = max(largest, len(reflection["task"]))
                         review = '"decisions"' in reflection["task"][-300:]
                         answer = {"decisions": []} if review else scripted_answer(reflection["task"])
                         reflection = await _call(client, "reflect", task_id=reflection["task_id"], answer=answer)
                         done += 0 if review else 1
+                        if not reflection.get("task_id") and reflection.get("memories_pending"):
+                            # A task shows what fits planning.MEMORY_CHARS: the rest of the due ones next.
+                            reflection = await _call(client, "reflect")
             per_session.append(chars)
             for stage in ("established", "core"):
                 if stage not in first and stage in await _stages(app):
@@ -266,6 +270,7 @@ async def replay(sessions: list[tuple[str, list[dict[str, str]]]]) -> dict[str, 
         },
         "reflections_due": due,
         "reflections_done": done,
+        "largest_reflection_task": largest,
         "first_established": first.get("established", "never"),
         "first_core": first.get("core", "never"),
     }

@@ -20,6 +20,7 @@ import pytest
 
 from engrain.rules.traits import CORE_FROM
 from engrain.services.traits.prompts import LINE_CHARS
+from engrain.services.traits.reflection.planning import MEMORY_CHARS
 from tests.conftest import Clock, call, connect
 from tests.services.traits.test_a_year_of_sessions import later, lines, reflect_as, stage_of
 
@@ -146,6 +147,8 @@ async def test_a_trend_of_evidence_older_than_its_window_lives_past_the_cycle_th
 
 
 async def test_a_reflection_task_cuts_long_memories_and_stays_bounded(host_settings):
+    """30 long memories: each line cut to LINE_CHARS; a task shows as many as fit MEMORY_CHARS of lines, and the
+    next task the rest."""
     clock = Clock(NOW)
     long = "I keep notes on every experiment, " + "with the date, the setup and the outcome " * 20
     async with connect(host_settings(), clock) as (client, _):
@@ -155,8 +158,13 @@ async def test_a_reflection_task_cuts_long_memories_and_stays_bounded(host_setti
             items=[{"content": f"{long} (run {i})", "said_at": f"2022-01-{i + 1:02d}"} for i in range(30)],
         )
         out = await call(client, "reflect", force=True)
+        await call(client, "reflect", task_id=out["task_id"], answer={"new_trends": []})
+        rest = await call(client, "reflect", force=True)
     shown = lines(out["task"], "m")
-    assert len(shown) == 30
+    assert 10 < len(shown) < 30 and sum(len(line) + 1 for _, line in shown) <= MEMORY_CHARS, len(shown)
+    # Each memory in one task (their ends are cut; the told dates say which).
+    told = [line.split("said ")[1][:10] for _, line in [*shown, *lines(rest["task"], "m")]]
+    assert sorted(told) == [f"2022-01-{i + 1:02d}" for i in range(30)], told
     # A line: its alias, its tags and the words cut to LINE_CHARS (a cut one is whole in recall).
     assert all(len(line) <= LINE_CHARS + 60 and line.rstrip("»").endswith("…") for _, line in shown), shown[0]
     instructions = re.sub(r"^\[m\d+\].*$\n?", "", out["task"], flags=re.MULTILINE)
