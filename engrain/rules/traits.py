@@ -113,7 +113,8 @@ def stage_sql(confidence: str) -> str:
 
 # ---- time gates: spacing matters (SPEC §7.6) ------------------------------------------------
 # Confidence alone never makes a trait established or core: its supporting evidence must also be
-# spread over the user's own time. An occasion is one day of told time (UTC) in one session: what
+# spread over the user's own time, and core is a core value's alone (stage_cap).
+# An occasion is one day of told time (UTC) in one session: what
 # was told that day in one conversation (a memory's `source`, which ingest_conversation sets to the
 # session id), or that day outside any. A burst of memories told in one sitting is one occasion
 # however many there are; two conversations on one day are two.
@@ -156,20 +157,24 @@ def occasion_sql(memory: str) -> str:
     return f"to_char({memory}.told_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') || coalesce(' ' || {memory}.source, '')"
 
 
-def stage_cap(occasions: int, span_days: float) -> Stage:
-    """The highest stage evidence spread this way allows: core needs CORE_OCCASIONS over CORE_SPAN_DAYS,
-    established ESTABLISHED_OCCASIONS, and anything less stops at emerging."""
-    if occasions >= CORE_OCCASIONS and span_days >= CORE_SPAN_DAYS:
+def stage_cap(occasions: int, span_days: float, subtype: str) -> Stage:
+    """The highest stage a trait of `subtype` whose evidence is spread this way may have: core needs a core value —
+    a trait of subtype core, which only an upgrade makes, an answer saying which preferences it explains (issue 61: a
+    behaviour became core by confidence alone, and core is what the task calls a value that explains preferences) —
+    with evidence from CORE_OCCASIONS over CORE_SPAN_DAYS; established needs ESTABLISHED_OCCASIONS; anything less
+    stops at emerging."""
+    if occasions >= CORE_OCCASIONS and span_days >= CORE_SPAN_DAYS and subtype == Subtype.CORE:
         return Stage.CORE
     if occasions >= ESTABLISHED_OCCASIONS:
         return Stage.ESTABLISHED
     return Stage.EMERGING
 
 
-def stage_cap_sql(occasions: str, span_days: str) -> str:
-    """`stage_cap` as a SQL CASE over the expressions `occasions` and `span_days`."""
+def stage_cap_sql(occasions: str, span_days: str, subtype: str) -> str:
+    """`stage_cap` as a SQL CASE over the expressions `occasions`, `span_days` and `subtype`."""
     return (
-        f"CASE WHEN {occasions} >= {CORE_OCCASIONS} AND {span_days} >= {CORE_SPAN_DAYS} THEN '{Stage.CORE}' "
+        f"CASE WHEN {occasions} >= {CORE_OCCASIONS} AND {span_days} >= {CORE_SPAN_DAYS} "
+        f"AND {subtype} = '{Subtype.CORE}' THEN '{Stage.CORE}' "
         f"WHEN {occasions} >= {ESTABLISHED_OCCASIONS} THEN '{Stage.ESTABLISHED}' ELSE '{Stage.EMERGING}' END"
     )
 
@@ -179,22 +184,24 @@ def lowest(*stages: Stage) -> Stage:
     return min(stages, key=RANKED_STAGES.index)
 
 
-def next_gate(cap: Stage) -> str:
-    """What evidence the stage above `cap` needs, for the history of a trait held at `cap`."""
+def next_gate(cap: Stage, subtype: str) -> str:
+    """What the stage above `cap` needs, for the history of a trait of `subtype` held at `cap`."""
     if cap == Stage.EMERGING:
         return f"established needs evidence from {ESTABLISHED_OCCASIONS} occasions"
+    if subtype != Subtype.CORE:
+        return "core needs an upgrade into a core value that says which preferences it explains"
     return f"core needs evidence from {CORE_OCCASIONS} occasions over {CORE_SPAN_DAYS} days"
 
 
-def time_gate(spread: Spread) -> str:
+def time_gate(spread: Spread, subtype: str) -> str:
     """The evidence's spread and what the next gated stage needs, as a trait's detail shows them."""
-    cap = stage_cap(spread.occasions, spread.span_days)
-    return spread.describe() + ("" if cap == Stage.CORE else f"; {next_gate(cap)}")
+    cap = stage_cap(spread.occasions, spread.span_days, subtype)
+    return spread.describe() + ("" if cap == Stage.CORE else f"; {next_gate(cap, subtype)}")
 
 
-def gated_stage(confidence: float, spread: Spread) -> Stage:
-    """The stage a trait has: what its confidence maps to, held at what its evidence's spread allows."""
-    return lowest(stage_for(confidence), stage_cap(spread.occasions, spread.span_days))
+def gated_stage(confidence: float, spread: Spread, subtype: str) -> Stage:
+    """The stage a trait has: what its confidence maps to, held at what its subtype and evidence's spread allow."""
+    return lowest(stage_for(confidence), stage_cap(spread.occasions, spread.span_days, subtype))
 
 
 def rank_sql(stage: str) -> str:

@@ -492,12 +492,13 @@ async def decay_traits(session: AsyncSession, user_id: str | None, now: datetime
                {user_now_sql("m.user_id")} AS user_now
         FROM memories m JOIN old ON old.user_id = m.user_id AND old.id = m.id),
     calc AS (
-        SELECT b.user_id, b.id, b.old_stage, b.user_now,
+        SELECT b.user_id, b.id, b.old_stage, b.user_now, b.trait_subtype,
                least(1.0, greatest(0.0, b.trait_confidence * {safe_exp(exponent)})) AS c,
                coalesce(sp.occasions, 0) AS occasions, {spread_days} AS span
         FROM base b, LATERAL ({_spread_sql("AND e.user_id = b.user_id AND e.trait_id = b.id")}) sp),
     staged AS (
-        SELECT calc.*, {stage_sql("calc.c")} AS mapped, {stage_cap_sql("calc.occasions", "calc.span")} AS cap
+        SELECT calc.*, {stage_sql("calc.c")} AS mapped,
+               {stage_cap_sql("calc.occasions", "calc.span", "calc.trait_subtype")} AS cap
         FROM calc),
     upd AS (
         UPDATE memories m SET

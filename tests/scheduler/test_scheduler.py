@@ -318,7 +318,7 @@ async def test_the_sql_decay_pass_agrees_with_the_python_formula(settings):
             c = rules.decayed(confidence, subtype, count, days)
             held = expected_spread[spread]
             expected_stage = rules.lowest(
-                rules.Stage(stage), rules.stage_for(c), rules.stage_cap(held.occasions, held.span_days)
+                rules.Stage(stage), rules.stage_for(c), rules.stage_cap(held.occasions, held.span_days, subtype)
             )
             assert got[0] == pytest.approx(c, rel=1e-9), (subtype, count, days)
             assert got[1] == expected_stage, (subtype, stage, confidence, count, days, spread)

@@ -39,8 +39,8 @@ def task_text(task_id: str, expires: datetime, prompt: Prompt, state: TaskState)
         [
             f"engrain task {task_id}: {state.WHAT}",
             f"Do it now, then go on with the conversation. {state.HINT}Then call `{state.TOOL}` with "
-            f'task_id="{task_id}" and answer = one JSON object exactly as described at the end (an object or a '
-            f"string holding it). The task can be answered until {expires.isoformat(timespec='minutes')}.",
+            f'task_id="{task_id}" and answer = the JSON object described at the end (until '
+            f"{expires.isoformat(timespec='minutes')}).",
             "",
             prompt.system,
             "",

@@ -42,6 +42,10 @@ class RefreshingCache(Generic[K, V]):
             self._spawn(self._refresh(key))
         return cached[1]
 
+    async def read(self, key: K) -> V:
+        """`load(key)` now, kept for the next `get`s (a caller that knows the cached value is out of date)."""
+        return await self._read(key)
+
     def forget(self) -> None:
         """Drop every entry: the next call for each key reads again."""
         self._entries.clear()

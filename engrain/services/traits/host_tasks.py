@@ -69,9 +69,8 @@ class ReflectTask(TaskState):
     TOOL: ClassVar[str] = "reflect"
     WHAT: ClassVar[str] = "update engrain's model of the user from what it learned recently."
     HINT: ClassVar[str] = (
-        "Analyse what follows; when a pattern needs checking against the user's older memories, call `recall` first "
-        "and cite what it finds by its id (the 8 characters in brackets at the end of its line), as evidence, in an "
-        "update of a stale memory, or in the digest of a topic told over months (recall it to find all it told). "
+        "When a pattern needs the user's older memories, call `recall` first and cite what it finds by its id (the "
+        "8 characters in brackets at the end of its line). "
     )
     trigger: str | None = None
     value: float | None = None

@@ -11,7 +11,7 @@ from engrain.providers.llm import Prompt
 from engrain.reading.enrich import DEFAULT_IMPORTANCE
 from engrain.reading.metadata import MemoryMetadata
 from engrain.reading.periods import Period
-from engrain.services.wording.lines import marks, replaced_mark, shown_when, trait_tag, when_text
+from engrain.services.wording.lines import marks, replaced_mark, shown_when, when_text
 from engrain.storage.models import Memory
 from engrain.text.quoting import DATA_NOTICE, inline, quoted
 
@@ -24,45 +24,43 @@ SYSTEM = (
     "Answer with one JSON object and nothing else."
 )
 
-MAIN_SCHEMA = """\
-{
-  "new_trends": [{"content": "about the user", "evidence_ids": ["m1"], "window_days": 30, "context": "general"}],
-  "new_behaviors": [{"content": "...", "evidence_ids": ["m1", "m2"], "confidence": 0.4, "context": "work"}],
-  "reinforcements": [{"trait_id": "t1", "new_evidence_ids": ["m3"], "quality_grade": "A|B|C|D"}],
-  "contradictions": [{"trait_id": "t2", "contradicting_evidence_ids": ["m4"], "description": "..."}],
-  "upgrades": [{"from_trait_ids": ["t1", "t3"], "new_content": "...", "new_subtype": "preference|core",
-                "reasoning": "..."}],
-  "links": [{"source_id": "m1", "target_id": "m2", "relation": "elaborates|contradicts|same_topic|causal|related"}],
-  "updates": [{"old_id": "e1", "new_id": "m6", "key": "user · home"}],
-  "keys": [{"memory_id": "m2", "key": "user · gym"}],
-  "rewords": [{"trait_id": "t3", "new_content": "...", "reason": "..."}],
-  "digests": [{"topic": "books", "content": "everything told about it, with the dates",
-               "evidence_ids": ["m2", "m5", "e1"], "digest_id": "d1 (only to rewrite that digest)"}]
-}"""
-
-RULES = """\
-Rules (context: work, personal, social, learning or general):
-- new_trends: a pattern seen once or twice, possibly passing (a mood: window_days 14; a current focus: 30).
-- new_behaviors: a recurring behavior with at least two supporting memories; confidence 0.3-0.5.
-- reinforcements: new memories that support an existing trait. quality_grade: A seen across contexts, B the
-  user says it of themselves, C seen across separate conversations, D same conversation or only implied.
-- contradictions: new memories that go against an existing trait.
-- upgrades: established behaviors that together show a preference, or preferences that show a core value.
-- links: pairs of memories that explain each other.
-- updates: an older fact a newer memory replaces (old "I live in Berlin", new "I moved to Lisbon"); a new
-  memory marked "(may replace [e1])" speaks of the same fact as [e1]: add the update if it ends it. Its key
-  (whose · what) names a fact that holds one value at a time, so that a later value replaces it in turn.
-- keys: a memory that states the current value of such a fact (user · phone, user · gym, Mei · due date).
-- rewords: an existing trait the new memories make stale ("Researching adoption agencies" once the
-  interviews are passed): its new words; it keeps its evidence and history.
-- digests: a thing the user told about on several days (at least 3 memories: the books they read, their
-  recipes, a project, a tournament record): one digest of everything told about it, in the memories' language,
-  each item with its date, citing in evidence_ids every memory it draws on (older ones found with recall too).
-  A digest shown as [d1] under "Current digests" is rewritten whole when new memories add to it: "digest_id":
-  "d1", the whole new text, and the new memories as evidence (it keeps the old one's evidence).
-- Do not repeat existing traits as new ones: reinforce them. Leave out what does not apply.
-Stages, weakest first: trend (may pass), candidate, emerging, established, core. Subtypes: behavior (what the
-user does), preference (what they like or choose), core (a value that explains many preferences)."""
+# The answer's keys, each with what it is for, said once (issue 61: the schema and then the rules said most of it twice,
+# and each task repeated both: 3,200 of a task's characters). `{today}`: the user's today, where a trend's window
+# starts.
+ANSWER = """\
+Answer with one JSON object of these keys, each a list; leave out a key with nothing to say. Cite memories, traits
+and digests by the ids in square brackets ([m1] new, [e1] older, [t1], [d1]), a memory found with recall by its
+8-character id. context: work, personal, social, learning or general.
+- "new_trends": [{{"content", "evidence_ids", "window_days", "context"}}]: a pattern seen once or twice, maybe
+  passing. Its window counts from {today}, the user's today, whatever its evidence's dates: reinforced twice within
+  window_days (14 a mood, 30 a current focus) it becomes a candidate, else it passes.
+- "new_behaviors": [{{"content", "evidence_ids", "confidence": 0.3-0.5, "context"}}]: a recurring behavior, two
+  memories or more.
+- "reinforcements": [{{"trait_id", "new_evidence_ids", "quality_grade"}}]: new memories that support a trait; grade
+  A seen across contexts, B the user says it of themselves, C across separate conversations, D same conversation or
+  only implied.
+- "contradictions": [{{"trait_id", "contradicting_evidence_ids", "description"}}]: new memories against a trait.
+- "upgrades": [{{"from_trait_ids", "new_content", "new_subtype", "reasoning"}}]: established behaviors that together
+  show a preference ("preference"), or preferences that one value explains ("core"; reasoning: which preferences it
+  explains and how). Only such an upgrade makes a trait core: confidence alone never does.
+- "links": [{{"source_id", "target_id", "relation": "elaborates|contradicts|same_topic|causal|related"}}]: memories
+  that explain each other.
+- "updates": [{{"old_id", "new_id", "key"}}]: an older fact a newer memory replaces ("I live in Berlin", then "I
+  moved to Lisbon"); a memory marked "(may replace [e1])" may end [e1]. key (optional; whose · what) names a fact
+  that holds one value at a time, so that a later value replaces it in turn.
+- "keys": [{{"memory_id", "key"}}]: a memory that states the current value of such a fact (user · gym, Mei · due
+  date).
+- "rewords": [{{"trait_id", "new_content", "reason"}}]: a trait the new memories make stale, in new words (it keeps
+  its evidence and history).
+- "digests": [{{"topic", "content", "evidence_ids", "digest_id"}}]: a thing the user told about on several days (3
+  memories or more: books read, recipes, a project): everything told about it in one text, each item dated, citing
+  every memory it draws on (older ones found with recall too); "digest_id": "d1" rewrites that digest whole with
+  the new memories (it keeps the old one's evidence).
+Do not repeat a listed trait as new: reinforce it. Stages: trend, candidate, emerging, established (evidence from 3
+occasions), core (a core value made by an upgrade, with evidence from 5 occasions over 30 days). Subtypes: behavior
+(what the user does), preference (what they like or choose), core (a value that explains preferences)."""
+# A memory's words in a task are cut here: most are one sentence, and a cut one is whole in recall.
+LINE_CHARS = 200
 
 
 def memory_lines(
@@ -86,18 +84,20 @@ def memory_lines(
         tags += replaced_mark(meta)
         tags += [f"importance {m.importance}"] if m.importance != DEFAULT_IMPORTANCE else []
         hint = f" (may replace [{hints[m.id]}])" if m.id in hints else ""
-        lines.append(f"[{alias}] [{', '.join(tags)}] {quoted(m.content)}{hint}")
+        lines.append(f"[{alias}] [{', '.join(tags)}] {quoted(m.content, LINE_CHARS)}{hint}")
     return "\n".join(lines) or "(none)"
 
 
 def trait_lines(traits: Iterable[tuple[str, Memory]]) -> str:
-    """`[t1] [established, 0.70, behavior, context work, reinforced 3, contradicted 0] «words»`."""
-    lines = [
-        f"[{alias}] [{trait_tag(t.trait_stage, t.trait_confidence)}, {t.trait_subtype}, "
-        f"context {inline(t.trait_context or 'general', 40)}, reinforced {t.trait_reinforcement_count or 0}, "
-        f"contradicted {t.trait_contradiction_count or 0}] {quoted(t.content)}"
-        for alias, t in traits
-    ]
+    """`[t1] [established 0.70, behavior, work, 3 for, 1 against] «words»` (no context when general, no count against
+    when none)."""
+    lines: list[str] = []
+    for alias, t in traits:
+        tags = [f"{t.trait_stage} {t.trait_confidence or 0.0:.2f}", t.trait_subtype or "behavior"]
+        tags += [inline(t.trait_context, 40)] if t.trait_context and t.trait_context != "general" else []
+        tags += [f"{t.trait_reinforcement_count or 0} for"]
+        tags += [f"{t.trait_contradiction_count} against"] if t.trait_contradiction_count else []
+        lines.append(f"[{alias}] [{', '.join(tags)}] {quoted(t.content)}")
     return "\n".join(lines) or "(none yet)"
 
 
@@ -129,7 +129,10 @@ def questions_prompt(memories: str, traits: str) -> Prompt:
     return Prompt(SYSTEM, user, max_tokens=500)
 
 
-def main_prompt(memories: str, traits: str, evidence: str | None, digests: str = "(none yet)") -> Prompt:
+def main_prompt(
+    memories: str, traits: str, evidence: str | None, digests: str = "(none yet)", today: str = "today"
+) -> Prompt:
+    """`today`: the user's today (their newest told date), where a new trend's window starts."""
     parts = [DATA_NOTICE, "", "Recently learned about the user:", memories]
     if evidence is not None:
         parts += ["", "Older memories (evidence, and the facts a new memory may replace):", evidence]
@@ -141,10 +144,7 @@ def main_prompt(memories: str, traits: str, evidence: str | None, digests: str =
         "Current digests (summaries of one thing the user told about; newest first):",
         digests,
         "",
-        RULES,
-        "",
-        "Answer as JSON with these keys:",
-        MAIN_SCHEMA,
+        ANSWER.format(today=today),
     ]
     # Room for the traits and for digests rewritten whole (each up to about 1,000 tokens).
     return Prompt(SYSTEM, "\n".join(parts), max_tokens=6000)

@@ -54,12 +54,12 @@ class Stats:
     blocked: list[str] = field(default_factory=list[str])  # dismissed texts the model proposed again
 
 
-def _held(stage: str | None, confidence: float, spread: Spread) -> str:
+def _held(stage: str | None, confidence: float, spread: Spread, subtype: str) -> str:
     """Why a trait is at `stage` below what its confidence maps to ('' when it is not held)."""
     if stage in (Stage.DISSOLVED, stage_for(confidence)):
         return ""
-    cap = stage_cap(spread.occasions, spread.span_days)
-    return f"; held at {stage}: {spread.describe()}, and {next_gate(cap)}"
+    cap = stage_cap(spread.occasions, spread.span_days, subtype)
+    return f"; held at {stage}: {spread.describe()}, and {next_gate(cap, subtype)}"
 
 
 class TraitWriter:
@@ -148,8 +148,8 @@ class TraitWriter:
         trait.updated_at = self.now
         spread = await self.spread(trait) if old_stage != Stage.TREND else None
         if spread is not None:
-            trait.trait_stage = gated_stage(confidence, spread)
-        held = _held(trait.trait_stage, confidence, spread) if spread is not None else ""
+            trait.trait_stage = gated_stage(confidence, spread, trait.trait_subtype or Subtype.BEHAVIOR)
+        held = _held(trait.trait_stage, confidence, spread, trait.trait_subtype or "") if spread is not None else ""
         await self._history(trait, "update", f"{why}: confidence {old_c:.3f} → {confidence:.3f}{held}")
         if spread is not None and trait.trait_stage != old_stage:
             if trait.trait_stage == Stage.DISSOLVED:
@@ -248,15 +248,17 @@ class TraitWriter:
             await self.reinforce(existing, evidence, "D")
             return
         days = trend_window_days(content, window_days)
-        told = await self._told(evidence)
+        told = await self._told(evidence)  # moves the user's clock up to the evidence
         trait = await self._insert(
             content,
             subtype=Subtype.BEHAVIOR,
             stage=Stage.TREND,
             confidence=TREND_CONFIDENCE,
             context=context_of(context),
-            # The window runs on the user's time, from when the trend was seen.
-            window_end=(told[1] if told is not None else self.user_now) + timedelta(days=days),
+            # The window runs on the user's time from the day the trend is made (the user's clock, at or after its
+            # evidence), as the task says: a trend found in evidence told 35 days before, with a window of 30, had
+            # closed before it was made and dissolved in the cycle that made it (issue 61).
+            window_end=self.user_now + timedelta(days=days),
             reinforcements=1,
             told=told,
         )
@@ -388,8 +390,8 @@ class TraitWriter:
         spread = await trait_repo.joint_spread(self.s, self.user_id, source_ids)
         start = min(1.0, max(t.trait_confidence or 0 for t in sources) + UPGRADE_STEP)
         contexts = {t.trait_context for t in sources}
-        stage = gated_stage(start, spread)
-        held = _held(stage, start, spread)
+        stage = gated_stage(start, spread, subtype)
+        held = _held(stage, start, spread, subtype)
         target = await self._insert(
             content,
             subtype=subtype,

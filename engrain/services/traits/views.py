@@ -115,5 +115,5 @@ class TraitViews:
             contradicting=[EvidenceView.of(e) for e in ev if e.polarity == "contradicting"],
             children=[TraitChild(id=str(k.id), content=k.content, subtype=k.trait_subtype) for k in kids],
             history=[HistoryEntry.of(h) for h in hist],
-            spread=time_gate(spread),
+            spread=time_gate(spread, t.trait_subtype or ""),
         )

@@ -43,9 +43,9 @@ async def test_a_digest_of_a_year_of_books_is_found_first_and_rewritten_whole(ho
         out = await call(client, "reflect", force=True)
         task = out["task"]
         assert out["status"] == "needs_model"
-        assert "- digests: a thing the user told about on several days (at least 3 memories" in task
+        assert '- "digests": [{"topic", "content", "evidence_ids", "digest_id"}]: a thing' in task
         assert "Current digests (summaries of one thing the user told about; newest first):\n(none yet)" in task
-        assert '"digests": [{"topic": "books"' in task
+        assert '"digest_id": "d1" rewrites that digest whole' in task
         evidence = [aliases(task, text) for _, text in BOOKS]
         digest = {"topic": "books", "content": DIGEST, "evidence_ids": evidence}
         done = await call(client, "reflect", task_id=out["task_id"], answer={"digests": [digest]})
@@ -130,7 +130,7 @@ async def test_the_servers_model_writes_a_digest_with_the_same_prompt_and_answer
         await call(client, "remember_many", items=items)
         out = await call(client, "reflect", force=True)
         assert out["status"] == "completed" and out["llm"] == "scripted" and out["digests_written"] == 1
-        assert "Current digests" in llm.prompts[0].user and "- digests:" in llm.prompts[0].user
+        assert "Current digests" in llm.prompts[0].user and '- "digests": [{' in llm.prompts[0].user
         again = await call(client, "reflect", force=True)
         assert again["memories_scanned"] == 0  # the digest is no new memory: nothing waits
         found = await call(client, "recall", query="Which books did I read last year?", kinds=["digest"])

@@ -2,11 +2,12 @@
 result. Claude Desktop and others do not read the server's instructions, so a model learns that memories
 wait to be digested (or that a task waits for it) only from a tool's result.
 
-The line is said only when a reflection is worth a model's time (`worth_asking`): not from the first
-memory on, as when it followed the triggers alone. A user's reflection state is read at most every
-DUE_SECONDS, in the background once read (services/recall/refreshing.py), so remember and recall never wait
-for it after the first call; what this process stored since that reading is added to it, so the count a
-`remember` result gives includes the memory it just stored.
+The line is said only when enough new evidence has arrived (`triggers.enough_evidence`: memories told on several
+days of the user's time), never after every conversation (issue 61). A user's reflection state is read at most every
+DUE_SECONDS, in the background once read (services/recall/refreshing.py), so recall never waits for it after the
+first call; what this process stored since that reading is added to it, so the count a `remember` result gives
+includes the memory it just stored. A call that stored memories while the state said no reflection was due reads it
+again (a few small queries): the days the new memories were told on are the database's to count.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class _State:
     mark: datetime | None  # the watermark's time
     pending: int  # new memories past it
     importance: int  # and their importance
+    days: int  # the days of told time they were told on (counted up to triggers.DUE_DAYS)
     imports: int  # pieces of imported chat history waiting for the calling model (0 when a server model reads them)
 
 
@@ -59,6 +61,8 @@ class ReflectionDue:
         if stored:
             self._stored[user_id].append((time.monotonic(), stored, importance))
         state = await self._states.get(user_id)
+        if stored and not triggers.enough_evidence(state.pending, state.days):
+            state = await self._states.read(user_id)
         since = [entry for entry in self._stored.get(user_id, []) if entry[0] >= state.read_at]
         if since:
             self._stored[user_id] = since
@@ -85,15 +89,16 @@ class ReflectionDue:
             waiting = await task_repo.open_count(s, user_id, now)
             mark = await cycle_repo.watermark(s, user_id)
             pending, importance = await cycle_repo.importance_since(s, user_id, mark)
+            days = await cycle_repo.told_days_since(s, user_id, mark, triggers.DUE_DAYS) if pending else 0
             imports = (await queue_repo.waiting(s, user_id)).pieces if self.host_reads_imports else 0
-        return _State(began, bool(waiting), mark.at if mark else None, pending, importance, imports)
+        return _State(began, bool(waiting), mark.at if mark else None, pending, importance, days, imports)
 
 
 def _line(state: _State, pending: int, importance: int, now: datetime) -> str | None:
     if state.waiting:
         return "A reflection task waits for you: call reflect to get it."
     trigger = triggers.decide(state.mark, pending, importance, now)
-    if triggers.worth_asking(trigger, pending, importance):
+    if triggers.worth_asking(trigger, pending, state.days):
         count = f"{pending} new memor{'y' if pending == 1 else 'ies'}"
         return f"Reflection due ({count} to digest): call reflect when the conversation allows."
     if state.imports:

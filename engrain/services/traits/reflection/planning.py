@@ -36,6 +36,9 @@ if TYPE_CHECKING:
     from engrain.services.runtime import Runtime
 
 MAX_MEMORIES, MAX_TRAITS = 200, 50
+# The characters of new memory lines one cycle shows (issue 61: with a reflection due on evidence, one task covered
+# three sessions of a real chat, ~75 memories in ~19,000 characters): what does not fit waits for the next cycle.
+MEMORY_CHARS = 6_000
 QUESTIONS, EVIDENCE_PER_QUESTION, MAX_EVIDENCE = 5, 3, 10
 
 
@@ -109,7 +112,21 @@ def main_prompt(plan: Plan) -> Prompt:
     """The main reflection prompt: new memories, older ones shown as evidence (if any), current traits."""
     evidence = prompts.memory_lines(plan.evidence, plan.plans_at, plan.tz) if plan.evidence else None
     digests = prompts.digest_lines(plan.digests, plan.plans_at, plan.tz)
-    return prompts.main_prompt(memory_lines(plan), prompts.trait_lines(plan.traits), evidence, digests)
+    today = plan.plans_at.astimezone(plan.tz).date().isoformat() if plan.tz else plan.plans_at.date().isoformat()
+    return prompts.main_prompt(memory_lines(plan), prompts.trait_lines(plan.traits), evidence, digests, today)
+
+
+def within_budget(memories: list[Memory], now: datetime, tz: tzinfo | None, budget: int = MEMORY_CHARS) -> list[Memory]:
+    """The longest prefix of `memories` (stored order) whose lines fit `budget` characters, never none. A prefix in
+    stored order, not the most important: the watermark is a point in that order (storage/cycles.Mark), so only a
+    prefix lets it move past what was shown without passing over a memory no model saw — and the rest, whatever
+    their importance, are the first of the next cycle instead of waiting behind every newer important one."""
+    total = 0
+    for n, m in enumerate(memories):
+        total += len(prompts.memory_lines([(f"m{n + 1}", m)], now, tz)) + 1
+        if total > budget and n:
+            return memories[:n]
+    return memories
 
 
 def _may_replace(m: Memory) -> uuid.UUID | None:
@@ -173,11 +190,11 @@ class ReflectionPlanner:
             memories = await cycle_repo.new_memories(s, user_id, reading.mark, now, MAX_MEMORIES + 1)
             traits = await trait_repo.active_traits(s, user_id, limit=MAX_TRAITS)
             digests = await digest_repo.live_digests(s, user_id, now, SHOWN_DIGESTS)
-            shown = memories[:MAX_MEMORIES]
+            clock = await timeline.user_now(s, user_id, now)
+            shown = within_budget(memories[:MAX_MEMORIES], clock, self.rt.settings.tz)
             may_replace = {m.id: target for m in shown if (target := _may_replace(m)) is not None}
             replaceable = await _replaceable(s, user_id, list(may_replace.values()), now)
-            clock = await timeline.user_now(s, user_id, now)
-        mark = Mark(shown[-1].created_at, shown[-1].id) if len(memories) > MAX_MEMORIES else Mark(now)
+        mark = Mark(shown[-1].created_at, shown[-1].id) if len(shown) < len(memories) else Mark(now)
         # The model reads the most important first; which memories it is shown is decided by age above.
         shown = sorted(shown, key=lambda m: (-m.importance, -m.created_at.timestamp(), str(m.id)))
         return Plan(

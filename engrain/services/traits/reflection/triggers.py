@@ -1,6 +1,7 @@
-"""When a user's new memories call for a reflection (docs/SPEC.md §7 triggers): the first time, once
-their importance adds up or enough of them wait, or a day after the last one; never twice within a minute over
-fewer than that."""
+"""When a user's new memories call for a reflection (docs/SPEC.md §7 triggers): the first time, once their importance
+adds up or enough of them wait, or a day after the last one; never twice within a minute over fewer than that. And
+when the calling model is asked to (the line at the end of a result): only when enough new evidence has arrived —
+memories told on several days of the user's own time, or more than a task should show at once."""
 
 from __future__ import annotations
 
@@ -13,10 +14,13 @@ from engrain.storage import cycles as cycle_repo
 from engrain.storage.cycles import Mark
 
 IMPORTANCE_TRIGGER = 30
-# A model is asked to reflect (the line at the end of a result, reflection/due.py) only when the new memories
-# are worth its time: this many, or their importance past IMPORTANCE_TRIGGER. The scheduler's digest, which
-# costs no conversation, follows the triggers alone.
-WORTH_ASKING_MEMORIES = 5
+# Enough new evidence (issue 61: "reflection due" after 21 of 30 sessions made a trait's stage follow how often the
+# model was asked): memories told on this many days of the user's time — a pattern needs several occasions, and one
+# conversation's memories show at most what the traits already say — or this many memories, whatever their days
+# (a long history told on one day), with at least DUE_MIN_MEMORIES in any case.
+DUE_DAYS = 3
+DUE_MEMORIES = 100
+DUE_MIN_MEMORIES = 5
 SCHEDULED_AFTER = timedelta(hours=24)
 IDEMPOTENCY_WINDOW = timedelta(seconds=60)
 
@@ -57,10 +61,17 @@ async def read(session: AsyncSession, user_id: str, now: datetime) -> Reading:
     return Reading(mark, importance, trigger)
 
 
-def worth_asking(trigger: Trigger, pending: int, importance: int) -> bool:
-    """Should a tool's result ask the calling model to reflect? Only when a reflection is due and has enough to
-    read: one memory is no pattern, and the first one a user tells is not worth a turn of the conversation."""
-    return trigger.triggered and (pending >= WORTH_ASKING_MEMORIES or importance >= IMPORTANCE_TRIGGER)
+def enough_evidence(count: int, days: int) -> bool:
+    """Has enough new evidence arrived to ask the calling model to reflect (the line at the end of a result)?"""
+    return count >= DUE_MEMORIES or (days >= DUE_DAYS and count >= DUE_MIN_MEMORIES)
+
+
+def worth_asking(trigger: Trigger, count: int, days: int) -> bool:
+    """Should a tool's result ask the calling model to reflect? Only on enough evidence, never on how often it is
+    asked (issue 61: "reflection due" after 21 of 30 sessions). `reflect` itself (and the scheduler's digest, which
+    costs no conversation) follows the triggers, which enough evidence always meets: a model told it is due finds
+    `reflect` agreeing."""
+    return trigger.triggered and enough_evidence(count, days)
 
 
 def decide(mark: datetime | None, count: int, importance: int, now: datetime) -> Trigger:
@@ -74,7 +85,7 @@ def decide(mark: datetime | None, count: int, importance: int, now: datetime) ->
         return Trigger(True, "first_time", None)
     if importance >= IMPORTANCE_TRIGGER:
         return Trigger(True, "importance_accumulated", float(importance))
-    if count >= WORTH_ASKING_MEMORIES:
+    if count >= DUE_MIN_MEMORIES:
         return Trigger(True, "memories_accumulated", float(count))
     if now - mark < IDEMPOTENCY_WINDOW:
         return Trigger(False, None, None, "reflected less than 60 s ago")
