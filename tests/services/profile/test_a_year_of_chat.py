@@ -611,7 +611,38 @@ def calling_model(task: str) -> dict[str, Any]:
             new.append({"content": topic.trait, "evidence_ids": evidence, "confidence": 0.5, "context": "personal"})
         else:
             reinforcements.append({"trait_id": trait, "new_evidence_ids": evidence, "quality_grade": topic.grade})
-    return answer(new_behaviors=new, reinforcements=reinforcements)
+        if topic is TOPICS[0]:  # the climbing is evidence for what it was upgraded into too
+            reinforcements += [
+                {"trait_id": alias, "new_evidence_ids": evidence, "quality_grade": topic.grade}
+                for alias, line in traits
+                if any(content in line for _, _, _, content in UPGRADES)
+            ]
+    return answer(new_behaviors=new, reinforcements=reinforcements, upgrades=upgrades(traits))
+
+
+# What the calling model concludes of the climbing once it is settled: a preference, then a core value that says
+# what it explains — core is only ever an upgrade's (issue 61).
+UPGRADES = (
+    ("behavior", TOPICS[0].trait, "preference", "Prefers hard physical challenges shared with friends"),
+    (
+        "preference",
+        "Prefers hard physical challenges shared with friends",
+        "core",
+        "Values growth through physical challenge; it explains the bouldering, the early runs and the hard trips",
+    ),
+)
+
+
+def upgrades(traits: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """The furthest upgrade of UPGRADES whose source trait the task shows established."""
+    for subtype, source, into, content in reversed(UPGRADES):
+        found = [
+            alias for alias, line in traits if "[established " in line and f", {subtype}," in line and source in line
+        ]
+        if found:
+            why = f"{content}: it explains the preferences behind it"
+            return [{"from_trait_ids": found, "new_content": content, "new_subtype": into, "reasoning": why}]
+    return []
 
 
 async def tell_the_year(client: Client, clock: Clock) -> int:
@@ -650,19 +681,22 @@ async def test_a_year_of_chat_keeps_every_settled_trait_and_key_fact_within_the_
         settled = await call(client, "get_user_traits", min_stage="established")
         profile = await read_profile(client)
         tool = await client.call_tool("get_profile", {})
-    traits = [t["content"] for t in settled["traits"]]
+    # A trait an upgrade restates is not shown again beside what it was upgraded into (issue 42).
+    restated = {source for _, source, _, _ in UPGRADES}
+    traits = [t["content"] for t in settled["traits"] if t["content"] not in restated]
     seen = picture(profile, traits)
     print(json.dumps(seen))
     lengths = [len(str(item["content"])) for session in range(SESSIONS) for item in told(session)]
     assert stored >= 150 and sum(lengths) / len(lengths) >= 200 and sum(200 <= n <= 300 for n in lengths) >= 80, lengths
     stages = {t["stage"] for t in settled["traits"]}
-    assert len(traits) == 9 and stages == {"core", "established"}, settled  # the lifecycle made both
+    # The nine patterns settle, and the climbing is upgraded into a preference, then a core value (UPGRADES).
+    assert len(settled["traits"]) == 11 and stages == {"core", "established"}, settled  # the lifecycle made both
     assert seen["traits_shown"] == seen["traits"], (seen, profile)
     assert seen["key_facts_shown"] == seen["key_facts"], (seen, profile)
     assert seen["tokens"] <= PROFILE_TOKENS, seen
     assert tool.content[0].text == profile
     core, established = section(profile, "Core traits"), section(profile, "Established traits")
-    for t in settled["traits"]:
+    for t in (t for t in settled["traits"] if t["content"] not in restated):
         assert t["content"] in (core if t["stage"] == "core" else established), (t, profile)
     # A profile line states a fact, it is not the memory whole: a long memory shows the sentence that holds the fact
     # it is shown for, cut within LINE_CHARS, with its short id.

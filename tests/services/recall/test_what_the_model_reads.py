@@ -136,10 +136,13 @@ async def test_a_result_says_when_a_reflection_is_due_and_nothing_otherwise(sett
     clock = Clock(NOW)
     async with connect(settings_factory(llm="host"), clock) as (client, _):
         # Issue 39: the line closed every result from the first memory on, with a count up to 30 s old. It comes
-        # once a reflection is worth a turn (five new memories here), and counts the memory just stored.
-        texts = ["I ran 5k before work today", "I cycle to the office", "I read before bed", "I cook on Sundays"]
-        for text in texts:
-            assert "\n" not in (await client.call_tool("remember", {"content": text})).content[0].text
+        # once a reflection is worth a turn — five new memories told on three days of the user's time (issue 61:
+        # on evidence, not on how often the model is asked) — and counts the memory just stored.
+        days = [NOW - timedelta(days=2), NOW - timedelta(days=2), NOW - timedelta(days=1), NOW - timedelta(days=1)]
+        texts = ["I ran 5k before work that day", "I cycle to the office", "I read before bed", "I cook on Sundays"]
+        for text, day in zip(texts, days, strict=True):
+            told = {"content": text, "said_at": day.isoformat()}
+            assert "\n" not in (await client.call_tool("remember", told)).content[0].text
         fifth = await client.call_tool("remember", {"content": "I drink green tea in the afternoon"})
         assert fifth.content[0].text.endswith(
             "Reflection due (5 new memories to digest): call reflect when the conversation allows."
