@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, TypedDict
 
 from sqlalchemy import ColumnElement, func, select
@@ -65,15 +65,14 @@ async def importance_since(session: AsyncSession, user_id: str, since: Mark | No
     return int(count), int(total)
 
 
-async def told_days_since(session: AsyncSession, user_id: str, since: Mark | None, most: int) -> int:
-    """On how many days (UTC) of the user's told time the memories `importance_since` counts were told, counted up
-    to `most` (the triggers need to know no more)."""
+async def told_days_since(session: AsyncSession, user_id: str, since: Mark | None, most: int) -> frozenset[date]:
+    """The days (UTC) of the user's told time the memories `importance_since` counts were told on, at most `most` of
+    them (the triggers need to know no more)."""
     day = func.date_trunc("day", func.timezone("UTC", Memory.told_at))
     stmt = select(day).where(Memory.user_id == user_id, Memory.kind.in_(["fact", "episodic", "procedural"]))
     if since is not None:
         stmt = stmt.where(since.after())
-    days = stmt.distinct().limit(most).subquery()
-    return int(await session.scalar(select(func.count()).select_from(days)) or 0)
+    return frozenset(d.date() for d in await session.scalars(stmt.distinct().limit(most)))
 
 
 async def watermark(session: AsyncSession, user_id: str) -> Mark | None:

@@ -52,7 +52,7 @@ def register(
         the task is what to do first)."""
         text = summary_text(result)
         if result.task is None:
-            text = with_note(text, await due.note(user, stored=len(result.created)))
+            text = with_note(text, await due.note(user, stored=len(result.created), told=None))
         return structured(text, result)
 
     async def extraction(

@@ -149,7 +149,10 @@ def register(server: MCPServer, memories: MemoryWriter, due: ReflectionDue, call
             )
         stored = result.status == "created"
         return structured(
-            with_note(summary, await due.note(user, stored=int(stored), importance=result.importance)), result
+            with_note(
+                summary, await due.note(user, stored=int(stored), importance=result.importance, told=[result.told_at])
+            ),
+            result,
         )
 
     @server.tool(
@@ -174,6 +177,7 @@ def register(server: MCPServer, memories: MemoryWriter, due: ReflectionDue, call
                 if r.may_replace is not None
             ]
         )
-        importance = sum(r.importance for r in result.results if r.status == "created")
-        note = await due.note(user, stored=result.created, importance=importance)
+        created = [r for r in result.results if r.status == "created"]
+        importance = sum(r.importance for r in created)
+        note = await due.note(user, stored=result.created, importance=importance, told=[r.told_at for r in created])
         return structured(with_note(summary, note), result)
