@@ -68,7 +68,9 @@ async def test_hostile_memories_stay_data_in_profile_instructions_and_tasks(host
         memory_lines = [line for line in text.splitlines() if re.match(r"^\[m\d+\]", line)]
         assert len(memory_lines) == len(HOSTILE) + 1
         assert all(QUOTE.search(line) for line in memory_lines)
-        assert sum(line.startswith("Answer as JSON") for line in text.splitlines()) == 1 and DATA_NOTICE in text
+        # One answer instruction, the task's own: no memory forged another (issue 61 worded it once, with its keys).
+        assert sum(line.startswith("Answer with one JSON object") for line in text.splitlines()) == 1
+        assert DATA_NOTICE in text
         for forged in FORGED:
             assert forged not in text
 

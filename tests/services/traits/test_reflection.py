@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import uuid
 from datetime import UTC, datetime, timedelta
 
@@ -265,8 +266,12 @@ async def test_llm_none_runs_code_only_steps(settings_factory, clock):
 
 
 async def test_memory_and_trait_limits(settings_factory, clock):
+    """A cycle shows at most MEMORY_CHARS of memory lines (issue 61: 200 of these short lines would not fit) and 50
+    traits; the rest of the memories wait for the next cycle."""
+    shown: list[int] = []
+
     def reply(p):
-        assert "[m200]" in p.user and "[m201]" not in p.user
+        shown.append(len(re.findall(r"^\[m\d+\]", p.user, re.M)))
         assert "[t50]" in p.user and "[t51]" not in p.user
         return answer()
 
@@ -293,7 +298,8 @@ async def test_memory_and_trait_limits(settings_factory, clock):
             )
         clock.now += timedelta(seconds=1)
         out = await call(client, "reflect")
-        assert out["memories_scanned"] == 200
+        assert out["memories_scanned"] == shown[0] and 100 < shown[0] < 200, (out, shown)
+        assert out["memories_pending"] == 230 - shown[0]
 
 
 async def test_decay_follows_the_formula_and_never_double_counts(settings_factory, clock):
