@@ -12,6 +12,7 @@ from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engrain.reading.inputs import WRITABLE_KINDS
 from engrain.reading.speakers import REPLY
 from engrain.rules.digests import DIGEST
 from engrain.storage.models import Memory, ReflectionCycle, UserState
@@ -53,14 +54,16 @@ async def new_memories(
     return list((await session.execute(stmt)).scalars())
 
 
+def _learned_since(user_id: str, since: Mark | None) -> list[ColumnElement[bool]]:
+    """The memories a reflection waits on: the user's fact, episodic and procedural memories learned after the
+    watermark (what `importance_since` and `told_days_since` both count)."""
+    where = [Memory.user_id == user_id, Memory.kind.in_(WRITABLE_KINDS)]
+    return [*where, since.after()] if since is not None else where
+
+
 async def importance_since(session: AsyncSession, user_id: str, since: Mark | None) -> tuple[int, int]:
-    """(count, sum of importance) of fact/episodic/procedural memories learned after the watermark."""
-    stmt = select(func.count(), func.coalesce(func.sum(Memory.importance), 0)).where(
-        Memory.user_id == user_id,
-        Memory.kind.in_(["fact", "episodic", "procedural"]),
-    )
-    if since is not None:
-        stmt = stmt.where(since.after())
+    """(count, sum of importance) of the memories learned after the watermark (`_learned_since`)."""
+    stmt = select(func.count(), func.coalesce(func.sum(Memory.importance), 0)).where(*_learned_since(user_id, since))
     count, total = (await session.execute(stmt)).one()
     return int(count), int(total)
 
@@ -69,10 +72,8 @@ async def told_days_since(session: AsyncSession, user_id: str, since: Mark | Non
     """The days (UTC) of the user's told time the memories `importance_since` counts were told on, at most `most` of
     them (the triggers need to know no more)."""
     day = func.date_trunc("day", func.timezone("UTC", Memory.told_at))
-    stmt = select(day).where(Memory.user_id == user_id, Memory.kind.in_(["fact", "episodic", "procedural"]))
-    if since is not None:
-        stmt = stmt.where(since.after())
-    return frozenset(d.date() for d in await session.scalars(stmt.distinct().limit(most)))
+    stmt = select(day).where(*_learned_since(user_id, since)).distinct().limit(most)
+    return frozenset(d.date() for d in await session.scalars(stmt))
 
 
 async def watermark(session: AsyncSession, user_id: str) -> Mark | None:
